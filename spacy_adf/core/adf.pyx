@@ -1,0 +1,306 @@
+# cython: language_level=3
+"""Sparse ADF (Sun et al. 2014): per-feature learning rates decayed by feature
+frequency, applied to grouped weights at a cost proportional to the groups a
+mini-batch touches.
+
+Lazy parts, and why they are exact:
+- The uniform part of the rate decay (alpha for features unseen in a window)
+  is a global factor G; gamma_k = G * rate[k]. At a window boundary only the
+  groups seen in that window are visited.
+- The L2 prior adds -B w / (n sigma^2) to a batch gradient of B samples, so
+  between two touches a group decays by exp(-rate_k * (C_now - C_then) / (n sigma^2)),
+  with C the running sum of G * B: one number per update, kept per segment of
+  updates with a constant increment, so catching up costs O(segments spanned).
+  (The exponential is the exact solution of the prior's decay over a step; it
+  differs from the first-order step (1 - x) by O(x^2), x ~ 1e-6.)
+- Averaged weights (the mean of w over all updates) use the same segments:
+  inside a segment the decays form a geometric series.
+"""
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from libc.math cimport exp, expm1, sqrt
+from libc.stdint cimport int32_t, int64_t
+from libc.string cimport memset
+
+import numpy
+
+from .params cimport GroupedParams, SparseGrad, group_ranges
+
+
+cdef class SparseADF:
+    def __init__(self, GroupedParams params, *, double c, double alpha=0.995, double beta=0.6,
+                 int64_t window, double inv_n_sigma2=0.0, double grad_clip=0.0,
+                 bint use_averages=False):
+        if not (0.0 < beta <= alpha <= 1.0):
+            raise ValueError(f"ADF needs 0 < beta <= alpha <= 1, got alpha={alpha}, beta={beta}")
+        if c <= 0.0:
+            raise ValueError(f"ADF learn_rate (c) must be positive, got {c}")
+        if window < 1:
+            raise ValueError(f"ADF window must be at least one sample, got {window}")
+        if inv_n_sigma2 < 0.0:
+            raise ValueError("the L2 coefficient must be non-negative")
+        self.params = params
+        self.c = c
+        self.alpha = alpha
+        self.beta = beta
+        self.window = window
+        self.inv_n_sigma2 = inv_n_sigma2
+        self.grad_clip = grad_clip
+        self.use_averages = use_averages
+        self.G = 1.0
+        self.n_updates = 0
+        self.n_samples = 0
+        self.C = 0.0
+        self.window_fill = 0
+        self.n_windows = 0
+        cdef int n = params.n_groups
+        self.rate = <double*>PyMem_Malloc(sizeof(double) * n)
+        self.count = <int32_t*>PyMem_Malloc(sizeof(int32_t) * n)
+        self.last_u = <int32_t*>PyMem_Malloc(sizeof(int32_t) * n)
+        if not (self.rate and self.count and self.last_u):
+            raise MemoryError()
+        for g in range(n):
+            self.rate[g] = c
+            self.count[g] = 0
+            self.last_u[g] = 0
+        if use_averages:
+            self.avg_sum = <double*>PyMem_Malloc(sizeof(double) * max(params.n_weights, 1))
+            if self.avg_sum == NULL:
+                raise MemoryError()
+            memset(self.avg_sum, 0, sizeof(double) * params.n_weights)
+        self.cap_wlist = 256
+        self.wlist = <int32_t*>PyMem_Malloc(sizeof(int32_t) * self.cap_wlist)
+        self.cap_seg = 64
+        self.seg_start = <int32_t*>PyMem_Malloc(sizeof(int32_t) * self.cap_seg)
+        self.seg_cbase = <double*>PyMem_Malloc(sizeof(double) * self.cap_seg)
+        self.seg_dc = <double*>PyMem_Malloc(sizeof(double) * self.cap_seg)
+        if not (self.wlist and self.seg_start and self.seg_cbase and self.seg_dc):
+            raise MemoryError()
+        self.n_wlist = 0
+        self.n_seg = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.rate)
+        PyMem_Free(self.count)
+        PyMem_Free(self.last_u)
+        PyMem_Free(self.avg_sum)
+        PyMem_Free(self.wlist)
+        PyMem_Free(self.seg_start)
+        PyMem_Free(self.seg_cbase)
+        PyMem_Free(self.seg_dc)
+
+    # ---------------------------------------------------------------- lazy decay
+
+    cdef int _seg_of(self, int32_t u) noexcept nogil:
+        """Index of the segment holding update u (u >= 1): binary search."""
+        cdef int lo = 0, hi = self.n_seg - 1, mid
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.seg_start[mid] <= u:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    cdef double _C_at(self, int seg, int32_t u) noexcept nogil:
+        """C after update u, with u inside segment seg (C after update 0 is 0)."""
+        if u <= 0:
+            return 0.0
+        return self.seg_cbase[seg] + (u - self.seg_start[seg] + 1) * self.seg_dc[seg]
+
+    cdef void catch_up(self, int g, int32_t u_now) noexcept nogil:
+        """Bring group g from its last update to update u_now: apply the L2
+        decay of the updates in between and add them to the averages."""
+        cdef int32_t u0 = self.last_u[g], first, last, seg_end
+        cdef double b, c0, decay, x, total = 0.0, e_first
+        cdef Py_ssize_t s0, e0, s1, e1, j
+        cdef int s, m
+        if u0 >= u_now:
+            return
+        self.last_u[g] = u_now
+        b = self.rate[g] * self.inv_n_sigma2
+        if b == 0.0 and not self.use_averages:
+            return
+        s = self._seg_of(u0 + 1)
+        c0 = self._C_at(self._seg_of(u0), u0) if u0 > 0 else 0.0
+        decay = exp(-b * (self._C_at(self._seg_of(u_now), u_now) - c0))
+        if self.use_averages:
+            while s < self.n_seg and self.seg_start[s] <= u_now:
+                seg_end = self.seg_start[s + 1] - 1 if s + 1 < self.n_seg else self.n_updates
+                first = u0 + 1 if u0 + 1 > self.seg_start[s] else self.seg_start[s]
+                last = u_now if u_now < seg_end else seg_end
+                if last >= first:
+                    m = last - first + 1
+                    e_first = exp(-b * (self._C_at(s, first) - c0))
+                    x = b * self.seg_dc[s]
+                    if x == 0.0:
+                        total += e_first * m
+                    else:
+                        total += e_first * expm1(-x * m) / expm1(-x)
+                s += 1
+        group_ranges(self.params, g, &s0, &e0, &s1, &e1)
+        cdef float* w = self.params.w
+        if self.use_averages:
+            for j in range(s0, e0):
+                self.avg_sum[j] += w[j] * total
+                w[j] = <float>(w[j] * decay)
+            for j in range(s1, e1):
+                self.avg_sum[j] += w[j] * total
+                w[j] = <float>(w[j] * decay)
+        elif decay != 1.0:
+            for j in range(s0, e0):
+                w[j] = <float>(w[j] * decay)
+            for j in range(s1, e1):
+                w[j] = <float>(w[j] * decay)
+
+    def catch_up_attrs(self, attrs, int offset=1):
+        """Catch up the groups of the given feature ids (group = id + offset)
+        and the head group, before a forward pass reads their weights."""
+        cdef const int32_t[::1] a = numpy.ascontiguousarray(attrs, dtype=numpy.int32)
+        cdef Py_ssize_t i
+        cdef int32_t u = self.n_updates
+        with nogil:
+            self.catch_up(0, u)
+            for i in range(a.shape[0]):
+                self.catch_up(a[i] + offset, u)
+
+    def flush(self):
+        """Catch up every group (O(groups)); weights are then exact as stored."""
+        cdef int g
+        cdef int32_t u = self.n_updates
+        with nogil:
+            for g in range(self.params.n_groups):
+                self.catch_up(g, u)
+
+    # ---------------------------------------------------------------- updates
+
+    def update(self, SparseGrad grad):
+        """One ADF step with the (ascent) gradient of a mini-batch."""
+        if grad.params is not self.params:
+            raise ValueError("the gradient belongs to another model")
+        cdef int B = grad.n_samples
+        if B == 0 or grad.n_touched == 0:
+            return
+        cdef double clip = 1.0
+        if self.grad_clip > 0.0:
+            norm = grad.norm()
+            if norm > self.grad_clip:
+                clip = self.grad_clip / norm
+        cdef int32_t u_prev = self.n_updates, u_new = self.n_updates + 1
+        cdef double dC = self.G * B
+        cdef int i, g
+        cdef Py_ssize_t s0, e0, s1, e1, j, k
+        cdef double gamma, decay
+        cdef float* w = self.params.w
+        # register the update's increment of C
+        if self.n_seg == 0 or self.seg_dc[self.n_seg - 1] != dC:
+            if self.n_seg == self.cap_seg:
+                self._grow_segments()
+            self.seg_start[self.n_seg] = u_new
+            self.seg_cbase[self.n_seg] = self.C
+            self.seg_dc[self.n_seg] = dC
+            self.n_seg += 1
+        for i in range(grad.n_touched):
+            g = grad.touched[i]
+            self.catch_up(g, u_prev)
+            gamma = self.G * self.rate[g]
+            decay = exp(-self.rate[g] * self.inv_n_sigma2 * dC)
+            group_ranges(self.params, g, &s0, &e0, &s1, &e1)
+            k = grad.offset[i]
+            for j in range(s0, e0):
+                w[j] = <float>(w[j] * decay + gamma * clip * grad.values[k])
+                k += 1
+            for j in range(s1, e1):
+                w[j] = <float>(w[j] * decay + gamma * clip * grad.values[k])
+                k += 1
+            if self.use_averages:
+                for j in range(s0, e0):
+                    self.avg_sum[j] += w[j]
+                for j in range(s1, e1):
+                    self.avg_sum[j] += w[j]
+            self.last_u[g] = u_new
+            if self.count[g] == 0:
+                if self.n_wlist == self.cap_wlist:
+                    self._grow_wlist()
+                self.wlist[self.n_wlist] = g
+                self.n_wlist += 1
+            self.count[g] += grad.occ[i]
+        self.n_updates = u_new
+        self.n_samples += B
+        self.C += dC
+        self.window_fill += B
+        if self.window_fill >= self.window:
+            self._end_window()
+
+    def _end_window(self):
+        cdef int i, g
+        cdef double u, eta, q = <double>self.window_fill
+        cdef int32_t un = self.n_updates
+        for i in range(self.n_wlist):
+            g = self.wlist[i]
+            self.catch_up(g, un)
+            u = self.count[g] / q
+            if u > 1.0:
+                u = 1.0
+            eta = self.alpha - u * (self.alpha - self.beta)
+            self.rate[g] *= eta / self.alpha
+            self.count[g] = 0
+        self.n_wlist = 0
+        self.G *= self.alpha
+        self.window_fill = 0
+        self.n_windows += 1
+
+    def _grow_wlist(self):
+        cdef void* tmp = PyMem_Realloc(self.wlist, sizeof(int32_t) * self.cap_wlist * 2)
+        if tmp == NULL:
+            raise MemoryError()
+        self.wlist = <int32_t*>tmp
+        self.cap_wlist *= 2
+
+    def _grow_segments(self):
+        cdef int cap = self.cap_seg * 2
+        cdef void* a = PyMem_Realloc(self.seg_start, sizeof(int32_t) * cap)
+        if a == NULL:
+            raise MemoryError()
+        self.seg_start = <int32_t*>a
+        a = PyMem_Realloc(self.seg_cbase, sizeof(double) * cap)
+        if a == NULL:
+            raise MemoryError()
+        self.seg_cbase = <double*>a
+        a = PyMem_Realloc(self.seg_dc, sizeof(double) * cap)
+        if a == NULL:
+            raise MemoryError()
+        self.seg_dc = <double*>a
+        self.cap_seg = cap
+
+    # ---------------------------------------------------------------- reading
+
+    def learning_rates(self):
+        """Current per-group rates gamma_k (float64, O(groups))."""
+        out = numpy.empty(self.params.n_groups, dtype=numpy.float64)
+        for g in range(self.params.n_groups):
+            out[g] = self.G * self.rate[g]
+        return out
+
+    def averaged_weights(self):
+        """Mean of the weights over all updates so far (float32 copy). Flushes."""
+        if not self.use_averages:
+            raise ValueError("this ADF state does not keep averages (use_averages=false)")
+        self.flush()
+        if self.n_updates == 0:
+            return numpy.array(self.params.weights, dtype=numpy.float32, copy=True)
+        out = numpy.empty(self.params.n_weights, dtype=numpy.float32)
+        cdef float[::1] o = out
+        cdef Py_ssize_t j
+        cdef double inv = 1.0 / self.n_updates
+        for j in range(self.params.n_weights):
+            o[j] = <float>(self.avg_sum[j] * inv)
+        return out
+
+    @property
+    def nbytes(self):
+        """Bytes of optimizer state (per-group rates, counts, stamps, averages)."""
+        n = self.params.n_groups * (sizeof(double) + 2 * sizeof(int32_t))
+        if self.use_averages:
+            n += self.params.n_weights * sizeof(double)
+        n += self.cap_wlist * sizeof(int32_t) + self.cap_seg * (sizeof(int32_t) + 2 * sizeof(double))
+        return n

@@ -1,0 +1,53 @@
+from libc.stdint cimport int32_t, int64_t
+
+from .params cimport GroupedParams, SparseGrad
+
+
+cdef class CRFModel(GroupedParams):
+    """Weights and feature layout of a first-order linear-chain CRF.
+
+    Weight layout: [transitions L*L | start L | end L | state entries | edge entries].
+    Attribute a (0-based) owns state entries [sptr[a], sptr[a+1]) (each with a
+    label) and edge entries [eptr[a], eptr[a+1]) (each with a label pair
+    yp*L + y); its ADF group is a + 1.
+    """
+    cdef readonly int n_labels
+    cdef readonly int n_attrs
+    cdef readonly Py_ssize_t off_state
+    cdef readonly Py_ssize_t off_edge
+    cdef const int32_t* slabel
+    cdef const int32_t* epair
+    cdef object _slabel_arr
+    cdef object _epair_arr
+
+
+cdef struct Seq:
+    # One sequence: attributes of position t are attrs[ptr[t]:ptr[t+1]].
+    int n
+    const int64_t* ptr
+    const int32_t* attrs
+
+
+cdef class CRFContext:
+    """Flat buffers reused across sequences (grown, never shrunk)."""
+    cdef double* state      # n*L: log scores, then exp(score - shift)
+    cdef double* trans      # n*L*L exp'd per-position transition matrices (if stored)
+    cdef double* alpha
+    cdef double* beta
+    cdef double* scale
+    cdef double* scratch    # L*L
+    cdef double* scratch2   # L*L
+    cdef int32_t* back      # n*L backpointers
+    cdef Py_ssize_t cap_n
+    cdef Py_ssize_t cap_trans
+    cdef int L
+    cdef bint trans_stored
+
+    cdef int reserve(self, int n, int L, bint store_trans) except -1
+
+
+cdef double crf_loglik_grad(CRFModel m, Seq* seq, const int32_t* gold,
+                            CRFContext ctx, SparseGrad grad) except? 1.0 nogil
+cdef double crf_viterbi(CRFModel m, Seq* seq, CRFContext ctx, int32_t* out) noexcept nogil
+cdef double crf_forward_backward(CRFModel m, Seq* seq, CRFContext ctx) noexcept nogil
+cdef void crf_marginals(CRFModel m, Seq* seq, CRFContext ctx, float* out) noexcept nogil

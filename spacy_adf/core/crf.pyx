@@ -1,0 +1,549 @@
+# cython: language_level=3
+"""Linear-chain CRF: scoring, scaled forward-backward, Viterbi, marginals and
+the exact log-likelihood gradient, all in nogil loops over flat buffers.
+
+Costs per sequence: O(n * (active feature entries + L^2)). The per-position
+transition matrices (label transitions plus "rich edge" attribute x label-pair
+weights) are stored for one sequence when n*L*L is small, else recomputed on
+the fly, so a 100,000-token sequence needs O(n*L) memory.
+"""
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from libc.math cimport exp, log, INFINITY
+from libc.stdint cimport int32_t, int64_t
+from libc.string cimport memcpy, memset
+
+import numpy
+
+from .params cimport GroupedParams, SparseGrad, group_ranges
+
+# Store per-position exp'd transition matrices up to this many doubles (64 MB).
+cdef enum:
+    TRANS_STORE_CAP = 8388608
+
+
+cdef class CRFModel(GroupedParams):
+    def __init__(self, int n_labels, state_ptr, state_label, edge_ptr, edge_pair, weights=None):
+        if n_labels < 1:
+            raise ValueError("a CRF needs at least one label")
+        state_ptr = numpy.ascontiguousarray(state_ptr, dtype=numpy.int64)
+        edge_ptr = numpy.ascontiguousarray(edge_ptr, dtype=numpy.int64)
+        state_label = numpy.ascontiguousarray(state_label, dtype=numpy.int32)
+        edge_pair = numpy.ascontiguousarray(edge_pair, dtype=numpy.int32)
+        if state_ptr.ndim != 1 or state_ptr.shape[0] < 1 or state_ptr[0] != 0:
+            raise ValueError("state_ptr must be a 1-d array starting at 0")
+        if edge_ptr.shape != state_ptr.shape or edge_ptr[0] != 0:
+            raise ValueError("edge_ptr must match state_ptr in length and start at 0")
+        if int(state_ptr[len(state_ptr) - 1]) != state_label.shape[0] or int(edge_ptr[len(edge_ptr) - 1]) != edge_pair.shape[0]:
+            raise ValueError("feature pointers do not match the entry arrays")
+        if numpy.any(numpy.diff(state_ptr) < 0) or numpy.any(numpy.diff(edge_ptr) < 0):
+            raise ValueError("feature pointers must be non-decreasing")
+        if state_label.size and (state_label.min() < 0 or state_label.max() >= n_labels):
+            raise ValueError("state entry label out of range")
+        if edge_pair.size and (edge_pair.min() < 0 or edge_pair.max() >= n_labels * n_labels):
+            raise ValueError("edge entry label pair out of range")
+        L = n_labels
+        off_state = L * L + 2 * L
+        off_edge = off_state + state_label.shape[0]
+        n_weights = off_edge + edge_pair.shape[0]
+        if weights is None:
+            weights = numpy.zeros(n_weights, dtype=numpy.float32)
+        else:
+            weights = numpy.ascontiguousarray(weights, dtype=numpy.float32)
+            if weights.shape != (n_weights,):
+                raise ValueError(
+                    f"weights have shape {weights.shape}, the feature layout needs ({n_weights},)"
+                )
+        self.n_labels = L
+        self.n_attrs = state_ptr.shape[0] - 1
+        self.off_state = off_state
+        self.off_edge = off_edge
+        self._slabel_arr = state_label
+        self._epair_arr = edge_pair
+        cdef const int32_t[::1] sl = state_label
+        cdef const int32_t[::1] ep = edge_pair
+        self.slabel = &sl[0] if sl.shape[0] else NULL
+        self.epair = &ep[0] if ep.shape[0] else NULL
+        self._bind(weights, off_state, off_state, state_ptr, off_edge, edge_ptr)
+
+    @property
+    def state_ptr(self):
+        return self._ptr0_arr
+
+    @property
+    def edge_ptr(self):
+        return self._ptr1_arr
+
+    @property
+    def state_label(self):
+        return self._slabel_arr
+
+    @property
+    def edge_pair(self):
+        return self._epair_arr
+
+    @property
+    def transitions(self):
+        L = self.n_labels
+        return self.weights[: L * L].reshape(L, L)
+
+    def __reduce__(self):
+        return (CRFModel, (self.n_labels, self.state_ptr, self.state_label,
+                           self.edge_ptr, self.edge_pair, self.weights))
+
+    # ---- Python entry points (batched; one sequence = one slice) ----
+
+    def viterbi(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None):
+        """Best label sequence for every sequence of a batch (int32, concatenated)."""
+        cdef const int64_t[::1] ss = _i64(seq_starts)
+        cdef const int64_t[::1] pp = _i64(pos_ptr)
+        cdef const int32_t[::1] aa = _i32(attrs)
+        _check_batch(self, ss, pp, aa)
+        n_pos = ss[ss.shape[0] - 1]
+        out = numpy.zeros(n_pos, dtype=numpy.int32)
+        cdef int32_t[::1] o = out
+        if ctx is None:
+            ctx = CRFContext()
+        cdef Seq seq
+        cdef Py_ssize_t i, n_seq = ss.shape[0] - 1
+        for i in range(n_seq):
+            if ss[i + 1] == ss[i]:
+                continue
+            _make_seq(&seq, ss, pp, aa, i)
+            ctx.reserve(seq.n, self.n_labels, False)
+            with nogil:
+                crf_viterbi(self, &seq, ctx, &o[ss[i]])
+        return out
+
+    def marginals(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None):
+        """Per-position label marginals P(y_t = y | x), float32 (n_pos, L)."""
+        cdef const int64_t[::1] ss = _i64(seq_starts)
+        cdef const int64_t[::1] pp = _i64(pos_ptr)
+        cdef const int32_t[::1] aa = _i32(attrs)
+        _check_batch(self, ss, pp, aa)
+        n_pos = ss[ss.shape[0] - 1]
+        out = numpy.zeros((n_pos, self.n_labels), dtype=numpy.float32)
+        cdef float[:, ::1] o = out
+        if ctx is None:
+            ctx = CRFContext()
+        cdef Seq seq
+        cdef Py_ssize_t i, n_seq = ss.shape[0] - 1
+        for i in range(n_seq):
+            if ss[i + 1] == ss[i]:
+                continue
+            _make_seq(&seq, ss, pp, aa, i)
+            ctx.reserve(seq.n, self.n_labels, seq.n * self.n_labels * self.n_labels <= TRANS_STORE_CAP)
+            with nogil:
+                crf_forward_backward(self, &seq, ctx)
+                crf_marginals(self, &seq, ctx, &o[ss[i], 0])
+        return out
+
+    def log_partition(self, seq_starts, pos_ptr, attrs):
+        """log Z(x) of every sequence (float64)."""
+        cdef const int64_t[::1] ss = _i64(seq_starts)
+        cdef const int64_t[::1] pp = _i64(pos_ptr)
+        cdef const int32_t[::1] aa = _i32(attrs)
+        _check_batch(self, ss, pp, aa)
+        ctx = CRFContext()
+        out = numpy.zeros(ss.shape[0] - 1, dtype=numpy.float64)
+        cdef Seq seq
+        for i in range(ss.shape[0] - 1):
+            if ss[i + 1] == ss[i]:
+                continue
+            _make_seq(&seq, ss, pp, aa, i)
+            ctx.reserve(seq.n, self.n_labels, seq.n * self.n_labels * self.n_labels <= TRANS_STORE_CAP)
+            out[i] = crf_forward_backward(self, &seq, ctx)
+        return out
+
+    def path_score(self, seq_starts, pos_ptr, attrs, labels):
+        """Unnormalised log score of the given label sequences (float64 per sequence)."""
+        cdef const int64_t[::1] ss = _i64(seq_starts)
+        cdef const int64_t[::1] pp = _i64(pos_ptr)
+        cdef const int32_t[::1] aa = _i32(attrs)
+        cdef const int32_t[::1] yy = _labels(self, labels, ss)
+        _check_batch(self, ss, pp, aa)
+        out = numpy.zeros(ss.shape[0] - 1, dtype=numpy.float64)
+        cdef Seq seq
+        for i in range(ss.shape[0] - 1):
+            if ss[i + 1] == ss[i]:
+                continue
+            _make_seq(&seq, ss, pp, aa, i)
+            out[i] = crf_path_score(self, &seq, &yy[ss[i]])
+        return out
+
+    def accumulate_gradient(self, seq_starts, pos_ptr, attrs, gold, SparseGrad grad,
+                            CRFContext ctx=None):
+        """Add d log P(gold | x) / dw of every sequence to `grad`; return the
+        summed log-likelihood. Each sequence counts as one sample."""
+        if grad.params is not self:
+            raise ValueError("the SparseGrad belongs to another model")
+        cdef const int64_t[::1] ss = _i64(seq_starts)
+        cdef const int64_t[::1] pp = _i64(pos_ptr)
+        cdef const int32_t[::1] aa = _i32(attrs)
+        cdef const int32_t[::1] yy = _labels(self, gold, ss)
+        _check_batch(self, ss, pp, aa)
+        if ctx is None:
+            ctx = CRFContext()
+        cdef Seq seq
+        cdef double total = 0.0
+        cdef Py_ssize_t i, n_seq = ss.shape[0] - 1
+        for i in range(n_seq):
+            if ss[i + 1] == ss[i]:
+                continue
+            _make_seq(&seq, ss, pp, aa, i)
+            ctx.reserve(seq.n, self.n_labels, seq.n * self.n_labels * self.n_labels <= TRANS_STORE_CAP)
+            with nogil:
+                total += crf_loglik_grad(self, &seq, &yy[ss[i]], ctx, grad)
+        return total
+
+
+cdef object _i64(x):
+    return numpy.ascontiguousarray(x, dtype=numpy.int64)
+
+
+cdef object _i32(x):
+    return numpy.ascontiguousarray(x, dtype=numpy.int32)
+
+
+cdef object _labels(CRFModel m, labels, const int64_t[::1] ss):
+    arr = numpy.ascontiguousarray(labels, dtype=numpy.int32)
+    if arr.shape[0] != ss[ss.shape[0] - 1]:
+        raise ValueError(f"got {arr.shape[0]} labels for {ss[ss.shape[0] - 1]} positions")
+    if arr.size and (arr.min() < 0 or arr.max() >= m.n_labels):
+        raise ValueError("label id out of range")
+    return arr
+
+
+cdef int _check_batch(CRFModel m, const int64_t[::1] ss, const int64_t[::1] pp,
+                      const int32_t[::1] aa) except -1:
+    if ss.shape[0] < 1 or ss[0] != 0:
+        raise ValueError("seq_starts must start at 0")
+    cdef Py_ssize_t n_pos = ss[ss.shape[0] - 1]
+    if pp.shape[0] != n_pos + 1:
+        raise ValueError(f"pos_ptr has {pp.shape[0]} entries, expected {n_pos + 1}")
+    if pp[0] < 0 or pp[n_pos] > aa.shape[0]:
+        raise ValueError("pos_ptr does not match the attribute array")
+    cdef Py_ssize_t i
+    for i in range(n_pos):
+        if pp[i + 1] < pp[i]:
+            raise ValueError("pos_ptr must be non-decreasing")
+    for i in range(pp[0], pp[n_pos]):
+        if aa[i] < 0 or aa[i] >= m.n_attrs:
+            raise ValueError(f"attribute id {aa[i]} out of range (model has {m.n_attrs})")
+    return 0
+
+
+cdef inline void _make_seq(Seq* seq, const int64_t[::1] ss, const int64_t[::1] pp,
+                           const int32_t[::1] aa, Py_ssize_t i) noexcept:
+    seq.n = <int>(ss[i + 1] - ss[i])
+    seq.ptr = &pp[ss[i]]
+    seq.attrs = &aa[0] if aa.shape[0] else NULL
+
+
+cdef class CRFContext:
+    def __cinit__(self):
+        self.cap_n = 0
+        self.cap_trans = 0
+        self.L = 0
+        self.state = self.alpha = self.beta = self.scale = NULL
+        self.trans = self.scratch = self.scratch2 = NULL
+        self.back = NULL
+
+    def __dealloc__(self):
+        PyMem_Free(self.state)
+        PyMem_Free(self.alpha)
+        PyMem_Free(self.beta)
+        PyMem_Free(self.scale)
+        PyMem_Free(self.trans)
+        PyMem_Free(self.scratch)
+        PyMem_Free(self.scratch2)
+        PyMem_Free(self.back)
+
+    cdef int reserve(self, int n, int L, bint store_trans) except -1:
+        cdef Py_ssize_t need = <Py_ssize_t>max(n, 1) * L
+        if L != self.L or need > self.cap_n:
+            if L != self.L:
+                self.cap_n = 0
+            if need > self.cap_n:
+                need = max(need, 2 * self.cap_n)
+                self.state = <double*>_grow(self.state, need * sizeof(double))
+                self.alpha = <double*>_grow(self.alpha, need * sizeof(double))
+                self.beta = <double*>_grow(self.beta, need * sizeof(double))
+                self.back = <int32_t*>_grow(self.back, need * sizeof(int32_t))
+                self.scale = <double*>_grow(self.scale, (need // L + 1) * sizeof(double))
+                self.cap_n = need
+            self.scratch = <double*>_grow(self.scratch, L * L * sizeof(double))
+            self.scratch2 = <double*>_grow(self.scratch2, L * L * sizeof(double))
+            self.L = L
+        self.trans_stored = store_trans
+        cdef Py_ssize_t need_t
+        if store_trans:
+            need_t = <Py_ssize_t>max(n, 1) * L * L
+            if need_t > self.cap_trans:
+                need_t = max(need_t, 2 * self.cap_trans)
+                self.trans = <double*>_grow(self.trans, need_t * sizeof(double))
+                self.cap_trans = need_t
+        return 0
+
+
+cdef void* _grow(void* p, size_t nbytes) except NULL:
+    cdef void* q = PyMem_Realloc(p, nbytes)
+    if q == NULL:
+        raise MemoryError(f"could not allocate {nbytes} bytes for the CRF buffers")
+    return q
+
+
+# ---------------------------------------------------------------- kernels
+
+cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
+    """Log state scores (n x L), with start and end weights folded in."""
+    cdef int L = m.n_labels, n = s.n, t, y
+    cdef int32_t a
+    cdef int64_t i, k
+    cdef double* row
+    cdef const float* w = m.w
+    memset(st, 0, sizeof(double) * n * L)
+    for t in range(n):
+        row = st + t * L
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            for k in range(m.ptr0[a], m.ptr0[a + 1]):
+                row[m.slabel[k]] += w[m.off0 + k]
+    for y in range(L):
+        st[y] += w[L * L + y]
+        st[(n - 1) * L + y] += w[L * L + L + y]
+
+
+cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
+    """Log transition scores into position t (t >= 1): L x L."""
+    cdef int L = m.n_labels, j
+    cdef int32_t a
+    cdef int64_t i, k
+    cdef const float* w = m.w
+    for j in range(L * L):
+        out[j] = w[j]
+    for i in range(s.ptr[t], s.ptr[t + 1]):
+        a = s.attrs[i]
+        for k in range(m.ptr1[a], m.ptr1[a + 1]):
+            out[m.epair[k]] += w[m.off1 + k]
+
+
+cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
+    """exp(log transitions - shift) into out; returns the shift."""
+    cdef int LL = m.n_labels * m.n_labels, j
+    cdef double mx = -INFINITY
+    _log_trans(m, s, t, out)
+    for j in range(LL):
+        if out[j] > mx:
+            mx = out[j]
+    for j in range(LL):
+        out[j] = exp(out[j] - mx)
+    return mx
+
+
+cdef inline double* _trans_at(CRFModel m, Seq* s, CRFContext ctx, int t, double* shift) noexcept nogil:
+    """The exp'd transition matrix of position t: stored, or recomputed into scratch."""
+    cdef int LL = m.n_labels * m.n_labels
+    if ctx.trans_stored:
+        return ctx.trans + <Py_ssize_t>t * LL
+    shift[0] = _exp_trans(m, s, t, ctx.scratch)
+    return ctx.scratch
+
+
+cdef double crf_forward_backward(CRFModel m, Seq* s, CRFContext ctx) noexcept nogil:
+    """Scaled forward-backward (CRFsuite convention); returns log Z."""
+    cdef int L = m.n_labels, n = s.n, t, y, yp
+    cdef double shift_total = 0.0, mx, z, acc, sh = 0.0, log_scale = 0.0
+    cdef double* st = ctx.state
+    cdef double* E
+    cdef double* row
+    cdef double* prev
+    cdef double* tmp = ctx.scratch2
+    _score_states(m, s, st)
+    for t in range(n):
+        row = st + t * L
+        mx = -INFINITY
+        for y in range(L):
+            if row[y] > mx:
+                mx = row[y]
+        for y in range(L):
+            row[y] = exp(row[y] - mx)
+        shift_total += mx
+    if ctx.trans_stored:
+        for t in range(1, n):
+            shift_total += _exp_trans(m, s, t, ctx.trans + <Py_ssize_t>t * L * L)
+    # forward
+    z = 0.0
+    for y in range(L):
+        ctx.alpha[y] = st[y]
+        z += st[y]
+    ctx.scale[0] = 1.0 / z
+    for y in range(L):
+        ctx.alpha[y] *= ctx.scale[0]
+    for t in range(1, n):
+        E = _trans_at(m, s, ctx, t, &sh)
+        if not ctx.trans_stored:
+            shift_total += sh
+        prev = ctx.alpha + (t - 1) * L
+        row = ctx.alpha + t * L
+        for y in range(L):
+            row[y] = 0.0
+        for yp in range(L):
+            acc = prev[yp]
+            for y in range(L):
+                row[y] += acc * E[yp * L + y]
+        z = 0.0
+        for y in range(L):
+            row[y] *= st[t * L + y]
+            z += row[y]
+        ctx.scale[t] = 1.0 / z
+        for y in range(L):
+            row[y] *= ctx.scale[t]
+    # backward
+    for y in range(L):
+        ctx.beta[(n - 1) * L + y] = ctx.scale[n - 1]
+    for t in range(n - 2, -1, -1):
+        E = _trans_at(m, s, ctx, t + 1, &sh)
+        for y in range(L):
+            tmp[y] = st[(t + 1) * L + y] * ctx.beta[(t + 1) * L + y]
+        row = ctx.beta + t * L
+        for yp in range(L):
+            acc = 0.0
+            for y in range(L):
+                acc += E[yp * L + y] * tmp[y]
+            row[yp] = acc * ctx.scale[t]
+    for t in range(n):
+        log_scale += log(ctx.scale[t])
+    return shift_total - log_scale
+
+
+cdef void crf_marginals(CRFModel m, Seq* s, CRFContext ctx, float* out) noexcept nogil:
+    cdef int L = m.n_labels, t, y
+    for t in range(s.n):
+        for y in range(L):
+            out[t * L + y] = <float>(ctx.alpha[t * L + y] * ctx.beta[t * L + y] / ctx.scale[t])
+
+
+cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
+    cdef int L = m.n_labels, n = s.n, t, p
+    cdef int32_t a
+    cdef int64_t i, k
+    cdef const float* w = m.w
+    cdef double score = <double>w[L * L + y[0]] + <double>w[L * L + L + y[n - 1]]
+    for t in range(n):
+        if t >= 1:
+            p = y[t - 1] * L + y[t]
+            score += w[p]
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            for k in range(m.ptr0[a], m.ptr0[a + 1]):
+                if m.slabel[k] == y[t]:
+                    score += w[m.off0 + k]
+            if t >= 1:
+                for k in range(m.ptr1[a], m.ptr1[a + 1]):
+                    if m.epair[k] == p:
+                        score += w[m.off1 + k]
+    return score
+
+
+cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
+                            CRFContext ctx, SparseGrad grad) except? 1.0 nogil:
+    """Add (observed - expected) feature counts to grad; return log P(gold|x)."""
+    cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, gp = 0, j
+    cdef int32_t a
+    cdef int64_t i, k, s0, ns
+    cdef double log_z = crf_forward_backward(m, s, ctx)
+    cdef double gold_score = crf_path_score(m, s, gold)
+    cdef double sh = 0.0, inv
+    cdef double* st = ctx.state
+    cdef double* P = ctx.scratch2   # node marginals of position t (L), then reused
+    cdef double* Pe
+    cdef double* E
+    cdef double* head
+    cdef double* blk
+    grad.begin_sample()
+    # Create every block first: later touches then never move grad.values,
+    # so the block pointers below stay valid.
+    grad.touch(0)
+    for i in range(s.ptr[0], s.ptr[n]):
+        grad.touch(s.attrs[i] + 1)
+    head = grad.values + grad.touch(0)
+    for t in range(n):
+        inv = 1.0 / ctx.scale[t]
+        for y in range(L):
+            P[y] = ctx.alpha[t * L + y] * ctx.beta[t * L + y] * inv
+        if t == 0:
+            for y in range(L):
+                head[LL + y] -= P[y]
+            head[LL + gold[0]] += 1.0
+        if t == n - 1:
+            for y in range(L):
+                head[LL + L + y] -= P[y]
+            head[LL + L + gold[n - 1]] += 1.0
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            blk = grad.values + grad.touch(a + 1)
+            s0 = m.ptr0[a]
+            for k in range(s0, m.ptr0[a + 1]):
+                y = m.slabel[k]
+                blk[k - s0] -= P[y]
+                if y == gold[t]:
+                    blk[k - s0] += 1.0
+        if t >= 1:
+            gp = gold[t - 1] * L + gold[t]
+            E = _trans_at(m, s, ctx, t, &sh)
+            # edge marginals P(y_{t-1}=yp, y_t=y) overwrite the scratch matrix
+            # only when it is not the recomputed E itself
+            Pe = ctx.scratch if ctx.trans_stored else E
+            for yp in range(L):
+                for y in range(L):
+                    Pe[yp * L + y] = (ctx.alpha[(t - 1) * L + yp] * E[yp * L + y]
+                                      * st[t * L + y] * ctx.beta[t * L + y])
+            for j in range(LL):
+                head[j] -= Pe[j]
+            head[gp] += 1.0
+            for i in range(s.ptr[t], s.ptr[t + 1]):
+                a = s.attrs[i]
+                k = m.ptr1[a]
+                if k == m.ptr1[a + 1]:
+                    continue
+                blk = grad.values + grad.touch(a + 1)
+                ns = m.ptr0[a + 1] - m.ptr0[a]
+                for k in range(m.ptr1[a], m.ptr1[a + 1]):
+                    j = m.epair[k]
+                    blk[ns + k - m.ptr1[a]] -= Pe[j]
+                    if j == gp:
+                        blk[ns + k - m.ptr1[a]] += 1.0
+    return gold_score - log_z
+
+
+cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
+    cdef int L = m.n_labels, n = s.n, t, y, yp, best_y
+    cdef double best, v
+    cdef double* st = ctx.state
+    cdef double* delta = ctx.alpha
+    cdef double* M = ctx.scratch
+    _score_states(m, s, st)
+    for y in range(L):
+        delta[y] = st[y]
+    for t in range(1, n):
+        _log_trans(m, s, t, M)
+        for y in range(L):
+            best = -INFINITY
+            best_y = 0
+            for yp in range(L):
+                v = delta[(t - 1) * L + yp] + M[yp * L + y]
+                if v > best:
+                    best = v
+                    best_y = yp
+            delta[t * L + y] = best + st[t * L + y]
+            ctx.back[t * L + y] = best_y
+    best = -INFINITY
+    best_y = 0
+    for y in range(L):
+        if delta[(n - 1) * L + y] > best:
+            best = delta[(n - 1) * L + y]
+            best_y = y
+    out[n - 1] = best_y
+    for t in range(n - 1, 0, -1):
+        out[t - 1] = ctx.back[t * L + out[t]]
+    return best

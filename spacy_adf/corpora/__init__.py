@@ -1,0 +1,27 @@
+"""Corpus readers for spacy-adf.
+
+``iob`` is pure Python; ``conll``, ``docbin`` and ``convert`` import spaCy, so
+their names are loaded lazily on first access. Importing ``conll``/``docbin``
+registers the readers ``spacy_adf.ConllCorpus.v1`` and
+``spacy_adf.DocBinCorpus.v1`` (the package entry points do this for spaCy).
+"""
+from importlib import import_module
+from typing import Any
+
+from .iob import iob_to_bio, iob_to_spans, spans_to_tags
+
+_LAZY = {
+    "read_conll": "conll",
+    "conll_to_docs": "conll",
+    "create_conll_reader": "conll",
+    "make_predicted": "conll",
+    "create_docbin_reader": "docbin",
+}
+
+__all__ = ["iob_to_spans", "spans_to_tags", "iob_to_bio", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

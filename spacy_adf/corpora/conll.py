@@ -1,0 +1,272 @@
+"""Read CoNLL-style column files into spaCy docs and training examples.
+
+A file has one token a line, columns separated by whitespace (or by ``sep``),
+and a blank line after each sentence. ``-DOCSTART-`` lines (CoNLL-2003,
+MTL-Bioinformatics) and ``###MEDLINE:`` lines (JNLPBA Eval2) mark document
+boundaries and carry no token, so they are skipped.
+"""
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+from spacy.parts_of_speech import IDS as _POS_IDS
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from spacy.util import registry
+from spacy.vocab import Vocab
+
+from .iob import iob_to_spans
+
+PathLike = Union[str, Path]
+
+COLUMN_NAMES = ("words", "tag", "pos", "lemma", "iob", "_")
+INPUT_ATTRS = ("tag", "pos", "lemma")
+_SKIP_PREFIXES = ("-DOCSTART-", "###MEDLINE:")
+# spaCy's UPOS symbols ("" and "EOL" are internal, not tags).
+UPOS_TAGS = frozenset(k for k in _POS_IDS if k not in ("", "EOL"))
+
+
+def _read_sentences(
+    path: PathLike, n_columns: int, sep: Optional[str]
+) -> Iterator[Tuple[int, List[List[str]]]]:
+    """Yield ``(first_line_number, columns)`` per sentence."""
+    rows: List[List[str]] = []
+    first = 0
+    # utf-8-sig drops a BOM; universal newlines turn CRLF into LF.
+    with open(path, encoding="utf-8-sig") as file_:
+        for lineno, raw in enumerate(file_, start=1):
+            line = raw.rstrip("\r\n")
+            is_boundary = not line.strip() or line.startswith(_SKIP_PREFIXES)
+            if is_boundary:
+                if rows:
+                    yield first, [list(col) for col in zip(*rows)]
+                    rows = []
+                continue
+            fields = line.split() if sep is None else [f.strip() for f in line.split(sep)]
+            if len(fields) != n_columns:
+                raise ValueError(
+                    f"{path}, line {lineno}: expected {n_columns} columns, "
+                    f"found {len(fields)}: {line!r}"
+                )
+            if not rows:
+                first = lineno
+            rows.append(fields)
+    if rows:  # last sentence without a trailing blank line
+        yield first, [list(col) for col in zip(*rows)]
+
+
+def read_conll(
+    path: PathLike, columns: Union[int, Sequence[str]], *, sep: Optional[str] = None
+) -> Iterator[List[List[str]]]:
+    """Yield each sentence as a list of columns (each a list of strings).
+
+    ``columns`` is the number of columns or a list naming them; ``sep=None``
+    splits on any run of whitespace.
+    """
+    n_columns = columns if isinstance(columns, int) else len(columns)
+    for _, sentence in _read_sentences(path, n_columns, sep):
+        yield sentence
+
+
+def _check_columns(columns: Sequence[str]) -> List[str]:
+    if isinstance(columns, str):
+        raise ValueError(f"columns must be a list of names, not the string {columns!r}")
+    cols = list(columns)
+    unknown = [c for c in cols if c not in COLUMN_NAMES]
+    if unknown:
+        raise ValueError(f"Unknown column name(s) {unknown}; use {list(COLUMN_NAMES)}")
+    for name in COLUMN_NAMES[:-1]:
+        if cols.count(name) > 1:
+            raise ValueError(f"Column {name!r} is given more than once in {cols}")
+    if "words" not in cols:
+        raise ValueError(f"columns {cols} must include 'words'")
+    return cols
+
+
+def _check_input_attrs(input_attrs: Iterable[str]) -> Tuple[str, ...]:
+    attrs = tuple(input_attrs)
+    unknown = [a for a in attrs if a not in INPUT_ATTRS]
+    if unknown:
+        raise ValueError(f"Unknown input_attrs {unknown}; use some of {list(INPUT_ATTRS)}")
+    return attrs
+
+
+def parse_iob_target(iob_target: str) -> Optional[str]:
+    """Return ``None`` for ``"ents"`` or the span key of ``"spans:KEY"``."""
+    if iob_target == "ents":
+        return None
+    kind, colon, key = iob_target.partition(":")
+    if kind == "spans" and colon and key:
+        return key
+    raise ValueError(f"iob_target must be 'ents' or 'spans:KEY', not {iob_target!r}")
+
+
+def _check_path(path: Optional[PathLike], what: str = "file") -> Path:
+    if path is None or not Path(path).exists():
+        problem = f"No corpus {what} given" if path is None else f"Corpus {what} not found: {str(path)!r}"
+        raise ValueError(
+            f"{problem}. Pass it on the command line, "
+            "e.g. `spacy train config.cfg --paths.train TRAIN --paths.dev DEV`, "
+            "or set it in the [paths] section of the config."
+        )
+    return Path(path)
+
+
+def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc:
+    """A fresh doc with the reference's words and spaces plus ``input_attrs``.
+
+    Attributes the reference does not have are left unset, so a default like
+    ``["tag"]`` also works for corpora without a tag column.
+    """
+    attrs = _check_input_attrs(input_attrs)
+    kwargs: Dict[str, List[str]] = {}
+    if "tag" in attrs and reference.has_annotation("TAG"):
+        kwargs["tags"] = [t.tag_ for t in reference]
+    if "pos" in attrs and reference.has_annotation("POS"):
+        kwargs["pos"] = [t.pos_ for t in reference]
+    if "lemma" in attrs and reference.has_annotation("LEMMA"):
+        kwargs["lemmas"] = [t.lemma_ for t in reference]
+    return Doc(
+        reference.vocab,
+        words=[t.text for t in reference],
+        spaces=[bool(t.whitespace_) for t in reference],
+        **kwargs,
+    )
+
+
+def _make_reference(
+    vocab: Vocab,
+    fields: Dict[str, List[str]],
+    span_key: Optional[str],
+    keep_labels: Optional[frozenset],
+) -> Doc:
+    words = fields["words"]
+    pos = fields.get("pos")
+    if pos is not None:
+        bad = sorted({p for p in pos if p not in UPOS_TAGS})
+        if bad:
+            raise ValueError(
+                f"invalid UPOS value(s) {bad} in the 'pos' column; it takes "
+                f"{sorted(UPOS_TAGS)}. Name a fine-grained (e.g. PTB) column 'tag'."
+            )
+    doc = Doc(
+        vocab,
+        words=words,
+        spaces=[True] * (len(words) - 1) + [False],
+        tags=fields.get("tag"),
+        pos=pos,
+        lemmas=fields.get("lemma"),
+    )
+    if "iob" in fields:
+        spans = [
+            Span(doc, start, end, label=label)
+            for start, end, label in iob_to_spans(fields["iob"])
+            if keep_labels is None or label in keep_labels
+        ]
+        if span_key is None:
+            # "outside": tokens not in an entity are gold O, not missing.
+            doc.set_ents(spans, default="outside")
+        else:
+            doc.spans[span_key] = spans
+    return doc
+
+
+def conll_to_docs(
+    vocab: Vocab,
+    path: PathLike,
+    *,
+    columns: Sequence[str],
+    iob_target: str = "ents",
+    keep_labels: Optional[Iterable[str]] = None,
+    input_attrs: Iterable[str] = ("tag",),
+    limit: int = 0,
+    sep: Optional[str] = None,
+) -> Iterator[Tuple[Doc, Doc]]:
+    """Yield ``(predicted, reference)`` doc pairs, one per sentence.
+
+    The reference holds every annotated column; the ``iob`` column becomes
+    ``doc.ents`` or ``doc.spans[KEY]`` (``iob_target="spans:KEY"``), keeping
+    only ``keep_labels`` if given. The predicted doc has the words plus the
+    ``input_attrs`` (gold POS is an input feature in CoNLL-2000 chunking).
+    ``limit=0`` reads everything.
+    """
+    cols = _check_columns(columns)
+    span_key = parse_iob_target(iob_target)
+    attrs = _check_input_attrs(input_attrs)
+    keep = None if keep_labels is None else frozenset(keep_labels)
+    count = 0
+    for lineno, sentence in _read_sentences(path, len(cols), sep):
+        if limit and count >= limit:
+            break
+        fields = {name: col for name, col in zip(cols, sentence) if name != "_"}
+        if not fields["words"]:
+            continue
+        try:
+            reference = _make_reference(vocab, fields, span_key, keep)
+        except ValueError as err:
+            raise ValueError(f"{path}, sentence starting at line {lineno}: {err}") from err
+        yield make_predicted(reference, attrs), reference
+        count += 1
+
+
+class ConllCorpus:
+    """Callable reader: ``corpus(nlp)`` re-reads the file on every call."""
+
+    def __init__(
+        self,
+        path: PathLike,
+        *,
+        columns: Sequence[str],
+        iob_target: str = "ents",
+        keep_labels: Optional[Iterable[str]] = None,
+        input_attrs: Iterable[str] = ("tag",),
+        limit: int = 0,
+        sep: Optional[str] = None,
+    ) -> None:
+        self.path = _check_path(path)
+        if self.path.is_dir():
+            raise ValueError(f"{self.path} is a directory; ConllCorpus reads one file")
+        # Validate the settings now so config mistakes fail before training.
+        self.columns = _check_columns(columns)
+        self.iob_target = iob_target
+        parse_iob_target(iob_target)
+        self.keep_labels = None if keep_labels is None else list(keep_labels)
+        self.input_attrs = _check_input_attrs(input_attrs)
+        self.limit = limit
+        self.sep = sep
+
+    def __call__(self, nlp) -> Iterator[Example]:
+        pairs = conll_to_docs(
+            nlp.vocab,
+            self.path,
+            columns=self.columns,
+            iob_target=self.iob_target,
+            keep_labels=self.keep_labels,
+            input_attrs=self.input_attrs,
+            limit=self.limit,
+            sep=self.sep,
+        )
+        for predicted, reference in pairs:
+            yield Example(predicted, reference)
+
+
+@registry.readers("spacy_adf.ConllCorpus.v1")
+def create_conll_reader(
+    path: Optional[PathLike],
+    *,
+    columns: List[str],
+    iob_target: str = "ents",
+    keep_labels: Optional[List[str]] = None,
+    input_attrs: List[str] = ["tag"],
+    limit: int = 0,
+    sep: Optional[str] = None,
+) -> Callable[..., Iterator[Example]]:
+    """Config reader for a CoNLL column file (see ``conll_to_docs``)."""
+    return ConllCorpus(
+        path,
+        columns=columns,
+        iob_target=iob_target,
+        keep_labels=keep_labels,
+        input_attrs=input_attrs,
+        limit=limit,
+        sep=sep,
+    )

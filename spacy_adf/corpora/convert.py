@@ -1,0 +1,97 @@
+"""Convert a CoNLL column file to a ``.spacy`` DocBin of reference docs.
+
+Usage::
+
+    python -m spacy_adf.corpora.convert INPUT OUTPUT.spacy --columns words,tag,iob \\
+        [--iob-target spans:chunks] [--keep-labels NP] [--lang en] [--sep TAB]
+
+Reading the output with ``spacy_adf.DocBinCorpus.v1`` gives the same examples
+as ``spacy_adf.ConllCorpus.v1`` on INPUT with the same settings.
+"""
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple, Union
+
+import spacy
+from spacy.tokens import DocBin
+
+from .conll import conll_to_docs
+
+
+def _comma_list(text: str) -> List[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def convert(
+    input_path: Union[str, Path],
+    output_path: Union[str, Path],
+    *,
+    columns: Sequence[str],
+    iob_target: str = "ents",
+    keep_labels: Optional[Sequence[str]] = None,
+    lang: str = "en",
+    sep: Optional[str] = None,
+) -> Tuple[int, int]:
+    """Write the reference docs of ``input_path``; return ``(n_docs, n_tokens)``."""
+    vocab = spacy.blank(lang).vocab
+    docbin = DocBin(store_user_data=False)
+    n_docs = n_tokens = 0
+    pairs = conll_to_docs(
+        vocab,
+        input_path,
+        columns=columns,
+        iob_target=iob_target,
+        keep_labels=keep_labels,
+        input_attrs=(),  # the predicted side is rebuilt by the DocBin reader
+        sep=sep,
+    )
+    for _, reference in pairs:
+        docbin.add(reference)
+        n_docs += 1
+        n_tokens += len(reference)
+    output_path = Path(output_path)
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    docbin.to_disk(output_path)
+    return n_docs, n_tokens
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m spacy_adf.corpora.convert",
+        description="Convert a CoNLL column file to a .spacy DocBin.",
+    )
+    parser.add_argument("input", type=Path, help="CoNLL column file")
+    parser.add_argument("output", type=Path, help="output .spacy file")
+    parser.add_argument(
+        "--columns", required=True, type=_comma_list,
+        help="comma-separated column names: words, tag, pos, lemma, iob, _",
+    )
+    parser.add_argument("--iob-target", default="ents", help="'ents' or 'spans:KEY'")
+    parser.add_argument(
+        "--keep-labels", type=_comma_list, default=None,
+        help="comma-separated chunk labels to keep (others become O)",
+    )
+    parser.add_argument("--lang", default="en", help="language code for the vocab")
+    parser.add_argument(
+        "--sep", default=None,
+        help="column separator (default: any whitespace; 'TAB' for a tab)",
+    )
+    args = parser.parse_args(argv)
+    sep = "\t" if args.sep in ("TAB", "\\t") else args.sep
+    if not args.input.is_file():
+        parser.error(f"input file not found: {args.input}")
+    try:
+        n_docs, n_tokens = convert(
+            args.input, args.output, columns=args.columns, iob_target=args.iob_target,
+            keep_labels=args.keep_labels, lang=args.lang, sep=sep,
+        )
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    print(f"Wrote {n_docs} docs ({n_tokens} tokens) to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Chunk-tag sequences <-> labelled spans, with conlleval.pl semantics.
+
+No spaCy dependency: these functions work on plain lists of strings so the
+scorers and the readers can share them.
+
+A tag is either the bare ``O`` or ``PREFIX-TYPE`` where PREFIX is one of
+``B``, ``I``, ``E``/``L`` (end) or ``S``/``U`` (single). Everything after the
+first hyphen is the chunk type (``B-cell_line``, ``I-DNA-family`` are fine).
+
+Chunk boundaries follow conlleval.pl, so IOB1 input (where a chunk may begin
+with ``I-``) and IOB2 input give the same spans the official scorer counts:
+
+* a chunk starts at ``B-X``, at ``I-X`` after ``O`` and at any tag whose type
+  differs from the previous tag's type;
+* a chunk ends before ``B``, before ``O`` and before a change of type.
+
+conlleval.pl knows ``E`` only as the IOE1 tag and has no ``S``. We extend it
+the way IOBES/BILUO are meant to be read: ``E``/``L`` and ``S``/``U`` always
+close the chunk they are in, ``S``/``U`` always opens one, and ``I``/``E``
+right after a closed chunk open a new one. The only input where this differs
+from the Perl script is ``E-X B-X``, which the script (having no rule for it)
+would merge into one chunk.
+"""
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+Span = Tuple[int, int, str]
+
+# L/U (BILUO) are spelled E/S (IOBES) internally so the rules below stay short.
+_PREFIXES = {"B": "B", "I": "I", "E": "E", "L": "E", "S": "S", "U": "S"}
+SCHEMES = ("BIO", "BILUO")
+
+
+def split_tag(tag: str, position: Optional[int] = None) -> Tuple[str, str]:
+    """Return ``(prefix, type)`` with prefix normalised to B/I/E/S/O."""
+    if tag == "O":
+        return "O", ""
+    prefix, hyphen, label = tag.partition("-")
+    if not hyphen or prefix not in _PREFIXES or not label:
+        where = "" if position is None else f" at position {position}"
+        raise ValueError(
+            f"Malformed chunk tag {tag!r}{where}: expected 'O' or "
+            "'<B|I|E|L|S|U>-<TYPE>' (e.g. 'B-NP', 'I-PER')"
+        )
+    return _PREFIXES[prefix], label
+
+
+def _chunk_ends(prev: str, cur: str, prev_type: str, cur_type: str) -> bool:
+    """Does the chunk containing the previous token end before this token?"""
+    if prev == "O":
+        return False
+    if prev in ("E", "S"):  # extension: these tags close their chunk
+        return True
+    if cur in ("B", "S", "O"):
+        return True
+    return prev_type != cur_type
+
+
+def _chunk_starts(prev: str, cur: str, prev_type: str, cur_type: str) -> bool:
+    """Does a new chunk start at this token?"""
+    if cur == "O":
+        return False
+    if cur in ("B", "S"):
+        return True
+    # cur is I or E: it continues an open chunk of the same type, otherwise
+    # it starts one (conlleval's "I after O" rule, IOB1 style).
+    if prev in ("O", "E", "S"):
+        return True
+    return prev_type != cur_type
+
+
+def iob_to_spans(tags: Sequence[str]) -> List[Span]:
+    """Extract ``(start, end, label)`` chunks (end exclusive) from tags.
+
+    Accepts IOB1, IOB2, IOE, IOBES and BILUO tags, also mixed. Raises
+    ``ValueError`` for malformed tags such as ``"B"`` or ``"X-NP"``.
+    """
+    spans: List[Span] = []
+    prev, prev_type = "O", ""
+    start = -1
+    for i, tag in enumerate(tags):
+        cur, cur_type = split_tag(tag, i)
+        if start >= 0 and _chunk_ends(prev, cur, prev_type, cur_type):
+            spans.append((start, i, prev_type))
+            start = -1
+        if _chunk_starts(prev, cur, prev_type, cur_type):
+            if start >= 0:  # cannot happen with the rules above; be safe
+                spans.append((start, i, prev_type))
+            start = i
+        prev, prev_type = cur, cur_type
+    if start >= 0:
+        spans.append((start, len(tags), prev_type))
+    return spans
+
+
+def _check_spans(n: int, spans: Iterable[Span]) -> List[Span]:
+    ordered = sorted((int(s), int(e), label) for s, e, label in spans)
+    last_end, last = 0, None
+    for start, end, label in ordered:
+        if not (0 <= start < end <= n):
+            raise ValueError(f"Span {(start, end, label)} is empty or outside 0..{n}")
+        if not isinstance(label, str) or not label:
+            raise ValueError(f"Span {(start, end, label)} needs a non-empty string label")
+        if last is not None and start < last_end:
+            raise ValueError(f"Overlapping spans {last} and {(start, end, label)}")
+        last_end, last = end, (start, end, label)
+    return ordered
+
+
+def spans_to_tags(n: int, spans: Iterable[Span], scheme: str = "BIO") -> List[str]:
+    """Encode non-overlapping ``(start, end, label)`` spans as ``n`` tags.
+
+    ``scheme`` is ``"BIO"`` (IOB2) or ``"BILUO"`` (case-insensitive).
+    """
+    scheme_u = scheme.upper()
+    if scheme_u not in SCHEMES:
+        raise ValueError(f"Unknown tagging scheme {scheme!r}; use one of {SCHEMES}")
+    tags = ["O"] * n
+    for start, end, label in _check_spans(n, spans):
+        if scheme_u == "BILUO" and end - start == 1:
+            tags[start] = f"U-{label}"
+            continue
+        tags[start] = f"B-{label}"
+        for i in range(start + 1, end):
+            tags[i] = f"I-{label}"
+        if scheme_u == "BILUO":
+            tags[end - 1] = f"L-{label}"
+    return tags
+
+
+def iob_to_bio(tags: Sequence[str]) -> List[str]:
+    """Normalise IOB1/IOB2/IOBES/BILUO tags to IOB2 (BIO)."""
+    return spans_to_tags(len(tags), iob_to_spans(tags), "BIO")

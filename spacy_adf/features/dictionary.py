@@ -1,0 +1,114 @@
+"""Build a CRF's feature dictionary and weight layout from training data.
+
+Vectorised over the whole corpus with numpy: template hashes with their gold
+labels go in; out come the FeatureTable (hash -> attribute id) and the CSR
+arrays of state entries (attribute x label) and rich edge entries
+(attribute x label pair) that CRFModel takes.
+"""
+from typing import List, Sequence
+
+import numpy
+
+from ..core.crf import CRFModel
+from .extract import FeatureTable
+
+STATE_MODES = ("all", "observed")
+EDGE_MODES = ("observed", "all", "none")
+
+
+def build_crf(
+    hash_mats: Sequence[numpy.ndarray],
+    golds: Sequence[numpy.ndarray],
+    n_labels: int,
+    *,
+    edge_template_mask: numpy.ndarray,
+    min_freq: int = 1,
+    state_features: str = "all",
+    edge_features: str = "observed",
+):
+    """Return (FeatureTable, CRFModel) for the given corpus.
+
+    hash_mats[i]: uint64 (n_i, T) template hashes of sequence i (0 = off).
+    golds[i]: int32 (n_i,) gold label ids. edge_template_mask: bool (T,),
+    which templates also get label-pair ("rich edge") weights.
+    """
+    if state_features not in STATE_MODES:
+        raise ValueError(f"state_features must be one of {STATE_MODES}, got {state_features!r}")
+    if edge_features not in EDGE_MODES:
+        raise ValueError(f"edge_features must be one of {EDGE_MODES}, got {edge_features!r}")
+    if min_freq < 1:
+        raise ValueError(f"min_freq must be >= 1, got {min_freq}")
+    L = int(n_labels)
+    mats = [m for m in hash_mats if m.shape[0]]
+    T = len(edge_template_mask)
+    if not mats:
+        raise ValueError("no training tokens: cannot build a feature dictionary")
+    H = numpy.concatenate(mats, axis=0)
+    if H.shape[1] != T:
+        raise ValueError("template mask does not match the hash matrices")
+    y = numpy.concatenate([g for g, m in zip(golds, hash_mats) if m.shape[0]]).astype(numpy.int64)
+    yp = numpy.concatenate(
+        [numpy.concatenate([[-1], g[:-1]]) for g, m in zip(golds, hash_mats) if m.shape[0]]
+    ).astype(numpy.int64)
+
+    on = H != 0
+    keys, counts = numpy.unique(H[on], return_counts=True)
+    keys = keys[counts >= min_freq]
+    table = FeatureTable(keys)
+    A = len(keys)
+
+    # attribute id of every (position, template) cell, -1 where absent/pruned
+    ids = numpy.full(H.shape, -1, dtype=numpy.int64)
+    idx = numpy.searchsorted(keys, H[on])
+    idx_clip = numpy.minimum(idx, max(A - 1, 0))
+    found = (A > 0) & (keys[idx_clip] == H[on]) if A else numpy.zeros(idx.shape, bool)
+    vals = numpy.where(found, idx_clip, -1)
+    ids[on] = vals
+
+    rows, cols = numpy.nonzero(ids >= 0)
+    attr = ids[rows, cols]
+
+    # state entries
+    if state_features == "all":
+        state_ptr = numpy.arange(A + 1, dtype=numpy.int64) * L
+        state_label = numpy.tile(numpy.arange(L, dtype=numpy.int32), A)
+    else:
+        code = numpy.unique(attr * L + y[rows])
+        state_ptr, state_label = _csr(code // L, code % L, A)
+
+    # rich edge entries (positions with a previous label, edge templates only)
+    if edge_features == "none":
+        edge_ptr = numpy.zeros(A + 1, dtype=numpy.int64)
+        edge_pair = numpy.zeros(0, dtype=numpy.int32)
+    else:
+        sel = numpy.asarray(edge_template_mask, bool)[cols]
+        if edge_features == "all":
+            eattr = numpy.unique(attr[sel])
+            counts_per = numpy.zeros(A, dtype=numpy.int64)
+            counts_per[eattr] = L * L
+            edge_ptr = numpy.concatenate([[0], numpy.cumsum(counts_per)]).astype(numpy.int64)
+            edge_pair = numpy.tile(numpy.arange(L * L, dtype=numpy.int32), len(eattr))
+        else:
+            sel &= yp[rows] >= 0
+            pair = yp[rows][sel] * L + y[rows][sel]
+            code = numpy.unique(attr[sel] * (L * L) + pair)
+            edge_ptr, edge_pair = _csr(code // (L * L), code % (L * L), A)
+    model = CRFModel(L, state_ptr, state_label, edge_ptr, edge_pair)
+    return table, model
+
+
+def _csr(owner: numpy.ndarray, value: numpy.ndarray, n_owner: int):
+    """Sorted (owner, value) pairs -> (ptr int64 (n_owner+1), values int32)."""
+    counts = numpy.bincount(owner, minlength=n_owner) if len(owner) else numpy.zeros(n_owner, numpy.int64)
+    ptr = numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64)
+    return ptr, value.astype(numpy.int32)
+
+
+def edge_mask(templates: List[str], edge_templates) -> numpy.ndarray:
+    """Which templates get rich edge weights: None = all, else the listed ones."""
+    if edge_templates is None:
+        return numpy.ones(len(templates), dtype=bool)
+    unknown = [t for t in edge_templates if t not in templates]
+    if unknown:
+        raise ValueError(f"edge_templates names templates that are not in templates: {unknown}")
+    return numpy.array([t in edge_templates for t in templates], dtype=bool)

@@ -1,0 +1,36 @@
+"""Named template presets, registered under @misc so configs can use them."""
+from typing import List
+
+from spacy.util import registry
+
+
+@registry.misc("spacy_adf.templates.chunking.v1")
+def chunking_templates() -> List[str]:
+    """The ADF paper's phrase-chunking templates (Sun et al. 2014, Table 3)."""
+    words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
+    tags = [
+        "t[-1]", "t[0]", "t[1]",
+        "t[-2]|t[-1]", "t[-1]|t[0]", "t[0]|t[1]", "t[1]|t[2]",
+        "t[-2]|t[-1]|t[0]", "t[-1]|t[0]|t[1]", "t[0]|t[1]|t[2]",
+    ]
+    return words + tags
+
+
+@registry.misc("spacy_adf.templates.words.v1")
+def word_templates() -> List[str]:
+    """Templates that need no upstream annotation: words, shapes and affixes."""
+    return [
+        "w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]",
+        "lower[-1]|lower[0]", "lower[0]|lower[1]",
+        "shape[-1]", "shape[0]", "shape[1]", "shape[-1]|shape[0]", "shape[0]|shape[1]",
+        "prefix2[0]", "prefix3[0]", "suffix2[0]", "suffix3[0]", "suffix4[0]",
+    ]
+
+
+@registry.misc("spacy_adf.templates.ner.v1")
+def ner_templates() -> List[str]:
+    """Word, shape and affix windows for named entities (no POS needed)."""
+    return word_templates() + [
+        "lower[-2]", "lower[-1]", "lower[0]", "lower[1]", "lower[2]",
+        "shape[-2]", "shape[2]", "suffix3[-1]", "suffix3[1]",
+    ]

@@ -1,0 +1,192 @@
+"""Feature templates: parsing, token-attribute columns and hashing.
+
+Template syntax: cells ``name[offset]`` joined by ``|`` (a conjunction), e.g.
+``w[-1]``, ``w[0]|w[1]``, ``t[-2]|t[-1]|t[0]``, ``shape[0]``, ``suffix3[0]``.
+Built-in names: w/orth (ORTH), lower, norm, shape, t/tag (TAG), pos (POS),
+lemma, prefixN and suffixN (N = 1..10 characters). Any name registered in
+``spacy_adf.registry.extractors`` works as well.
+"""
+import re
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.attrs import LEMMA, LOWER, NORM, ORTH, POS, SHAPE, TAG
+from spacy.strings import hash_string
+from spacy.tokens import Doc
+
+from ..registry import extractors
+from .extract import template_hashes
+
+_CELL_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([+-]?\d+)\]$")
+_AFFIX_RE = re.compile(r"^(prefix|suffix)(\d+)$")
+
+# name -> (spaCy attribute id, annotation that must be present or None)
+_DOC_ATTRS: Dict[str, Tuple[int, Optional[str]]] = {
+    "w": (ORTH, None),
+    "orth": (ORTH, None),
+    "lower": (LOWER, None),
+    "norm": (NORM, None),
+    "shape": (SHAPE, None),
+    "t": (TAG, "TAG"),
+    "tag": (TAG, "TAG"),
+    "pos": (POS, "POS"),
+    "lemma": (LEMMA, "LEMMA"),
+}
+
+_ANNOTATION_HINT = {
+    "TAG": "token.tag_ (add a tagger before this component, or read corpora with the tag column as input)",
+    "POS": "token.pos_ (add a tagger/morphologizer or attribute_ruler before this component)",
+    "LEMMA": "token.lemma_ (add a lemmatizer before this component)",
+}
+
+
+def parse_template(text: str) -> Tuple[Tuple[str, int], ...]:
+    """Parse ``"w[-1]|t[0]"`` into ``(("w", -1), ("t", 0))``."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"feature template must be a non-empty string, got {text!r}")
+    cells = []
+    for part in text.split("|"):
+        m = _CELL_RE.match(part.strip())
+        if m is None:
+            raise ValueError(
+                f"cannot parse feature template {text!r}: each cell must look like "
+                f"'name[offset]', e.g. 'w[-1]' or 'w[0]|t[1]'"
+            )
+        name, offset = m.group(1), int(m.group(2))
+        _check_column_name(name, text)
+        cells.append((name, offset))
+    if len(cells) > 16:
+        raise ValueError(f"feature template {text!r} has more than 16 cells")
+    return tuple(cells)
+
+
+def _check_column_name(name: str, template: str) -> None:
+    if name in _DOC_ATTRS:
+        return
+    m = _AFFIX_RE.match(name)
+    if m:
+        n = int(m.group(2))
+        if not 1 <= n <= 10:
+            raise ValueError(f"{name!r} in template {template!r}: affix length must be 1..10")
+        return
+    if name in extractors.get_all():
+        return
+    known = sorted(_DOC_ATTRS) + ["prefixN", "suffixN"] + sorted(extractors.get_all())
+    raise ValueError(
+        f"unknown attribute {name!r} in feature template {template!r}. Known: "
+        f"{', '.join(known)}. Register custom ones with spacy_adf.registry.extractors."
+    )
+
+
+class TemplateSet:
+    """Compiled templates: which columns to build and how to hash them."""
+
+    def __init__(self, templates: Sequence[str]):
+        if isinstance(templates, str):
+            raise ValueError("templates must be a list of strings, not a single string")
+        if not templates:
+            raise ValueError("at least one feature template is needed")
+        self.templates: List[str] = [str(t) for t in templates]
+        if len(set(self.templates)) != len(self.templates):
+            raise ValueError("feature templates must be unique")
+        parsed = [parse_template(t) for t in self.templates]
+        self.columns: List[str] = []
+        for cells in parsed:
+            for name, _ in cells:
+                if name not in self.columns:
+                    self.columns.append(name)
+        T = len(parsed)
+        width = max(len(c) for c in parsed)
+        self.tcols = numpy.zeros((T, width), dtype=numpy.int32)
+        self.toffs = numpy.zeros((T, width), dtype=numpy.int32)
+        self.tlen = numpy.zeros(T, dtype=numpy.int32)
+        self.tseed = numpy.zeros(T, dtype=numpy.uint64)
+        for j, cells in enumerate(parsed):
+            self.tlen[j] = len(cells)
+            # The seed ties a value to its template, so "w[-1]=x" != "w[1]=x".
+            self.tseed[j] = hash_string("spacy_adf.template:" + self.templates[j])
+            for c, (name, off) in enumerate(cells):
+                self.tcols[j, c] = self.columns.index(name)
+                self.toffs[j, c] = off
+        self._affix_cache: Dict[Tuple[str, int], Dict[int, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.templates)
+
+    @property
+    def required_annotations(self) -> List[str]:
+        out = []
+        for name in self.columns:
+            if name in _DOC_ATTRS and _DOC_ATTRS[name][1] is not None:
+                ann = _DOC_ATTRS[name][1]
+                if ann not in out:
+                    out.append(ann)
+        return out
+
+    def check_doc(self, doc: Doc, component: str = "adf_tagger") -> None:
+        if len(doc) == 0:
+            return
+        for ann in self.required_annotations:
+            if not doc.has_annotation(ann):
+                raise ValueError(
+                    f"[{component}] the feature templates need {_ANNOTATION_HINT[ann]}, "
+                    f"but a Doc has no {ann} annotation (text starts {doc.text[:40]!r}). "
+                    f"Either provide the annotation or remove templates that use it."
+                )
+
+    def columns_for(self, doc: Doc) -> numpy.ndarray:
+        """uint64 array (n_tokens, n_columns) of attribute hashes (0 = absent)."""
+        n = len(doc)
+        out = numpy.zeros((n, len(self.columns)), dtype=numpy.uint64)
+        if n == 0:
+            return out
+        spacy_cols = [(i, _DOC_ATTRS[name][0]) for i, name in enumerate(self.columns)
+                      if name in _DOC_ATTRS]
+        if spacy_cols:
+            arr = doc.to_array([attr for _, attr in spacy_cols]).astype(numpy.uint64)
+            arr = arr.reshape(n, len(spacy_cols))
+            for k, (i, _) in enumerate(spacy_cols):
+                out[:, i] = arr[:, k]
+        for i, name in enumerate(self.columns):
+            if name in _DOC_ATTRS:
+                continue
+            m = _AFFIX_RE.match(name)
+            if m:
+                out[:, i] = self._affix_column(doc, m.group(1), int(m.group(2)))
+            else:
+                out[:, i] = _extractor_column(doc, name, extractors.get(name))
+        return out
+
+    def _affix_column(self, doc: Doc, kind: str, size: int) -> numpy.ndarray:
+        cache = self._affix_cache.setdefault((kind, size), {})
+        col = numpy.empty(len(doc), dtype=numpy.uint64)
+        for i, token in enumerate(doc):
+            orth = token.orth
+            h = cache.get(orth)
+            if h is None:
+                text = token.text
+                piece = text[:size] if kind == "prefix" else text[-size:]
+                h = hash_string(f"{kind}{size}:{piece}")
+                if len(cache) < 1_000_000:
+                    cache[orth] = h
+            col[i] = h
+        return col
+
+    def hashes(self, doc: Doc) -> numpy.ndarray:
+        """uint64 array (n_tokens, n_templates) of template hashes (0 = off)."""
+        cols = self.columns_for(doc)
+        return template_hashes(cols, self.tcols, self.toffs, self.tlen, self.tseed)
+
+
+def _extractor_column(doc: Doc, name: str, fn: Callable) -> numpy.ndarray:
+    values = fn(doc)
+    if len(values) != len(doc):
+        raise ValueError(
+            f"extractor {name!r} returned {len(values)} values for a Doc of {len(doc)} tokens"
+        )
+    col = numpy.zeros(len(doc), dtype=numpy.uint64)
+    for i, v in enumerate(values):
+        if v is None or v == "":
+            continue
+        col[i] = hash_string(f"{name}:{v}")
+    return col

@@ -1,0 +1,80 @@
+"""Random CRF models and sequences for the core tests."""
+import itertools
+
+import numpy
+
+from spacy_adf.core.crf import CRFModel
+
+
+def random_model(rng, n_labels=3, n_attrs=6, edge_mode="some", scale=1.0):
+    """A CRF with every label as state entries and a random subset of label
+    pairs as edge entries (or all pairs / none)."""
+    L = n_labels
+    state_ptr = numpy.arange(n_attrs + 1, dtype=numpy.int64) * L
+    state_label = numpy.tile(numpy.arange(L, dtype=numpy.int32), n_attrs)
+    edge_ptr = [0]
+    edge_pair = []
+    for _ in range(n_attrs):
+        if edge_mode == "all":
+            pairs = list(range(L * L))
+        elif edge_mode == "none":
+            pairs = []
+        else:
+            pairs = sorted(rng.choice(L * L, size=rng.integers(0, L * L + 1), replace=False).tolist())
+        edge_pair.extend(pairs)
+        edge_ptr.append(len(edge_pair))
+    model = CRFModel(L, state_ptr, state_label, numpy.array(edge_ptr), numpy.array(edge_pair, dtype=numpy.int32))
+    model.set_weights(rng.normal(0, scale, model.n_weights).astype(numpy.float32))
+    return model
+
+
+def random_batch(rng, n_attrs, lengths, max_active=3):
+    seq_starts = numpy.concatenate([[0], numpy.cumsum(lengths)]).astype(numpy.int64)
+    ptr = [0]
+    attrs = []
+    for _ in range(int(seq_starts[-1])):
+        k = rng.integers(0, max_active + 1)
+        attrs.extend(rng.choice(n_attrs, size=k, replace=False).tolist())
+        ptr.append(len(attrs))
+    return seq_starts, numpy.array(ptr, dtype=numpy.int64), numpy.array(attrs, dtype=numpy.int32)
+
+
+def brute_force(model, pos_ptr, attrs, start, n):
+    """All label paths of one sequence: (log Z, marginals, best path, best score)."""
+    L = model.n_labels
+    ss = numpy.array([0, n], dtype=numpy.int64)
+    ptr = pos_ptr[start:start + n + 1]
+    paths = list(itertools.product(range(L), repeat=n))
+    scores = []
+    for p in paths:
+        scores.append(model.path_score(ss, ptr, attrs, numpy.array(p, dtype=numpy.int32))[0])
+    scores = numpy.array(scores)
+    mx = scores.max()
+    log_z = mx + numpy.log(numpy.exp(scores - mx).sum())
+    probs = numpy.exp(scores - log_z)
+    marg = numpy.zeros((n, L))
+    for p, pr in zip(paths, probs):
+        for t, y in enumerate(p):
+            marg[t, y] += pr
+    best = paths[int(numpy.argmax(scores))]
+    return log_z, marg, numpy.array(best), scores.max()
+
+
+def path_score_dense(model, pos_ptr, attrs, start, n, labels):
+    """Path score from a plain loop over the weight layout (independent of Cython)."""
+    L = model.n_labels
+    w = model.weights.astype(numpy.float64)
+    sp, sl, ep, epair = model.state_ptr, model.state_label, model.edge_ptr, model.edge_pair
+    score = w[L * L + labels[0]] + w[L * L + L + labels[-1]]
+    for t in range(n):
+        if t:
+            score += w[labels[t - 1] * L + labels[t]]
+        for a in attrs[pos_ptr[start + t]:pos_ptr[start + t + 1]]:
+            for k in range(sp[a], sp[a + 1]):
+                if sl[k] == labels[t]:
+                    score += w[model.off_state + k]
+            if t:
+                for k in range(ep[a], ep[a + 1]):
+                    if epair[k] == labels[t - 1] * L + labels[t]:
+                        score += w[model.off_edge + k]
+    return score
