@@ -10,6 +10,7 @@ MODULES = [
     "spacy_adf.core.params",
     "spacy_adf.core.crf",
     "spacy_adf.core.adf",
+    "spacy_adf.core.online",
     "spacy_adf.features.extract",
 ]
 

@@ -10,10 +10,8 @@ def random_model(rng, n_labels=3, n_attrs=6, edge_mode="some", scale=1.0):
     """A CRF with every label as state entries and a random subset of label
     pairs as edge entries (or all pairs / none)."""
     L = n_labels
-    state_ptr = numpy.arange(n_attrs + 1, dtype=numpy.int64) * L
-    state_label = numpy.tile(numpy.arange(L, dtype=numpy.int32), n_attrs)
-    edge_ptr = [0]
-    edge_pair = []
+    ptr = [0]
+    codes = []
     for _ in range(n_attrs):
         if edge_mode == "all":
             pairs = list(range(L * L))
@@ -21,9 +19,10 @@ def random_model(rng, n_labels=3, n_attrs=6, edge_mode="some", scale=1.0):
             pairs = []
         else:
             pairs = sorted(rng.choice(L * L, size=rng.integers(0, L * L + 1), replace=False).tolist())
-        edge_pair.extend(pairs)
-        edge_ptr.append(len(edge_pair))
-    model = CRFModel(L, state_ptr, state_label, numpy.array(edge_ptr), numpy.array(edge_pair, dtype=numpy.int32))
+        codes.extend(range(L))
+        codes.extend(L + p for p in pairs)
+        ptr.append(len(codes))
+    model = CRFModel(L, numpy.array(ptr), numpy.array(codes, dtype=numpy.uint16))
     model.set_weights(rng.normal(0, scale, model.n_weights).astype(numpy.float32))
     return model
 
@@ -64,17 +63,15 @@ def path_score_dense(model, pos_ptr, attrs, start, n, labels):
     """Path score from a plain loop over the weight layout (independent of Cython)."""
     L = model.n_labels
     w = model.weights.astype(numpy.float64)
-    sp, sl, ep, epair = model.state_ptr, model.state_label, model.edge_ptr, model.edge_pair
+    bp, codes, off = model.block_ptr, model.codes, model.off_blocks
     score = w[L * L + labels[0]] + w[L * L + L + labels[-1]]
     for t in range(n):
         if t:
             score += w[labels[t - 1] * L + labels[t]]
         for a in attrs[pos_ptr[start + t]:pos_ptr[start + t + 1]]:
-            for k in range(sp[a], sp[a + 1]):
-                if sl[k] == labels[t]:
-                    score += w[model.off_state + k]
-            if t:
-                for k in range(ep[a], ep[a + 1]):
-                    if epair[k] == labels[t - 1] * L + labels[t]:
-                        score += w[model.off_edge + k]
+            for k in range(bp[a], bp[a + 1]):
+                if codes[k] == labels[t]:
+                    score += w[off + k]
+                if t and codes[k] == L + labels[t - 1] * L + labels[t]:
+                    score += w[off + k]
     return score

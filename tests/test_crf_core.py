@@ -48,7 +48,7 @@ def test_gradient_matches_finite_differences():
     dense = grad.to_dense()
 
     def loglik(w):
-        m = CRFModel(3, model.state_ptr, model.state_label, model.edge_ptr, model.edge_pair, w)
+        m = CRFModel(3, model.block_ptr, model.codes, w)
         return (m.path_score(ss, ptr, attrs, gold) - m.log_partition(ss, ptr, attrs)).sum()
 
     w0 = model.weights.copy()
@@ -102,7 +102,7 @@ def test_long_sequence_is_stable_and_matches_short_pieces():
     st = numpy.zeros((n, L))
     for t in range(n):
         for a in attrs[ptr[t]:ptr[t + 1]]:
-            st[t] += w[model.off_state + a * L: model.off_state + a * L + L]
+            st[t] += w[model.off_blocks + a * L: model.off_blocks + a * L + L]
     st[0] += w[L * L:L * L + L]
     st[-1] += w[L * L + L:L * L + 2 * L]
     mx = st.max(axis=1, keepdims=True)
@@ -121,8 +121,7 @@ def test_bad_inputs_raise():
     with pytest.raises(ValueError, match="pos_ptr"):
         model.viterbi([0, 2], [0, 1], numpy.array([0], dtype=numpy.int32))
     with pytest.raises(ValueError, match="weights have shape"):
-        CRFModel(2, model.state_ptr, model.state_label, model.edge_ptr, model.edge_pair,
-                 numpy.zeros(3, numpy.float32))
+        CRFModel(2, model.block_ptr, model.codes, numpy.zeros(3, numpy.float32))
     # an empty sequence inside a batch is skipped, not a crash
     out = model.viterbi([0, 0, 1], [0, 1], numpy.array([1], dtype=numpy.int32))
     assert out.shape == (1,)

@@ -17,10 +17,8 @@ FORMAT = "spacy_adf.crf"
 VERSION = 1
 _ARRAYS = {
     "keys": numpy.uint64,
-    "state_ptr": numpy.int64,
-    "state_label": numpy.int32,
-    "edge_ptr": numpy.int64,
-    "edge_pair": numpy.int32,
+    "block_ptr": numpy.int64,
+    "codes": numpy.uint16,
     "weights": numpy.float32,
 }
 
@@ -28,10 +26,8 @@ _ARRAYS = {
 def crf_to_bytes(table: FeatureTable, crf: CRFModel) -> bytes:
     arrays = {
         "keys": table.keys,
-        "state_ptr": crf.state_ptr,
-        "state_label": crf.state_label,
-        "edge_ptr": crf.edge_ptr,
-        "edge_pair": crf.edge_pair,
+        "block_ptr": crf.block_ptr,
+        "codes": crf.codes,
         "weights": crf.weights,
     }
     packed = {}
@@ -77,8 +73,10 @@ def crf_from_bytes(data: bytes, *, expected_labels: int = -1) -> Tuple[FeatureTa
             f"the CRF model has {n_labels} labels but the component config lists "
             f"{expected_labels}: model file and cfg do not belong together"
         )
-    crf = CRFModel(n_labels, arrays["state_ptr"], arrays["state_label"],
-                   arrays["edge_ptr"], arrays["edge_pair"], arrays["weights"])
+    try:
+        crf = CRFModel(n_labels, arrays["block_ptr"], arrays["codes"], arrays["weights"])
+    except ValueError as e:
+        raise ValueError(f"the CRF model data is inconsistent: {e}") from None
     if len(arrays["keys"]) != crf.n_attrs:
         raise ValueError("the CRF model's feature table and weights do not match")
     return FeatureTable(arrays["keys"]), crf

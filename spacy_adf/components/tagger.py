@@ -21,6 +21,8 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer
 
 from ..core.adf import SparseADF
+from ..core.crf import CRFContext
+from ..core.online import train_crf_adf
 from ..core.params import SparseGrad
 from ..features.dictionary import build_crf
 from .model import featurize
@@ -104,9 +106,13 @@ class ADFTagger(TrainablePipe):
         }
         self.scorer = scorer
         self._grad: Optional[SparseGrad] = None
+        self._ctx = CRFContext()
         self._adf: Optional[SparseADF] = None
         self._dirty = False
         self._tag_index: Dict[str, int] = {}
+        self._cache: Dict[int, tuple] = {}
+        self._pending: List[tuple] = []
+        self._pending_losses: List[Dict[str, float]] = []
 
     # ------------------------------------------------------------ labels
 
@@ -145,8 +151,16 @@ class ADFTagger(TrainablePipe):
         self.model.attrs["crf"] = crf
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
         self._grad = SparseGrad(crf)
+        self._ctx = CRFContext()
         self._adf = None
         self._dirty = False
+        self._cache = {}
+        self._pending = []
+        self._pending_losses = []
+
+    @property
+    def _cacheable(self) -> bool:
+        return self.model.attrs["templates"].columns_are_doc_attrs
 
     @property
     def _params_key(self):
@@ -263,6 +277,34 @@ class ADFTagger(TrainablePipe):
 
     # ------------------------------------------------------------ training
 
+    def _example_data(self, eg: Example):
+        """(pos_ptr, attrs, gold) of one example, cached across epochs.
+
+        spaCy keeps the same reference Docs for every epoch and copies the
+        predicted ones, so the cache is keyed by the reference Doc and checked
+        against the predicted Doc's template columns (cheap array compare).
+        """
+        tset = self.model.attrs["templates"]
+        doc = eg.predicted
+        key = id(eg.reference)
+        cols = tset.columns_for(doc) if self._cacheable else None
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is eg.reference and cols is not None \
+                and numpy.array_equal(hit[1], cols):
+            return hit[2]
+        gold = self._gold_ids(eg)
+        if gold is None:
+            return None
+        tset.check_doc(doc, self.name)
+        hashes = tset.hashes(doc) if cols is None else tset.hash_columns(cols)
+        ptr, attrs = self.model.attrs["table"].lookup(hashes)
+        data = (ptr, attrs, gold)
+        if cols is not None:
+            if len(self._cache) > max(2 * self.cfg["n_train_examples"], 100_000):
+                self._cache.clear()  # a streamed corpus: don't hold every Doc
+            self._cache[key] = (eg.reference, cols, data)
+        return data
+
     def update(
         self,
         examples: Iterable[Example],
@@ -271,51 +313,55 @@ class ADFTagger(TrainablePipe):
         sgd: Optional[Optimizer] = None,
         losses: Optional[Dict[str, float]] = None,
     ) -> Dict[str, float]:
+        """Queue the batch; the CRF steps run in finish_update(), where the
+        optimizer is known (spaCy's loop calls update(sgd=False) first). The
+        loss is added to `losses` there."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
         examples = list(examples)
         validate_examples(examples, "ADFTagger.update")
         self._require_model()
-        docs, golds = [], []
         for eg in examples:
             if len(eg.predicted) == 0:
                 continue
-            gold = self._gold_ids(eg)
-            if gold is not None:
-                docs.append(eg.predicted)
-                golds.append(gold)
-        if not docs:
-            return losses
-        ss, ptr, attrs = featurize(self.model, docs, self.name)
-        if self._adf is not None:
-            self._adf.catch_up_attrs(attrs)
-        gold = numpy.concatenate(golds)
-        loglik = self.crf.accumulate_gradient(ss, ptr, attrs, gold, self._grad)
-        losses[self.name] += -loglik
+            data = self._example_data(eg)
+            if data is not None:
+                self._pending.append(data)
+        self._pending_losses.append(losses)
         if sgd not in (None, False):
             self.finish_update(sgd)
         return losses
 
     def finish_update(self, sgd: Optimizer) -> None:
-        grad = self._grad
-        if grad is None or grad.n_samples == 0:
+        pending, self._pending = self._pending, []
+        loss_dicts, self._pending_losses = self._pending_losses, []
+        if not pending:
             return
+        crf = self.crf
         if hasattr(sgd, "sparse_state"):
-            state = sgd.sparse_state(self._params_key, self.crf,
+            state = sgd.sparse_state(self._params_key, crf,
                                      n_examples=self.cfg["n_train_examples"])
             if self._adf is not None and state is not self._adf:
                 self._adf.flush()  # a new optimizer: settle the old one's lazy decay
             self._adf = state
-            state.update(grad)
+            loglik = train_crf_adf(crf, state, self._grad, pending,
+                                   minibatch=getattr(sgd, "minibatch", 1), ctx=self._ctx)
             self._dirty = True
         else:
             self._sync()
             self._adf = None
-            dense = (-grad.to_dense()).astype(numpy.float32)  # thinc minimises
-            weights, _ = sgd(self._params_key, self.crf.weights, dense)
-            self.crf.set_weights(weights)
-        grad.clear()
+            loglik = 0.0
+            for ptr, attrs, gold in pending:
+                loglik += crf.accumulate_gradient(
+                    [0, len(gold)], ptr, attrs, gold, self._grad, self._ctx
+                )
+            dense = (-self._grad.to_dense()).astype(numpy.float32)  # thinc minimises
+            self._grad.clear()
+            weights, _ = sgd(self._params_key, crf.weights, dense)
+            crf.set_weights(weights)
+        if loss_dicts:
+            loss_dicts[-1][self.name] = loss_dicts[-1].get(self.name, 0.0) - loglik
 
     def get_loss(self, examples, scores):
         raise NotImplementedError("adf_tagger computes its loss inside update()")
@@ -337,6 +383,31 @@ class ADFTagger(TrainablePipe):
             yield
         finally:
             self.crf.set_weights(backup)
+
+    def memory_report(self) -> Dict[str, float]:
+        """Bytes held by the model and, while training, by the optimizer
+        state and gradient buffers; also per weight."""
+        self._require_model()
+        crf = self.crf
+        table = self.model.attrs["table"]
+        n_groups = crf.n_groups
+        # preshed map: a 16-byte cell per slot, about 2 slots per key
+        table_bytes = table.keys.nbytes + 32 * len(table)
+        report = {
+            "n_weights": crf.n_weights,
+            "n_features": crf.n_attrs,
+            "model_bytes": crf.nbytes + table_bytes,
+        }
+        train = report["model_bytes"]
+        if self._grad is not None:
+            train += self._grad.nbytes
+        if self._adf is not None:
+            train += self._adf.nbytes
+            report["optimizer_bytes"] = self._adf.nbytes
+        report["training_bytes"] = train
+        report["inference_bytes_per_weight"] = report["model_bytes"] / max(crf.n_weights, 1)
+        report["training_bytes_per_weight"] = train / max(crf.n_weights, 1)
+        return report
 
     # ------------------------------------------------------------ scoring
 

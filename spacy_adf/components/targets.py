@@ -7,6 +7,7 @@ Spec strings: "ents", "spans:KEY", "tag", "pos", "_.EXTENSION".
 from typing import Dict, Iterable, List, Optional, Sequence
 
 import numpy
+from spacy.attrs import ORTH
 from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span, Token
 from spacy.training import Example
@@ -73,8 +74,11 @@ class SpanTarget(Target):
         spans = self._spans(example.reference)
         if spans is None:
             self.labels_in(example)  # raises the explanatory error
-        aligned = example.get_aligned_spans_y2x(list(spans))
-        triples = sorted((s.start, s.end, s.label_) for s in aligned)
+        if same_tokens(example):
+            triples = sorted((s.start, s.end, s.label_) for s in spans)
+        else:
+            aligned = example.get_aligned_spans_y2x(list(spans))
+            triples = sorted((s.start, s.end, s.label_) for s in aligned)
         return spans_to_tags(len(example.predicted), triples, self.scheme)
 
     def set(self, doc, tags, confidences):
@@ -127,6 +131,8 @@ class TokenAttrTarget(Target):
         return [v for v in (self._get(t) for t in example.reference) if v is not None]
 
     def gold(self, example):
+        if same_tokens(example):
+            return [self._get(t) for t in example.reference]
         out: List[Optional[str]] = []
         align = example.alignment.x2y
         ref = example.reference
@@ -149,6 +155,14 @@ class TokenAttrTarget(Target):
         return Scorer.score_token_attr(
             examples, ext, getter=lambda token, attr: token._.get(attr) or "", **kwargs
         )
+
+
+def same_tokens(example: Example) -> bool:
+    """True if predicted and reference have identical tokens (no alignment needed)."""
+    x, y = example.predicted, example.reference
+    if len(x) != len(y):
+        return False
+    return bool(numpy.array_equal(x.to_array(ORTH), y.to_array(ORTH)))
 
 
 def make_target(spec: str, scheme: str = "BIO") -> Target:

@@ -3,6 +3,12 @@ from libc.stdint cimport int32_t, int64_t
 from .params cimport GroupedParams, SparseGrad
 
 
+cdef struct GroupState:
+    float rate       # gamma_k / G (clamped >= 1e-30 to stay a normal float)
+    int32_t count    # samples of the current window containing the group
+    int32_t last_u   # update up to which the group is caught up
+
+
 cdef class SparseADF:
     cdef readonly GroupedParams params
     cdef readonly double c
@@ -18,10 +24,8 @@ cdef class SparseADF:
     cdef readonly double C              # cumulative sum of G * batch size
     cdef readonly int64_t window_fill   # samples in the current window
     cdef readonly int n_windows
-    cdef double* rate                   # per group: gamma_k / G
-    cdef int32_t* count                 # per group: samples of this window containing it
-    cdef int32_t* last_u                # per group: update up to which it is caught up
-    cdef double* avg_sum                # per weight, if use_averages
+    cdef GroupState* groups
+    cdef float* avg                     # per weight running mean over updates, if use_averages
     cdef int32_t* wlist                 # groups with count > 0
     cdef int n_wlist
     cdef int cap_wlist
@@ -30,6 +34,7 @@ cdef class SparseADF:
     cdef double* seg_cbase
     cdef double* seg_dc
     cdef int n_seg
+    cdef public long long sink  # keeps the gather loads of the training loop alive
     cdef int cap_seg
 
     cdef void catch_up(self, int g, int32_t u_now) noexcept nogil

@@ -13,8 +13,8 @@ Lazy parts, and why they are exact:
   updates with a constant increment, so catching up costs O(segments spanned).
   (The exponential is the exact solution of the prior's decay over a step; it
   differs from the first-order step (1 - x) by O(x^2), x ~ 1e-6.)
-- Averaged weights (the mean of w over all updates) use the same segments:
-  inside a segment the decays form a geometric series.
+- Averaged weights (the running mean of w over all updates, float32) use the
+  same segments: inside a segment the decays form a geometric series.
 """
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.math cimport exp, expm1, sqrt
@@ -23,7 +23,15 @@ from libc.string cimport memset
 
 import numpy
 
-from .params cimport GroupedParams, SparseGrad, group_ranges
+from .params cimport GroupedParams, SparseGrad, group_range
+
+
+cdef inline double _decay(double x) noexcept nogil:
+    """exp(-x) for x >= 0; the series is exact to double precision for the
+    tiny per-step L2 exponents (x < 1e-4), and much cheaper than exp()."""
+    if x < 1e-4:
+        return 1.0 - x + 0.5 * x * x
+    return exp(-x)
 
 
 cdef class SparseADF:
@@ -53,20 +61,18 @@ cdef class SparseADF:
         self.window_fill = 0
         self.n_windows = 0
         cdef int n = params.n_groups
-        self.rate = <double*>PyMem_Malloc(sizeof(double) * n)
-        self.count = <int32_t*>PyMem_Malloc(sizeof(int32_t) * n)
-        self.last_u = <int32_t*>PyMem_Malloc(sizeof(int32_t) * n)
-        if not (self.rate and self.count and self.last_u):
+        self.groups = <GroupState*>PyMem_Malloc(sizeof(GroupState) * n)
+        if not self.groups:
             raise MemoryError()
         for g in range(n):
-            self.rate[g] = c
-            self.count[g] = 0
-            self.last_u[g] = 0
+            self.groups[g].rate = <float>c
+            self.groups[g].count = 0
+            self.groups[g].last_u = 0
         if use_averages:
-            self.avg_sum = <double*>PyMem_Malloc(sizeof(double) * max(params.n_weights, 1))
-            if self.avg_sum == NULL:
+            self.avg = <float*>PyMem_Malloc(sizeof(float) * max(params.n_weights, 1))
+            if self.avg == NULL:
                 raise MemoryError()
-            memset(self.avg_sum, 0, sizeof(double) * params.n_weights)
+            memset(self.avg, 0, sizeof(float) * params.n_weights)
         self.cap_wlist = 256
         self.wlist = <int32_t*>PyMem_Malloc(sizeof(int32_t) * self.cap_wlist)
         self.cap_seg = 64
@@ -79,10 +85,8 @@ cdef class SparseADF:
         self.n_seg = 0
 
     def __dealloc__(self):
-        PyMem_Free(self.rate)
-        PyMem_Free(self.count)
-        PyMem_Free(self.last_u)
-        PyMem_Free(self.avg_sum)
+        PyMem_Free(self.groups)
+        PyMem_Free(self.avg)
         PyMem_Free(self.wlist)
         PyMem_Free(self.seg_start)
         PyMem_Free(self.seg_cbase)
@@ -109,21 +113,25 @@ cdef class SparseADF:
 
     cdef void catch_up(self, int g, int32_t u_now) noexcept nogil:
         """Bring group g from its last update to update u_now: apply the L2
-        decay of the updates in between and add them to the averages."""
-        cdef int32_t u0 = self.last_u[g], first, last, seg_end
-        cdef double b, c0, decay, x, total = 0.0, e_first
-        cdef Py_ssize_t s0, e0, s1, e1, j
+        decay of the updates in between and fold them into the averages."""
+        cdef GroupState* gs = &self.groups[g]
+        cdef int32_t u0 = gs.last_u, first, last, seg_end
+        cdef double b, c0, decay, x, total = 0.0, e_first, keep, add
+        cdef Py_ssize_t s0, e0, j
         cdef int s, m
         if u0 >= u_now:
             return
-        self.last_u[g] = u_now
-        b = self.rate[g] * self.inv_n_sigma2
+        gs.last_u = u_now
+        b = gs.rate * self.inv_n_sigma2
         if b == 0.0 and not self.use_averages:
             return
-        s = self._seg_of(u0 + 1)
         c0 = self._C_at(self._seg_of(u0), u0) if u0 > 0 else 0.0
-        decay = exp(-b * (self._C_at(self._seg_of(u_now), u_now) - c0))
+        decay = _decay(b * (self._C_at(self._seg_of(u_now), u_now) - c0))
+        group_range(self.params, g, &s0, &e0)
+        cdef float* w = self.params.w
         if self.use_averages:
+            # total = sum over updates u0+1..u_now of the decay since u0
+            s = self._seg_of(u0 + 1)
             while s < self.n_seg and self.seg_start[s] <= u_now:
                 seg_end = self.seg_start[s + 1] - 1 if s + 1 < self.n_seg else self.n_updates
                 first = u0 + 1 if u0 + 1 > self.seg_start[s] else self.seg_start[s]
@@ -137,19 +145,13 @@ cdef class SparseADF:
                     else:
                         total += e_first * expm1(-x * m) / expm1(-x)
                 s += 1
-        group_ranges(self.params, g, &s0, &e0, &s1, &e1)
-        cdef float* w = self.params.w
-        if self.use_averages:
+            keep = <double>u0 / u_now
+            add = total / u_now
             for j in range(s0, e0):
-                self.avg_sum[j] += w[j] * total
-                w[j] = <float>(w[j] * decay)
-            for j in range(s1, e1):
-                self.avg_sum[j] += w[j] * total
+                self.avg[j] = <float>(self.avg[j] * keep + w[j] * add)
                 w[j] = <float>(w[j] * decay)
         elif decay != 1.0:
             for j in range(s0, e0):
-                w[j] = <float>(w[j] * decay)
-            for j in range(s1, e1):
                 w[j] = <float>(w[j] * decay)
 
     def catch_up_attrs(self, attrs, int offset=1):
@@ -188,7 +190,7 @@ cdef class SparseADF:
         cdef int32_t u_prev = self.n_updates, u_new = self.n_updates + 1
         cdef double dC = self.G * B
         cdef int i, g
-        cdef Py_ssize_t s0, e0, s1, e1, j, k
+        cdef Py_ssize_t s0, e0, j, k
         cdef double gamma, decay
         cdef float* w = self.params.w
         # register the update's increment of C
@@ -199,31 +201,29 @@ cdef class SparseADF:
             self.seg_cbase[self.n_seg] = self.C
             self.seg_dc[self.n_seg] = dC
             self.n_seg += 1
+        cdef GroupState* gs
+        cdef double inv_u = 1.0 / u_new
         for i in range(grad.n_touched):
             g = grad.touched[i]
             self.catch_up(g, u_prev)
-            gamma = self.G * self.rate[g]
-            decay = exp(-self.rate[g] * self.inv_n_sigma2 * dC)
-            group_ranges(self.params, g, &s0, &e0, &s1, &e1)
+            gs = &self.groups[g]
+            gamma = self.G * gs.rate * clip
+            decay = _decay(gs.rate * self.inv_n_sigma2 * dC)
+            group_range(self.params, g, &s0, &e0)
             k = grad.offset[i]
             for j in range(s0, e0):
-                w[j] = <float>(w[j] * decay + gamma * clip * grad.values[k])
-                k += 1
-            for j in range(s1, e1):
-                w[j] = <float>(w[j] * decay + gamma * clip * grad.values[k])
+                w[j] = <float>(w[j] * decay + gamma * grad.values[k])
                 k += 1
             if self.use_averages:
                 for j in range(s0, e0):
-                    self.avg_sum[j] += w[j]
-                for j in range(s1, e1):
-                    self.avg_sum[j] += w[j]
-            self.last_u[g] = u_new
-            if self.count[g] == 0:
+                    self.avg[j] = <float>(self.avg[j] + (w[j] - self.avg[j]) * inv_u)
+            gs.last_u = u_new
+            if gs.count == 0:
                 if self.n_wlist == self.cap_wlist:
                     self._grow_wlist()
                 self.wlist[self.n_wlist] = g
                 self.n_wlist += 1
-            self.count[g] += grad.occ[i]
+            gs.count += grad.occ[i]
         self.n_updates = u_new
         self.n_samples += B
         self.C += dC
@@ -235,15 +235,17 @@ cdef class SparseADF:
         cdef int i, g
         cdef double u, eta, q = <double>self.window_fill
         cdef int32_t un = self.n_updates
+        cdef GroupState* gs
         for i in range(self.n_wlist):
             g = self.wlist[i]
             self.catch_up(g, un)
-            u = self.count[g] / q
+            gs = &self.groups[g]
+            u = gs.count / q
             if u > 1.0:
                 u = 1.0
             eta = self.alpha - u * (self.alpha - self.beta)
-            self.rate[g] *= eta / self.alpha
-            self.count[g] = 0
+            gs.rate = <float>max(gs.rate * eta / self.alpha, 1e-30)
+            gs.count = 0
         self.n_wlist = 0
         self.G *= self.alpha
         self.window_fill = 0
@@ -278,7 +280,7 @@ cdef class SparseADF:
         """Current per-group rates gamma_k (float64, O(groups))."""
         out = numpy.empty(self.params.n_groups, dtype=numpy.float64)
         for g in range(self.params.n_groups):
-            out[g] = self.G * self.rate[g]
+            out[g] = self.G * self.groups[g].rate
         return out
 
     def averaged_weights(self):
@@ -291,16 +293,15 @@ cdef class SparseADF:
         out = numpy.empty(self.params.n_weights, dtype=numpy.float32)
         cdef float[::1] o = out
         cdef Py_ssize_t j
-        cdef double inv = 1.0 / self.n_updates
         for j in range(self.params.n_weights):
-            o[j] = <float>(self.avg_sum[j] * inv)
+            o[j] = self.avg[j]
         return out
 
     @property
     def nbytes(self):
         """Bytes of optimizer state (per-group rates, counts, stamps, averages)."""
-        n = self.params.n_groups * (sizeof(double) + 2 * sizeof(int32_t))
+        n = self.params.n_groups * sizeof(GroupState)
         if self.use_averages:
-            n += self.params.n_weights * sizeof(double)
+            n += self.params.n_weights * sizeof(float)
         n += self.cap_wlist * sizeof(int32_t) + self.cap_seg * (sizeof(int32_t) + 2 * sizeof(double))
         return n

@@ -1,4 +1,4 @@
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint16_t
 
 from .params cimport GroupedParams, SparseGrad
 
@@ -6,19 +6,16 @@ from .params cimport GroupedParams, SparseGrad
 cdef class CRFModel(GroupedParams):
     """Weights and feature layout of a first-order linear-chain CRF.
 
-    Weight layout: [transitions L*L | start L | end L | state entries | edge entries].
-    Attribute a (0-based) owns state entries [sptr[a], sptr[a+1]) (each with a
-    label) and edge entries [eptr[a], eptr[a+1]) (each with a label pair
-    yp*L + y); its ADF group is a + 1.
+    Weight layout: [transitions L*L | start L | end L | one block per attribute].
+    Attribute a (0-based, ADF group a + 1) owns block entries
+    [ptr[a], ptr[a+1]); entry k has code[k]: a label y (< L) for a state
+    weight w[a, y], or L + yp*L + y for a rich edge weight w[a, yp, y].
     """
     cdef readonly int n_labels
     cdef readonly int n_attrs
-    cdef readonly Py_ssize_t off_state
-    cdef readonly Py_ssize_t off_edge
-    cdef const int32_t* slabel
-    cdef const int32_t* epair
-    cdef object _slabel_arr
-    cdef object _epair_arr
+    cdef readonly Py_ssize_t off_blocks
+    cdef const uint16_t* code
+    cdef object _code_arr
 
 
 cdef struct Seq:
@@ -42,8 +39,13 @@ cdef class CRFContext:
     cdef Py_ssize_t cap_trans
     cdef int L
     cdef bint trans_stored
+    cdef double sink        # result of the prefetch pass (keeps its loads alive)
 
     cdef int reserve(self, int n, int L, bint store_trans) except -1
+
+
+cdef enum:
+    TRANS_STORE_CAP = 8388608   # doubles (64 MB) of stored transition matrices
 
 
 cdef double crf_loglik_grad(CRFModel m, Seq* seq, const int32_t* gold,
@@ -51,3 +53,4 @@ cdef double crf_loglik_grad(CRFModel m, Seq* seq, const int32_t* gold,
 cdef double crf_viterbi(CRFModel m, Seq* seq, CRFContext ctx, int32_t* out) noexcept nogil
 cdef double crf_forward_backward(CRFModel m, Seq* seq, CRFContext ctx) noexcept nogil
 cdef void crf_marginals(CRFModel m, Seq* seq, CRFContext ctx, float* out) noexcept nogil
+cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil

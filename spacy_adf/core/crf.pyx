@@ -9,42 +9,37 @@ the fly, so a 100,000-token sequence needs O(n*L) memory.
 """
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from libc.math cimport exp, log, INFINITY
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint16_t
 from libc.string cimport memcpy, memset
 
 import numpy
 
-from .params cimport GroupedParams, SparseGrad, group_ranges
+from .params cimport GroupedParams, SparseGrad, group_range, prefetch
 
 # Store per-position exp'd transition matrices up to this many doubles (64 MB).
-cdef enum:
-    TRANS_STORE_CAP = 8388608
 
 
 cdef class CRFModel(GroupedParams):
-    def __init__(self, int n_labels, state_ptr, state_label, edge_ptr, edge_pair, weights=None):
+    def __init__(self, int n_labels, block_ptr, codes, weights=None):
         if n_labels < 1:
             raise ValueError("a CRF needs at least one label")
-        state_ptr = numpy.ascontiguousarray(state_ptr, dtype=numpy.int64)
-        edge_ptr = numpy.ascontiguousarray(edge_ptr, dtype=numpy.int64)
-        state_label = numpy.ascontiguousarray(state_label, dtype=numpy.int32)
-        edge_pair = numpy.ascontiguousarray(edge_pair, dtype=numpy.int32)
-        if state_ptr.ndim != 1 or state_ptr.shape[0] < 1 or state_ptr[0] != 0:
-            raise ValueError("state_ptr must be a 1-d array starting at 0")
-        if edge_ptr.shape != state_ptr.shape or edge_ptr[0] != 0:
-            raise ValueError("edge_ptr must match state_ptr in length and start at 0")
-        if int(state_ptr[len(state_ptr) - 1]) != state_label.shape[0] or int(edge_ptr[len(edge_ptr) - 1]) != edge_pair.shape[0]:
-            raise ValueError("feature pointers do not match the entry arrays")
-        if numpy.any(numpy.diff(state_ptr) < 0) or numpy.any(numpy.diff(edge_ptr) < 0):
-            raise ValueError("feature pointers must be non-decreasing")
-        if state_label.size and (state_label.min() < 0 or state_label.max() >= n_labels):
-            raise ValueError("state entry label out of range")
-        if edge_pair.size and (edge_pair.min() < 0 or edge_pair.max() >= n_labels * n_labels):
-            raise ValueError("edge entry label pair out of range")
+        if n_labels > 255:
+            raise ValueError(
+                f"{n_labels} labels: the CRF's 16-bit entry codes support at most 255"
+            )
+        block_ptr = numpy.ascontiguousarray(block_ptr, dtype=numpy.int64)
+        codes = numpy.ascontiguousarray(codes, dtype=numpy.uint16)
+        if block_ptr.ndim != 1 or block_ptr.shape[0] < 1 or block_ptr[0] != 0:
+            raise ValueError("block_ptr must be a 1-d array starting at 0")
+        if int(block_ptr[len(block_ptr) - 1]) != codes.shape[0]:
+            raise ValueError("block_ptr does not match the entry codes")
+        if numpy.any(numpy.diff(block_ptr) < 0):
+            raise ValueError("block_ptr must be non-decreasing")
         L = n_labels
-        off_state = L * L + 2 * L
-        off_edge = off_state + state_label.shape[0]
-        n_weights = off_edge + edge_pair.shape[0]
+        if codes.size and int(codes.max()) >= L + L * L:
+            raise ValueError("entry code out of range for the number of labels")
+        head = L * L + 2 * L
+        n_weights = head + codes.shape[0]
         if weights is None:
             weights = numpy.zeros(n_weights, dtype=numpy.float32)
         else:
@@ -54,41 +49,33 @@ cdef class CRFModel(GroupedParams):
                     f"weights have shape {weights.shape}, the feature layout needs ({n_weights},)"
                 )
         self.n_labels = L
-        self.n_attrs = state_ptr.shape[0] - 1
-        self.off_state = off_state
-        self.off_edge = off_edge
-        self._slabel_arr = state_label
-        self._epair_arr = edge_pair
-        cdef const int32_t[::1] sl = state_label
-        cdef const int32_t[::1] ep = edge_pair
-        self.slabel = &sl[0] if sl.shape[0] else NULL
-        self.epair = &ep[0] if ep.shape[0] else NULL
-        self._bind(weights, off_state, off_state, state_ptr, off_edge, edge_ptr)
+        self.n_attrs = block_ptr.shape[0] - 1
+        self.off_blocks = head
+        self._code_arr = codes
+        cdef const uint16_t[::1] cv = codes
+        self.code = &cv[0] if cv.shape[0] else NULL
+        self._bind(weights, head, block_ptr)
 
     @property
-    def state_ptr(self):
-        return self._ptr0_arr
+    def block_ptr(self):
+        return self._ptr_arr
 
     @property
-    def edge_ptr(self):
-        return self._ptr1_arr
-
-    @property
-    def state_label(self):
-        return self._slabel_arr
-
-    @property
-    def edge_pair(self):
-        return self._epair_arr
+    def codes(self):
+        return self._code_arr
 
     @property
     def transitions(self):
         L = self.n_labels
         return self.weights[: L * L].reshape(L, L)
 
+    @property
+    def nbytes(self):
+        """Bytes of the model: weights, entry codes, block pointers."""
+        return self.weights.nbytes + self._code_arr.nbytes + self._ptr_arr.nbytes
+
     def __reduce__(self):
-        return (CRFModel, (self.n_labels, self.state_ptr, self.state_label,
-                           self.edge_ptr, self.edge_pair, self.weights))
+        return (CRFModel, (self.n_labels, self.block_ptr, self.codes, self.weights))
 
     # ---- Python entry points (batched; one sequence = one slice) ----
 
@@ -294,23 +281,42 @@ cdef void* _grow(void* p, size_t nbytes) except NULL:
 
 # ---------------------------------------------------------------- kernels
 
+cdef void _prefetch_seq(CRFModel m, Seq* s, CRFContext ctx) noexcept nogil:
+    """Touch every feature block of the sequence in one pass of independent
+    loads, so their cache misses overlap instead of stalling one by one
+    inside the scoring loops. (Plain loads with a kept result: compilers
+    drop loops that only prefetch.)"""
+    cdef int64_t i, k, start = s.ptr[0], end = s.ptr[s.n]
+    cdef uint16_t acc = 0
+    cdef float accf = 0.0
+    for i in range(start, end):
+        k = m.ptr[s.attrs[i]]
+        acc ^= m.code[k]
+        accf += m.w[m.off_blocks + k]
+    ctx.sink = acc + accf
+
+
 cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
     """Log state scores (n x L), with start and end weights folded in."""
     cdef int L = m.n_labels, n = s.n, t, y
     cdef int32_t a
     cdef int64_t i, k
+    cdef uint16_t c
     cdef double* row
-    cdef const float* w = m.w
+    cdef const float* w = m.w + m.off_blocks
+    cdef const float* head = m.w
     memset(st, 0, sizeof(double) * n * L)
     for t in range(n):
         row = st + t * L
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
-            for k in range(m.ptr0[a], m.ptr0[a + 1]):
-                row[m.slabel[k]] += w[m.off0 + k]
+            for k in range(m.ptr[a], m.ptr[a + 1]):
+                c = m.code[k]
+                if c < L:
+                    row[c] += w[k]
     for y in range(L):
-        st[y] += w[L * L + y]
-        st[(n - 1) * L + y] += w[L * L + L + y]
+        st[y] += head[L * L + y]
+        st[(n - 1) * L + y] += head[L * L + L + y]
 
 
 cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
@@ -318,13 +324,16 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
     cdef int L = m.n_labels, j
     cdef int32_t a
     cdef int64_t i, k
-    cdef const float* w = m.w
+    cdef uint16_t c
+    cdef const float* w = m.w + m.off_blocks
     for j in range(L * L):
-        out[j] = w[j]
+        out[j] = m.w[j]
     for i in range(s.ptr[t], s.ptr[t + 1]):
         a = s.attrs[i]
-        for k in range(m.ptr1[a], m.ptr1[a + 1]):
-            out[m.epair[k]] += w[m.off1 + k]
+        for k in range(m.ptr[a], m.ptr[a + 1]):
+            c = m.code[k]
+            if c >= L:
+                out[c - L] += w[k]
 
 
 cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
@@ -358,6 +367,7 @@ cdef double crf_forward_backward(CRFModel m, Seq* s, CRFContext ctx) noexcept no
     cdef double* row
     cdef double* prev
     cdef double* tmp = ctx.scratch2
+    _prefetch_seq(m, s, ctx)
     _score_states(m, s, st)
     for t in range(n):
         row = st + t * L
@@ -424,39 +434,40 @@ cdef void crf_marginals(CRFModel m, Seq* s, CRFContext ctx, float* out) noexcept
 
 
 cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
-    cdef int L = m.n_labels, n = s.n, t, p
+    cdef int L = m.n_labels, n = s.n, t, p = -1
     cdef int32_t a
     cdef int64_t i, k
-    cdef const float* w = m.w
-    cdef double score = <double>w[L * L + y[0]] + <double>w[L * L + L + y[n - 1]]
+    cdef uint16_t c
+    cdef const float* w = m.w + m.off_blocks
+    cdef double score = <double>m.w[L * L + y[0]] + <double>m.w[L * L + L + y[n - 1]]
     for t in range(n):
         if t >= 1:
             p = y[t - 1] * L + y[t]
-            score += w[p]
+            score += m.w[p]
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
-            for k in range(m.ptr0[a], m.ptr0[a + 1]):
-                if m.slabel[k] == y[t]:
-                    score += w[m.off0 + k]
-            if t >= 1:
-                for k in range(m.ptr1[a], m.ptr1[a + 1]):
-                    if m.epair[k] == p:
-                        score += w[m.off1 + k]
+            for k in range(m.ptr[a], m.ptr[a + 1]):
+                c = m.code[k]
+                if c == y[t] or (t >= 1 and c == L + p):
+                    score += w[k]
     return score
 
 
 cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
                             CRFContext ctx, SparseGrad grad) except? 1.0 nogil:
     """Add (observed - expected) feature counts to grad; return log P(gold|x)."""
-    cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, gp = 0, j
+    cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, gp = -1, j
     cdef int32_t a
-    cdef int64_t i, k, s0, ns
+    cdef int64_t i, k, s0
+    cdef uint16_t c
     cdef double log_z = crf_forward_backward(m, s, ctx)
-    cdef double gold_score = crf_path_score(m, s, gold)
+    cdef const float* wb = m.w + m.off_blocks
+    # the gold path's score is summed in the gradient loop (same entries)
+    cdef double gold_score = <double>m.w[LL + gold[0]] + <double>m.w[LL + L + gold[n - 1]]
     cdef double sh = 0.0, inv
     cdef double* st = ctx.state
-    cdef double* P = ctx.scratch2   # node marginals of position t (L), then reused
-    cdef double* Pe
+    cdef double* P = ctx.scratch2   # node marginals of position t (L)
+    cdef double* Pe = NULL          # edge marginals into position t (L x L)
     cdef double* E
     cdef double* head
     cdef double* blk
@@ -479,20 +490,10 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
             for y in range(L):
                 head[LL + L + y] -= P[y]
             head[LL + L + gold[n - 1]] += 1.0
-        for i in range(s.ptr[t], s.ptr[t + 1]):
-            a = s.attrs[i]
-            blk = grad.values + grad.touch(a + 1)
-            s0 = m.ptr0[a]
-            for k in range(s0, m.ptr0[a + 1]):
-                y = m.slabel[k]
-                blk[k - s0] -= P[y]
-                if y == gold[t]:
-                    blk[k - s0] += 1.0
         if t >= 1:
             gp = gold[t - 1] * L + gold[t]
             E = _trans_at(m, s, ctx, t, &sh)
-            # edge marginals P(y_{t-1}=yp, y_t=y) overwrite the scratch matrix
-            # only when it is not the recomputed E itself
+            # edge marginals; in place when E is the recomputed scratch matrix
             Pe = ctx.scratch if ctx.trans_stored else E
             for yp in range(L):
                 for y in range(L):
@@ -501,18 +502,23 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
             for j in range(LL):
                 head[j] -= Pe[j]
             head[gp] += 1.0
-            for i in range(s.ptr[t], s.ptr[t + 1]):
-                a = s.attrs[i]
-                k = m.ptr1[a]
-                if k == m.ptr1[a + 1]:
-                    continue
-                blk = grad.values + grad.touch(a + 1)
-                ns = m.ptr0[a + 1] - m.ptr0[a]
-                for k in range(m.ptr1[a], m.ptr1[a + 1]):
-                    j = m.epair[k]
-                    blk[ns + k - m.ptr1[a]] -= Pe[j]
-                    if j == gp:
-                        blk[ns + k - m.ptr1[a]] += 1.0
+            gold_score += m.w[gp]
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            blk = grad.values + grad.touch(a + 1)
+            s0 = m.ptr[a]
+            for k in range(s0, m.ptr[a + 1]):
+                c = m.code[k]
+                if c < L:
+                    blk[k - s0] -= P[c]
+                    if c == gold[t]:
+                        blk[k - s0] += 1.0
+                        gold_score += wb[k]
+                elif t >= 1:
+                    blk[k - s0] -= Pe[c - L]
+                    if c - L == gp:
+                        blk[k - s0] += 1.0
+                        gold_score += wb[k]
     return gold_score - log_z
 
 
@@ -522,6 +528,7 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     cdef double* st = ctx.state
     cdef double* delta = ctx.alpha
     cdef double* M = ctx.scratch
+    _prefetch_seq(m, s, ctx)
     _score_states(m, s, st)
     for y in range(L):
         delta[y] = st[y]

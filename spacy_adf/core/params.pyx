@@ -10,26 +10,23 @@ import numpy
 
 
 cdef class GroupedParams:
-    cdef void _bind(self, object weights, Py_ssize_t head_size,
-                    Py_ssize_t off0, object ptr0, Py_ssize_t off1, object ptr1) except *:
+    cdef void _bind(self, object weights, Py_ssize_t head_size, object ptr) except *:
         cdef float[::1] wv = weights
-        cdef const int64_t[::1] p0 = ptr0
-        cdef const int64_t[::1] p1 = ptr1
-        if p0.shape[0] != p1.shape[0] or p0.shape[0] < 1:
-            raise ValueError("group pointer arrays must have equal length >= 1")
+        cdef const int64_t[::1] p = ptr
+        if p.shape[0] < 1 or p[0] != 0:
+            raise ValueError("the group pointer array must start at 0")
+        if head_size + p[p.shape[0] - 1] != wv.shape[0]:
+            raise ValueError(
+                f"group layout covers {head_size + p[p.shape[0] - 1]} weights, "
+                f"the weight array has {wv.shape[0]}"
+            )
         self.weights = weights
-        self._ptr0_arr = ptr0
-        self._ptr1_arr = ptr1
+        self._ptr_arr = ptr
         self.w = &wv[0] if wv.shape[0] > 0 else NULL
         self.n_weights = wv.shape[0]
         self.head_size = head_size
-        self.off0 = off0
-        self.off1 = off1
-        self.ptr0 = &p0[0]
-        self.ptr1 = &p1[0]
-        self.n_groups = <int>p0.shape[0]  # groups 1..n-1 from the pointers, plus head group 0
-        if off1 + p1[p1.shape[0] - 1] > self.n_weights or off0 + p0[p0.shape[0] - 1] > self.n_weights:
-            raise ValueError("group layout exceeds the weight array")
+        self.ptr = &p[0]
+        self.n_groups = <int>p.shape[0]  # head group 0 plus one per pointer interval
 
     def set_weights(self, weights):
         """Replace the weight values (same shape), e.g. to swap in averages."""
@@ -38,22 +35,21 @@ cdef class GroupedParams:
             raise ValueError(
                 f"weight array has shape {weights.shape}, expected {self.weights.shape}"
             )
-        self._bind(weights, self.head_size, self.off0, self._ptr0_arr,
-                   self.off1, self._ptr1_arr)
+        self._bind(weights, self.head_size, self._ptr_arr)
 
     def group_indices(self, int g):
         """Weight indices of group g (for tests and dense reference code)."""
-        cdef Py_ssize_t s0, e0, s1, e1
+        cdef Py_ssize_t s, e
         if g < 0 or g >= self.n_groups:
             raise IndexError(g)
-        group_ranges(self, g, &s0, &e0, &s1, &e1)
-        return numpy.concatenate([numpy.arange(s0, e0), numpy.arange(s1, e1)])
+        group_range(self, g, &s, &e)
+        return numpy.arange(s, e)
 
     def group_of_weights(self):
-        """Array mapping every weight index to its group (O(weights); tests only)."""
+        """Array mapping every weight index to its group (O(weights))."""
         out = numpy.zeros(self.n_weights, dtype=numpy.int64)
-        for g in range(1, self.n_groups):
-            out[self.group_indices(g)] = g
+        counts = numpy.diff(self._ptr_arr)
+        out[self.head_size:] = numpy.repeat(numpy.arange(1, self.n_groups), counts)
         return out
 
 
@@ -61,13 +57,12 @@ cdef class SparseGrad:
     def __cinit__(self, GroupedParams params):
         self.params = params
         cdef int n = params.n_groups
-        self.slot = <int32_t*>PyMem_Malloc(sizeof(int32_t) * max(n, 1))
-        self.stamp = <int32_t*>PyMem_Malloc(sizeof(int32_t) * max(n, 1))
-        if self.slot == NULL or self.stamp == NULL:
+        self.slots = <GradSlot*>PyMem_Malloc(sizeof(GradSlot) * max(n, 1))
+        if self.slots == NULL:
             raise MemoryError()
         for i in range(n):
-            self.slot[i] = -1
-            self.stamp[i] = -1
+            self.slots[i].slot = -1
+            self.slots[i].stamp = -1
         self.cap_touched = 64
         self.touched = <int32_t*>PyMem_Malloc(sizeof(int32_t) * self.cap_touched)
         self.offset = <int64_t*>PyMem_Malloc(sizeof(int64_t) * self.cap_touched)
@@ -82,8 +77,7 @@ cdef class SparseGrad:
         self.sample_id = 0
 
     def __dealloc__(self):
-        PyMem_Free(self.slot)
-        PyMem_Free(self.stamp)
+        PyMem_Free(self.slots)
         PyMem_Free(self.touched)
         PyMem_Free(self.offset)
         PyMem_Free(self.occ)
@@ -96,12 +90,12 @@ cdef class SparseGrad:
     cdef Py_ssize_t touch(self, int g) except -1 nogil:
         """Offset in `values` of group g's gradient block, created if needed.
         (An offset, not a pointer: creating a block may move `values`.)"""
-        cdef int idx = self.slot[g]
-        cdef Py_ssize_t s0, e0, s1, e1, size
+        cdef int idx = self.slots[g].slot
+        cdef Py_ssize_t s0, e0, size
         cdef void* tmp
         if idx < 0:
-            group_ranges(self.params, g, &s0, &e0, &s1, &e1)
-            size = (e0 - s0) + (e1 - s1)
+            group_range(self.params, g, &s0, &e0)
+            size = e0 - s0
             if self.n_touched == self.cap_touched:
                 with gil:
                     self.cap_touched *= 2
@@ -127,21 +121,21 @@ cdef class SparseGrad:
                     self.values = <double*>tmp
             idx = self.n_touched
             self.n_touched += 1
-            self.slot[g] = idx
+            self.slots[g].slot = idx
             self.touched[idx] = g
             self.offset[idx] = self.n_values
             self.occ[idx] = 0
             memset(&self.values[self.n_values], 0, sizeof(double) * size)
             self.n_values += size
-        if self.stamp[g] != self.sample_id:
-            self.stamp[g] = self.sample_id
+        if self.slots[g].stamp != self.sample_id:
+            self.slots[g].stamp = self.sample_id
             self.occ[idx] += 1
         return self.offset[idx]
 
     cpdef void clear(self):
         cdef int i
         for i in range(self.n_touched):
-            self.slot[self.touched[i]] = -1
+            self.slots[self.touched[i]].slot = -1
         self.n_touched = 0
         self.n_values = 0
         self.n_samples = 0
@@ -162,16 +156,13 @@ cdef class SparseGrad:
         """The gradient as a dense float64 vector over all weights (O(weights))."""
         out = numpy.zeros(self.params.n_weights, dtype=numpy.float64)
         cdef double[::1] o = out
-        cdef Py_ssize_t s0, e0, s1, e1, j, k
+        cdef Py_ssize_t s0, e0, j, k
         cdef int i, g
         for i in range(self.n_touched):
             g = self.touched[i]
-            group_ranges(self.params, g, &s0, &e0, &s1, &e1)
+            group_range(self.params, g, &s0, &e0)
             k = self.offset[i]
             for j in range(s0, e0):
-                o[j] += self.values[k]
-                k += 1
-            for j in range(s1, e1):
                 o[j] += self.values[k]
                 k += 1
         return out
@@ -183,5 +174,8 @@ cdef class SparseGrad:
         return numpy.array([self.occ[i] for i in range(self.n_touched)], dtype=numpy.int64)
 
     @property
-    def nbytes_per_group(self):
-        return 2 * sizeof(int32_t)
+    def nbytes(self):
+        """Bytes held: per-group slots plus the current batch's buffers."""
+        return (self.params.n_groups * sizeof(GradSlot)
+                + self.cap_touched * (2 * sizeof(int32_t) + sizeof(int64_t))
+                + self.cap_values * sizeof(double))

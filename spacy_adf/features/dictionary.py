@@ -1,9 +1,9 @@
 """Build a CRF's feature dictionary and weight layout from training data.
 
 Vectorised over the whole corpus with numpy: template hashes with their gold
-labels go in; out come the FeatureTable (hash -> attribute id) and the CSR
-arrays of state entries (attribute x label) and rich edge entries
-(attribute x label pair) that CRFModel takes.
+labels go in; out come the FeatureTable (hash -> attribute id) and, per attribute, one
+block of entries: state weights (attribute x label) and rich edge weights
+(attribute x label pair), the layout CRFModel takes.
 """
 from typing import List, Sequence
 
@@ -36,6 +36,8 @@ def build_crf(
         raise ValueError(f"state_features must be one of {STATE_MODES}, got {state_features!r}")
     if edge_features not in EDGE_MODES:
         raise ValueError(f"edge_features must be one of {EDGE_MODES}, got {edge_features!r}")
+    if edge_features != "none" and n_labels > 255:
+        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
     if min_freq < 1:
         raise ValueError(f"min_freq must be >= 1, got {min_freq}")
     L = int(n_labels)
@@ -53,55 +55,55 @@ def build_crf(
 
     on = H != 0
     keys, counts = numpy.unique(H[on], return_counts=True)
-    keys = keys[counts >= min_freq]
-    table = FeatureTable(keys)
+    keep = counts >= min_freq
+    keys, counts = keys[keep], counts[keep]
+    # Attribute ids by descending frequency: the features most sequences use
+    # share a small, cache-resident part of the weight table.
+    order = numpy.lexsort((keys, -counts))
+    table = FeatureTable(keys[order])
     A = len(keys)
+    rank = numpy.empty(A, dtype=numpy.int64)
+    rank[order] = numpy.arange(A)
 
     # attribute id of every (position, template) cell, -1 where absent/pruned
     ids = numpy.full(H.shape, -1, dtype=numpy.int64)
     idx = numpy.searchsorted(keys, H[on])
     idx_clip = numpy.minimum(idx, max(A - 1, 0))
     found = (A > 0) & (keys[idx_clip] == H[on]) if A else numpy.zeros(idx.shape, bool)
-    vals = numpy.where(found, idx_clip, -1)
+    vals = numpy.where(found, rank[idx_clip] if A else -1, -1)
     ids[on] = vals
 
     rows, cols = numpy.nonzero(ids >= 0)
     attr = ids[rows, cols]
 
-    # state entries
+    # State entries (code = label) and rich edge entries (code = L + pair),
+    # as (attribute, code) pairs; sorted, they give each attribute's block.
+    parts = []
     if state_features == "all":
-        state_ptr = numpy.arange(A + 1, dtype=numpy.int64) * L
-        state_label = numpy.tile(numpy.arange(L, dtype=numpy.int32), A)
+        parts.append(numpy.repeat(numpy.arange(A, dtype=numpy.int64), L) * (L + L * L)
+                     + numpy.tile(numpy.arange(L, dtype=numpy.int64), A))
     else:
-        code = numpy.unique(attr * L + y[rows])
-        state_ptr, state_label = _csr(code // L, code % L, A)
-
-    # rich edge entries (positions with a previous label, edge templates only)
-    if edge_features == "none":
-        edge_ptr = numpy.zeros(A + 1, dtype=numpy.int64)
-        edge_pair = numpy.zeros(0, dtype=numpy.int32)
-    else:
+        parts.append(attr * (L + L * L) + y[rows])
+    if edge_features != "none":
         sel = numpy.asarray(edge_template_mask, bool)[cols]
         if edge_features == "all":
             eattr = numpy.unique(attr[sel])
-            counts_per = numpy.zeros(A, dtype=numpy.int64)
-            counts_per[eattr] = L * L
-            edge_ptr = numpy.concatenate([[0], numpy.cumsum(counts_per)]).astype(numpy.int64)
-            edge_pair = numpy.tile(numpy.arange(L * L, dtype=numpy.int32), len(eattr))
+            parts.append(numpy.repeat(eattr, L * L) * (L + L * L) + L
+                         + numpy.tile(numpy.arange(L * L, dtype=numpy.int64), len(eattr)))
         else:
             sel &= yp[rows] >= 0
-            pair = yp[rows][sel] * L + y[rows][sel]
-            code = numpy.unique(attr[sel] * (L * L) + pair)
-            edge_ptr, edge_pair = _csr(code // (L * L), code % (L * L), A)
-    model = CRFModel(L, state_ptr, state_label, edge_ptr, edge_pair)
+            parts.append(attr[sel] * (L + L * L) + L + yp[rows][sel] * L + y[rows][sel])
+    code = numpy.unique(numpy.concatenate(parts))
+    block_ptr, codes = _csr(code // (L + L * L), code % (L + L * L), A)
+    model = CRFModel(L, block_ptr, codes.astype(numpy.uint16))
     return table, model
 
 
 def _csr(owner: numpy.ndarray, value: numpy.ndarray, n_owner: int):
-    """Sorted (owner, value) pairs -> (ptr int64 (n_owner+1), values int32)."""
+    """Sorted (owner, value) pairs -> (ptr int64 (n_owner+1), values)."""
     counts = numpy.bincount(owner, minlength=n_owner) if len(owner) else numpy.zeros(n_owner, numpy.int64)
     ptr = numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64)
-    return ptr, value.astype(numpy.int32)
+    return ptr, value
 
 
 def edge_mask(templates: List[str], edge_templates) -> numpy.ndarray:

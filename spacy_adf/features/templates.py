@@ -172,9 +172,16 @@ class TemplateSet:
             col[i] = h
         return col
 
+    @property
+    def columns_are_doc_attrs(self) -> bool:
+        """True if every column is a plain spaCy attribute (cheap to_array)."""
+        return all(name in _DOC_ATTRS for name in self.columns)
+
     def hashes(self, doc: Doc) -> numpy.ndarray:
         """uint64 array (n_tokens, n_templates) of template hashes (0 = off)."""
-        cols = self.columns_for(doc)
+        return self.hash_columns(self.columns_for(doc))
+
+    def hash_columns(self, cols: numpy.ndarray) -> numpy.ndarray:
         return template_hashes(cols, self.tcols, self.toffs, self.tlen, self.tseed)
 
 

@@ -28,8 +28,11 @@ class ADF(Optimizer):
     samples for the sparse path ("auto" = a tenth of the training corpus, as
     in the paper). sigma: Gaussian prior of the paper (per-sample L2
     1/(n sigma^2)); if None, L2 is used as the per-sample coefficient on the
-    sparse path. On the dense path the window counts updates (dense_window)
-    and L2 is a decoupled weight decay.
+    sparse path. minibatch: samples per ADF step on the sparse path; spacy-adf
+    components split each spaCy batch into such steps, applied in order (the
+    paper's on-line setting is 1, whatever the spaCy batch size). On the
+    dense path the window counts updates (dense_window) and L2 is a
+    decoupled weight decay.
     """
 
     def __init__(
@@ -44,6 +47,7 @@ class ADF(Optimizer):
         use_averages: bool = False,
         grad_clip: float = 0.0,
         dense_window: int = 100,
+        minibatch: int = 1,
     ):
         if not isinstance(learn_rate, (int, float)) or isinstance(learn_rate, bool):
             raise ValueError(
@@ -62,6 +66,8 @@ class ADF(Optimizer):
             raise ValueError(f"ADF L2 must be non-negative, got {L2}")
         if dense_window < 1:
             raise ValueError(f"ADF dense_window must be >= 1, got {dense_window}")
+        if not isinstance(minibatch, int) or minibatch < 1:
+            raise ValueError(f"ADF minibatch must be a positive integer, got {minibatch!r}")
         super().__init__(
             float(learn_rate),
             L2=float(L2),
@@ -76,6 +82,7 @@ class ADF(Optimizer):
         self.window = window
         self.sigma = sigma
         self.dense_window = int(dense_window)
+        self.minibatch = int(minibatch)
         self.sparse_states: Dict[KeyT, SparseADF] = {}
         self._dense_rates: Dict[KeyT, numpy.ndarray] = {}
         self._dense_counts: Dict[KeyT, numpy.ndarray] = {}
@@ -159,6 +166,7 @@ def create_adf(
     use_averages: bool = False,
     grad_clip: float = 0.0,
     dense_window: int = 100,
+    minibatch: int = 1,
 ) -> ADF:
     return ADF(
         learn_rate,
@@ -170,4 +178,5 @@ def create_adf(
         use_averages=use_averages,
         grad_clip=grad_clip,
         dense_window=dense_window,
+        minibatch=minibatch,
     )
