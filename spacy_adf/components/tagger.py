@@ -5,7 +5,6 @@ Targets entities, span groups (e.g. chunks) or a token attribute; see
 optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
-from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
@@ -366,8 +365,9 @@ class ADFTagger(TrainablePipe):
     def get_loss(self, examples, scores):
         raise NotImplementedError("adf_tagger computes its loss inside update()")
 
-    @contextmanager
     def use_params(self, params: Optional[dict]):
+        """Swap in parameters (e.g. optimizer.averages) until the generator
+        resumes; a plain generator, as spaCy's Language.use_params expects."""
         value = params.get(self._params_key) if params else None
         if value is None or self.crf is None:
             yield
@@ -418,6 +418,11 @@ class ADFTagger(TrainablePipe):
         return self.scorer(examples, target=self.target, **kwargs)
 
     # ------------------------------------------------------------ serialization
+
+    def __reduce__(self):
+        # Pickles the trained model, not the optimizer's state or caches.
+        self._sync()
+        return (_rebuild_tagger, (self.vocab, self.model, self.name, dict(self.cfg), self.scorer))
 
     def _model_bytes(self) -> bytes:
         self._require_model()
@@ -479,3 +484,12 @@ class ADFTagger(TrainablePipe):
         }
         util.from_disk(path, deserialize, exclude)
         return self
+
+
+def _rebuild_tagger(vocab, model, name, cfg, scorer) -> ADFTagger:
+    tagger = ADFTagger(vocab, model, name, target=cfg["target"], scheme=cfg["scheme"],
+                       store_marginals=cfg["store_marginals"], scorer=scorer)
+    tagger.cfg.update(cfg)
+    if model.attrs["crf"] is not None:
+        tagger._set_model(model.attrs["table"], model.attrs["crf"])
+    return tagger
