@@ -158,10 +158,6 @@ class ADFTagger(TrainablePipe):
         self._pending_losses = []
 
     @property
-    def _cacheable(self) -> bool:
-        return self.model.attrs["templates"].columns_are_doc_attrs
-
-    @property
     def _params_key(self):
         return (self.model.id, "crf_weights")
 
@@ -281,27 +277,24 @@ class ADFTagger(TrainablePipe):
 
         spaCy keeps the same reference Docs for every epoch and copies the
         predicted ones, so the cache is keyed by the reference Doc and checked
-        against the predicted Doc's template columns (cheap array compare).
+        against the predicted Doc's attribute columns: a hit is exact.
         """
         tset = self.model.attrs["templates"]
         doc = eg.predicted
         key = id(eg.reference)
-        cols = tset.columns_for(doc) if self._cacheable else None
+        tset.check_doc(doc, self.name)
+        cols = tset.columns_for(doc)
         hit = self._cache.get(key)
-        if hit is not None and hit[0] is eg.reference and cols is not None \
-                and numpy.array_equal(hit[1], cols):
+        if hit is not None and hit[0] is eg.reference and numpy.array_equal(hit[1], cols):
             return hit[2]
         gold = self._gold_ids(eg)
         if gold is None:
             return None
-        tset.check_doc(doc, self.name)
-        hashes = tset.hashes(doc) if cols is None else tset.hash_columns(cols)
-        ptr, attrs = self.model.attrs["table"].lookup(hashes)
+        ptr, attrs = self.model.attrs["table"].lookup(tset.hash_columns(cols))
         data = (ptr, attrs, gold)
-        if cols is not None:
-            if len(self._cache) > max(2 * self.cfg["n_train_examples"], 100_000):
-                self._cache.clear()  # a streamed corpus: don't hold every Doc
-            self._cache[key] = (eg.reference, cols, data)
+        if len(self._cache) > max(2 * self.cfg["n_train_examples"], 100_000):
+            self._cache.clear()  # a streamed corpus: don't hold every Doc
+        self._cache[key] = (eg.reference, cols, data)
         return data
 
     def update(

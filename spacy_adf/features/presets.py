@@ -16,6 +16,18 @@ def chunking_templates() -> List[str]:
     return words + tags
 
 
+@registry.misc("spacy_adf.templates.chunking_rich.v1")
+def chunking_rich_templates() -> List[str]:
+    """The paper's chunking templates plus POS unigrams at +-2, word|POS
+    conjunctions and a few orthographic features (suffixes, shape, lower
+    case): about +0.2 F1 on CoNLL-2000 base NPs (see docs/benchmarks.md)."""
+    return chunking_templates() + [
+        "t[-2]", "t[2]",
+        "w[0]|t[0]", "w[-1]|t[0]", "w[1]|t[0]",
+        "suffix3[0]", "suffix2[0]", "shape[0]", "lower[0]",
+    ]
+
+
 @registry.misc("spacy_adf.templates.words.v1")
 def word_templates() -> List[str]:
     """Templates that need no upstream annotation: words, shapes and affixes."""

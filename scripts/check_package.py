@@ -1,0 +1,69 @@
+"""`spacy package` round trip: build the package of a trained pipeline,
+install it with pip into a fresh virtual environment (together with
+spacy-adf from this checkout), load it there and check that its predictions
+equal those of the original pipeline.
+
+    python scripts/check_package.py MODEL_DIR CONLL_FILE --workdir DIR
+"""
+import argparse
+import json
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+PREDICT = r"""
+import json, sys, spacy
+from spacy_adf.corpora.conll import conll_to_docs
+nlp = spacy.load(sys.argv[1])
+pairs = list(conll_to_docs(nlp.vocab, sys.argv[2], columns=["words", "tag", "iob"],
+                           iob_target="spans:chunks", limit=int(sys.argv[3])))
+out = []
+for doc in nlp.pipe([p for p, _ in pairs]):
+    out.append([[s.start, s.end, s.label_] for s in doc.spans.get("chunks", [])])
+print(json.dumps(out))
+"""
+
+
+def run(cmd, **kw):
+    print("$", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("model")
+    parser.add_argument("data")
+    parser.add_argument("--workdir", required=True)
+    parser.add_argument("--limit", type=int, default=200)
+    parser.add_argument("--name", default="adf_chunker")
+    args = parser.parse_args(argv)
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    pkg_dir = work / "packages"
+    pkg_dir.mkdir(parents=True, exist_ok=True)
+    run([sys.executable, "-m", "spacy", "package", args.model, pkg_dir, "--name", args.name,
+         "--version", "0.0.1", "--force", "--build", "sdist"])
+    sdist = sorted(pkg_dir.rglob("*.tar.gz"))[-1]
+    env_dir = work / "venv"
+    venv.create(env_dir, with_pip=True, clear=True)
+    py = env_dir / "bin" / "python"
+    run([py, "-m", "pip", "install", "-q", str(REPO)])
+    run([py, "-m", "pip", "install", "-q", "--no-deps", str(sdist)])
+    original = run([sys.executable, "-c", PREDICT, args.model, args.data, args.limit],
+                   capture_output=True, text=True).stdout
+    meta = json.loads(Path(args.model, "meta.json").read_text())
+    installed_name = f"{meta['lang']}_{args.name}"
+    packaged = run([py, "-c", PREDICT, installed_name, args.data, args.limit],
+                   capture_output=True, text=True, cwd=work).stdout
+    same = json.loads(original) == json.loads(packaged)
+    n = len(json.loads(original))
+    print(f"{installed_name}: {n} sentences, predictions identical: {same}")
+    if not same:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
