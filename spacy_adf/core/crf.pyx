@@ -81,106 +81,78 @@ cdef class CRFModel(GroupedParams):
 
     def viterbi(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None):
         """Best label sequence for every sequence of a batch (int32, concatenated)."""
-        cdef const int64_t[::1] ss = _i64(seq_starts)
-        cdef const int64_t[::1] pp = _i64(pos_ptr)
-        cdef const int32_t[::1] aa = _i32(attrs)
-        _check_batch(self, ss, pp, aa)
-        n_pos = ss[ss.shape[0] - 1]
-        out = numpy.zeros(n_pos, dtype=numpy.int32)
-        cdef int32_t[::1] o = out
-        if ctx is None:
-            ctx = CRFContext()
-        cdef Seq seq
-        cdef Py_ssize_t i, n_seq = ss.shape[0] - 1
-        for i in range(n_seq):
-            if ss[i + 1] == ss[i]:
-                continue
-            _make_seq(&seq, ss, pp, aa, i)
-            ctx.reserve(seq.n, self.n_labels, False)
-            with nogil:
-                crf_viterbi(self, &seq, ctx, &o[ss[i]])
-        return out
+        return self._apply(OP_VITERBI, seq_starts, pos_ptr, attrs, None, None, ctx)
 
     def marginals(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None):
         """Per-position label marginals P(y_t = y | x), float32 (n_pos, L)."""
-        cdef const int64_t[::1] ss = _i64(seq_starts)
-        cdef const int64_t[::1] pp = _i64(pos_ptr)
-        cdef const int32_t[::1] aa = _i32(attrs)
-        _check_batch(self, ss, pp, aa)
-        n_pos = ss[ss.shape[0] - 1]
-        out = numpy.zeros((n_pos, self.n_labels), dtype=numpy.float32)
-        cdef float[:, ::1] o = out
-        if ctx is None:
-            ctx = CRFContext()
-        cdef Seq seq
-        cdef Py_ssize_t i, n_seq = ss.shape[0] - 1
-        for i in range(n_seq):
-            if ss[i + 1] == ss[i]:
-                continue
-            _make_seq(&seq, ss, pp, aa, i)
-            ctx.reserve(seq.n, self.n_labels, seq.n * self.n_labels * self.n_labels <= TRANS_STORE_CAP)
-            with nogil:
-                crf_forward_backward(self, &seq, ctx)
-                crf_marginals(self, &seq, ctx, &o[ss[i], 0])
-        return out
+        return self._apply(OP_MARGINALS, seq_starts, pos_ptr, attrs, None, None, ctx)
 
     def log_partition(self, seq_starts, pos_ptr, attrs):
         """log Z(x) of every sequence (float64)."""
-        cdef const int64_t[::1] ss = _i64(seq_starts)
-        cdef const int64_t[::1] pp = _i64(pos_ptr)
-        cdef const int32_t[::1] aa = _i32(attrs)
-        _check_batch(self, ss, pp, aa)
-        ctx = CRFContext()
-        out = numpy.zeros(ss.shape[0] - 1, dtype=numpy.float64)
-        cdef Seq seq
-        for i in range(ss.shape[0] - 1):
-            if ss[i + 1] == ss[i]:
-                continue
-            _make_seq(&seq, ss, pp, aa, i)
-            ctx.reserve(seq.n, self.n_labels, seq.n * self.n_labels * self.n_labels <= TRANS_STORE_CAP)
-            out[i] = crf_forward_backward(self, &seq, ctx)
-        return out
+        return self._apply(OP_LOGZ, seq_starts, pos_ptr, attrs, None, None, None)
 
     def path_score(self, seq_starts, pos_ptr, attrs, labels):
         """Unnormalised log score of the given label sequences (float64 per sequence)."""
-        cdef const int64_t[::1] ss = _i64(seq_starts)
-        cdef const int64_t[::1] pp = _i64(pos_ptr)
-        cdef const int32_t[::1] aa = _i32(attrs)
-        cdef const int32_t[::1] yy = _labels(self, labels, ss)
-        _check_batch(self, ss, pp, aa)
-        out = numpy.zeros(ss.shape[0] - 1, dtype=numpy.float64)
-        cdef Seq seq
-        for i in range(ss.shape[0] - 1):
-            if ss[i + 1] == ss[i]:
-                continue
-            _make_seq(&seq, ss, pp, aa, i)
-            out[i] = crf_path_score(self, &seq, &yy[ss[i]])
-        return out
+        return self._apply(OP_PATH, seq_starts, pos_ptr, attrs, labels, None, None)
 
     def accumulate_gradient(self, seq_starts, pos_ptr, attrs, gold, SparseGrad grad,
                             CRFContext ctx=None):
         """Add d log P(gold | x) / dw of every sequence to `grad`; return the
         summed log-likelihood. Each sequence counts as one sample."""
-        if grad.params is not self:
+        if grad is None or grad.params is not self:
             raise ValueError("the SparseGrad belongs to another model")
+        return self._apply(OP_GRAD, seq_starts, pos_ptr, attrs, gold, grad, ctx)
+
+    def _apply(self, int op, seq_starts, pos_ptr, attrs, labels, SparseGrad grad,
+               CRFContext ctx):
+        """Validate a batch once, then run one kernel over its sequences."""
         cdef const int64_t[::1] ss = _i64(seq_starts)
         cdef const int64_t[::1] pp = _i64(pos_ptr)
         cdef const int32_t[::1] aa = _i32(attrs)
-        cdef const int32_t[::1] yy = _labels(self, gold, ss)
         _check_batch(self, ss, pp, aa)
+        cdef const int32_t[::1] yy = _labels(self, labels, ss) if labels is not None else None
+        cdef Py_ssize_t i, n_seq = ss.shape[0] - 1, n_pos = ss[n_seq]
+        cdef int L = self.n_labels
+        if op == OP_VITERBI:
+            out = numpy.zeros(n_pos, dtype=numpy.int32)
+        elif op == OP_MARGINALS:
+            out = numpy.zeros((n_pos, L), dtype=numpy.float32)
+        else:
+            out = numpy.zeros(n_seq, dtype=numpy.float64)
+        cdef int32_t[::1] o_lab = out if op == OP_VITERBI else None
+        cdef float[:, ::1] o_marg = out if op == OP_MARGINALS else None
+        cdef double[::1] o_seq = out if op not in (OP_VITERBI, OP_MARGINALS) else None
         if ctx is None:
             ctx = CRFContext()
         cdef Seq seq
-        cdef double total = 0.0
-        cdef Py_ssize_t i, n_seq = ss.shape[0] - 1
         for i in range(n_seq):
             if ss[i + 1] == ss[i]:
                 continue
             _make_seq(&seq, ss, pp, aa, i)
-            ctx.reserve(seq.n, self.n_labels, seq.n * self.n_labels * self.n_labels <= TRANS_STORE_CAP)
+            ctx.reserve(seq.n, L, op != OP_VITERBI and seq.n * L * L <= TRANS_STORE_CAP)
             with nogil:
-                total += crf_loglik_grad(self, &seq, &yy[ss[i]], ctx, grad)
-        return total
+                if op == OP_VITERBI:
+                    crf_viterbi(self, &seq, ctx, &o_lab[ss[i]])
+                elif op == OP_MARGINALS:
+                    crf_forward_backward(self, &seq, ctx)
+                    crf_marginals(self, &seq, ctx, &o_marg[ss[i], 0])
+                elif op == OP_LOGZ:
+                    o_seq[i] = crf_forward_backward(self, &seq, ctx)
+                elif op == OP_PATH:
+                    o_seq[i] = crf_path_score(self, &seq, &yy[ss[i]])
+                else:
+                    o_seq[i] = crf_loglik_grad(self, &seq, &yy[ss[i]], ctx, grad)
+        if op == OP_GRAD:
+            return float(out.sum())
+        return out
+
+
+cdef enum:
+    OP_VITERBI = 0
+    OP_MARGINALS = 1
+    OP_LOGZ = 2
+    OP_PATH = 3
+    OP_GRAD = 4
 
 
 cdef object _i64(x):

@@ -154,29 +154,5 @@ class ADF(Optimizer):
         return weights, gradient
 
 
-@registry.optimizers("spacy_adf.ADF.v1")
-def create_adf(
-    learn_rate: float = 0.05,
-    *,
-    alpha: float = 0.995,
-    beta: float = 0.6,
-    window: Union[int, str] = "auto",
-    sigma: Optional[float] = None,
-    L2: float = 0.0,
-    use_averages: bool = False,
-    grad_clip: float = 0.0,
-    dense_window: int = 100,
-    minibatch: int = 1,
-) -> ADF:
-    return ADF(
-        learn_rate,
-        alpha=alpha,
-        beta=beta,
-        window=window,
-        sigma=sigma,
-        L2=L2,
-        use_averages=use_averages,
-        grad_clip=grad_clip,
-        dense_window=dense_window,
-        minibatch=minibatch,
-    )
+# The class itself is the registered factory: config keys are its arguments.
+create_adf = registry.optimizers("spacy_adf.ADF.v1")(ADF)
