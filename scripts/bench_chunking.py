@@ -14,7 +14,9 @@ One run trains and evaluates, on this machine and one job at a time:
   phrase types), evaluated once per epoch on the test file
   (``--training.eval_frequency`` = number of training sentences; batch size 1,
   so a step is a sentence). Training runs a fixed number of epochs; the
-  reported model is ``model-last``.
+  reported model is ``model-last``. Its templates are whatever the config
+  names; they are recorded per task and the report warns when they differ
+  from the crfsuite templates.
 
 Tasks: ``np`` (base-NP: every non-NP chunk becomes O) and ``all`` (all
 phrase types).
@@ -53,6 +55,10 @@ model after k full epochs plus one sentence. With E epochs the last record
 is after (E-1) epochs, so it is not ``model-last`` (E epochs); both figures
 are reported.
 
+The repository state (HEAD plus uncommitted changes to tracked files) is
+hashed at the start and the end; if it changed during the run the report says
+so, since the children and the parent may then have run different code.
+
 Output: raw figures as JSON (``--out-json``) and a Markdown section between
 ``<!-- bench_chunking:start -->`` and ``<!-- bench_chunking:end -->`` in
 ``--out-md``. Run from anywhere:
@@ -64,6 +70,7 @@ The module imports only the standard library at top level, so the crfsuite
 training child (``--crfsuite-worker``) does not carry spaCy in its RSS.
 """
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -422,11 +429,12 @@ def bench_adf(task: str, train_path: Path, test_path: Path, n_train: int,
 
     model_dir, child, evals = train_adf(task, train_path, test_path, n_train, epochs, workdir)
     nlp = spacy.load(model_dir)
+    chunker = nlp.get_pipe("chunker")
     docs, refs = load_test_docs(nlp, test_path, task)
     runs = [adf_tag_all(nlp, docs) for _ in range(REPEATS)]
     predicted = runs[0][0]
     scores = span_prf([doc_spans(r) for r in refs], [doc_spans(d) for d in predicted])
-    scorer = nlp.get_pipe("chunker").score([Example(d, r) for d, r in zip(predicted, refs)])
+    scorer = chunker.score([Example(d, r) for d, r in zip(predicted, refs)])
     n_tokens = sum(len(d) for d in docs)
     best = min(seconds for _, seconds in runs)
     target = TASKS[task]["target_f1"]
@@ -454,6 +462,9 @@ def bench_adf(task: str, train_path: Path, test_path: Path, n_train: int,
         "memory": adf_memory(model_dir, train_path, task),
         "evaluations": evals,
         "train_command": child["command"],
+        "config": TASKS[task]["config"],
+        "templates": list(chunker.model.attrs["templates"].templates),
+        "scheme": chunker.cfg["scheme"],
     }
 
 
@@ -486,6 +497,29 @@ def machine_info() -> Dict:
         "spacy_adf": version("spacy-adf"),
         "git_commit": commit + ("+modified" if dirty else ""),
     }
+
+
+def repo_state() -> str:
+    """A hash of HEAD and the uncommitted changes to tracked files."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO,
+                          capture_output=True, text=True).stdout
+    diff = subprocess.run(["git", "diff", "HEAD"], cwd=REPO, capture_output=True).stdout
+    return hashlib.sha1(head.encode() + diff).hexdigest()
+
+
+def template_mismatches(report: Dict) -> List[str]:
+    """Tasks whose adf templates differ from the crfsuite templates."""
+    crf = report["settings"]["crfsuite_templates"]
+    out = []
+    for task, systems in report["results"].items():
+        adf = systems.get("adf")
+        if adf and adf["templates"] != crf:
+            extra = [t for t in adf["templates"] if t not in crf]
+            missing = [t for t in crf if t not in adf["templates"]]
+            out.append(f"{TASKS[task]['title']}: adf ({adf['config']}) uses "
+                       f"{len(adf['templates'])} templates, crfsuite {len(crf)}; adf only: "
+                       f"`{', '.join(extra) or '-'}`; crfsuite only: `{', '.join(missing) or '-'}`")
+    return out
 
 
 def ratios(task_results: Dict) -> Dict:
@@ -552,6 +586,9 @@ def markdown_notes(report: Dict) -> List[str]:
         if not adf:
             continue
         lines.append(
+            f"- {TASKS[task]['title']}, adf: `{adf['config']}`, {adf['scheme']} tags, "
+            f"templates `{', '.join(adf['templates'])}`.")
+        lines.append(
             f"- {TASKS[task]['title']}, adf: model-last F1 {adf['f1']:.2f} "
             f"(spaCy scorer {adf['scorer_f1']:.2f}); last logged evaluation "
             f"{fmt(adf['last_log_f1'])} after {adf['last_log_sentences_seen']} sentences, "
@@ -574,9 +611,11 @@ def markdown_section(report: Dict) -> str:
         f"Run on {report['started']}, total {report['total_wall_seconds'] / 60:.1f} min.", "",
         f"Data: {report['settings']['n_train_sentences']} training sentences, "
         f"{report['settings']['n_test_sentences']} test sentences "
-        f"({report['settings']['n_test_tokens']} tokens). Templates (both systems): "
-        f"`{', '.join(report['settings']['templates'])}`; crfsuite uses them as node "
-        "features only, adf_tagger adds its configured rich edge features.", "",
+        f"({report['settings']['n_test_tokens']} tokens). crfsuite templates "
+        "(the paper's, `spacy_adf.features.presets.chunking_templates()`, node features "
+        f"only): `{', '.join(report['settings']['crfsuite_templates'])}`. adf_tagger: "
+        "the templates, tag scheme and rich edge features of its config, listed "
+        "below.", "",
         "F1/P/R: conlleval exact span match on the test set, in percent (adf: "
         "`model-last`). crfsuite train s = `Trainer.train()`; feature extr. = building "
         "attributes + `Trainer.append`. adf train s = logged `train_seconds` at the last "
@@ -587,6 +626,13 @@ def markdown_section(report: Dict) -> str:
         "Bytes/weight for adf from `memory_report()` (training: after "
         f"{MEMORY_SENTENCES} in-process ADF updates, optimizer state included).", "",
     ]
+    if report["repo_changed_during_run"]:
+        lines += ["**Warning: the repository changed during this run; the figures may "
+                  "mix code versions.**", ""]
+    mismatches = template_mismatches(report)
+    if mismatches:
+        lines += ["**Warning: the systems do not use the same feature templates.**", ""]
+        lines += [f"- {m}" for m in mismatches] + [""]
     lines += markdown_tables(report["results"])
     lines += markdown_notes(report)
     return "\n".join(lines) + "\n"
@@ -654,6 +700,7 @@ def run_benchmark(args, workdir: Path, argv: List[str]) -> Dict:
 
     started = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     t0 = time.perf_counter()
+    state_at_start = repo_state()
     templates = list(chunking_templates())
     train_path, n_train = prepare_train(args, workdir)
     test_path = args.data / "test.txt"
@@ -672,8 +719,12 @@ def run_benchmark(args, workdir: Path, argv: List[str]) -> Dict:
             results[task][system] = r
             print(f"[bench_chunking] {task} / {system}: F1 {r['f1']:.2f}, "
                   f"{time.perf_counter() - t:.0f} s", flush=True)
+    changed = repo_state() != state_at_start
+    if changed:
+        print("[bench_chunking] WARNING: the repository changed during the run", flush=True)
     return {
         "benchmark": "bench_chunking",
+        "repo_changed_during_run": changed,
         "command": shlex.join(["python", "scripts/bench_chunking.py", *argv]),
         "started": started,
         "total_wall_seconds": time.perf_counter() - t0,
@@ -685,7 +736,7 @@ def run_benchmark(args, workdir: Path, argv: List[str]) -> Dict:
             "epochs": {t: epochs[t] for t in args.tasks}, "limit": args.limit,
             "n_train_sentences": n_train, "n_test_sentences": len(test),
             "n_test_tokens": sum(len(w) for w, _, _ in test),
-            "templates": templates, "throughput_repeats": REPEATS,
+            "crfsuite_templates": templates, "throughput_repeats": REPEATS,
             "adf_batch_size": ADF_BATCH_SIZE,
             "crfsuite": {k: {"algorithm": a, "params": p} for k, (a, p) in CRFSUITE_SYSTEMS.items()},
         },

@@ -97,3 +97,27 @@ def test_bad_configuration_errors():
     g = SparseGrad(other)
     with pytest.raises(ValueError, match="another model"):
         SparseADF(model, c=0.1, window=3).update(g)
+
+
+@pytest.mark.parametrize("minibatch", [1, 3])
+def test_online_loop_equals_dense_reference(minibatch):
+    """The component's C training loop (catch-up, gradient, step per
+    mini-batch) ends where the literal dense algorithm ends."""
+    from spacy_adf.core.online import train_crf_adf
+
+    batch_sizes = [minibatch] * (45 // minibatch)
+    _, _, ref = _run_both(batch_sizes, use_averages=False, seed=7)
+    rng = numpy.random.default_rng(7)
+    model = random_model(rng, n_labels=3, n_attrs=40, edge_mode="some")
+    model.set_weights(numpy.zeros(model.n_weights, numpy.float32))
+    lengths = rng.integers(1, 6, sum(batch_sizes))
+    ss, ptr, attrs = random_batch(rng, 40, lengths, max_active=4)
+    gold = rng.integers(0, 3, int(ss[-1])).astype(numpy.int32)
+    seqs = []
+    for i in range(len(lengths)):
+        p0, p1 = ss[i], ss[i + 1]
+        seqs.append((ptr[p0:p1 + 1] - ptr[p0], attrs[ptr[p0]:ptr[p1]].copy(), gold[p0:p1].copy()))
+    state = SparseADF(model, c=0.3, alpha=0.9, beta=0.5, window=5, inv_n_sigma2=0.003)
+    train_crf_adf(model, state, SparseGrad(model), seqs, minibatch=minibatch)
+    state.flush()
+    numpy.testing.assert_allclose(model.weights, ref.w, atol=2e-5, rtol=1e-4)

@@ -30,7 +30,8 @@ def train_crf_adf(CRFModel model, SparseADF state, SparseGrad grad, list sequenc
     cdef int32_t u
     cdef int n_attrs = model.n_attrs
     cdef Py_ssize_t a
-    cdef int64_t sink = 0
+    cdef int64_t sink = 0, blk
+    cdef double sinkf = 0.0
     grad.clear()
     i = 0
     while i < n_items:
@@ -45,7 +46,11 @@ def train_crf_adf(CRFModel model, SparseADF state, SparseGrad grad, list sequenc
             for a in range(attrs.shape[0]):
                 if attrs[a] < 0 or attrs[a] >= n_attrs:
                     raise ValueError("attribute id out of range")
-                sink += state.groups[attrs[a] + 1].last_u + grad.slots[attrs[a] + 1].slot
+                sink += (state.groups[attrs[a] + 1].last_u + grad.slots[attrs[a] + 1].slot
+                         + model.ptr[attrs[a]])
+            for a in range(attrs.shape[0]):
+                blk = model.ptr[attrs[a]]
+                sinkf += model.w[model.off_blocks + blk] + model.code[blk]
             for a in range(attrs.shape[0]):
                 state.catch_up(attrs[a] + 1, u)
         for k in range(i, j):
@@ -67,5 +72,5 @@ def train_crf_adf(CRFModel model, SparseADF state, SparseGrad grad, list sequenc
         state.update(grad)
         grad.clear()
         i = j
-    state.sink = sink
+    state.sink = sink + <int64_t>(sinkf != sinkf)
     return total
