@@ -12,8 +12,8 @@ One run trains and evaluates, on this machine and one job at a time:
 * ``adf``: adf_tagger trained by ``python -m spacy train`` with
   ``configs/chunking_np.cfg`` (base-NP) or ``configs/chunking.cfg`` (all
   phrase types), evaluated once per epoch on the test file
-  (``--training.eval_frequency`` = number of training sentences; batch size 1,
-  so a step is a sentence). Training runs a fixed number of epochs; the
+  (``--training.eval_frequency`` = steps per epoch, from the config's batch
+  size; ADF still steps once per sentence inside each spaCy batch). Training runs a fixed number of epochs; the
   reported model is ``model-last``. Its templates are whatever the config
   names; they are recorded per task and the report warns when they differ
   from the crfsuite templates.
@@ -345,15 +345,24 @@ def read_log(path: Path) -> List[Dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf8").splitlines() if line.strip()]
 
 
-def evaluations(records: List[Dict], n_train: int) -> List[Dict]:
+def batch_size_of(config_path: Path) -> int:
+    """The spaCy batch size of a training config (sentences per step)."""
+    from spacy.util import load_config
+
+    cfg = load_config(config_path, interpolate=False)
+    return int(cfg["training"]["batcher"]["size"])
+
+
+def evaluations(records: List[Dict], n_train: int, batch_size: int = 1) -> List[Dict]:
     """The per-epoch log records, F1 in percent."""
     out = []
     for rec in records:
+        seen = min((rec["step"] + 1) * batch_size, (rec["epoch"] + 1) * n_train)
         out.append({
             "epoch": rec["epoch"],
             "step": rec["step"],
-            "sentences_seen": rec["step"] + 1,
-            "epochs_completed": (rec["step"] + 1) // max(n_train, 1),
+            "sentences_seen": seen,
+            "epochs_completed": seen // max(n_train, 1),
             "f1": 100.0 * rec["other_scores"].get("spans_chunks_f", 0.0),
             "train_seconds": rec["train_seconds"],
             "wall_seconds": rec["wall_seconds"],
@@ -373,14 +382,18 @@ def train_adf(task: str, train_path: Path, test_path: Path, n_train: int,
     job = workdir / f"{task}-adf"
     job.mkdir(parents=True, exist_ok=True)
     log_path = job / "log.jsonl"
-    cmd = [sys.executable, "-m", "spacy", "train", str(REPO / TASKS[task]["config"]),
+    config = REPO / TASKS[task]["config"]
+    batch_size = batch_size_of(config)
+    steps_per_epoch = -(-n_train // batch_size)  # evaluate once per epoch
+    cmd = [sys.executable, "-m", "spacy", "train", str(config),
            "--paths.train", str(train_path), "--paths.dev", str(test_path),
            "--paths.log", str(log_path), "--output", str(job / "output"),
-           "--training.eval_frequency", str(n_train),
+           "--training.eval_frequency", str(steps_per_epoch),
            "--training.max_epochs", str(epochs)]
     child = run_child(cmd, job / "train.log")
     child["command"] = shlex.join(cmd)
-    return job / "output" / "model-last", child, evaluations(read_log(log_path), n_train)
+    return (job / "output" / "model-last", child,
+            evaluations(read_log(log_path), n_train, batch_size))
 
 
 def load_test_docs(nlp, test_path: Path, task: str):

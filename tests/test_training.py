@@ -84,7 +84,7 @@ def test_spacy_train_end_to_end_on_sample_data(tmp_path):
         "--paths.train", str(REPO / "assets" / "sample_chunking" / "train.txt"),
         "--paths.dev", str(REPO / "assets" / "sample_chunking" / "dev.txt"),
         "--paths.log", str(log),
-        "--training.max_epochs", "2", "--training.eval_frequency", "200",
+        "--training.max_epochs", "2", "--training.eval_frequency", "10",
         "--output", str(tmp_path / "out"),
     ]
     out = subprocess.run(cmd, capture_output=True, text=True)

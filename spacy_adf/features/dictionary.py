@@ -41,6 +41,7 @@ def build_crf(
     if min_freq < 1:
         raise ValueError(f"min_freq must be >= 1, got {min_freq}")
     L = int(n_labels)
+    n_codes = L + L * L
     mats = [m for m in hash_mats if m.shape[0]]
     T = len(edge_template_mask)
     if not mats:
@@ -48,53 +49,67 @@ def build_crf(
     H = numpy.concatenate(mats, axis=0)
     if H.shape[1] != T:
         raise ValueError("template mask does not match the hash matrices")
-    y = numpy.concatenate([g for g, m in zip(golds, hash_mats) if m.shape[0]]).astype(numpy.int64)
-    yp = numpy.concatenate(
-        [numpy.concatenate([[-1], g[:-1]]) for g, m in zip(golds, hash_mats) if m.shape[0]]
-    ).astype(numpy.int64)
+    kept = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
+    y = numpy.concatenate(kept).astype(numpy.int64)
+    yp = numpy.concatenate([numpy.concatenate([[-1], g[:-1]]) for g in kept]).astype(numpy.int64)
+    edge_mask_arr = numpy.asarray(edge_template_mask, bool)
 
-    on = H != 0
-    keys, counts = numpy.unique(H[on], return_counts=True)
-    keep = counts >= min_freq
-    keys, counts = keys[keep], counts[keep]
+    # One template column at a time: the seeded hashes of different templates
+    # never coincide, so counting per column is exact, and the temporaries
+    # stay O(tokens) instead of O(tokens x templates).
+    key_parts, count_parts = [], []
+    for j in range(T):
+        col = H[:, j]
+        k, c = numpy.unique(col[col != 0], return_counts=True)
+        keep = c >= min_freq
+        key_parts.append(k[keep])
+        count_parts.append(c[keep])
+    keys = numpy.concatenate(key_parts)
+    counts = numpy.concatenate(count_parts)
+    if len(numpy.unique(keys)) != len(keys):  # a 64-bit collision across templates
+        keys, inverse = numpy.unique(keys, return_inverse=True)
+        counts = numpy.bincount(inverse, weights=counts).astype(numpy.int64)
     # Attribute ids by descending frequency: the features most sequences use
     # share a small, cache-resident part of the weight table.
     order = numpy.lexsort((keys, -counts))
     table = FeatureTable(keys[order])
     A = len(keys)
-    rank = numpy.empty(A, dtype=numpy.int64)
-    rank[order] = numpy.arange(A)
+    by_key = numpy.argsort(keys[order], kind="stable")
+    sorted_keys = keys[order][by_key]  # ascending, for searchsorted
+    id_of_sorted = by_key.astype(numpy.int64)
 
-    # attribute id of every (position, template) cell, -1 where absent/pruned
-    ids = numpy.full(H.shape, -1, dtype=numpy.int64)
-    idx = numpy.searchsorted(keys, H[on])
-    idx_clip = numpy.minimum(idx, max(A - 1, 0))
-    found = (A > 0) & (keys[idx_clip] == H[on]) if A else numpy.zeros(idx.shape, bool)
-    vals = numpy.where(found, rank[idx_clip] if A else -1, -1)
-    ids[on] = vals
-
-    rows, cols = numpy.nonzero(ids >= 0)
-    attr = ids[rows, cols]
-
-    # State entries (code = label) and rich edge entries (code = L + pair),
-    # as (attribute, code) pairs; sorted, they give each attribute's block.
+    # State entries (code = label) and rich edge entries (code = L + pair) as
+    # attribute * n_codes + code; sorted, they give each attribute's block.
     parts = []
     if state_features == "all":
-        parts.append(numpy.repeat(numpy.arange(A, dtype=numpy.int64), L) * (L + L * L)
+        parts.append(numpy.repeat(numpy.arange(A, dtype=numpy.int64), L) * n_codes
                      + numpy.tile(numpy.arange(L, dtype=numpy.int64), A))
-    else:
-        parts.append(attr * (L + L * L) + y[rows])
-    if edge_features != "none":
-        sel = numpy.asarray(edge_template_mask, bool)[cols]
+    all_edge_attrs = []
+    for j in range(T):
+        col = H[:, j]
+        rows = numpy.flatnonzero(col)
+        if not len(rows) or not A:
+            continue
+        idx = numpy.minimum(numpy.searchsorted(sorted_keys, col[rows]), A - 1)
+        found = sorted_keys[idx] == col[rows]
+        rows = rows[found]
+        attr = id_of_sorted[idx[found]]
+        if state_features == "observed":
+            parts.append(numpy.unique(attr * n_codes + y[rows]))
+        if edge_features == "none" or not edge_mask_arr[j]:
+            continue
         if edge_features == "all":
-            eattr = numpy.unique(attr[sel])
-            parts.append(numpy.repeat(eattr, L * L) * (L + L * L) + L
-                         + numpy.tile(numpy.arange(L * L, dtype=numpy.int64), len(eattr)))
+            all_edge_attrs.append(numpy.unique(attr))
         else:
-            sel &= yp[rows] >= 0
-            parts.append(attr[sel] * (L + L * L) + L + yp[rows][sel] * L + y[rows][sel])
-    code = numpy.unique(numpy.concatenate(parts))
-    block_ptr, codes = _csr(code // (L + L * L), code % (L + L * L), A)
+            sel = yp[rows] >= 0
+            parts.append(numpy.unique(attr[sel] * n_codes + L + yp[rows][sel] * L + y[rows][sel]))
+    if all_edge_attrs:
+        eattr = numpy.unique(numpy.concatenate(all_edge_attrs))
+        parts.append(numpy.repeat(eattr, L * L) * n_codes + L
+                     + numpy.tile(numpy.arange(L * L, dtype=numpy.int64), len(eattr)))
+    del H
+    code = numpy.unique(numpy.concatenate(parts)) if parts else numpy.zeros(0, numpy.int64)
+    block_ptr, codes = _csr(code // n_codes, code % n_codes, A)
     model = CRFModel(L, block_ptr, codes.astype(numpy.uint16))
     return table, model
 

@@ -158,13 +158,15 @@ class TemplateSet:
         return out
 
     def _affix_column(self, doc: Doc, kind: str, size: int) -> numpy.ndarray:
+        # Per-word cache keyed by ORTH: no Token objects are created.
         cache = self._affix_cache.setdefault((kind, size), {})
+        orths = doc.to_array(ORTH)
         col = numpy.empty(len(doc), dtype=numpy.uint64)
-        for i, token in enumerate(doc):
-            orth = token.orth
+        strings = doc.vocab.strings
+        for i, orth in enumerate(orths.tolist()):
             h = cache.get(orth)
             if h is None:
-                text = token.text
+                text = strings[orth]
                 piece = text[:size] if kind == "prefix" else text[-size:]
                 h = hash_string(f"{kind}{size}:{piece}")
                 if len(cache) < 1_000_000:
