@@ -122,6 +122,8 @@ def test_bad_inputs_raise():
         model.viterbi([0, 2], [0, 1], numpy.array([0], dtype=numpy.int32))
     with pytest.raises(ValueError, match="weights have shape"):
         CRFModel(2, model.block_ptr, model.codes, numpy.zeros(3, numpy.float32))
+    with pytest.raises(ValueError, match="increasing"):
+        CRFModel(2, [0, 3], numpy.array([1, 0, 2], dtype=numpy.uint16))
     # an empty sequence inside a batch is skipped, not a crash
     out = model.viterbi([0, 0, 1], [0, 1], numpy.array([1], dtype=numpy.int32))
     assert out.shape == (1,)

@@ -35,6 +35,11 @@ cdef class CRFModel(GroupedParams):
             raise ValueError("block_ptr does not match the entry codes")
         if numpy.any(numpy.diff(block_ptr) < 0):
             raise ValueError("block_ptr must be non-decreasing")
+        if codes.size > 1:
+            # the kernels rely on sorted blocks: state codes first, then edges
+            drops = numpy.flatnonzero(numpy.diff(codes.astype(numpy.int32)) <= 0) + 1
+            if not numpy.isin(drops, block_ptr).all():
+                raise ValueError("entry codes must be strictly increasing within each block")
         L = n_labels
         if codes.size and int(codes.max()) >= L + L * L:
             raise ValueError("entry code out of range for the number of labels")
@@ -282,10 +287,12 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
         row = st + t * L
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
+            # a block's codes are sorted: state entries (< L) come first
             for k in range(m.ptr[a], m.ptr[a + 1]):
                 c = m.code[k]
-                if c < L:
-                    row[c] += w[k]
+                if c >= L:
+                    break
+                row[c] += w[k]
     for y in range(L):
         st[y] += head[L * L + y]
         st[(n - 1) * L + y] += head[L * L + L + y]
@@ -302,10 +309,14 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
         out[j] = m.w[j]
     for i in range(s.ptr[t], s.ptr[t + 1]):
         a = s.attrs[i]
-        for k in range(m.ptr[a], m.ptr[a + 1]):
+        # edge entries (codes >= L) sit at the end of the sorted block
+        k = m.ptr[a + 1] - 1
+        while k >= m.ptr[a]:
             c = m.code[k]
-            if c >= L:
-                out[c - L] += w[k]
+            if c < L:
+                break
+            out[c - L] += w[k]
+            k -= 1
 
 
 cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
