@@ -20,7 +20,9 @@ def chunking_templates() -> List[str]:
 def chunking_rich_templates() -> List[str]:
     """The paper's chunking templates plus POS unigrams at +-2, word|POS
     conjunctions and a few orthographic features (suffixes, shape, lower
-    case): about +0.2 F1 on CoNLL-2000 base NPs (see docs/benchmarks.md)."""
+    case). On CoNLL-2000 base NPs with ADF (c=0.05, sigma=5, 8 epochs,
+    measured during development): paper templates 94.3 F1 (BIO) / 94.4
+    (BILUO); these templates 94.4 (BIO) / 94.6-94.7 (BILUO)."""
     return chunking_templates() + [
         "t[-2]", "t[2]",
         "w[0]|t[0]", "w[-1]|t[0]", "w[1]|t[0]",
