@@ -1,0 +1,64 @@
+"""Word segmentation scores with SIGHAN semantics: a predicted word is correct
+if a gold word covers exactly the same characters. Also recall on words
+outside (OOV) and inside (IV) a lexicon, usually the training words.
+
+Whitespace is ignored when offsets are computed, so a gold text written with
+spaces between words and an unspaced prediction are compared on the same
+character positions.
+"""
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+
+def word_spans(words: Sequence[str]) -> List[Tuple[int, int]]:
+    """Character offsets (ignoring whitespace) of each non-space word."""
+    out = []
+    pos = 0
+    for w in words:
+        w = "".join(w.split())
+        if not w:
+            continue
+        out.append((pos, pos + len(w)))
+        pos += len(w)
+    return out
+
+
+def segmentation_prf(
+    gold: Iterable[Sequence[str]],
+    pred: Iterable[Sequence[str]],
+    lexicon: Optional[Set[str]] = None,
+) -> Dict[str, float]:
+    """P/R/F over all sentences, plus OOV and IV recall if a lexicon is given.
+
+    gold, pred: one word sequence per sentence (whitespace-only words are
+    skipped). Raises ValueError if a sentence's characters differ.
+    """
+    tp = n_gold = n_pred = 0
+    oov_total = oov_hit = iv_total = iv_hit = 0
+    for k, (g, p) in enumerate(zip(gold, pred)):
+        g_chars = "".join("".join(g).split())
+        p_chars = "".join("".join(p).split())
+        if g_chars != p_chars:
+            raise ValueError(f"sentence {k}: gold and predicted characters differ")
+        g_spans = word_spans(g)
+        p_set = set(word_spans(p))
+        g_words = ["".join(w.split()) for w in g if "".join(w.split())]
+        n_gold += len(g_spans)
+        n_pred += len(p_set)
+        for span, word in zip(g_spans, g_words):
+            hit = span in p_set
+            tp += hit
+            if lexicon is not None:
+                if word in lexicon:
+                    iv_total += 1
+                    iv_hit += hit
+                else:
+                    oov_total += 1
+                    oov_hit += hit
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    out = {"token_p": p, "token_r": r, "token_f": 2 * p * r / (p + r) if p + r else 0.0}
+    if lexicon is not None:
+        out["oov_recall"] = oov_hit / oov_total if oov_total else 0.0
+        out["iv_recall"] = iv_hit / iv_total if iv_total else 0.0
+        out["oov_rate"] = oov_total / n_gold if n_gold else 0.0
+    return out

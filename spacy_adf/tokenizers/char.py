@@ -1,0 +1,63 @@
+"""`spacy_adf.CharTokenizer.v1`: one token per character, for Chinese and
+Japanese word segmentation with a character-level CRF.
+
+Every non-space character becomes a token; a single ASCII space after a
+character becomes that token's trailing space, and any other whitespace
+(newlines, tabs, runs of spaces, ideographic spaces) becomes whitespace tokens
+of one character each. The text is kept exactly: ``doc.text == text``.
+"""
+from typing import List
+
+from spacy.tokens import Doc
+from spacy.util import registry
+from spacy.vocab import Vocab
+
+
+class CharTokenizer:
+    def __init__(self, vocab: Vocab):
+        self.vocab = vocab
+
+    def __call__(self, text: str) -> Doc:
+        words, spaces = char_split(text)
+        return Doc(self.vocab, words=words, spaces=spaces)
+
+    def pipe(self, texts, batch_size: int = 1000):
+        for text in texts:
+            yield self(text)
+
+    # Nothing to save: the tokenizer has no state beyond the vocab.
+    def to_bytes(self, **kwargs) -> bytes:
+        return b""
+
+    def from_bytes(self, data: bytes, **kwargs) -> "CharTokenizer":
+        return self
+
+    def to_disk(self, path, **kwargs) -> None:
+        return None
+
+    def from_disk(self, path, **kwargs) -> "CharTokenizer":
+        return self
+
+
+def char_split(text: str):
+    """(words, spaces) with one word per character; see the module docstring."""
+    words: List[str] = []
+    spaces: List[bool] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == " " and words and not spaces[-1] and not words[-1].isspace():
+            spaces[-1] = True
+        else:
+            words.append(ch)
+            spaces.append(False)
+        i += 1
+    return words, spaces
+
+
+@registry.tokenizers("spacy_adf.CharTokenizer.v1")
+def create_char_tokenizer():
+    def make(nlp):
+        return CharTokenizer(nlp.vocab)
+
+    return make
