@@ -12,7 +12,7 @@ from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model
 
-from ..features.dictionary import EDGE_MODES, STATE_MODES, edge_mask
+from ..features.dictionary import check_feature_modes, edge_mask
 from ..features.templates import TemplateSet
 
 
@@ -32,12 +32,7 @@ def build_crf_model(
     edge_templates: templates that get edge weights (null = all of them).
     """
     tset = TemplateSet(templates)
-    if state_features not in STATE_MODES:
-        raise ValueError(f"state_features must be one of {STATE_MODES}, got {state_features!r}")
-    if edge_features not in EDGE_MODES:
-        raise ValueError(f"edge_features must be one of {EDGE_MODES}, got {edge_features!r}")
-    if not isinstance(min_freq, int) or min_freq < 1:
-        raise ValueError(f"min_freq must be a positive integer, got {min_freq!r}")
+    check_feature_modes(state_features, edge_features, min_freq)
     mask = edge_mask(tset.templates, edge_templates)
     return Model(
         "spacy_adf_crf",

@@ -104,14 +104,9 @@ class ADFTagger(TrainablePipe):
             "n_train_examples": 0,
         }
         self.scorer = scorer
-        self._grad: Optional[SparseGrad] = None
-        self._ctx = CRFContext()
-        self._adf: Optional[SparseADF] = None
-        self._dirty = False
         self._tag_index: Dict[str, int] = {}
-        self._cache: Dict[int, tuple] = {}
-        self._pending: List[tuple] = []
-        self._pending_losses: List[Dict[str, float]] = []
+        self._grad: Optional[SparseGrad] = None
+        self._reset_training_state()
 
     # ------------------------------------------------------------ labels
 
@@ -150,12 +145,16 @@ class ADFTagger(TrainablePipe):
         self.model.attrs["crf"] = crf
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
         self._grad = SparseGrad(crf)
+        self._reset_training_state()
+
+    def _reset_training_state(self) -> None:
+        """Forget the optimizer link, buffers, caches and queued examples."""
         self._ctx = CRFContext()
-        self._adf = None
+        self._adf: Optional[SparseADF] = None
         self._dirty = False
-        self._cache = {}
-        self._pending = []
-        self._pending_losses = []
+        self._cache: Dict[int, tuple] = {}
+        self._pending: List[tuple] = []
+        self._pending_losses: List[Dict[str, float]] = []
 
     @property
     def _params_key(self):
@@ -383,7 +382,6 @@ class ADFTagger(TrainablePipe):
         self._require_model()
         crf = self.crf
         table = self.model.attrs["table"]
-        n_groups = crf.n_groups
         # preshed map: a 16-byte cell per slot, about 2 slots per key
         table_bytes = table.keys.nbytes + 32 * len(table)
         report = {

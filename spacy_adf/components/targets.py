@@ -86,7 +86,7 @@ class SpanTarget(Target):
         if self.key is None:
             doc.ents = spans
         else:
-            group = doc.spans[self.key] = spans
+            doc.spans[self.key] = spans
             if confidences is not None:
                 doc.spans[self.key].attrs["scores"] = [
                     float(confidences[s.start:s.end].min()) for s in doc.spans[self.key]

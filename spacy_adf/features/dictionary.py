@@ -16,6 +16,15 @@ STATE_MODES = ("all", "observed")
 EDGE_MODES = ("observed", "all", "none")
 
 
+def check_feature_modes(state_features: str, edge_features: str, min_freq: int) -> None:
+    if state_features not in STATE_MODES:
+        raise ValueError(f"state_features must be one of {STATE_MODES}, got {state_features!r}")
+    if edge_features not in EDGE_MODES:
+        raise ValueError(f"edge_features must be one of {EDGE_MODES}, got {edge_features!r}")
+    if not isinstance(min_freq, int) or min_freq < 1:
+        raise ValueError(f"min_freq must be a positive integer, got {min_freq!r}")
+
+
 def build_crf(
     hash_mats: Sequence[numpy.ndarray],
     golds: Sequence[numpy.ndarray],
@@ -32,14 +41,9 @@ def build_crf(
     golds[i]: int32 (n_i,) gold label ids. edge_template_mask: bool (T,),
     which templates also get label-pair ("rich edge") weights.
     """
-    if state_features not in STATE_MODES:
-        raise ValueError(f"state_features must be one of {STATE_MODES}, got {state_features!r}")
-    if edge_features not in EDGE_MODES:
-        raise ValueError(f"edge_features must be one of {EDGE_MODES}, got {edge_features!r}")
+    check_feature_modes(state_features, edge_features, min_freq)
     if edge_features != "none" and n_labels > 255:
         raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
-    if min_freq < 1:
-        raise ValueError(f"min_freq must be >= 1, got {min_freq}")
     L = int(n_labels)
     n_codes = L + L * L
     mats = [m for m in hash_mats if m.shape[0]]

@@ -174,11 +174,6 @@ class TemplateSet:
             col[i] = h
         return col
 
-    @property
-    def columns_are_doc_attrs(self) -> bool:
-        """True if every column is a plain spaCy attribute (cheap to_array)."""
-        return all(name in _DOC_ATTRS for name in self.columns)
-
     def hashes(self, doc: Doc) -> numpy.ndarray:
         """uint64 array (n_tokens, n_templates) of template hashes (0 = off)."""
         return self.hash_columns(self.columns_for(doc))
