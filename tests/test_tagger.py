@@ -199,3 +199,17 @@ def test_custom_extractor_in_templates():
     _train(nlp, examples, n_epochs=30)
     doc = nlp(Doc(nlp.vocab, words=["Zed", "visited", "Quux"]))
     assert all(e.label_ in ("PER", "LOC") for e in doc.ents) and len(doc.ents) >= 1
+
+
+def test_reinitialize_with_explicit_labels():
+    nlp = make_ner_nlp()
+    examples = ner_examples(nlp)
+    nlp.initialize(lambda: examples)
+    tagger = nlp.get_pipe("ner_crf")
+    tagger.initialize(lambda: examples, labels=["PER", "LOC", "ORG"])
+    assert tagger.labels == ("PER", "LOC", "ORG")
+    assert len(tagger.tag_names) == 7
+    with pytest.raises(ValueError, match="after initialization"):
+        tagger.add_label("MISC")
+    with pytest.raises(ValueError, match="non-empty strings"):
+        tagger.initialize(lambda: examples, labels=["PER", ""])

@@ -175,9 +175,12 @@ class ADFTagger(TrainablePipe):
         if not examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
         if labels is not None:
-            self.cfg["labels"] = []
-            for label in labels:
-                self.add_label(label)
+            # initialize() rebuilds the CRF, so the label list may be replaced
+            # here even when a model already exists (unlike add_label).
+            bad = [l for l in labels if not isinstance(l, str) or not l]
+            if bad:
+                raise ValueError(f"labels must be non-empty strings, got {bad[0]!r}")
+            self.cfg["labels"] = list(dict.fromkeys(labels))
         else:
             seen = set(self.cfg["labels"])
             for eg in examples:
