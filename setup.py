@@ -12,6 +12,7 @@ MODULES = [
     "spacy_adf.core.adf",
     "spacy_adf.core.online",
     "spacy_adf.features.extract",
+    "spacy_adf.features.chars",
 ]
 
 COMPILE_ARGS = ["-O3", "-Wno-unused-function", "-Wno-unreachable-code"]

@@ -5,27 +5,19 @@ Targets entities, span groups (e.g. chunks) or a token attribute; see
 optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
-from itertools import islice
-from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
-import srsly
-from spacy import util
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer
+from thinc.api import Config, Model
 
-from ..core.adf import SparseADF
-from ..core.crf import CRFContext
-from ..core.online import train_crf_adf
 from ..core.params import SparseGrad
 from ..features.dictionary import build_crf
+from .crf_pipe import CRFPipe
 from .model import featurize
-from .serialize import crf_from_bytes, crf_to_bytes
 from .targets import Target, make_target
 
 default_model_config = """
@@ -80,7 +72,7 @@ def make_adf_tagger(
                      store_marginals=store_marginals, scorer=scorer)
 
 
-class ADFTagger(TrainablePipe):
+class ADFTagger(CRFPipe):
     def __init__(
         self,
         vocab: Vocab,
@@ -137,28 +129,12 @@ class ADFTagger(TrainablePipe):
         return 1
 
     @property
-    def crf(self):
-        return self.model.attrs["crf"]
+    def n_tags(self) -> int:
+        return len(self.tag_names)
 
     def _set_model(self, table, crf) -> None:
-        self.model.attrs["table"] = table
-        self.model.attrs["crf"] = crf
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
-        self._grad = SparseGrad(crf)
-        self._reset_training_state()
-
-    def _reset_training_state(self) -> None:
-        """Forget the optimizer link, buffers, caches and queued examples."""
-        self._ctx = CRFContext()
-        self._adf: Optional[SparseADF] = None
-        self._dirty = False
-        self._cache: Dict[int, tuple] = {}
-        self._pending: List[tuple] = []
-        self._pending_losses: List[Dict[str, float]] = []
-
-    @property
-    def _params_key(self):
-        return (self.model.id, "crf_weights")
+        super()._set_model(table, crf)
 
     # ------------------------------------------------------------ initialize
 
@@ -231,19 +207,6 @@ class ADFTagger(TrainablePipe):
 
     # ------------------------------------------------------------ inference
 
-    def _require_model(self):
-        if self.crf is None:
-            raise ValueError(
-                f"[{self.name}] is not initialized: call nlp.initialize() or load a "
-                "trained pipeline"
-            )
-
-    def _sync(self) -> None:
-        """Apply the optimizer's pending lazy updates before weights are read."""
-        if self._dirty and self._adf is not None:
-            self._adf.flush()
-        self._dirty = False
-
     def predict(self, docs: Iterable[Doc]):
         docs = list(docs)
         self._require_model()
@@ -294,114 +257,8 @@ class ADFTagger(TrainablePipe):
             return None
         ptr, attrs = self.model.attrs["table"].lookup(tset.hash_columns(cols))
         data = (ptr, attrs, gold)
-        if len(self._cache) > max(2 * self.cfg["n_train_examples"], 100_000):
-            self._cache.clear()  # a streamed corpus: don't hold every Doc
-        self._cache[key] = (eg.reference, cols, data)
+        self._cache_put(key, (eg.reference, cols, data))
         return data
-
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
-        """Queue the batch; the CRF steps run in finish_update(), where the
-        optimizer is known (spaCy's loop calls update(sgd=False) first). The
-        loss is added to `losses` there."""
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, "ADFTagger.update")
-        self._require_model()
-        for eg in examples:
-            if len(eg.predicted) == 0:
-                continue
-            data = self._example_data(eg)
-            if data is not None:
-                self._pending.append(data)
-        self._pending_losses.append(losses)
-        if sgd not in (None, False):
-            self.finish_update(sgd)
-        return losses
-
-    def finish_update(self, sgd: Optimizer) -> None:
-        pending, self._pending = self._pending, []
-        loss_dicts, self._pending_losses = self._pending_losses, []
-        if not pending:
-            return
-        crf = self.crf
-        if hasattr(sgd, "sparse_state"):
-            state = sgd.sparse_state(self._params_key, crf,
-                                     n_examples=self.cfg["n_train_examples"])
-            if self._adf is not None and state is not self._adf:
-                self._adf.flush()  # a new optimizer: settle the old one's lazy decay
-            self._adf = state
-            loglik = train_crf_adf(crf, state, self._grad, pending,
-                                   minibatch=getattr(sgd, "minibatch", 1), ctx=self._ctx)
-            self._dirty = True
-        else:
-            self._sync()
-            self._adf = None
-            loglik = 0.0
-            for ptr, attrs, gold in pending:
-                loglik += crf.accumulate_gradient(
-                    [0, len(gold)], ptr, attrs, gold, self._grad, self._ctx
-                )
-            dense = (-self._grad.to_dense()).astype(numpy.float32)  # thinc minimises
-            self._grad.clear()
-            weights, _ = sgd(self._params_key, crf.weights, dense)
-            crf.set_weights(weights)
-        if loss_dicts:
-            loss_dicts[-1][self.name] = loss_dicts[-1].get(self.name, 0.0) - loglik
-
-    def get_loss(self, examples, scores):
-        raise NotImplementedError("adf_tagger computes its loss inside update()")
-
-    def use_params(self, params: Optional[dict]):
-        """Swap in parameters (e.g. optimizer.averages) until the generator
-        resumes; a plain generator, as spaCy's Language.use_params expects."""
-        value = params.get(self._params_key) if params else None
-        if value is None or self.crf is None:
-            yield
-            return
-        self._sync()
-        if isinstance(value, SparseADF):
-            new = value.averaged_weights()
-        else:
-            new = numpy.asarray(value, dtype=numpy.float32)
-        backup = self.crf.weights
-        self.crf.set_weights(new)
-        try:
-            yield
-        finally:
-            self.crf.set_weights(backup)
-
-    def memory_report(self) -> Dict[str, float]:
-        """Bytes held by the model and, while training, by the optimizer
-        state and gradient buffers; also per weight."""
-        self._require_model()
-        crf = self.crf
-        table = self.model.attrs["table"]
-        # preshed map: a 16-byte cell per slot, about 2 slots per key
-        table_bytes = table.keys.nbytes + 32 * len(table)
-        report = {
-            "n_weights": crf.n_weights,
-            "n_features": crf.n_attrs,
-            "model_bytes": crf.nbytes + table_bytes,
-        }
-        train = report["model_bytes"]
-        if self._grad is not None:
-            train += self._grad.nbytes
-        if self._adf is not None:
-            train += self._adf.nbytes
-            report["optimizer_bytes"] = self._adf.nbytes
-        report["training_bytes"] = train
-        report["inference_bytes_per_weight"] = report["model_bytes"] / max(crf.n_weights, 1)
-        report["training_bytes_per_weight"] = train / max(crf.n_weights, 1)
-        return report
 
     # ------------------------------------------------------------ scoring
 
@@ -418,15 +275,6 @@ class ADFTagger(TrainablePipe):
         self._sync()
         return (_rebuild_tagger, (self.vocab, self.model, self.name, dict(self.cfg), self.scorer))
 
-    def _model_bytes(self) -> bytes:
-        self._require_model()
-        self._sync()
-        return crf_to_bytes(self.model.attrs["table"], self.crf)
-
-    def _load_model_bytes(self, data: bytes) -> None:
-        table, crf = crf_from_bytes(data, expected_labels=len(self.tag_names))
-        self._set_model(table, crf)
-
     def _load_cfg(self, cfg: dict) -> None:
         for key in ("labels", "target", "scheme"):
             if key not in cfg:
@@ -439,45 +287,6 @@ class ADFTagger(TrainablePipe):
             )
         self.cfg.update(cfg)
         self.target = make_target(self.cfg["target"], self.cfg["scheme"])
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        serialize = {
-            "cfg": lambda: srsly.json_dumps(self.cfg),
-            "model": self._model_bytes,
-        }
-        return util.to_bytes(serialize, exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "ADFTagger":
-        deserialize = {
-            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
-            "model": self._load_model_bytes,
-        }
-        try:
-            util.from_bytes(bytes_data, deserialize, exclude)
-        except ValueError:
-            raise
-        except Exception as e:
-            raise ValueError(f"[{self.name}] could not read the component data: {e!r}") from None
-        return self
-
-    def to_disk(self, path: Union[str, Path], *, exclude=tuple()) -> None:
-        serialize = {
-            "cfg": lambda p: srsly.write_json(p, self.cfg),
-            "model": lambda p: Path(p).write_bytes(self._model_bytes()),
-        }
-        util.to_disk(path, serialize, exclude)
-
-    def from_disk(self, path: Union[str, Path], *, exclude=tuple()) -> "ADFTagger":
-        path = Path(path)
-        for name in ("cfg", "model"):
-            if name not in exclude and not (path / name).exists():
-                raise ValueError(f"[{self.name}] missing file {path / name}: incomplete model directory")
-        deserialize = {
-            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
-            "model": lambda p: self._load_model_bytes(Path(p).read_bytes()),
-        }
-        util.from_disk(path, deserialize, exclude)
-        return self
 
 
 def _rebuild_tagger(vocab, model, name, cfg, scorer) -> ADFTagger:

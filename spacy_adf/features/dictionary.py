@@ -10,7 +10,7 @@ from typing import List, Sequence
 import numpy
 
 from ..core.crf import CRFModel
-from .extract import FeatureTable
+from .extract import FeatureTable, count_keys
 
 STATE_MODES = ("all", "observed")
 EDGE_MODES = ("observed", "all", "none")
@@ -50,69 +50,46 @@ def build_crf(
     T = len(edge_template_mask)
     if not mats:
         raise ValueError("no training tokens: cannot build a feature dictionary")
-    H = numpy.concatenate(mats, axis=0)
+    H = numpy.ascontiguousarray(numpy.concatenate(mats, axis=0), dtype=numpy.uint64)
     if H.shape[1] != T:
         raise ValueError("template mask does not match the hash matrices")
     kept = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
     y = numpy.concatenate(kept).astype(numpy.int64)
     yp = numpy.concatenate([numpy.concatenate([[-1], g[:-1]]) for g in kept]).astype(numpy.int64)
+    y = numpy.ascontiguousarray(y)
+    yp = numpy.ascontiguousarray(yp)
     edge_mask_arr = numpy.asarray(edge_template_mask, bool)
 
-    # One template column at a time: the seeded hashes of different templates
-    # never coincide, so counting per column is exact, and the temporaries
-    # stay O(tokens) instead of O(tokens x templates).
-    key_parts, count_parts = [], []
-    for j in range(T):
-        col = H[:, j]
-        k, c = numpy.unique(col[col != 0], return_counts=True)
-        keep = c >= min_freq
-        key_parts.append(k[keep])
-        count_parts.append(c[keep])
-    keys = numpy.concatenate(key_parts)
-    counts = numpy.concatenate(count_parts)
-    if len(numpy.unique(keys)) != len(keys):  # a 64-bit collision across templates
-        keys, inverse = numpy.unique(keys, return_inverse=True)
-        counts = numpy.bincount(inverse, weights=counts).astype(numpy.int64)
+    # Count template values in one hash-table pass; seeded hashes of
+    # different templates practically never coincide (if they do, the two
+    # values share a feature).
+    keys, counts = count_keys(H)
+    keep = counts >= min_freq
+    keys, counts = keys[keep], counts[keep]
     # Attribute ids by descending frequency: the features most sequences use
     # share a small, cache-resident part of the weight table.
     order = numpy.lexsort((keys, -counts))
     table = FeatureTable(keys[order])
     A = len(keys)
-    by_key = numpy.argsort(keys[order], kind="stable")
-    sorted_keys = keys[order][by_key]  # ascending, for searchsorted
-    id_of_sorted = by_key.astype(numpy.int64)
 
     # State entries (code = label) and rich edge entries (code = L + pair) as
     # attribute * n_codes + code; sorted, they give each attribute's block.
-    parts = []
+    observed, edge_attrs = table.observed_codes(
+        H, y, yp, L, edge_mask_arr.astype(numpy.uint8),
+        state_features == "observed", edge_features == "observed")
+    parts = [observed]
     if state_features == "all":
         parts.append(numpy.repeat(numpy.arange(A, dtype=numpy.int64), L) * n_codes
                      + numpy.tile(numpy.arange(L, dtype=numpy.int64), A))
-    all_edge_attrs = []
-    for j in range(T):
-        col = H[:, j]
-        rows = numpy.flatnonzero(col)
-        if not len(rows) or not A:
-            continue
-        idx = numpy.minimum(numpy.searchsorted(sorted_keys, col[rows]), A - 1)
-        found = sorted_keys[idx] == col[rows]
-        rows = rows[found]
-        attr = id_of_sorted[idx[found]]
-        if state_features == "observed":
-            parts.append(numpy.unique(attr * n_codes + y[rows]))
-        if edge_features == "none" or not edge_mask_arr[j]:
-            continue
-        if edge_features == "all":
-            all_edge_attrs.append(numpy.unique(attr))
-        else:
-            sel = yp[rows] >= 0
-            parts.append(numpy.unique(attr[sel] * n_codes + L + yp[rows][sel] * L + y[rows][sel]))
-    if all_edge_attrs:
-        eattr = numpy.unique(numpy.concatenate(all_edge_attrs))
+    if edge_features == "all":
+        eattr = numpy.flatnonzero(edge_attrs).astype(numpy.int64)
         parts.append(numpy.repeat(eattr, L * L) * n_codes + L
                      + numpy.tile(numpy.arange(L * L, dtype=numpy.int64), len(eattr)))
     del H
-    code = numpy.unique(numpy.concatenate(parts)) if parts else numpy.zeros(0, numpy.int64)
+    code = numpy.concatenate(parts)
+    code.sort()  # then drop repeats: cheaper than numpy.unique's hashing here
+    if len(code):
+        code = code[numpy.concatenate([[True], code[1:] != code[:-1]])]
     block_ptr, codes = _csr(code // n_codes, code % n_codes, A)
     model = CRFModel(L, block_ptr, codes.astype(numpy.uint16))
     return table, model

@@ -93,6 +93,40 @@ cdef class FeatureTable:
         cdef size_t v = <size_t>self.map.get(key)
         return <int64_t>v - 1
 
+    def observed_codes(self, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
+                       const int64_t[::1] yp, int n_labels, const unsigned char[::1] edge_mask,
+                       bint state_observed, bint edge_observed):
+        """The weight entries a corpus touches, as sorted attr * n_codes + code
+        (code = label for states, n_labels + prev * n_labels + label for rich
+        edges), and which attributes occur in edge templates (uint8 flags)."""
+        cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
+        cdef int64_t L = n_labels, n_codes = L + L * L, a
+        cdef PreshMap seen = PreshMap()
+        edge_attrs = numpy.zeros(len(self), dtype=numpy.uint8)
+        cdef unsigned char[::1] ea = edge_attrs
+        cdef size_t v
+        if T != edge_mask.shape[0] or y.shape[0] != n or yp.shape[0] != n:
+            raise ValueError("observed_codes: shapes do not match")
+        # (PreshMap.set may allocate, so these build-time loops keep the GIL)
+        for t in range(n):
+            for j in range(T):
+                if hashes[t, j] == 0:
+                    continue
+                v = <size_t>self.map.get(hashes[t, j])
+                if v == 0:
+                    continue
+                a = <int64_t>(v - 1)
+                if state_observed:
+                    seen.set(<uint64_t>(a * n_codes + y[t] + 2), <void*>1)
+                if edge_mask[j]:
+                    ea[a] = 1
+                    if edge_observed and yp[t] >= 0:
+                        seen.set(<uint64_t>(a * n_codes + L + yp[t] * L + y[t] + 2), <void*>1)
+        codes = numpy.fromiter((k for k, _ in seen.items()), dtype=numpy.int64, count=len(seen))
+        codes -= 2
+        codes.sort()
+        return codes, edge_attrs
+
     def lookup(self, const uint64_t[:, ::1] hashes):
         """Known features per position as CSR: (ptr int64 (n+1), attrs int32)."""
         cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j, nnz = 0
@@ -114,3 +148,22 @@ cdef class FeatureTable:
                         nnz += 1
                 p[t + 1] = nnz
         return ptr, attrs[:nnz].copy()
+
+
+def count_keys(const uint64_t[:, ::1] hashes):
+    """Distinct non-zero values of a hash matrix and their counts, in one
+    hash-table pass (a template value counts once per position)."""
+    cdef PreshMap counts = PreshMap()
+    cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
+    cdef uint64_t h
+    cdef size_t c
+    for t in range(n):
+        for j in range(T):
+            h = hashes[t, j]
+            if h == 0:
+                continue
+            c = <size_t>counts.get(h)
+            counts.set(h, <void*>(c + 1))
+    keys = numpy.fromiter((k for k, _ in counts.items()), dtype=numpy.uint64, count=len(counts))
+    vals = numpy.fromiter((<size_t>v for _, v in counts.items()), dtype=numpy.int64, count=len(counts))
+    return keys, vals

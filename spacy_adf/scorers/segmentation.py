@@ -8,6 +8,8 @@ character positions.
 """
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from spacy.util import registry
+
 
 def word_spans(words: Sequence[str]) -> List[Tuple[int, int]]:
     """Character offsets (ignoring whitespace) of each non-space word."""
@@ -62,3 +64,25 @@ def segmentation_prf(
         out["iv_recall"] = iv_hit / iv_total if iv_total else 0.0
         out["oov_rate"] = oov_total / n_gold if n_gold else 0.0
     return out
+
+
+def doc_words(doc) -> List[str]:
+    """The non-whitespace tokens of a Doc, as a word list."""
+    return [t.text for t in doc if not t.is_space]
+
+
+def segmentation_score(examples, *, lexicon: Optional[Set[str]] = None, **kwargs) -> Dict[str, float]:
+    """token_p/r/f (SIGHAN word P/R/F: whitespace tokens ignored) of the
+    predicted Docs against the references, plus oov_recall / iv_recall /
+    oov_rate when a lexicon (the training words) is given."""
+    examples = list(examples)
+    return segmentation_prf(
+        (doc_words(eg.reference) for eg in examples),
+        (doc_words(eg.predicted) for eg in examples),
+        lexicon,
+    )
+
+
+@registry.scorers("spacy_adf.segmentation_scorer.v1")
+def make_segmentation_scorer():
+    return segmentation_score

@@ -1,0 +1,66 @@
+"""Word-boundary tag schemes of the character CRF.
+
+BMES: B(egin), M(iddle), E(nd) of a multi-character word, S(ingle). BI: B for
+the first unit of a word, I for the rest. Decoding never fails: any tag
+sequence maps to a segmentation (a word starts at a B or S, after an E or S,
+and at every run start).
+"""
+from typing import Sequence
+
+import numpy
+
+SCHEMES = {"BMES": ("B", "M", "E", "S"), "BI": ("B", "I")}
+
+
+def check_scheme(scheme: str) -> None:
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown segmentation scheme {scheme!r}; choose one of {sorted(SCHEMES)}")
+
+
+def encode(starts: numpy.ndarray, ends: numpy.ndarray, scheme: str) -> numpy.ndarray:
+    """Tag ids from per-unit flags: starts[i] = a word starts at unit i,
+    ends[i] = a word ends after unit i."""
+    starts = numpy.asarray(starts, bool)
+    ends = numpy.asarray(ends, bool)
+    if scheme == "BI":
+        return numpy.where(starts, 0, 1).astype(numpy.int32)
+    check_scheme(scheme)
+    # B=0 M=1 E=2 S=3
+    tags = numpy.ones(len(starts), dtype=numpy.int32)
+    tags[starts & ~ends] = 0
+    tags[~starts & ends] = 2
+    tags[starts & ends] = 3
+    return tags
+
+
+def word_lengths_to_flags(lengths: Sequence[int]):
+    """(starts, ends) flags of a unit sequence split into words of these lengths."""
+    n = int(sum(lengths))
+    starts = numpy.zeros(n, bool)
+    ends = numpy.zeros(n, bool)
+    pos = 0
+    for length in lengths:
+        if length < 1:
+            raise ValueError("word lengths must be positive")
+        starts[pos] = True
+        pos += length
+        ends[pos - 1] = True
+    return starts, ends
+
+
+def decode_starts(tags: numpy.ndarray, scheme: str) -> numpy.ndarray:
+    """Bool array: a word starts at unit i (before any run-start forcing)."""
+    tags = numpy.asarray(tags)
+    n = len(tags)
+    starts = numpy.zeros(n, bool)
+    if n == 0:
+        return starts
+    if scheme == "BI":
+        starts[:] = tags == 0
+    else:
+        check_scheme(scheme)
+        starts[:] = (tags == 0) | (tags == 3)
+        closed = (tags == 2) | (tags == 3)
+        starts[1:] |= closed[:-1]
+    starts[0] = True
+    return starts

@@ -1,0 +1,252 @@
+"""CoNLL-U files (Universal Dependencies) as word-segmentation corpora.
+
+`read_conllu` yields the *surface* tokens of each sentence: a multiword token
+range (``3-4``) gives one token, the FORM of its range line, and its parts are
+skipped; empty nodes (``5.1``) and comment lines are skipped. Each token gets a
+``spaces`` flag (a space after it or not):
+
+- ``spaces="misc"``: ``SpaceAfter=No`` in MISC means no space, anything else a
+  space; the last token of a sentence never has one.
+- ``spaces="none"``: no spaces anywhere (UD v1 Chinese has neither
+  ``SpaceAfter`` nor ``# text``, and Chinese has no spaces between words).
+- ``spaces="auto"`` (default): from the ``# text`` comment when the sentence has
+  one, else as ``"misc"``. The tokens must spell the text: a ValueError names the
+  file and line if they do not. A run of whitespace in the text other than one
+  ASCII space (two spaces, U+3000 between words) becomes one space, since a
+  spaCy token holds one space at most.
+
+`spacy_adf.ConlluCorpus.v1` yields Examples like `spacy_adf.SegmentedCorpus.v1`:
+the reference Doc has the surface tokens and spaces, the predicted Doc is
+``nlp.make_doc(reference.text)``.
+"""
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, List, Optional, Tuple, Union
+
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.util import registry
+
+PathLike = Union[str, Path]
+
+SPACES_MODES = ("auto", "misc", "none")
+_N_COLUMNS = 10
+_WORD_ID = re.compile(r"[1-9][0-9]*")
+_RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)")
+_EMPTY_ID = re.compile(r"[0-9]+\.[1-9][0-9]*")
+_TEXT_COMMENT = re.compile(r"#\s*text\s*=\s?(.*)")
+_SENT_ID_COMMENT = re.compile(r"#\s*sent_id\s*=\s?(.*)")
+
+
+@dataclass
+class ConlluSentence:
+    """The surface tokens of one CoNLL-U sentence.
+
+    ``line`` is the number of the sentence's first line (comments included),
+    ``text_line`` that of its ``# text`` comment (0 if it has none).
+    """
+
+    words: List[str]
+    spaces: List[bool]
+    sent_id: Optional[str] = None
+    text: Optional[str] = None
+    line: int = 0
+    text_line: int = 0
+    # MISC of each surface token, for SpaceAfter (kept for callers, e.g. bunsetsu labels).
+    misc: List[str] = field(default_factory=list, repr=False)
+
+    @property
+    def doc_text(self) -> str:
+        """The text spelled by ``words`` and ``spaces``."""
+        return "".join(w + (" " if s else "") for w, s in zip(self.words, self.spaces))
+
+
+def check_file(path: PathLike, what: str = "CoNLL-U") -> Path:
+    """``path`` as a Path; a ValueError if it does not exist or is no file."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"{what} file {str(path)!r} does not exist; check --paths.train/--paths.dev")
+    if not path.is_file():
+        raise ValueError(f"{what} path {str(path)!r} is not a file")
+    return path
+
+
+def read_lines(path: Path) -> Iterator[Tuple[int, str]]:
+    """``(line number, line without its line break)``; a BOM is dropped.
+
+    Input that is not UTF-8 raises a ValueError naming the first bad line.
+    """
+    try:
+        with path.open(encoding="utf-8-sig") as file_:
+            for lineno, line in enumerate(file_, start=1):
+                yield lineno, line.rstrip("\r\n")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return
+    with path.open("rb") as file_:  # find the line for the message
+        for lineno, raw in enumerate(file_, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ValueError(
+                    f"{path}, line {lineno}: not valid UTF-8 ({err.reason} at byte {err.start} "
+                    "of the line); convert the file to UTF-8 first"
+                ) from None
+    raise ValueError(f"{path}: not valid UTF-8; convert the file to UTF-8 first")
+
+
+def _misc_space(misc: str) -> bool:
+    return "SpaceAfter=No" not in misc.split("|")
+
+
+def _spaces_from_text(
+    words: List[str], text: str, path: Path, text_line: int, sent_id: Optional[str]
+) -> List[bool]:
+    spaces: List[bool] = []
+    pos = 0
+    stripped = text.strip()
+    for i, word in enumerate(words):
+        if not stripped.startswith(word, pos):
+            where = f"sentence {sent_id!r}" if sent_id else "sentence"
+            raise ValueError(
+                f"{path}, line {text_line}: the tokens of {where} do not match its '# text': "
+                f"token {i + 1} {word!r} is not at character {pos} of {stripped!r} "
+                f"(found {stripped[pos:pos + len(word) + 5]!r})"
+            )
+        pos += len(word)
+        end = pos
+        while end < len(stripped) and stripped[end].isspace():
+            end += 1
+        spaces.append(end > pos)
+        pos = end
+    if pos != len(stripped):
+        where = f"sentence {sent_id!r}" if sent_id else "sentence"
+        raise ValueError(
+            f"{path}, line {text_line}: the tokens of {where} do not match its '# text': "
+            f"they end before the text does, {stripped[pos:]!r} is left over"
+        )
+    if spaces:
+        spaces[-1] = False
+    return spaces
+
+
+def read_conllu(path: PathLike, limit: int = 0, spaces: str = "auto") -> Iterator[ConlluSentence]:
+    """Yield the surface tokens of each sentence of a CoNLL-U file.
+
+    See the module docstring for ``spaces``. ``limit=0`` reads every sentence.
+    A ValueError (with file and line) is raised for a missing file, non-UTF-8
+    input, a line without 10 tab-separated columns or with a bad ID, and for
+    tokens that do not spell the sentence's ``# text`` (``spaces="auto"``).
+    """
+    if spaces not in SPACES_MODES:
+        raise ValueError(f"spaces must be one of {list(SPACES_MODES)}, not {spaces!r}")
+    # Checked here, not when the first sentence is asked for.
+    return _iter_conllu(check_file(path), limit, spaces)
+
+
+def _iter_conllu(path: Path, limit: int, spaces: str) -> Iterator[ConlluSentence]:
+    count = 0
+
+    def new_state():
+        return {"words": [], "misc": [], "sent_id": None, "text": None, "line": 0, "text_line": 0, "skip_to": 0}
+
+    state = new_state()
+
+    def finish() -> ConlluSentence:
+        words, misc = state["words"], state["misc"]
+        if spaces == "none":
+            flags = [False] * len(words)
+        elif spaces == "auto" and state["text"] is not None:
+            flags = _spaces_from_text(words, state["text"], path, state["text_line"], state["sent_id"])
+        else:
+            flags = [_misc_space(m) for m in misc]
+            if flags:
+                flags[-1] = False
+        return ConlluSentence(
+            words=words,
+            spaces=flags,
+            sent_id=state["sent_id"],
+            text=state["text"],
+            line=state["line"],
+            text_line=state["text_line"],
+            misc=misc,
+        )
+
+    for lineno, line in read_lines(path):
+        if not line.strip():
+            if state["words"]:
+                yield finish()
+                count += 1
+                if limit and count >= limit:
+                    return
+            elif state["line"] and state["text"] is not None:
+                raise ValueError(f"{path}, line {state['line']}: sentence has comments but no tokens")
+            state = new_state()
+            continue
+        if not state["line"]:
+            state["line"] = lineno
+        if line.startswith("#"):
+            if state["words"]:
+                continue  # a comment after the tokens: not valid CoNLL-U, but harmless
+            match = _TEXT_COMMENT.fullmatch(line)
+            if match:
+                state["text"], state["text_line"] = match.group(1), lineno
+            else:
+                match = _SENT_ID_COMMENT.fullmatch(line)
+                if match:
+                    state["sent_id"] = match.group(1).strip()
+            continue
+        cols = line.split("\t")
+        if len(cols) != _N_COLUMNS:
+            raise ValueError(
+                f"{path}, line {lineno}: expected {_N_COLUMNS} tab-separated columns, "
+                f"found {len(cols)}: {line[:200]!r}"
+            )
+        token_id, form, misc = cols[0], cols[1], cols[9]
+        if _WORD_ID.fullmatch(token_id):
+            if int(token_id) <= state["skip_to"]:
+                continue  # a part of a multiword token
+            if not form:
+                raise ValueError(f"{path}, line {lineno}: empty FORM")
+            state["words"].append(form)
+            state["misc"].append(misc)
+            continue
+        match = _RANGE_ID.fullmatch(token_id)
+        if match:
+            first, last = int(match.group(1)), int(match.group(2))
+            if last < first:
+                raise ValueError(f"{path}, line {lineno}: bad multiword token range {token_id!r}")
+            if not form:
+                raise ValueError(f"{path}, line {lineno}: empty FORM")
+            state["skip_to"] = last
+            state["words"].append(form)
+            state["misc"].append(misc)
+            continue
+        if _EMPTY_ID.fullmatch(token_id):
+            continue  # empty node (enhanced dependencies): no surface token
+        raise ValueError(f"{path}, line {lineno}: bad token ID {token_id!r} in {line[:200]!r}")
+    if state["words"]:  # the last sentence, without a blank line after it
+        yield finish()
+
+
+class ConlluCorpus:
+    def __init__(self, path: PathLike, limit: int = 0, spaces: str = "auto"):
+        if spaces not in SPACES_MODES:
+            raise ValueError(f"spaces must be one of {list(SPACES_MODES)}, not {spaces!r}")
+        self.path = check_file(path)
+        self.limit = limit
+        self.spaces = spaces
+
+    def __call__(self, nlp) -> Iterator[Example]:
+        for sentence in read_conllu(self.path, self.limit, self.spaces):
+            reference = Doc(nlp.vocab, words=sentence.words, spaces=sentence.spaces)
+            yield Example(nlp.make_doc(reference.text), reference)
+
+
+@registry.readers("spacy_adf.ConlluCorpus.v1")
+def create_conllu_reader(path: Optional[PathLike], limit: int = 0, spaces: str = "auto") -> ConlluCorpus:
+    if path is None:
+        raise ValueError("no corpus path: pass --paths.train / --paths.dev")
+    return ConlluCorpus(path, limit=limit, spaces=spaces)

@@ -1,0 +1,303 @@
+"""KNP-format files (Kyoto University corpora: KWDLC, KU Wikipedia, ...).
+
+A sentence is::
+
+    # S-ID:w201106-0002000000-1 KNP:4.2 ...    comment line(s), optional
+    * 5D <features>                            bunsetsu: head bunsetsu, type D/P/A/I
+    + 6D <features>                            basic phrase (tag): head tag, type
+    ゲスト げすと ゲスト 名詞 6 普通名詞 1 * 0 * 0 NIL     morpheme (JUMAN format)
+    EOS
+
+A morpheme line has 11 space-separated fixed fields (surface, reading, lemma,
+POS, POS id, sub-POS, sub-POS id, conjugation type, its id, conjugation form,
+its id); whatever follows (``NIL``, ``"代表表記:..."``, ``<NE:...>`` features)
+is kept as one ``features`` string and may contain spaces. ``* `` / ``+ ``
+lines may also carry their own index first (``* 0 5D``, the Kyoto Corpus
+style); it must then equal the position. Basic phrases are kept in
+``KNPSentence.tags`` (same dataclass as bunsetsu, heads index tags).
+
+Escaped surfaces. The fields are separated by spaces, so a half-width space
+inside the surface, reading or lemma is escaped. Writers differ:
+
+- the shared KNP corpora (one morpheme, in ku_annotated_fkc/train.knp) write a
+  space morpheme as ``\\ \\ \\ 特殊 1 空白 6 * 0 * 0 NIL``: each field is a
+  backslash whose space is also the field separator;
+- JUMAN 7 writes ``\\  \\  \\  特殊 ...`` (backslash-space, then the separator),
+  sometimes with a raw space as the first field, and ``\\ P`` for " P";
+- Juman++ 2 writes ``\\␣`` (U+2423) and ``\\"`` for a double quote.
+
+All of these are turned back into the real characters (`` ``, ``"``); other
+backslashes are kept as they are (so a field that is one backslash reads as a
+space). Other whitespace is written unescaped and kept: KU Wikipedia has
+U+3000 morphemes (one of them two U+3000), U+00A0 and U+2002; KWDLC has no
+whitespace morphemes. Such morphemes stay whitespace tokens in the Doc.
+
+Heads: a head outside ``[-1, number of units)`` raises a ValueError by default
+(``bad_heads="raise"``); ``"skip"`` drops the sentence and ``"ignore"`` keeps
+it. Backward heads and self-loops are not checked; the corpora have some
+(KWDLC train one self-loop, KU Wikipedia train dozens, and two out-of-range
+heads).
+
+`spacy_adf.KNPCorpus.v1` yields segmentation Examples: the reference Doc has
+one token per morpheme and no spaces (``doc.text`` is the sentence exactly),
+the predicted Doc is ``nlp.make_doc(reference.text)``.
+"""
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Tuple, Union
+
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.util import registry
+
+from .conllu import check_file, read_lines
+
+PathLike = Union[str, Path]
+
+DEP_TYPES = "DPAI"
+_PHRASE_LINE = re.compile(r"[*+] (?:([0-9]+) )?(-?[0-9]+)([DPAI])(?: (.*))?\Z")
+# The eight fixed fields after surface/reading/lemma, then the features.
+_MORPH_TAIL = re.compile(r" (\S+) ([0-9]+) (\S+) ([0-9]+) (\S+) ([0-9]+) (\S+) ([0-9]+)(?: (.*))?\Z")
+_UNESCAPED_SPACE = re.compile(r"(?<!\\) ")
+_ESCAPE = re.compile(r'\\([ ␣"])')
+# A morpheme line without escapes: 11 fields, then the features.
+_PLAIN_MORPH = re.compile(
+    r"([^ \\]+) ([^ \\]+) ([^ \\]+) (\S+) ([0-9]+) (\S+) ([0-9]+) (\S+) ([0-9]+) (\S+) ([0-9]+)(?: (.*))?\Z"
+)
+_SID = re.compile(r"S-ID:(\S+)")
+
+
+@dataclass
+class Morpheme:
+    surface: str
+    reading: str
+    lemma: str
+    pos: str
+    subpos: str
+    conj_type: str
+    conj_form: str
+    features: str = ""
+
+
+@dataclass
+class Bunsetsu:
+    """A bunsetsu (or basic phrase): morphemes ``[start, end)``, the index of
+    its head (-1 for the root) and the dependency type (D, P, A or I)."""
+
+    start: int
+    end: int
+    head: int
+    dep_type: str
+    features: str = ""
+
+
+@dataclass
+class KNPSentence:
+    sid: Optional[str]
+    comment: str  # the comment line(s) as written, "" if none
+    morphemes: List[Morpheme] = field(default_factory=list)
+    bunsetsu: List[Bunsetsu] = field(default_factory=list)
+    tags: List[Bunsetsu] = field(default_factory=list)  # basic phrases (+ lines)
+    line: int = 0  # line number of the sentence's first line
+
+    @property
+    def words(self) -> List[str]:
+        return [m.surface for m in self.morphemes]
+
+    @property
+    def text(self) -> str:
+        return "".join(m.surface for m in self.morphemes)
+
+
+def _unescape(field_: str) -> str:
+    if "\\" not in field_:
+        return field_
+    return _ESCAPE.sub(lambda m: '"' if m.group(1) == '"' else " ", field_)
+
+
+def _split_head(head: str) -> Optional[List[str]]:
+    """Split ``surface reading lemma`` (escaped) into the three fields."""
+    parts = _UNESCAPED_SPACE.split(head)
+    if len(parts) == 3 and all(parts):
+        return [_unescape(p) for p in parts]
+    # KNP corpus style: a trailing backslash is an escaped space whose space
+    # is also the separator ("\ \ \ 特殊 ...").
+    parts = head.split(" ")
+    if len(parts) == 3 and all(parts):
+        return [_unescape(p[:-1]) + " " if p.endswith("\\") else _unescape(p) for p in parts]
+    return None
+
+
+def parse_morpheme(line: str) -> Optional[Morpheme]:
+    """A JUMAN-format morpheme line, or None if the line is not one."""
+    match = _PLAIN_MORPH.match(line)
+    if match is not None:
+        surface, reading, lemma, pos, _, subpos, _, conj_type, _, conj_form, _, features = match.groups()
+        return Morpheme(surface, reading, lemma, pos, subpos, conj_type, conj_form, features or "")
+    if line.startswith(" "):
+        line = "\\" + line  # JUMAN may write a space surface unescaped
+    start = 1
+    while True:
+        i = line.find(" ", start)
+        if i < 0:
+            return None
+        start = i + 1
+        tail = _MORPH_TAIL.match(line, i)
+        if tail is None:
+            continue
+        head = _split_head(line[:i])
+        if head is None:
+            continue
+        pos, _, subpos, _, conj_type, _, conj_form, _, features = tail.groups()
+        return Morpheme(*head, pos, subpos, conj_type, conj_form, features or "")
+
+
+BAD_HEADS_MODES = ("raise", "skip", "ignore")
+# (start morpheme, head, dep type, features, line number)
+_Phrase = Tuple[int, int, str, str, int]
+
+
+def _phrases(
+    path: Path, name: str, raw: List[_Phrase], n_morphemes: int, bad_heads: str
+) -> Optional[List[Bunsetsu]]:
+    """Bunsetsu (or basic phrases) with their ends; None for a bad head with
+    ``bad_heads="skip"``."""
+    units: List[Bunsetsu] = []
+    n = len(raw)
+    plural = name if name == "bunsetsu" else name + "s"
+    for i, (start, head, dep_type, features, lineno) in enumerate(raw):
+        end = raw[i + 1][0] if i + 1 < n else n_morphemes
+        if end == start:
+            raise ValueError(f"{path}, line {lineno}: {name} without morphemes")
+        if not -1 <= head < n:
+            if bad_heads == "raise":
+                raise ValueError(
+                    f"{path}, line {lineno}: {name} {i} has head {head}, out of range: the sentence "
+                    f"has {n} {plural} (-1 is the root). Pass bad_heads='skip' to drop such "
+                    "sentences or 'ignore' to keep them as they are"
+                )
+            if bad_heads == "skip":
+                return None
+        units.append(Bunsetsu(start, end, head, dep_type, features))
+    if raw and raw[0][0] != 0:
+        raise ValueError(f"{path}, line {raw[0][4]}: morphemes before the first {name} line of the sentence")
+    return units
+
+
+def read_knp(path: PathLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
+    """Yield every sentence (``EOS``-terminated block) of a KNP file.
+
+    ``limit=0`` reads everything. Parenthetical sub-sentences (KWDLC writes the
+    content of brackets as extra sentences whose comment has ``括弧始:``) are
+    yielded like any other sentence. A ValueError names the file and line for a
+    missing file, non-UTF-8 input, a malformed line, a sentence without
+    ``EOS``, a bunsetsu or basic phrase without morphemes or after the first
+    morphemes, and (``bad_heads="raise"``) a head index outside
+    ``[-1, number of units)``; ``bad_heads="skip"`` drops such sentences,
+    ``"ignore"`` keeps them unchanged (KU Wikipedia train has two). Heads are
+    not checked further: KWDLC train has a bunsetsu that is its own head
+    (w201106-0001290480-1, bunsetsu 7), kept as it is.
+    """
+    if bad_heads not in BAD_HEADS_MODES:
+        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
+    # Checked here, not when the first sentence is asked for.
+    return _iter_knp(check_file(path, "KNP"), limit, bad_heads)
+
+
+def _iter_knp(path: Path, limit: int, bad_heads: str) -> Iterator[KNPSentence]:
+    count = 0
+    first = 0  # line number of the open sentence's first line, 0 if none
+    comments: List[str] = []
+    morphemes: List[Morpheme] = []
+    raw: Dict[str, List[_Phrase]] = {"*": [], "+": []}
+    for lineno, line in read_lines(path):
+        kind = line[:1]
+        if not first:
+            if not line.strip():
+                continue  # blank lines between sentences
+            first = lineno
+        if kind == "*" or kind == "+":
+            match = _PHRASE_LINE.match(line)
+            if match is not None:
+                own_id, head, dep_type, features = match.groups()
+                units = raw[kind]
+                if own_id is not None and int(own_id) != len(units):
+                    raise ValueError(f"{path}, line {lineno}: phrase number {own_id} should be {len(units)}")
+                units.append((len(morphemes), int(head), dep_type, features or "", lineno))
+                continue
+        elif line == "EOS":
+            bunsetsu = _phrases(path, "bunsetsu", raw["*"], len(morphemes), bad_heads)
+            tags = _phrases(path, "basic phrase", raw["+"], len(morphemes), bad_heads)
+            if bunsetsu and tags:
+                tag_starts = {t.start for t in tags}
+                for unit, phrase in zip(bunsetsu, raw["*"]):
+                    if unit.start not in tag_starts:
+                        raise ValueError(
+                            f"{path}, line {phrase[4]}: bunsetsu does not begin with a basic phrase ('+' line)"
+                        )
+            if bunsetsu is not None and tags is not None:
+                comment = "\n".join(comments)
+                sid = _SID.search(comment)
+                yield KNPSentence(
+                    sid=sid.group(1) if sid else None,
+                    comment=comment,
+                    morphemes=morphemes,
+                    bunsetsu=bunsetsu,
+                    tags=tags,
+                    line=first,
+                )
+                count += 1
+                if limit and count >= limit:
+                    return
+            first = 0
+            comments, morphemes, raw = [], [], {"*": [], "+": []}
+            continue
+        elif kind == "#":
+            if not (morphemes or raw["*"] or raw["+"]):
+                comments.append(line)
+                continue
+            if line.startswith("# S-ID:"):
+                raise ValueError(
+                    f"{path}, line {lineno}: a new sentence begins but the sentence from line "
+                    f"{first} has no EOS line"
+                )
+        morpheme = parse_morpheme(line)
+        if morpheme is None:
+            if not line.strip():
+                raise ValueError(
+                    f"{path}, line {lineno}: blank line inside the sentence from line {first} (missing EOS?)"
+                )
+            raise ValueError(
+                f"{path}, line {lineno}: malformed line (not a comment, '*'/'+' phrase line, "
+                f"JUMAN morpheme with 11 fields, or EOS): {line[:200]!r}"
+            )
+        morphemes.append(morpheme)
+    if first:
+        raise ValueError(f"{path}: the sentence from line {first} has no EOS line (end of file)")
+
+
+class KNPCorpus:
+    def __init__(self, path: PathLike, limit: int = 0, bad_heads: str = "ignore"):
+        if bad_heads not in BAD_HEADS_MODES:
+            raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
+        self.path = check_file(path, "KNP")
+        self.limit = limit
+        self.bad_heads = bad_heads
+
+    def __call__(self, nlp) -> Iterator[Example]:
+        for sentence in read_knp(self.path, self.limit, self.bad_heads):
+            words = sentence.words
+            if not words:
+                continue
+            reference = Doc(nlp.vocab, words=words, spaces=[False] * len(words))
+            yield Example(nlp.make_doc(reference.text), reference)
+
+
+@registry.readers("spacy_adf.KNPCorpus.v1")
+def create_knp_reader(path: Optional[PathLike], limit: int = 0, bad_heads: str = "ignore") -> KNPCorpus:
+    """Segmentation Examples from a KNP file. Heads are not used here, so
+    out-of-range heads are ignored by default (``bad_heads`` as in `read_knp`)."""
+    if path is None:
+        raise ValueError("no corpus path: pass --paths.train / --paths.dev")
+    return KNPCorpus(path, limit=limit, bad_heads=bad_heads)

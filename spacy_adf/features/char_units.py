@@ -1,0 +1,65 @@
+"""The unit sequences a segmenter labels, from a Doc or from raw text.
+
+A unit is one token of a character-tokenized Doc (normally one character; a
+longer token becomes one hashed code). Whitespace never joins a word: units
+are cut into runs at whitespace tokens and after tokens with a trailing space,
+and each run is labelled as its own CRF sequence.
+"""
+from typing import Tuple
+
+import numpy
+from spacy.attrs import IS_SPACE, ORTH, SPACY
+from spacy.tokens import Doc
+
+from .chars import char_classes, text_codes, unit_code
+
+SPACE_CLASS = 8  # chars.CLASS_NAMES.index("space")
+
+
+def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """(codes uint32, token index int64 per unit, run bounds int64 over units)."""
+    n = len(doc)
+    if n == 0:
+        return (numpy.zeros(0, numpy.uint32), numpy.zeros(0, numpy.int64),
+                numpy.zeros(1, numpy.int64))
+    arr = doc.to_array([ORTH, IS_SPACE, SPACY])
+    is_space, spacy_ws = arr[:, 1] != 0, arr[:, 2] != 0
+    # one string lookup per distinct token, not per token
+    orths, inverse = numpy.unique(arr[:, 0], return_inverse=True)
+    codes = _orth_codes(doc.vocab.strings, orths)[inverse]
+    keep = numpy.flatnonzero(~is_space)
+    # a run starts after a whitespace token or a trailing space
+    breaks = numpy.ones(n, bool)
+    breaks[1:] = is_space[:-1] | spacy_ws[:-1]
+    return codes[keep], keep.astype(numpy.int64), _bounds(breaks[keep], len(keep))
+
+
+_CODE_CACHE = {}
+
+
+def _orth_codes(strings, orths: numpy.ndarray) -> numpy.ndarray:
+    if len(_CODE_CACHE) > 1_000_000:
+        _CODE_CACHE.clear()
+    out = numpy.empty(len(orths), dtype=numpy.uint32)
+    for k, orth in enumerate(orths.tolist()):
+        code = _CODE_CACHE.get(orth)
+        if code is None:
+            code = _CODE_CACHE[orth] = unit_code(strings[orth])
+        out[k] = code
+    return out
+
+
+def text_units(text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """(codes uint32, char position int64 per unit, run bounds) of raw text:
+    runs are the maximal non-whitespace stretches."""
+    codes = text_codes(text)
+    keep = numpy.flatnonzero(char_classes(codes) != SPACE_CLASS)
+    breaks = numpy.ones(len(keep), bool)
+    if len(keep):
+        breaks[1:] = numpy.diff(keep) != 1
+    return codes[keep], keep.astype(numpy.int64), _bounds(breaks, len(keep))
+
+
+def _bounds(breaks: numpy.ndarray, n: int) -> numpy.ndarray:
+    starts = numpy.flatnonzero(breaks)
+    return numpy.concatenate([starts, [n]]).astype(numpy.int64) if n else numpy.zeros(1, numpy.int64)

@@ -1,0 +1,365 @@
+# cython: language_level=3
+"""Character features for word segmentation (Sun, Wang and Li 2012; the ADF
+paper, section 4.2), hashed in one nogil pass per sequence.
+
+A sequence is an array of 32-bit unit codes: Unicode code points, or for a
+multi-character token a hashed code above the code-point range. For every
+position the featurizer writes one 64-bit value per template (0 = the template
+is off there); `FeatureTable.lookup` turns them into feature ids.
+
+Dictionary features read a lexicon of words (code sequences of length
+`min_word` .. `max_word`). Each lexicon entry carries a fold: words seen in
+only one fold of the training corpus are hidden from the sentences of that
+fold while training (jackknifing), so the model learns how far a lexicon match
+can be trusted for words it has not seen, which is what a user dictionary
+supplies at inference. Fold -1 (inference, user words) sees every word.
+"""
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.string cimport memset
+
+import numpy
+
+from cymem.cymem cimport Pool
+from preshed.maps cimport PreshMap
+
+ctypedef unsigned char[::1] uint8_t_view
+
+cdef enum:
+    MAX_WORD = 8
+    BASE_TEMPLATES = 30   # 5 uni + 4 bi + 1 skip + 9 identity + 2 type + 5 generic lexicon + 4 pair
+
+TEMPLATE_NAMES_BASE = (
+    ["c[-2]", "c[-1]", "c[0]", "c[1]", "c[2]",
+     "c[-2]c[-1]", "c[-1]c[0]", "c[0]c[1]", "c[1]c[2]", "c[-1]c[1]"]
+    + [f"same(c[{j}],c[{j + 1}])" for j in range(-2, 2)]
+    + [f"same(c[{j}],c[{j + 2}])" for j in range(-3, 2)]
+    + ["type[0]", "type[-1]type[0]type[1]",
+       "lex_end_len", "lex_begin_len", "lex_inside_len", "lex_end_len|c[0]", "lex_begin_len|c[0]",
+       "lex_end_len|lex_begin_len", "type[0]c[-1]", "type[0]c[1]", "lex_inside_len|c[0]"]
+)
+
+# Character classes: they let the model generalise over digits, Latin words,
+# kana runs and punctuation, which the Weibo and KWDLC texts are full of.
+CLASS_NAMES = ("other", "digit", "latin", "han", "hiragana", "katakana",
+               "han_numeral", "punct", "space", "symbol", "token")
+
+cdef uint32_t UNIT_CODE_BASE = 0x200000  # codes at or above: hashed multi-char tokens
+
+
+cdef inline uint64_t fmix(uint64_t h) nogil:
+    h ^= h >> 33
+    h *= 0xff51afd7ed558ccdULL
+    h ^= h >> 33
+    h *= 0xc4ceb9fe1a85ec53ULL
+    h ^= h >> 33
+    return h
+
+
+cdef inline uint64_t mix(uint64_t h, uint64_t v) nogil:
+    return fmix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)))
+
+
+cdef inline uint64_t out_code(int64_t pos, int64_t n) nogil:
+    # Sentinels for positions before/after the sequence (distinct per distance).
+    if pos < 0:
+        return 0x110000 + <uint64_t>(-pos)
+    return 0x110100 + <uint64_t>(pos - n + 1)
+
+
+cdef inline int char_class(uint32_t c) nogil:
+    if c >= UNIT_CODE_BASE:
+        return 10
+    if (0x30 <= c <= 0x39) or (0xFF10 <= c <= 0xFF19):
+        return 1
+    if (0x41 <= c <= 0x5A) or (0x61 <= c <= 0x7A) or (0xFF21 <= c <= 0xFF3A) \
+            or (0xFF41 <= c <= 0xFF5A) or (0xC0 <= c <= 0x24F and c != 0xD7 and c != 0xF7):
+        return 2
+    if c == 0x3007 or c == 0x4E00 or c == 0x4E8C or c == 0x4E09 or c == 0x56DB \
+            or c == 0x4E94 or c == 0x516D or c == 0x4E03 or c == 0x516B or c == 0x4E5D \
+            or c == 0x5341 or c == 0x767E or c == 0x5343 or c == 0x4E07 or c == 0x4EBF \
+            or c == 0x5146 or c == 0x96F6:
+        return 6
+    if (0x4E00 <= c <= 0x9FFF) or (0x3400 <= c <= 0x4DBF) or (0xF900 <= c <= 0xFAFF) \
+            or (0x20000 <= c <= 0x2FFFF) or c == 0x3005:
+        return 3
+    if 0x3040 <= c <= 0x309F:
+        return 4
+    if (0x30A0 <= c <= 0x30FF) or (0x31F0 <= c <= 0x31FF) or (0xFF66 <= c <= 0xFF9F):
+        return 5
+    if c == 0x20 or (0x09 <= c <= 0x0D) or c == 0x3000 or c == 0xA0 or (0x2000 <= c <= 0x200A) \
+            or c == 0x85 or c == 0x1680 or c == 0x2028 or c == 0x2029 or c == 0x202F or c == 0x205F \
+            or (0x1C <= c <= 0x1F):
+        return 8
+    if (0x21 <= c <= 0x2F) or (0x3A <= c <= 0x40) or (0x5B <= c <= 0x60) or (0x7B <= c <= 0x7E) \
+            or (0x3001 <= c <= 0x3003) or (0x3008 <= c <= 0x3011) or (0x3014 <= c <= 0x301F) \
+            or (0xFF01 <= c <= 0xFF0F) or (0xFF1A <= c <= 0xFF20) or (0xFF3B <= c <= 0xFF40) \
+            or (0xFF5B <= c <= 0xFF65) or (0x2010 <= c <= 0x2027) or (0x2030 <= c <= 0x205E) \
+            or (0xA1 <= c <= 0xBF) or c == 0x30FB:
+        return 7
+    if (0x2100 <= c <= 0x2BFF) or (0x1F000 <= c <= 0x1FAFF) or (0xFE00 <= c <= 0xFE0F) or c == 0x200D:
+        return 9
+    return 0
+
+
+def char_classes(codes):
+    """Class id (index into CLASS_NAMES) of every code: a test and debugging aid."""
+    cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
+    out = numpy.zeros(c.shape[0], dtype=numpy.int32)
+    cdef int32_t[::1] o = out
+    cdef Py_ssize_t i
+    for i in range(c.shape[0]):
+        o[i] = char_class(c[i])
+    return out
+
+
+def is_space_code(uint32_t c):
+    return char_class(c) == 8
+
+
+cdef class CharFeaturizer:
+    """Hashes the segmentation templates of code sequences; owns the lexicon."""
+    cdef Pool mem
+    cdef PreshMap lexicon
+    cdef readonly int min_word
+    cdef readonly int max_word
+    cdef readonly bint word_features
+    cdef readonly int n_templates
+    cdef readonly dict fold_of          # word -> fold (-1: visible to every fold)
+    cdef uint64_t* seeds
+
+    def __init__(self, int min_word=2, int max_word=6, bint word_features=True):
+        if not (2 <= min_word <= max_word <= MAX_WORD):
+            raise ValueError(
+                f"dictionary word lengths must satisfy 2 <= min_word <= max_word <= {MAX_WORD}, "
+                f"got min_word={min_word}, max_word={max_word}")
+        self.mem = Pool()
+        self.lexicon = PreshMap()
+        self.min_word = min_word
+        self.max_word = max_word
+        self.word_features = word_features
+        n_lengths = max_word - min_word + 1
+        self.n_templates = BASE_TEMPLATES + (2 * n_lengths if word_features else 0)
+        self.fold_of = {}
+        self.seeds = <uint64_t*>self.mem.alloc(self.n_templates, sizeof(uint64_t))
+        cdef int j
+        for j in range(self.n_templates):
+            self.seeds[j] = fmix(0x5eed0000ULL + <uint64_t>j * 0x10001ULL)
+
+    @property
+    def template_names(self):
+        names = list(TEMPLATE_NAMES_BASE)
+        if self.word_features:
+            lengths = range(self.min_word, self.max_word + 1)
+            names += [f"lex_word_ending_here[{l}]" for l in lengths]
+            names += [f"lex_word_starting_here[{l}]" for l in lengths]
+        return names
+
+    def __len__(self):
+        return len(self.fold_of)
+
+    def __reduce__(self):
+        return (_rebuild_featurizer, (self.min_word, self.max_word, self.word_features, dict(self.fold_of)))
+
+    def add_word(self, str word, int fold=-1):
+        """Add a lexicon word; fold >= 0 hides it from that training fold.
+        A word added for two different folds (or with fold -1) is always visible.
+        Words shorter than min_word or longer than max_word cannot match and
+        are kept only for bookkeeping. Returns True if the word is usable."""
+        if not word or any(ch.isspace() for ch in word):
+            raise ValueError(f"lexicon words must be non-empty and contain no whitespace, got {word!r}")
+        old = self.fold_of.get(word)
+        if old is None:
+            new = fold
+        elif old == fold:
+            new = fold
+        else:
+            new = -1
+        self.fold_of[word] = new
+        if not (self.min_word <= len(word) <= self.max_word):
+            return False
+        codes = text_codes(word)
+        cdef const uint32_t[::1] c = codes
+        cdef uint64_t h = 0
+        cdef Py_ssize_t i
+        for i in range(c.shape[0]):
+            h = mix(h, c[i])
+        h = _lex_key(h, c.shape[0])
+        self.lexicon.set(h, <void*><size_t>(1 if new < 0 else new + 2))
+        return True
+
+    def add_words(self, words, int fold=-1):
+        n = 0
+        for w in words:
+            n += bool(self.add_word(w, fold))
+        return n
+
+    def words(self):
+        return sorted(self.fold_of)
+
+    def hashes(self, codes, bounds=None, int fold=-1):
+        """uint64 (n, n_templates) feature hashes (0 = off) of the sequences
+        codes[bounds[k]:bounds[k+1]] (default: one sequence). Features never
+        look across a sequence boundary."""
+        cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
+        cdef Py_ssize_t n = c.shape[0]
+        if bounds is None:
+            bounds = numpy.array([0, n], dtype=numpy.int64)
+        cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
+        if b.shape[0] < 1 or b[0] != 0 or b[b.shape[0] - 1] != n:
+            raise ValueError("bounds must run from 0 to len(codes)")
+        cdef Py_ssize_t k
+        for k in range(b.shape[0] - 1):
+            if b[k + 1] < b[k]:
+                raise ValueError("bounds must be non-decreasing")
+        out = numpy.zeros((n, self.n_templates), dtype=numpy.uint64)
+        if n == 0:
+            return out
+        cdef uint64_t[:, ::1] o = out
+        # per position: prefix hashes of the substrings starting there and
+        # whether each is a lexicon word visible to this fold
+        pre_arr = numpy.zeros(n * MAX_WORD, dtype=numpy.uint64)
+        hit_arr = numpy.zeros(n * MAX_WORD, dtype=numpy.uint8)
+        cls_arr = numpy.zeros(n, dtype=numpy.int32)
+        len_arr = numpy.zeros((3, n), dtype=numpy.int32)
+        cdef uint64_t[::1] pre = pre_arr
+        cdef uint8_t_view hit = hit_arr
+        cdef int32_t[::1] cls = cls_arr
+        cdef int32_t[:, ::1] lens = len_arr
+        with nogil:
+            for k in range(b.shape[0] - 1):
+                if b[k + 1] > b[k]:
+                    self._fill(c, b[k], b[k + 1], fold, pre, hit, cls, lens, o)
+        return out
+
+    cdef void _fill(self, const uint32_t[::1] c, Py_ssize_t a, Py_ssize_t e, int fold,
+                    uint64_t[::1] pre, uint8_t_view hit, int32_t[::1] cls,
+                    int32_t[:, ::1] lens, uint64_t[:, ::1] o) noexcept nogil:
+        # positions are global (a <= i < e); the sequence is c[a:e]
+        cdef Py_ssize_t i, s, l, j, k, t
+        cdef uint64_t h
+        cdef size_t val
+        cdef int max_word = self.max_word, min_word = self.min_word
+        cdef uint64_t* seeds = self.seeds
+        cdef uint64_t u[5]
+        cdef uint64_t ty[3]
+        cdef int32_t le, lb, lm
+        for i in range(a, e):
+            cls[i] = char_class(c[i])
+        # lexicon matches: lens[0] longest word ending at i, lens[1] starting
+        # at i, lens[2] covering i strictly inside
+        for s in range(a, e):
+            h = 0
+            for l in range(1, max_word + 1):
+                if s + l > e:
+                    break
+                h = mix(h, c[s + l - 1])
+                pre[s * MAX_WORD + l - 1] = h
+                if l >= min_word:
+                    val = <size_t>self.lexicon.get(_lex_key(h, l))
+                    if val == 1 or (val >= 2 and <int>(val - 2) != fold):
+                        hit[s * MAX_WORD + l - 1] = 1
+                        if l > lens[1, s]:
+                            lens[1, s] = <int32_t>l
+                        if l > lens[0, s + l - 1]:
+                            lens[0, s + l - 1] = <int32_t>l
+                        for k in range(s + 1, s + l - 1):
+                            if l > lens[2, k]:
+                                lens[2, k] = <int32_t>l
+        for i in range(a, e):
+            for k in range(5):
+                j = i + k - 2
+                u[k] = c[j] if a <= j < e else out_code(j - a, e - a)
+            for k in range(3):
+                j = i + k - 1
+                ty[k] = <uint64_t>cls[j] if a <= j < e else <uint64_t>(20 + k)
+            le = lens[0, i]
+            lb = lens[1, i]
+            lm = lens[2, i]
+            t = 0
+            # unigrams c[-2..2]
+            for k in range(5):
+                o[i, t] = _nz(mix(seeds[t], u[k]))
+                t += 1
+            # bigrams c[-2]c[-1] .. c[1]c[2]
+            for k in range(4):
+                o[i, t] = _nz(mix(mix(seeds[t], u[k]), u[k + 1]))
+                t += 1
+            o[i, t] = _nz(mix(mix(seeds[t], u[1]), u[3]))
+            t += 1
+            # identical characters: x_j == x_{j+1}, j = i-2..i+1
+            for j in range(i - 2, i + 2):
+                if j >= a and j + 1 < e and c[j] == c[j + 1]:
+                    o[i, t] = _nz(seeds[t])
+                t += 1
+            # x_j == x_{j+2}, j = i-3..i+1
+            for j in range(i - 3, i + 2):
+                if j >= a and j + 2 < e and c[j] == c[j + 2]:
+                    o[i, t] = _nz(seeds[t])
+                t += 1
+            o[i, t] = _nz(mix(seeds[t], ty[1]))
+            t += 1
+            o[i, t] = _nz(mix(mix(mix(seeds[t], ty[0]), ty[1]), ty[2]))
+            t += 1
+            # generic lexicon features: longest visible word ending / starting
+            # at i or covering i inside; they carry user-dictionary words
+            o[i, t] = _nz(mix(seeds[t], le)) if le else 0
+            t += 1
+            o[i, t] = _nz(mix(seeds[t], lb)) if lb else 0
+            t += 1
+            o[i, t] = _nz(mix(seeds[t], lm)) if lm else 0
+            t += 1
+            o[i, t] = _nz(mix(mix(seeds[t], le), u[2])) if le else 0
+            t += 1
+            o[i, t] = _nz(mix(mix(seeds[t], lb), u[2])) if lb else 0
+            t += 1
+            o[i, t] = _nz(mix(mix(seeds[t], le), lb)) if (le or lb) else 0
+            t += 1
+            o[i, t] = _nz(mix(mix(seeds[t], ty[1]), u[1]))
+            t += 1
+            o[i, t] = _nz(mix(mix(seeds[t], ty[1]), u[3]))
+            t += 1
+            o[i, t] = _nz(mix(mix(seeds[t], lm), u[2])) if lm else 0
+            t += 1
+            if self.word_features:
+                # the lexicon word itself, ending at i / starting at i
+                for l in range(min_word, max_word + 1):
+                    s = i - l + 1
+                    if s >= a and hit[s * MAX_WORD + l - 1]:
+                        o[i, t] = _nz(mix(seeds[t], pre[s * MAX_WORD + l - 1]))
+                    t += 1
+                for l in range(min_word, max_word + 1):
+                    if i + l <= e and hit[i * MAX_WORD + l - 1]:
+                        o[i, t] = _nz(mix(seeds[t], pre[i * MAX_WORD + l - 1]))
+                    t += 1
+
+
+
+cdef inline uint64_t _nz(uint64_t h) nogil:
+    # 0 means "off" and 1 is reserved by preshed
+    return h + 2 if h < 2 else h
+
+
+cdef inline uint64_t _lex_key(uint64_t h, Py_ssize_t length) nogil:
+    return _nz(fmix(h + <uint64_t>length * 0x9e3779b97f4a7c15ULL))
+
+
+def _rebuild_featurizer(min_word, max_word, word_features, fold_of):
+    f = CharFeaturizer(min_word, max_word, word_features)
+    for word, fold in fold_of.items():
+        f.add_word(word, fold)
+    return f
+
+
+def text_codes(str text):
+    """Code points of a string as uint32."""
+    return numpy.frombuffer(text.encode("utf-32-le"), dtype=numpy.uint32)
+
+
+def unit_code(str token):
+    """Code of one token: its code point, or a hashed code for longer tokens."""
+    if len(token) == 1:
+        return ord(token)
+    cdef uint64_t h = 0
+    for ch in token:
+        h = mix(h, ord(ch))
+    return UNIT_CODE_BASE + <uint32_t>(h % <uint64_t>(0xFFFFFFFF - UNIT_CODE_BASE))

@@ -1,0 +1,193 @@
+"""`spacy_adf.Segmenter.v1`: a tokenizer that segments Chinese or Japanese
+text into words with a trained adf_segmenter model, building the word Doc
+straight from the text (no character Doc, no retokenization).
+
+    [nlp.tokenizer]
+    @tokenizers = "spacy_adf.Segmenter.v1"
+
+    [initialize.tokenizer]
+    segmenter_model = "training/seg_zh/model-best"   # a pipeline or component dir
+    user_dict = null                                 # optional, one word per line
+
+The model is saved with the pipeline (`tokenizer/segmenter`), in the same
+format as the adf_segmenter component. Whitespace is handled exactly as by
+`spacy_adf.CharTokenizer.v1`, so the text is preserved and the Doc equals the
+one the component produces.
+"""
+from pathlib import Path
+from typing import Iterable, Iterator, List, Optional, Union
+
+import numpy
+import srsly
+from spacy.tokens import Doc
+from spacy.util import registry
+from spacy.vocab import Vocab
+
+from ..components.seg_model import build_segmenter_model
+from ..components.segmenter import ADFSegmenter
+from ..features.char_units import text_units
+
+FILE_NAME = "segmenter"
+
+
+class SegmenterTokenizer:
+    def __init__(self, vocab: Vocab):
+        self.vocab = vocab
+        self.segmenter = ADFSegmenter(vocab, build_segmenter_model(), "segmenter_tokenizer")
+
+    @property
+    def is_trained(self) -> bool:
+        return self.segmenter.crf is not None
+
+    def _require_model(self) -> None:
+        if not self.is_trained:
+            raise ValueError(
+                "spacy_adf.Segmenter.v1 has no model: set [initialize.tokenizer] "
+                "segmenter_model to a trained adf_segmenter pipeline and run "
+                "nlp.initialize(), or load a saved pipeline"
+            )
+
+    def __call__(self, text: str) -> Doc:
+        if not isinstance(text, str):
+            raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
+        self._require_model()
+        units = text_units(text)
+        starts = self.segmenter._segment_units([units])[0]
+        words, spaces = words_from_starts(text, units[1], starts)
+        return Doc(self.vocab, words=words, spaces=spaces)
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
+        """Segment in batches: one featurization and one Viterbi call each."""
+        self._require_model()
+        batch: List[str] = []
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
+            batch.append(text)
+            if len(batch) >= batch_size:
+                yield from self._pipe_batch(batch)
+                batch = []
+        if batch:
+            yield from self._pipe_batch(batch)
+
+    def _pipe_batch(self, texts: List[str]) -> Iterator[Doc]:
+        units = [text_units(t) for t in texts]
+        starts = self.segmenter._segment_units(units)
+        for text, u, s in zip(texts, units, starts):
+            words, spaces = words_from_starts(text, u[1], s)
+            yield Doc(self.vocab, words=words, spaces=spaces)
+
+    # ------------------------------------------------------------ setup
+
+    def initialize(self, get_examples=None, *, nlp=None,
+                   segmenter_model: Optional[Union[str, Path]] = None,
+                   user_dict: Optional[Union[str, Path]] = None,
+                   pkuseg_model=None, pkuseg_user_dict=None) -> None:
+        """Load the model of a trained adf_segmenter: `segmenter_model` is a
+        pipeline directory that contains one, or the component's own
+        directory (with cfg, lexicon, model). pkuseg_model and
+        pkuseg_user_dict, which spacy.blank("zh") puts in
+        [initialize.tokenizer] for its default tokenizer, are ignored."""
+        if segmenter_model is None:
+            if not self.is_trained:
+                raise ValueError(
+                    "spacy_adf.Segmenter.v1 needs [initialize.tokenizer] segmenter_model: "
+                    "the path of a trained pipeline with an adf_segmenter component"
+                )
+        else:
+            self.load_segmenter(segmenter_model)
+        if user_dict is not None:
+            self.segmenter.load_user_dict(user_dict)
+
+    def load_segmenter(self, path: Union[str, Path]) -> None:
+        path = Path(path)
+        if not path.exists():
+            raise ValueError(f"segmenter model {path} does not exist")
+        if (path / "cfg").exists() and (path / "model").exists():
+            self.segmenter.from_disk(path)
+            return
+        import spacy
+
+        nlp = spacy.load(path)
+        found = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ADFSegmenter)]
+        if isinstance(nlp.tokenizer, SegmenterTokenizer) and nlp.tokenizer.is_trained:
+            found.append(nlp.tokenizer.segmenter)
+        if not found:
+            raise ValueError(f"the pipeline at {path} has no trained adf_segmenter")
+        self.from_segmenter(found[0])
+
+    def from_segmenter(self, segmenter: ADFSegmenter) -> "SegmenterTokenizer":
+        """Take over the model of a trained adf_segmenter component (a copy)."""
+        segmenter._require_model()
+        self.segmenter.from_bytes(segmenter.to_bytes())
+        return self
+
+    # ------------------------------------------------------------ serialization
+
+    def to_bytes(self, *, exclude=tuple(), **kwargs) -> bytes:
+        data = self.segmenter.to_bytes() if self.is_trained else None
+        return srsly.msgpack_dumps({"format": "spacy_adf.Segmenter", "segmenter": data})
+
+    def from_bytes(self, data: bytes, *, exclude=tuple(), **kwargs) -> "SegmenterTokenizer":
+        try:
+            msg = srsly.msgpack_loads(data)
+        except Exception as e:
+            raise ValueError(f"spacy_adf.Segmenter.v1: unreadable tokenizer data ({e!r})") from None
+        if not isinstance(msg, dict) or msg.get("format") != "spacy_adf.Segmenter":
+            raise ValueError("spacy_adf.Segmenter.v1: the tokenizer data is not a segmenter's")
+        if msg["segmenter"] is not None:
+            self.segmenter.from_bytes(msg["segmenter"])
+        return self
+
+    def to_disk(self, path: Union[str, Path], *, exclude=tuple(), **kwargs) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / FILE_NAME).write_bytes(self.to_bytes())
+
+    def from_disk(self, path: Union[str, Path], *, exclude=tuple(), **kwargs) -> "SegmenterTokenizer":
+        path = Path(path)
+        if not (path / FILE_NAME).exists():
+            raise ValueError(f"spacy_adf.Segmenter.v1: missing {path / FILE_NAME}")
+        return self.from_bytes((path / FILE_NAME).read_bytes())
+
+
+def words_from_starts(text: str, pos: numpy.ndarray, starts: numpy.ndarray):
+    """(words, spaces) for spacy.tokens.Doc: words from the word-start flags
+    of the non-whitespace units at text positions `pos`; whitespace between
+    them as CharTokenizer splits it (one ASCII space after a word is its
+    trailing space, other whitespace characters are tokens of their own)."""
+    words: List[str] = []
+    spaces: List[bool] = []
+    if not len(pos):
+        _add_gap(text, words, spaces)
+        return words, spaces
+    first = numpy.flatnonzero(starts)
+    a_list = pos[first].tolist()
+    b_list = (pos[numpy.append(first[1:], len(pos)) - 1] + 1).tolist()
+    prev = 0
+    for a, b in zip(a_list, b_list):
+        if a > prev:
+            _add_gap(text[prev:a], words, spaces)
+        words.append(text[a:b])
+        spaces.append(False)
+        prev = b
+    if prev < len(text):
+        _add_gap(text[prev:], words, spaces)
+    return words, spaces
+
+
+def _add_gap(gap: str, words: List[str], spaces: List[bool]) -> None:
+    for ch in gap:
+        if ch == " " and words and not spaces[-1] and not words[-1].isspace():
+            spaces[-1] = True
+        else:
+            words.append(ch)
+            spaces.append(False)
+
+
+@registry.tokenizers("spacy_adf.Segmenter.v1")
+def create_segmenter_tokenizer():
+    def make(nlp):
+        return SegmenterTokenizer(nlp.vocab)
+
+    return make

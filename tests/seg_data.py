@@ -1,0 +1,35 @@
+"""Small synthetic segmentation corpora made by the tests themselves."""
+import random
+from typing import List
+
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_adf.tokenizers.char import CharTokenizer
+
+WORDS = [
+    "中国", "人民", "银行", "北京", "我们", "发展", "经济", "今天", "天气", "很", "好", "的",
+    "了", "在", "是", "学生", "老师", "学校", "研究", "生命", "科学", "研究生", "大学",
+    "上海", "市场", "开放", "政策", "我", "你", "他", "喜欢", "吃", "苹果", "看", "电影",
+    "朋友", "一起", "工作", "时间", "问题", "解决", "方法", "重要", "新", "技术", "公司",
+]
+
+
+def make_sentences(n: int, seed: int = 0, words: List[str] = WORDS) -> List[List[str]]:
+    rng = random.Random(seed)
+    return [[rng.choice(words) for _ in range(rng.randint(3, 9))] for _ in range(n)]
+
+
+def char_nlp(lang: str = "zh"):
+    nlp = spacy.blank(lang, config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.CharTokenizer.v1"}}})
+    assert isinstance(nlp.tokenizer, CharTokenizer)
+    return nlp
+
+
+def seg_examples(nlp, sentences: List[List[str]]) -> List[Example]:
+    out = []
+    for words in sentences:
+        ref = Doc(nlp.vocab, words=words, spaces=[False] * len(words))
+        out.append(Example(nlp.make_doc(ref.text), ref))
+    return out
