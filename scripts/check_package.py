@@ -32,6 +32,26 @@ def run(cmd, **kw):
     return subprocess.run([str(c) for c in cmd], check=True, **kw)
 
 
+def build_sdist(model, out_dir, name, version="0.0.1"):
+    """`spacy package MODEL OUT_DIR --name NAME --version VERSION --build sdist`;
+    returns the path of the sdist (the newest .tar.gz under OUT_DIR)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    run([sys.executable, "-m", "spacy", "package", model, out_dir, "--name", name,
+         "--version", version, "--force", "--build", "sdist"])
+    return sorted(out_dir.rglob("*.tar.gz"))[-1]
+
+
+def make_venv(env_dir):
+    """A fresh virtual environment (no system site-packages) with spacy-adf
+    installed by pip from this checkout; returns its python."""
+    env_dir = Path(env_dir)
+    venv.create(env_dir, with_pip=True, clear=True)
+    py = env_dir / "bin" / "python"
+    run([py, "-m", "pip", "install", "-q", str(REPO)])
+    return py
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("model")
@@ -42,15 +62,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
-    pkg_dir = work / "packages"
-    pkg_dir.mkdir(parents=True, exist_ok=True)
-    run([sys.executable, "-m", "spacy", "package", args.model, pkg_dir, "--name", args.name,
-         "--version", "0.0.1", "--force", "--build", "sdist"])
-    sdist = sorted(pkg_dir.rglob("*.tar.gz"))[-1]
-    env_dir = work / "venv"
-    venv.create(env_dir, with_pip=True, clear=True)
-    py = env_dir / "bin" / "python"
-    run([py, "-m", "pip", "install", "-q", str(REPO)])
+    sdist = build_sdist(args.model, work / "packages", args.name, "0.0.1")
+    py = make_venv(work / "venv")
     run([py, "-m", "pip", "install", "-q", "--no-deps", str(sdist)])
     original = run([sys.executable, "-c", PREDICT, args.model, args.data, args.limit],
                    capture_output=True, text=True).stdout

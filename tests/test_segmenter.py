@@ -375,3 +375,43 @@ def test_corrupt_files_are_reported(trained, tmp_path):
         spacy.load(tmp_path / "p")
     with pytest.raises(ValueError):
         SegmenterTokenizer(nlp.vocab).from_bytes(b"not msgpack at all \x00\x01")
+
+
+def test_forced_words_where_forward_and_backward_matching_agree():
+    f = CharFeaturizer()
+    for w in ["研究", "研究生", "生命", "起源", "北京"]:
+        assert f.add_forced_word(w)
+    text = "研究生命起源在北京"
+    codes, _, bounds = text_units(text)
+    start, inside = f.forced_boundaries(codes, bounds)
+    # forward: 研究生|命|起源|在|北京; backward: 研究|生命|起源|在|北京
+    # agree on 起源 and 北京 only
+    assert [i for i in range(len(text)) if inside[i]] == [5, 8]
+    assert [i for i in range(len(text)) if start[i]] == [4, 6, 7]
+
+
+def test_texts_to_units_matches_text_units():
+    from spacy_adf.features.chars import texts_to_units
+
+    texts = BAD_INPUTS + ["中国 人民\n银行"]
+    codes, pos, bounds, offsets = texts_to_units(texts)
+    for k, text in enumerate(texts):
+        c, p, b = text_units(text)
+        a, z = offsets[k], offsets[k + 1]
+        assert numpy.array_equal(codes[a:z], c) and numpy.array_equal(pos[a:z], p)
+        inner = bounds[(bounds >= a) & (bounds <= z)] - a
+        assert set(b.tolist()) - {len(c)} <= set(inner.tolist())
+
+
+def test_user_words_features_mode_is_softer(tmp_path):
+    sentences, new_words = rare_word_corpus()
+    nlp = char_nlp()
+    nlp.add_pipe("adf_segmenter", config={"model": dict(SEG_MODEL, lexicon_folds=10),
+                                          "user_words": "features"})
+    examples = seg_examples(nlp, sentences)
+    nlp.initialize(lambda: examples)
+    seg = nlp.get_pipe("adf_segmenter")
+    seg.add_words(new_words)
+    assert seg.featurizer.max_forced == 0
+    with pytest.raises(ValueError):
+        char_nlp().add_pipe("adf_segmenter", config={"user_words": "always"})

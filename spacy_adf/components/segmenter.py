@@ -50,17 +50,30 @@ DEFAULT_SEGMENTER_MODEL = Config().from_str(default_model_config)["model"]
     default_config={
         "model": DEFAULT_SEGMENTER_MODEL,
         "scheme": "BMES",
+        "user_words": "force",
         "scorer": {"@scorers": "spacy_adf.segmentation_scorer.v1"},
     },
     default_score_weights={"token_f": 1.0, "token_p": 0.0, "token_r": 0.0,
                            "oov_recall": None, "iv_recall": None, "oov_rate": None},
 )
 def make_adf_segmenter(
-    nlp: Language, name: str, model: Model, *, scheme: str, scorer: Optional[Callable]
+    nlp: Language, name: str, model: Model, *, scheme: str, user_words: str,
+    scorer: Optional[Callable]
 ) -> "ADFSegmenter":
-    """Create an adf_segmenter. scheme: word-boundary tags, "BMES" or "BI".
-    Put it first in the pipeline, after a character tokenizer."""
-    return ADFSegmenter(nlp.vocab, model, name, scheme=scheme, scorer=scorer)
+    """Create an adf_segmenter. Put it first in the pipeline, after a
+    character tokenizer.
+
+    scheme: word-boundary tags, "BMES" or "BI".
+    user_words: what user-dictionary words do. "force": they feed the
+        dictionary features and are kept whole wherever forward and backward
+        longest matching with the user words agree (the CRF decides where
+        they disagree); "features": they only feed the dictionary features.
+    """
+    return ADFSegmenter(nlp.vocab, model, name, scheme=scheme, user_words=user_words,
+                        scorer=scorer)
+
+
+USER_WORD_MODES = ("force", "features")
 
 
 def read_user_dict(path: Union[str, Path]) -> List[str]:
@@ -94,6 +107,11 @@ def example_fold(key: bytes, folds: int) -> int:
     return zlib.crc32(key) % folds
 
 
+def _matchable(words: Iterable[str]) -> List[str]:
+    """Words that can match a run: a gold word with whitespace inside never does."""
+    return [w for w in words if w and not any(ch.isspace() for ch in w)]
+
+
 def _text_length(arr: numpy.ndarray) -> int:
     """Characters of a Doc's text from its (IDX, LENGTH, ..., SPACY) array."""
     return int(arr[-1, 0] + arr[-1, 1] + arr[-1, 3]) if len(arr) else 0
@@ -107,15 +125,19 @@ class ADFSegmenter(CRFPipe):
         name: str = "adf_segmenter",
         *,
         scheme: str = "BMES",
+        user_words: str = "force",
         scorer: Optional[Callable] = None,
     ):
         check_scheme(scheme)
+        if user_words not in USER_WORD_MODES:
+            raise ValueError(f"user_words must be one of {USER_WORD_MODES}, got {user_words!r}")
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
         self.cfg = {
             "scheme": scheme,
+            "user_words": user_words,
             "features": dict(model.attrs["options"]),
             "n_train_examples": 0,
             "n_train_sequences": 0,
@@ -164,6 +186,9 @@ class ADFSegmenter(CRFPipe):
             if any(ch.isspace() for ch in w):
                 raise ValueError(f"[{self.name}] user word {w!r} contains whitespace")
         self._user_words.update(words)
+        if self.cfg["user_words"] == "force":
+            for w in words:
+                self.featurizer.add_forced_word(w)
         return self.featurizer.add_words(words, -1)
 
     def load_user_dict(self, path: Union[str, Path]) -> int:
@@ -194,8 +219,7 @@ class ADFSegmenter(CRFPipe):
             fold = example_fold(_doc_key(eg.reference), folds)
             words = [t.text for t in eg.reference if not t.is_space]
             self._train_words.update(words)
-            # a gold word with whitespace inside can never match a run
-            featurizer.add_words([w for w in words if len(w.split()) == 1 and w.split()[0] == w], fold)
+            featurizer.add_words(_matchable(words), fold)
         if user_dict is not None:
             self.load_user_dict(user_dict)
         hash_mats, golds = [], []
@@ -269,12 +293,25 @@ class ADFSegmenter(CRFPipe):
         offsets = numpy.concatenate([[0], numpy.cumsum(sizes)])
         bounds = numpy.unique(numpy.concatenate(
             [u[2] + off for u, off in zip(units, offsets[:-1])] + [[total]]))
-        hashes = self.featurizer.hashes(codes, bounds)
+        starts = self._segment_codes(codes, bounds)
+        return [starts[offsets[i]:offsets[i + 1]] for i in range(len(units))]
+
+    def _segment_codes(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
+        """Word-start flags (bool) of units cut into CRF sequences at bounds."""
+        if not len(codes):
+            return numpy.zeros(0, bool)
+        featurizer = self.featurizer
+        hashes = featurizer.hashes(codes, bounds)
         ptr, attrs = self.model.attrs["table"].lookup(hashes)
+        del hashes
         tags = self.crf.viterbi(bounds, ptr, attrs)
         starts = decode_starts(tags, self.cfg["scheme"])
+        if featurizer.max_forced:
+            force_start, force_inside = featurizer.forced_boundaries(codes, bounds)
+            starts |= force_start.view(bool)
+            starts &= ~force_inside.view(bool)
         starts[bounds[:-1]] = True
-        return [starts[offsets[i]:offsets[i + 1]] for i in range(len(units))]
+        return starts
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         for doc, (tok_index, starts) in zip(docs, preds):
@@ -340,11 +377,11 @@ class ADFSegmenter(CRFPipe):
         if not isinstance(msg, dict) or "train" not in msg or "user" not in msg:
             raise ValueError(f"[{self.name}] the lexicon file is not an adf_segmenter lexicon")
         featurizer = make_featurizer(self.cfg["features"])
-        featurizer.add_words(msg["train"], -1)
-        featurizer.add_words(msg["user"], -1)
+        featurizer.add_words(_matchable(msg["train"]), -1)
         self.model.attrs["featurizer"] = featurizer
         self._train_words = set(msg["train"])
-        self._user_words = set(msg["user"])
+        self._user_words = set()
+        self.add_words(msg["user"])
 
     def _extra_parts(self):
         return {"lexicon": (self._lexicon_bytes, self._load_lexicon_bytes)}
@@ -354,6 +391,8 @@ class ADFSegmenter(CRFPipe):
             if key not in cfg:
                 raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an adf_segmenter cfg")
         check_scheme(cfg["scheme"])
+        if cfg.get("user_words", "force") not in USER_WORD_MODES:
+            raise ValueError(f"[{self.name}] cfg has an unknown user_words mode {cfg.get('user_words')!r}")
         check_segmenter_options(cfg["features"])
         # The saved feature options win over the config's: they define the model.
         self.cfg.update(cfg)
@@ -361,7 +400,7 @@ class ADFSegmenter(CRFPipe):
 
 
 def _rebuild_segmenter(vocab, model, name, scheme, data, scorer) -> ADFSegmenter:
-    seg = ADFSegmenter(vocab, model, name, scheme=scheme, scorer=scorer)
+    seg = ADFSegmenter(vocab, model, name, scheme=scheme, scorer=scorer)  # cfg comes with data
     if data is not None:
         seg.from_bytes(data)
     return seg

@@ -25,6 +25,7 @@ from preshed.maps cimport PreshMap
 ctypedef unsigned char[::1] uint8_t_view
 
 cdef enum:
+    MAX_FORCED = 32
     MAX_WORD = 8
     BASE_TEMPLATES = 30   # 5 uni + 4 bi + 1 skip + 9 identity + 2 type + 5 generic lexicon + 4 pair
 
@@ -126,6 +127,8 @@ cdef class CharFeaturizer:
     cdef readonly int n_templates
     cdef readonly dict fold_of          # word -> fold (-1: visible to every fold)
     cdef uint64_t* seeds
+    cdef PreshMap forced                # user words kept whole (keys as the lexicon's)
+    cdef readonly int max_forced        # longest forced word, in units
 
     def __init__(self, int min_word=2, int max_word=6, bint word_features=True):
         if not (2 <= min_word <= max_word <= MAX_WORD):
@@ -140,6 +143,8 @@ cdef class CharFeaturizer:
         n_lengths = max_word - min_word + 1
         self.n_templates = BASE_TEMPLATES + (2 * n_lengths if word_features else 0)
         self.fold_of = {}
+        self.forced = PreshMap()
+        self.max_forced = 0
         self.seeds = <uint64_t*>self.mem.alloc(self.n_templates, sizeof(uint64_t))
         cdef int j
         for j in range(self.n_templates):
@@ -195,6 +200,85 @@ cdef class CharFeaturizer:
 
     def words(self):
         return sorted(self.fold_of)
+
+    def add_forced_word(self, str word):
+        """A word that segmentation keeps whole where the forward and the
+        backward longest-match segmentations by the forced words agree."""
+        if len(word) < 2 or any(ch.isspace() for ch in word):
+            return False
+        if len(word) > MAX_FORCED:
+            return False
+        cdef const uint32_t[::1] c = text_codes(word)
+        cdef uint64_t h = 0
+        cdef Py_ssize_t i
+        for i in range(c.shape[0]):
+            h = mix(h, c[i])
+        self.forced.set(_lex_key(h, c.shape[0]), <void*>1)
+        if c.shape[0] > self.max_forced:
+            self.max_forced = <int>c.shape[0]
+        return True
+
+    def forced_boundaries(self, codes, bounds):
+        """uint8 arrays (start, inside): start[i] = a word must start at unit
+        i, inside[i] = unit i must continue the word before it. Forced words
+        are the spans that forward and backward maximum matching with the
+        forced words both choose (where they disagree, nothing is forced)."""
+        cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
+        cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
+        cdef Py_ssize_t n = c.shape[0]
+        start = numpy.zeros(n, dtype=numpy.uint8)
+        inside = numpy.zeros(n, dtype=numpy.uint8)
+        if self.max_forced == 0 or n == 0:
+            return start, inside
+        fwd = numpy.zeros(n, dtype=numpy.int32)   # length of the FMM word starting at i
+        bwd = numpy.zeros(n, dtype=numpy.int32)   # length of the BMM word starting at i
+        match_arr = numpy.zeros(n, dtype=numpy.uint64)  # bit l-1: forced word of length l starts at i
+        cdef int32_t[::1] f = fwd
+        cdef int32_t[::1] w = bwd
+        cdef uint64_t[::1] m = match_arr
+        cdef unsigned char[::1] st = start
+        cdef unsigned char[::1] ins = inside
+        cdef Py_ssize_t k, i, l, a, e, best
+        cdef uint64_t h
+        cdef int maxl = self.max_forced
+        with nogil:
+            for k in range(b.shape[0] - 1):
+                a = b[k]
+                e = b[k + 1]
+                for i in range(a, e):
+                    h = 0
+                    for l in range(1, maxl + 1):
+                        if i + l > e:
+                            break
+                        h = mix(h, c[i + l - 1])
+                        if l >= 2 and self.forced.get(_lex_key(h, l)) != NULL:
+                            m[i] |= (<uint64_t>1) << (l - 1)
+                i = a
+                while i < e:          # forward: longest forced word starting at i
+                    best = 1
+                    for l in range(maxl, 1, -1):
+                        if m[i] & ((<uint64_t>1) << (l - 1)):
+                            best = l
+                            break
+                    f[i] = <int32_t>best
+                    i += best
+                i = e
+                while i > a:          # backward: longest forced word ending at i
+                    best = 1
+                    for l in range(maxl, 1, -1):
+                        if i - l >= a and m[i - l] & ((<uint64_t>1) << (l - 1)):
+                            best = l
+                            break
+                    w[i - best] = <int32_t>best
+                    i -= best
+            for i in range(n):
+                if f[i] >= 2 and f[i] == w[i]:
+                    st[i] = 1
+                    for l in range(1, f[i]):
+                        ins[i + l] = 1
+                    if i + f[i] < n:
+                        st[i + f[i]] = 1
+        return start, inside
 
     def hashes(self, codes, bounds=None, int fold=-1):
         """uint64 (n, n_templates) feature hashes (0 = off) of the sequences
@@ -363,3 +447,86 @@ def unit_code(str token):
     for ch in token:
         h = mix(h, ord(ch))
     return UNIT_CODE_BASE + <uint32_t>(h % <uint64_t>(0xFFFFFFFF - UNIT_CODE_BASE))
+
+
+def texts_to_units(list texts):
+    """Units of a batch of raw texts in one pass: (codes uint32, char position
+    of each unit in its text int64, run bounds int64 over all units, unit
+    offsets of the texts int64 (len+1)). Runs are maximal non-whitespace
+    stretches of a text (the same units as char_units.text_units)."""
+    cdef Py_ssize_t total = 0, k, n_texts = len(texts)
+    for text in texts:
+        if not isinstance(text, str):
+            raise TypeError(f"texts must be str, got {type(text).__name__}")
+        total += len(<str>text)
+    codes = numpy.empty(total, dtype=numpy.uint32)
+    pos = numpy.empty(total, dtype=numpy.int64)
+    bounds = numpy.empty(total + 1, dtype=numpy.int64)
+    offsets = numpy.empty(n_texts + 1, dtype=numpy.int64)
+    cdef uint32_t[::1] c = codes
+    cdef int64_t[::1] p = pos
+    cdef int64_t[::1] b = bounds
+    cdef int64_t[::1] o = offsets
+    cdef Py_ssize_t u = 0, nb = 0, i
+    cdef Py_UCS4 ch
+    cdef bint in_run
+    cdef str s
+    o[0] = 0
+    for k in range(n_texts):
+        s = texts[k]
+        in_run = False
+        i = 0
+        for ch in s:
+            if char_class(<uint32_t>ch) == 8:
+                in_run = False
+            else:
+                if not in_run:
+                    b[nb] = u
+                    nb += 1
+                    in_run = True
+                c[u] = <uint32_t>ch
+                p[u] = i
+                u += 1
+            i += 1
+        o[k + 1] = u
+    b[nb] = u
+    nb += 1
+    return codes[:u], pos[:u], bounds[:nb], offsets
+
+
+def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1] starts):
+    """(words, spaces) for a Doc: words from the word-start flags of the
+    units at text positions `pos`; whitespace between them split as
+    CharTokenizer does (one ASCII space after a word is its trailing space,
+    any other whitespace character is a token of its own)."""
+    cdef list words = [], spaces = []
+    cdef Py_ssize_t n = pos.shape[0], k = 0, e, prev = 0, a, z
+    while k < n:
+        e = k + 1
+        while e < n and not starts[e]:
+            e += 1
+        a = pos[k]
+        z = pos[e - 1] + 1
+        if a > prev:
+            _add_gap(text, prev, a, words, spaces)
+        words.append(text[a:z])
+        spaces.append(False)
+        prev = z
+        k = e
+    if prev < len(text):
+        _add_gap(text, prev, len(text), words, spaces)
+    return words, spaces
+
+
+cdef void _add_gap(str text, Py_ssize_t a, Py_ssize_t z, list words, list spaces):
+    # (the module compiles with wraparound=False: no negative indices here)
+    cdef Py_ssize_t i, last
+    cdef Py_UCS4 ch
+    for i in range(a, z):
+        ch = text[i]
+        last = len(words) - 1
+        if ch == u" " and last >= 0 and not spaces[last] and not (<str>words[last]).isspace():
+            spaces[last] = True
+        else:
+            words.append(text[i])
+            spaces.append(False)

@@ -14,6 +14,7 @@ format as the adf_segmenter component. Whitespace is handled exactly as by
 `spacy_adf.CharTokenizer.v1`, so the text is preserved and the Doc equals the
 one the component produces.
 """
+import warnings
 from pathlib import Path
 from typing import Iterable, Iterator, List, Optional, Union
 
@@ -25,7 +26,7 @@ from spacy.vocab import Vocab
 
 from ..components.seg_model import build_segmenter_model
 from ..components.segmenter import ADFSegmenter
-from ..features.char_units import text_units
+from ..features.chars import texts_to_units, words_from_starts
 
 FILE_NAME = "segmenter"
 
@@ -51,10 +52,7 @@ class SegmenterTokenizer:
         if not isinstance(text, str):
             raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
         self._require_model()
-        units = text_units(text)
-        starts = self.segmenter._segment_units([units])[0]
-        words, spaces = words_from_starts(text, units[1], starts)
-        return Doc(self.vocab, words=words, spaces=spaces)
+        return next(self._pipe_batch([text]))
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         """Segment in batches: one featurization and one Viterbi call each."""
@@ -71,11 +69,13 @@ class SegmenterTokenizer:
             yield from self._pipe_batch(batch)
 
     def _pipe_batch(self, texts: List[str]) -> Iterator[Doc]:
-        units = [text_units(t) for t in texts]
-        starts = self.segmenter._segment_units(units)
-        for text, u, s in zip(texts, units, starts):
-            words, spaces = words_from_starts(text, u[1], s)
-            yield Doc(self.vocab, words=words, spaces=spaces)
+        codes, pos, bounds, offsets = texts_to_units(texts)
+        starts = self.segmenter._segment_codes(codes, bounds).view(numpy.uint8)
+        vocab = self.vocab
+        for k, text in enumerate(texts):
+            a, z = offsets[k], offsets[k + 1]
+            words, spaces = words_from_starts(text, pos[a:z], starts[a:z])
+            yield Doc(vocab, words=words, spaces=spaces)
 
     # ------------------------------------------------------------ setup
 
@@ -94,6 +94,11 @@ class SegmenterTokenizer:
                     "spacy_adf.Segmenter.v1 needs [initialize.tokenizer] segmenter_model: "
                     "the path of a trained pipeline with an adf_segmenter component"
                 )
+        elif self.is_trained and not Path(segmenter_model).exists():
+            # a saved or packaged pipeline re-initialized elsewhere: its config
+            # still names the training-time path; keep the loaded model
+            warnings.warn(f"spacy_adf.Segmenter.v1: {segmenter_model} does not exist; "
+                          "keeping the segmenter model already loaded")
         else:
             self.load_segmenter(segmenter_model)
         if user_dict is not None:
@@ -149,40 +154,6 @@ class SegmenterTokenizer:
         if not (path / FILE_NAME).exists():
             raise ValueError(f"spacy_adf.Segmenter.v1: missing {path / FILE_NAME}")
         return self.from_bytes((path / FILE_NAME).read_bytes())
-
-
-def words_from_starts(text: str, pos: numpy.ndarray, starts: numpy.ndarray):
-    """(words, spaces) for spacy.tokens.Doc: words from the word-start flags
-    of the non-whitespace units at text positions `pos`; whitespace between
-    them as CharTokenizer splits it (one ASCII space after a word is its
-    trailing space, other whitespace characters are tokens of their own)."""
-    words: List[str] = []
-    spaces: List[bool] = []
-    if not len(pos):
-        _add_gap(text, words, spaces)
-        return words, spaces
-    first = numpy.flatnonzero(starts)
-    a_list = pos[first].tolist()
-    b_list = (pos[numpy.append(first[1:], len(pos)) - 1] + 1).tolist()
-    prev = 0
-    for a, b in zip(a_list, b_list):
-        if a > prev:
-            _add_gap(text[prev:a], words, spaces)
-        words.append(text[a:b])
-        spaces.append(False)
-        prev = b
-    if prev < len(text):
-        _add_gap(text[prev:], words, spaces)
-    return words, spaces
-
-
-def _add_gap(gap: str, words: List[str], spaces: List[bool]) -> None:
-    for ch in gap:
-        if ch == " " and words and not spaces[-1] and not words[-1].isspace():
-            spaces[-1] = True
-        else:
-            words.append(ch)
-            spaces.append(False)
 
 
 @registry.tokenizers("spacy_adf.Segmenter.v1")
