@@ -75,28 +75,9 @@ BATCH_SIZE = 64  # spaCy batch size of the configs (ADF still steps per sentence
 
 
 def read_words(path: Path, fmt: str, limit: int = 0) -> List[List[str]]:
-    """Gold word lists of a corpus file (whitespace-only words dropped)."""
-    if fmt == "segmented":
-        from spacy_adf.corpora.segmented import read_segmented
+    from spacy_adf.corpora.segmented import read_gold_words
 
-        sents = list(read_segmented(path, limit))
-    elif fmt == "conllu":
-        from spacy_adf.corpora.conllu import read_conllu
-
-        sents = [s.words for s in read_conllu(path, limit, spaces="none")]
-    elif fmt == "knp":
-        from spacy_adf.corpora.knp import read_knp
-
-        sents = [s.words for s in read_knp(path, limit, bad_heads="ignore")]
-    else:
-        raise ValueError(f"unknown format {fmt!r}")
-    out = []
-    for words in sents:
-        words = ["".join(w.split()) for w in words]
-        words = [w for w in words if w]
-        if words:
-            out.append(words)
-    return out
+    return read_gold_words(path, fmt, limit)
 
 
 def write_sighan(path: Path, sentences: Sequence[Sequence[str]]) -> Path:
@@ -165,12 +146,14 @@ def adf_command(name: str, train: Path, dev: Path, job: Path, epochs: int, n_tra
             "--training.eval_frequency", str(-(-n_train // BATCH_SIZE))]
 
 
-def adf_result(child: Dict, job: Path) -> Dict:
+def adf_result(child: Dict, job: Path, epochs: int) -> Dict:
+    """spaCy evaluates after the first batch (step 0) and then every pass, so
+    the differences between consecutive records are whole passes."""
     records = read_log(job / "log.jsonl")
     cumulative = [r["train_seconds"] for r in records]
-    per_pass = [b - a for a, b in zip([0.0] + cumulative[:-1], cumulative)]
+    per_pass = [b - a for a, b in zip(cumulative[:-1], cumulative[1:])]
     return {
-        "passes": len(records),
+        "passes": epochs,
         "seconds_per_pass": per_pass,
         "mean_seconds_per_pass": sum(per_pass) / max(len(per_pass), 1),
         "train_wall_seconds": child["wall_seconds"],
@@ -349,7 +332,7 @@ def main(argv=None) -> int:
                     "--corpora.dev.@readers", "spacy_adf.SegmentedCorpus.v1"]
         print(f"[{n}] adf: {shlex.join(cmd)}", flush=True)
         child = run_child(cmd, job / "train.log")
-        trained[n]["adf"] = adf_result(child, job)
+        trained[n]["adf"] = adf_result(child, job, epochs)
         trained[n]["adf"]["command"] = shlex.join(cmd)
     for n in names[1:]:
         log_path = workdir / n / "pkuseg-train.log"

@@ -128,6 +128,7 @@ cdef class CharFeaturizer:
     cdef readonly dict fold_of          # word -> fold (-1: visible to every fold)
     cdef uint64_t* seeds
     cdef PreshMap forced                # user words kept whole (keys as the lexicon's)
+    cdef PreshMap forced_prefixes       # their prefixes: matching stops early
     cdef readonly int max_forced        # longest forced word, in units
 
     def __init__(self, int min_word=2, int max_word=6, bint word_features=True):
@@ -144,6 +145,7 @@ cdef class CharFeaturizer:
         self.n_templates = BASE_TEMPLATES + (2 * n_lengths if word_features else 0)
         self.fold_of = {}
         self.forced = PreshMap()
+        self.forced_prefixes = PreshMap()
         self.max_forced = 0
         self.seeds = <uint64_t*>self.mem.alloc(self.n_templates, sizeof(uint64_t))
         cdef int j
@@ -213,6 +215,7 @@ cdef class CharFeaturizer:
         cdef Py_ssize_t i
         for i in range(c.shape[0]):
             h = mix(h, c[i])
+            self.forced_prefixes.set(_lex_key(h, i + 1), <void*>1)
         self.forced.set(_lex_key(h, c.shape[0]), <void*>1)
         if c.shape[0] > self.max_forced:
             self.max_forced = <int>c.shape[0]
@@ -251,6 +254,8 @@ cdef class CharFeaturizer:
                         if i + l > e:
                             break
                         h = mix(h, c[i + l - 1])
+                        if self.forced_prefixes.get(_lex_key(h, l)) == NULL:
+                            break
                         if l >= 2 and self.forced.get(_lex_key(h, l)) != NULL:
                             m[i] |= (<uint64_t>1) << (l - 1)
                 i = a
