@@ -297,19 +297,50 @@ class ADFSegmenter(CRFPipe):
         return [starts[offsets[i]:offsets[i + 1]] for i in range(len(units))]
 
     def _segment_codes(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
-        """Word-start flags (bool) of units cut into CRF sequences at bounds."""
-        if not len(codes):
+        """Word-start flags (bool) of units cut into CRF sequences at bounds.
+
+        Units inside forced user words skip the CRF: only the stretches
+        between them are labelled (their features still see the full run)."""
+        n = len(codes)
+        if not n:
             return numpy.zeros(0, bool)
         featurizer = self.featurizer
-        hashes = featurizer.hashes(codes, bounds)
-        ptr, attrs = self.model.attrs["table"].lookup(hashes)
-        del hashes
-        tags = self.crf.viterbi(bounds, ptr, attrs)
-        starts = decode_starts(tags, self.cfg["scheme"])
+        force_start = force_inside = None
         if featurizer.max_forced:
-            force_start, force_inside = featurizer.forced_boundaries(codes, bounds)
-            starts |= force_start.view(bool)
-            starts &= ~force_inside.view(bool)
+            force_start, force_inside = (a.view(bool) for a in featurizer.forced_boundaries(codes, bounds))
+            covered = force_inside.copy()
+            covered[:-1] |= force_start[:-1] & force_inside[1:]
+            left = numpy.flatnonzero(~covered)
+        else:
+            left = None
+        if left is None or len(left) == n:
+            hashes = featurizer.hashes(codes, bounds)
+            seq_bounds, rows = bounds, None
+        else:
+            mask = numpy.zeros(n, numpy.uint8)
+            mask[left] = 1
+            hashes = featurizer.hashes(codes, bounds, mask=mask)[left]
+            piece = numpy.ones(len(left), bool)
+            if len(left):
+                run_start = numpy.zeros(n + 1, bool)
+                run_start[bounds] = True
+                piece[1:] = (numpy.diff(left) != 1) | run_start[left[1:]]
+            seq_bounds = numpy.append(numpy.flatnonzero(piece), len(left)).astype(numpy.int64)
+            rows = left
+        starts = numpy.zeros(n, bool)
+        if hashes.shape[0]:
+            ptr, attrs = self.model.attrs["table"].lookup(hashes)
+            del hashes
+            tags = self.crf.viterbi(seq_bounds, ptr, attrs)
+            decoded = decode_starts(tags, self.cfg["scheme"])
+            decoded[seq_bounds[:-1]] = True
+            if rows is None:
+                starts = decoded
+            else:
+                starts[rows] = decoded
+        if force_start is not None:
+            starts |= force_start
+            starts &= ~force_inside
         starts[bounds[:-1]] = True
         return starts
 

@@ -285,10 +285,11 @@ cdef class CharFeaturizer:
                         st[i + f[i]] = 1
         return start, inside
 
-    def hashes(self, codes, bounds=None, int fold=-1):
+    def hashes(self, codes, bounds=None, int fold=-1, mask=None):
         """uint64 (n, n_templates) feature hashes (0 = off) of the sequences
         codes[bounds[k]:bounds[k+1]] (default: one sequence). Features never
-        look across a sequence boundary."""
+        look across a sequence boundary. mask (uint8 per unit, optional):
+        only rows with mask 1 are computed, the rest stay 0."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef Py_ssize_t n = c.shape[0]
         if bounds is None:
@@ -314,15 +315,21 @@ cdef class CharFeaturizer:
         cdef uint8_t_view hit = hit_arr
         cdef int32_t[::1] cls = cls_arr
         cdef int32_t[:, ::1] lens = len_arr
+        if mask is None:
+            mask = numpy.ones(n, dtype=numpy.uint8)
+        cdef const unsigned char[::1] msk = numpy.ascontiguousarray(mask, dtype=numpy.uint8)
+        if msk.shape[0] != n:
+            raise ValueError("mask must have one entry per unit")
         with nogil:
             for k in range(b.shape[0] - 1):
                 if b[k + 1] > b[k]:
-                    self._fill(c, b[k], b[k + 1], fold, pre, hit, cls, lens, o)
+                    self._fill(c, b[k], b[k + 1], fold, pre, hit, cls, lens, o, msk)
         return out
 
     cdef void _fill(self, const uint32_t[::1] c, Py_ssize_t a, Py_ssize_t e, int fold,
                     uint64_t[::1] pre, uint8_t_view hit, int32_t[::1] cls,
-                    int32_t[:, ::1] lens, uint64_t[:, ::1] o) noexcept nogil:
+                    int32_t[:, ::1] lens, uint64_t[:, ::1] o,
+                    const unsigned char[::1] msk) noexcept nogil:
         # positions are global (a <= i < e); the sequence is c[a:e]
         cdef Py_ssize_t i, s, l, j, k, t
         cdef uint64_t h
@@ -355,6 +362,8 @@ cdef class CharFeaturizer:
                             if l > lens[2, k]:
                                 lens[2, k] = <int32_t>l
         for i in range(a, e):
+            if not msk[i]:
+                continue
             for k in range(5):
                 j = i + k - 2
                 u[k] = c[j] if a <= j < e else out_code(j - a, e - a)
