@@ -13,6 +13,7 @@ MODULES = [
     "spacy_adf.core.online",
     "spacy_adf.features.extract",
     "spacy_adf.features.chars",
+    "spacy_adf.kernels.poly",
 ]
 
 COMPILE_ARGS = ["-O3", "-Wno-unused-function", "-Wno-unreachable-code"]

@@ -1,0 +1,151 @@
+"""Train a polynomial-kernel SVM with scikit-learn's libsvm and keep what the
+fast classifiers need: the support examples as sets, y_j a_j and b.
+
+Examples are sets of int feature ids, i.e. rows of a binary CSR matrix, and
+the kernel is SVC(kernel="poly", gamma=1, coef0=1): (1 + |X & Y|)^d.
+"""
+from typing import Iterable, Optional, Sequence, Tuple
+
+import numpy
+import scipy.sparse
+
+from ._serialize import pack, unpack
+from .coefficients import subset_weights
+
+FORMAT = "spacy_adf.kernels.support_vectors"
+VERSION = 1
+_DTYPES = {"indptr": "int64", "indices": "int32", "coef": "float64"}
+
+
+def to_csr(examples: Iterable[Iterable[int]], n_features: Optional[int] = None) -> scipy.sparse.csr_matrix:
+    """Binary CSR matrix (float64 ones) from sets of feature ids; duplicates merge."""
+    rows = [numpy.unique(numpy.asarray(list(x), dtype=numpy.int64)) for x in examples]
+    indptr = numpy.zeros(len(rows) + 1, dtype=numpy.int64)
+    indptr[1:] = numpy.cumsum([len(r) for r in rows])
+    indices = numpy.concatenate(rows) if rows else numpy.zeros(0, dtype=numpy.int64)
+    if indices.size and indices.min() < 0:
+        raise ValueError("feature ids must be >= 0")
+    width = int(indices.max()) + 1 if indices.size else 0
+    if n_features is not None:
+        if n_features < width:
+            raise ValueError(f"a feature id is >= n_features={n_features}")
+        width = n_features
+    data = numpy.ones(indices.shape[0], dtype=numpy.float64)
+    return scipy.sparse.csr_matrix((data, indices.astype(numpy.int32), indptr), shape=(len(rows), width))
+
+
+def binary_csr(X) -> scipy.sparse.csr_matrix:
+    """X as canonical binary CSR (sorted ids, no explicit zeros); ValueError if
+    a stored value is not 1, since the set view of the kernel would be wrong."""
+    X = scipy.sparse.csr_matrix(X, dtype=numpy.float64, copy=True)
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    if X.nnz and not numpy.all(X.data == 1.0):
+        raise ValueError("the polynomial-kernel classifiers need binary features (all values 1)")
+    return X
+
+
+class SupportVectors:
+    """A trained binary SVM with the kernel (1 + |X & Y|)^d as sets.
+
+    decision(X) = sum_j coef[j] * (1 + |X_j & X|)^degree + bias, with
+    coef[j] = y_j a_j > 0 for support examples of the positive class
+    (classes[1], as in scikit-learn) and < 0 for the negative one.
+    Row j of (indptr, indices) holds the sorted feature ids of X_j.
+    """
+
+    def __init__(self, indptr, indices, coef, bias: float, degree: int, n_features: int,
+                 classes: Sequence = (-1, 1)):
+        self.indptr = numpy.ascontiguousarray(indptr, dtype=numpy.int64)
+        self.indices = numpy.ascontiguousarray(indices, dtype=numpy.int32)
+        self.coef = numpy.ascontiguousarray(coef, dtype=numpy.float64)
+        self.bias = float(bias)
+        self.degree = int(degree)
+        self.n_features = int(n_features)
+        self.classes = tuple(c.item() if hasattr(c, "item") else c for c in classes)
+        subset_weights(self.degree)  # validates the degree
+        n = self.coef.shape[0]
+        p, ix = self.indptr, self.indices
+        if self.coef.ndim != 1 or p.shape != (n + 1,) or p[0] != 0 or p[-1] != ix.shape[0]:
+            raise ValueError("support vectors: indptr, indices and coef do not match")
+        if numpy.any(numpy.diff(p) < 0):
+            raise ValueError("support vectors: indptr must be non-decreasing")
+        if ix.size and (ix.min() < 0 or ix.max() >= self.n_features):
+            raise ValueError("support vectors: a feature id is out of range")
+        # strictly increasing within rows: the sorted-merge intersection relies on it
+        starts = numpy.zeros(ix.shape[0], dtype=bool)
+        starts[p[:-1][p[:-1] < p[1:]]] = True
+        if ix.size > 1 and numpy.any((numpy.diff(ix) <= 0) & ~starts[1:]):
+            raise ValueError("support vectors: feature ids must be sorted and unique per row")
+        if not numpy.all(numpy.isfinite(self.coef)) or not numpy.isfinite(self.bias):
+            raise ValueError("support vectors: coefficients must be finite")
+        if len(self.classes) != 2:
+            raise ValueError("support vectors: a binary SVM has two classes")
+
+    @property
+    def n_sv(self) -> int:
+        return self.coef.shape[0]
+
+    @property
+    def n_pos(self) -> int:
+        return int((self.coef > 0).sum())
+
+    @property
+    def n_neg(self) -> int:
+        return int((self.coef < 0).sum())
+
+    def rows(self):
+        """Support examples as a list of int32 arrays (for tests and inspection)."""
+        return [self.indices[self.indptr[j]:self.indptr[j + 1]] for j in range(self.n_sv)]
+
+    @classmethod
+    def from_svc(cls, svc) -> "SupportVectors":
+        """Read a fitted binary sklearn SVC with kernel (1 + <x, y>)^d.
+
+        sklearn exposes dual_coef_ and intercept_ already sign-flipped for
+        binary problems, so that decision_function = dual_coef_ @ K + intercept_
+        is positive for classes_[1]; libsvm's internal _dual_coef_ has the
+        opposite sign. We take the public attributes."""
+        if getattr(svc, "kernel", None) != "poly":
+            raise ValueError("the SVC must use kernel='poly'")
+        if float(svc._gamma) != 1.0 or float(svc.coef0) != 1.0:
+            raise ValueError("the SVC must use gamma=1 and coef0=1: K = (1 + |X & Y|)^d")
+        if len(svc.classes_) != 2:
+            raise ValueError("only binary SVMs are supported (train one per class pair)")
+        sv = binary_csr(svc.support_vectors_)
+        dual = svc.dual_coef_  # a sparse matrix when the SVC was fitted on sparse X
+        dual = numpy.asarray(dual.toarray() if scipy.sparse.issparse(dual) else dual).ravel()
+        return cls(sv.indptr, sv.indices, dual, svc.intercept_[0], svc.degree,
+                   sv.shape[1], svc.classes_)
+
+    def to_bytes(self) -> bytes:
+        meta = {"bias": self.bias, "degree": self.degree, "n_features": self.n_features,
+                "classes": list(self.classes)}
+        return pack(FORMAT, VERSION, {"indptr": self.indptr, "indices": self.indices,
+                                      "coef": self.coef}, meta)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "SupportVectors":
+        arrays, meta = unpack(data, FORMAT, VERSION, _DTYPES)
+        try:
+            return cls(arrays["indptr"], arrays["indices"], arrays["coef"], meta["bias"],
+                       meta["degree"], meta["n_features"], meta["classes"])
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"the support-vector data is incomplete ({e!r})") from None
+
+
+def fit_svc(X, y, degree: int = 2, C: float = 1.0, **svc_kwargs):
+    """Fit sklearn's SVC(kernel="poly", degree, gamma=1, coef0=1, C) on binary X."""
+    from sklearn.svm import SVC
+
+    subset_weights(degree)
+    X = binary_csr(X)
+    svc = SVC(kernel="poly", degree=int(degree), gamma=1.0, coef0=1.0, C=C, **svc_kwargs)
+    svc.fit(X, numpy.asarray(y))
+    return svc
+
+
+def train_svm(X, y, degree: int = 2, C: float = 1.0, **svc_kwargs) -> Tuple[SupportVectors, object]:
+    """Train with libsvm and return (SupportVectors, the fitted SVC)."""
+    svc = fit_svc(X, y, degree=degree, C=C, **svc_kwargs)
+    return SupportVectors.from_svc(svc), svc
