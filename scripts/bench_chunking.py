@@ -220,11 +220,11 @@ def tag_prf(gold_tags: Iterable[Sequence[str]], pred_tags: Iterable[Sequence[str
 # ---------------------------------------------------------- child jobs
 
 
-def run_child(cmd: List[str], log_path: Path) -> Dict:
+def run_child(cmd: List[str], log_path: Path, cwd: Path = REPO) -> Dict:
     """Run ``cmd`` with output to ``log_path``; its wall time and peak RSS."""
     with open(log_path, "w", encoding="utf8") as log:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)

@@ -376,7 +376,7 @@ def main(argv=None) -> int:
         cmd = pkuseg_command(data[n]["train_file"], data[n]["eval_file"],
                              workdir / n / "pkuseg-model", args.pkuseg_iters)
         print(f"[{n}] pkuseg training", flush=True)
-        child = _run_in(cmd, log_path, workdir / n)
+        child = run_child(cmd, log_path, cwd=workdir / n)
         trained[n]["pkuseg"] = pkuseg_result(child, log_path)
     if lane is not None:
         first, log, log_path, start, proc = lane
@@ -439,16 +439,6 @@ def bench_msr(args, workdir: Path, nlp, lexicon: Set[str]) -> Dict:
         out[key] = res
         print(f"[{key}] adf F {adf['f']:.2f} / pkuseg F {pk['f']:.2f}", flush=True)
     return out
-
-
-def _run_in(cmd: List[str], log_path: Path, cwd: Path) -> Dict:
-    with open(log_path, "w", encoding="utf8") as log:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"failed: {shlex.join(cmd)}; see {log_path}")
-    return {"wall_seconds": time.perf_counter() - start, "peak_rss_mb": usage.ru_maxrss / 1024.0}
 
 
 if __name__ == "__main__":

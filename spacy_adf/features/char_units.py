@@ -11,9 +11,7 @@ import numpy
 from spacy.attrs import IS_SPACE, ORTH, SPACY
 from spacy.tokens import Doc
 
-from .chars import char_classes, text_codes, unit_code
-
-SPACE_CLASS = 8  # chars.CLASS_NAMES.index("space")
+from .chars import texts_to_units, unit_code
 
 
 def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
@@ -52,12 +50,8 @@ def _orth_codes(strings, orths: numpy.ndarray) -> numpy.ndarray:
 def text_units(text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
     """(codes uint32, char position int64 per unit, run bounds) of raw text:
     runs are the maximal non-whitespace stretches."""
-    codes = text_codes(text)
-    keep = numpy.flatnonzero(char_classes(codes) != SPACE_CLASS)
-    breaks = numpy.ones(len(keep), bool)
-    if len(keep):
-        breaks[1:] = numpy.diff(keep) != 1
-    return codes[keep], keep.astype(numpy.int64), _bounds(breaks, len(keep))
+    codes, pos, bounds, _ = texts_to_units([text])
+    return codes, pos, bounds
 
 
 def _bounds(breaks: numpy.ndarray, n: int) -> numpy.ndarray:
