@@ -44,6 +44,7 @@ if not Doc.has_extension("adf_marginals"):
         "model": DEFAULT_CRF_MODEL,
         "target": "ents",
         "scheme": "BIO",
+        "covering": False,
         "store_marginals": False,
         "scorer": {"@scorers": "spacy_adf.tagger_scorer.v1"},
     },
@@ -56,6 +57,7 @@ def make_adf_tagger(
     *,
     target: str,
     scheme: str,
+    covering: bool,
     store_marginals: bool,
     scorer: Optional[Callable],
 ) -> "ADFTagger":
@@ -63,12 +65,15 @@ def make_adf_tagger(
 
     target: "ents", "spans:KEY", "tag", "pos" or "_.EXTENSION".
     scheme: "BIO" or "BILUO" tags for span targets.
+    covering: for span groups ("spans:KEY") that cover every Doc (bunsetsu): no
+        O tag, and the written spans always cover the Doc in order (the
+        rule for stray tags is in targets.py).
     store_marginals: also compute per-token label marginals: they go to
         doc._.adf_marginals[name] (float32, n_tokens x n_tags, columns in
         the order of component.tag_names) and, for span groups, the minimum
         token marginal of each span to doc.spans[KEY].attrs["scores"].
     """
-    return ADFTagger(nlp.vocab, model, name, target=target, scheme=scheme,
+    return ADFTagger(nlp.vocab, model, name, target=target, scheme=scheme, covering=covering,
                      store_marginals=store_marginals, scorer=scorer)
 
 
@@ -81,17 +86,19 @@ class ADFTagger(CRFPipe):
         *,
         target: str = "ents",
         scheme: str = "BIO",
+        covering: bool = False,
         store_marginals: bool = False,
         scorer: Optional[Callable] = None,
     ):
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.target: Target = make_target(target, scheme)
+        self.target: Target = make_target(target, scheme, covering)
         self.cfg = {
             "labels": [],
             "target": target,
             "scheme": scheme,
+            "covering": bool(covering),
             "store_marginals": bool(store_marginals),
             "n_train_examples": 0,
         }
@@ -279,19 +286,21 @@ class ADFTagger(CRFPipe):
         for key in ("labels", "target", "scheme"):
             if key not in cfg:
                 raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an adf_tagger cfg")
-        if cfg["target"] != self.cfg["target"] or cfg["scheme"] != self.cfg["scheme"]:
+        cfg = {"covering": False, **cfg}  # models saved before the setting existed
+        keys = ("target", "scheme", "covering")
+        if any(cfg[k] != self.cfg[k] for k in keys):
+            saved = ", ".join(f"{k}={cfg[k]!r}" for k in keys)
+            mine = ", ".join(f"{k}={self.cfg[k]!r}" for k in keys)
             raise ValueError(
-                f"[{self.name}] the saved component has target={cfg['target']!r}, "
-                f"scheme={cfg['scheme']!r}, but this one was created with "
-                f"target={self.cfg['target']!r}, scheme={self.cfg['scheme']!r}"
+                f"[{self.name}] the saved component has {saved}, but this one was created with {mine}"
             )
         self.cfg.update(cfg)
-        self.target = make_target(self.cfg["target"], self.cfg["scheme"])
+        self.target = make_target(self.cfg["target"], self.cfg["scheme"], self.cfg["covering"])
 
 
 def _rebuild_tagger(vocab, model, name, cfg, scorer) -> ADFTagger:
     tagger = ADFTagger(vocab, model, name, target=cfg["target"], scheme=cfg["scheme"],
-                       store_marginals=cfg["store_marginals"], scorer=scorer)
+                       covering=cfg.get("covering", False), store_marginals=cfg["store_marginals"], scorer=scorer)
     tagger.cfg.update(cfg)
     if model.attrs["crf"] is not None:
         tagger._set_model(model.attrs["table"], model.attrs["crf"])

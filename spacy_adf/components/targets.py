@@ -3,8 +3,27 @@
 A target turns gold annotation into one label string per token of the
 predicted Doc, names the CRF's tag set, and writes predicted labels back.
 Spec strings: "ents", "spans:KEY", "tag", "pos", "_.EXTENSION".
+
+Span targets
+------------
+
+Spans may be unlabelled (label ""), e.g. bunsetsu: their tags are bare
+("B", "I"; "L", "U" with BILUO) and predicted spans get the label "" again.
+
+A covering span target (``covering=True``, e.g. bunsetsu) writes a span group
+in which every token belongs to exactly one span, in order. Its tag set has no
+"O", so the CRF cannot leave a token out; whatever tags it is given, the
+spans are cut by `covering_spans`: a span starts at token 0, at every B or U
+tag, and at an I or L whose type differs from the span's (labelled groups
+only); every other token (I, L or O) continues the span before it. So an O or
+a stray I (one without a B) joins the previous span, or the span that starts
+at token 0; L and U do not close a span by themselves (after training they are
+followed by B or U anyway). A span that starts with O takes the type of its
+first typed tag, else that of the next span ("" if there is none). The gold
+group must cover its Doc (a ValueError says where it does not); after token
+alignment, an example with tokens that no gold span covers is skipped.
 """
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.attrs import ORTH
@@ -12,7 +31,7 @@ from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span, Token
 from spacy.training import Example
 
-from ..corpora.iob import SCHEMES, iob_to_spans, spans_to_tags
+from ..corpora.iob import SCHEMES, iob_to_spans, spans_to_tags, split_tag
 
 
 class Target:
@@ -35,17 +54,55 @@ class Target:
         raise NotImplementedError
 
 
+# iob.py needs a type in every tag; spans labelled "" use this one inside the
+# target and bare tags ("B", "I") in the CRF's tag set.
+_NO_LABEL = "\x00"
+_NO_LABEL_SUFFIX = "-" + _NO_LABEL
+
+
+def _bare(tag: str) -> str:
+    return tag[: -len(_NO_LABEL_SUFFIX)] if tag.endswith(_NO_LABEL_SUFFIX) else tag
+
+
+def _typed(tag: str) -> str:
+    return tag + _NO_LABEL_SUFFIX if len(tag) == 1 and tag != "O" else tag
+
+
+def covering_spans(tags: Sequence[str]) -> List[Tuple[int, int, str]]:
+    """(start, end, type) spans that cover all tokens of `tags` by the rule in
+    the module docstring."""
+    spans: List[List] = []  # [start, end, type or None]
+    for i, tag in enumerate(tags):
+        prefix, kind = split_tag(tag, i)
+        span = spans[-1] if spans else None
+        if span is None or prefix in ("B", "S") or (
+            prefix in ("I", "E") and span[2] is not None and kind != span[2]
+        ):
+            spans.append([i, i + 1, kind or None])
+            continue
+        span[1] = i + 1
+        if span[2] is None and kind:
+            span[2] = kind  # a span opened by O takes its first type
+    out = [(s, e, kind) for s, e, kind in spans]
+    if out and out[0][2] is None:
+        out[0] = (out[0][0], out[0][1], out[1][2] if len(out) > 1 else "")
+    return out
+
+
 class SpanTarget(Target):
     is_spans = True
 
-    def __init__(self, spec: str, scheme: str):
+    def __init__(self, spec: str, scheme: str, covering: bool = False):
         if scheme not in SCHEMES:
             raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
         self.spec = spec
         self.scheme = scheme
+        self.covering = bool(covering)
         self.key = None if spec == "ents" else spec[len("spans:"):]
         if self.key == "":
             raise ValueError("target 'spans:KEY' needs a key, e.g. 'spans:chunks'")
+        if self.covering and self.key is None:
+            raise ValueError("covering applies to span groups ('spans:KEY'), not to 'ents'")
 
     def _spans(self, doc: Doc):
         if self.key is None:
@@ -55,10 +112,10 @@ class SpanTarget(Target):
         return doc.spans[self.key]
 
     def tag_names(self, labels):
-        names = ["O"]
+        names = [] if self.covering else ["O"]
         prefixes = ("B", "I") if self.scheme == "BIO" else ("B", "I", "L", "U")
         for label in labels:
-            names.extend(f"{p}-{label}" for p in prefixes)
+            names.extend(f"{p}-{label}" if label else p for p in prefixes)
         return names
 
     def labels_in(self, example):
@@ -74,15 +131,22 @@ class SpanTarget(Target):
         spans = self._spans(example.reference)
         if spans is None:
             self.labels_in(example)  # raises the explanatory error
-        if same_tokens(example):
-            triples = sorted((s.start, s.end, s.label_) for s in spans)
-        else:
-            aligned = example.get_aligned_spans_y2x(list(spans))
-            triples = sorted((s.start, s.end, s.label_) for s in aligned)
-        return spans_to_tags(len(example.predicted), triples, self.scheme)
+        same = same_tokens(example)
+        if not same:
+            spans = example.get_aligned_spans_y2x(list(spans))
+        triples = sorted((s.start, s.end, s.label_ or _NO_LABEL) for s in spans)
+        if self.covering and same:
+            check_cover(len(example.reference), triples, self.spec)
+        tags = [_bare(t) for t in spans_to_tags(len(example.predicted), triples, self.scheme)]
+        if self.covering:
+            # tokens no aligned gold span covers: unknown, so the example is skipped
+            tags = [None if t == "O" else t for t in tags]
+        return tags
 
     def set(self, doc, tags, confidences):
-        spans = [Span(doc, s, e, label=label) for s, e, label in iob_to_spans(tags)]
+        typed = [_typed(t) for t in tags]
+        chunks = covering_spans(typed) if self.covering else iob_to_spans(typed)
+        spans = [Span(doc, s, e, label="" if label == _NO_LABEL else label) for s, e, label in chunks]
         if self.key is None:
             doc.ents = spans
         else:
@@ -157,6 +221,23 @@ class TokenAttrTarget(Target):
         )
 
 
+def check_cover(n: int, triples: Sequence[Tuple[int, int, str]], spec: str) -> None:
+    """Raise unless sorted (start, end, label) spans cover tokens 0..n in order."""
+    end = 0
+    for start, stop, _ in triples:
+        if start != end:
+            raise ValueError(
+                f"target {spec!r} is covering, but a gold span group does not cover its Doc: "
+                f"span [{start}, {stop}) where one starting at token {end} was expected"
+            )
+        end = stop
+    if end != n:
+        raise ValueError(
+            f"target {spec!r} is covering, but a gold span group ends at token {end} "
+            f"of a Doc of {n} tokens"
+        )
+
+
 def same_tokens(example: Example) -> bool:
     """True if predicted and reference have identical tokens (no alignment needed)."""
     x, y = example.predicted, example.reference
@@ -165,12 +246,14 @@ def same_tokens(example: Example) -> bool:
     return bool(numpy.array_equal(x.to_array(ORTH), y.to_array(ORTH)))
 
 
-def make_target(spec: str, scheme: str = "BIO") -> Target:
+def make_target(spec: str, scheme: str = "BIO", covering: bool = False) -> Target:
     if not isinstance(spec, str):
         raise ValueError(f"target must be a string, got {spec!r}")
     if spec == "ents" or spec.startswith("spans:"):
-        return SpanTarget(spec, scheme)
+        return SpanTarget(spec, scheme, covering)
     if spec in ("tag", "pos") or spec.startswith("_."):
+        if covering:
+            raise ValueError(f"covering applies to span groups ('spans:KEY'), not to {spec!r}")
         return TokenAttrTarget(spec)
     raise ValueError(
         f"unknown target {spec!r}: use 'ents', 'spans:KEY', 'tag', 'pos' or '_.EXTENSION'"

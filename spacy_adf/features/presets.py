@@ -48,3 +48,30 @@ def ner_templates() -> List[str]:
         "lower[-2]", "lower[-1]", "lower[0]", "lower[1]", "lower[2]",
         "shape[-2]", "shape[2]", "suffix3[-1]", "suffix3[1]",
     ]
+
+
+@registry.misc("spacy_adf.templates.bunsetsu.v1")
+def bunsetsu_templates() -> List[str]:
+    """Japanese bunsetsu chunking over morphemes with POS and morphs (as the
+    bunsetsu corpus readers write them): words and tags at +-2 and their
+    bigrams; the source sub-POS, POS pair and conjugation fields at the
+    boundary (a bunsetsu starts at a content word; what ends one is a
+    particle, a conjugation form or punctuation on the left); the characters
+    on either side of the boundary (noun compounds). On KWDLC dev (BIO,
+    covering, 10 epochs, measured during development): bunsetsu F 95.5 with
+    the chunking.v1 templates, 95.8 with these without the morph_ ones, 96.4
+    with them all (96.35 without the character ones)."""
+    words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
+    tags = [
+        "t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]",
+        "t[-1]|t[0]", "t[0]|t[1]", "t[-2]|t[-1]|t[0]", "t[-1]|t[0]|t[1]",
+        "pos[-1]|pos[0]",
+    ]
+    mixed = ["w[-1]|t[0]", "t[-1]|w[0]"]
+    morph = [
+        "morph_SrcSubPos[-1]", "morph_SrcSubPos[0]",
+        "morph_ConjForm[-1]", "morph_ConjForm[0]", "morph_ConjType[-1]",
+        "morph_ConjForm[-1]|t[0]", "morph_SrcPos[-1]|morph_SrcPos[0]",
+    ]
+    chars = ["suffix1[-1]", "prefix1[0]", "suffix1[-1]|prefix1[0]", "suffix2[-1]", "prefix2[0]"]
+    return words + tags + mixed + morph + chars

@@ -3,14 +3,16 @@
 Template syntax: cells ``name[offset]`` joined by ``|`` (a conjunction), e.g.
 ``w[-1]``, ``w[0]|w[1]``, ``t[-2]|t[-1]|t[0]``, ``shape[0]``, ``suffix3[0]``.
 Built-in names: w/orth (ORTH), lower, norm, shape, t/tag (TAG), pos (POS),
-lemma, prefixN and suffixN (N = 1..10 characters). Any name registered in
+lemma, prefixN and suffixN (N = 1..10 characters), and morph_FIELD: the
+value of one ``token.morph`` field (``morph_ConjForm``, ``morph_SrcPos``;
+off where the token has no such field). Any name registered in
 ``spacy_adf.registry.extractors`` works as well.
 """
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import LEMMA, LOWER, NORM, ORTH, POS, SHAPE, TAG
+from spacy.attrs import LEMMA, LOWER, MORPH, NORM, ORTH, POS, SHAPE, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
@@ -19,6 +21,7 @@ from .extract import template_hashes
 
 _CELL_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([+-]?\d+)\]$")
 _AFFIX_RE = re.compile(r"^(prefix|suffix)(\d+)$")
+_MORPH_RE = re.compile(r"^morph_([A-Za-z0-9_]+)$")
 
 # name -> (spaCy attribute id, annotation that must be present or None)
 _DOC_ATTRS: Dict[str, Tuple[int, Optional[str]]] = {
@@ -37,6 +40,7 @@ _ANNOTATION_HINT = {
     "TAG": "token.tag_ (add a tagger before this component, or read corpora with the tag column as input)",
     "POS": "token.pos_ (add a tagger/morphologizer or attribute_ruler before this component)",
     "LEMMA": "token.lemma_ (add a lemmatizer before this component)",
+    "MORPH": "token.morph (add a morphologizer before this component, or read a corpus that has morphs)",
 }
 
 
@@ -69,9 +73,9 @@ def _check_column_name(name: str, template: str) -> None:
         if not 1 <= n <= 10:
             raise ValueError(f"{name!r} in template {template!r}: affix length must be 1..10")
         return
-    if name in extractors.get_all():
+    if _MORPH_RE.match(name) or name in extractors.get_all():
         return
-    known = sorted(_DOC_ATTRS) + ["prefixN", "suffixN"] + sorted(extractors.get_all())
+    known = sorted(_DOC_ATTRS) + ["prefixN", "suffixN", "morph_FIELD"] + sorted(extractors.get_all())
     raise ValueError(
         f"unknown attribute {name!r} in feature template {template!r}. Known: "
         f"{', '.join(known)}. Register custom ones with spacy_adf.registry.extractors."
@@ -109,6 +113,7 @@ class TemplateSet:
                 self.tcols[j, c] = self.columns.index(name)
                 self.toffs[j, c] = off
         self._affix_cache: Dict[Tuple[str, int], Dict[int, int]] = {}
+        self._morph_cache: Dict[str, Dict[int, int]] = {}
 
     def __len__(self) -> int:
         return len(self.templates)
@@ -121,6 +126,8 @@ class TemplateSet:
                 ann = _DOC_ATTRS[name][1]
                 if ann not in out:
                     out.append(ann)
+            elif _MORPH_RE.match(name) and "MORPH" not in out:
+                out.append("MORPH")
         return out
 
     def check_doc(self, doc: Doc, component: str = "adf_tagger") -> None:
@@ -153,6 +160,8 @@ class TemplateSet:
             m = _AFFIX_RE.match(name)
             if m:
                 out[:, i] = self._affix_column(doc, m.group(1), int(m.group(2)))
+            elif _MORPH_RE.match(name):
+                out[:, i] = self._morph_column(doc, _MORPH_RE.match(name).group(1))
             else:
                 out[:, i] = _extractor_column(doc, name, extractors.get(name))
         return out
@@ -171,6 +180,25 @@ class TemplateSet:
                 h = hash_string(f"{kind}{size}:{piece}")
                 if len(cache) < 1_000_000:
                     cache[orth] = h
+            col[i] = h
+        return col
+
+    def _morph_column(self, doc: Doc, field: str) -> numpy.ndarray:
+        # Cached per morph analysis: a corpus has few distinct ones.
+        cache = self._morph_cache.setdefault(field, {})
+        keys = doc.to_array(MORPH)
+        col = numpy.empty(len(doc), dtype=numpy.uint64)
+        strings = doc.vocab.strings
+        for i, key in enumerate(keys.tolist()):
+            h = cache.get(key)
+            if h is None:
+                h = 0
+                for feat in (strings[key].split("|") if key else ()):
+                    name, _, value = feat.partition("=")
+                    if name == field and value:
+                        h = hash_string(f"morph_{field}:{value}")
+                if len(cache) < 1_000_000:
+                    cache[key] = h
             col[i] = h
         return col
 
