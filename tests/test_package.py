@@ -87,3 +87,27 @@ def test_spacy_package_segmenter(tmp_path):
     # spacy package picked up spacy-adf as a requirement of both packages
     req_lines = [line for line in check.stdout.splitlines() if "package requirements:" in line]
     assert len(req_lines) == 2 and all("spacy-adf" in line for line in req_lines), req_lines
+
+
+@pytest.mark.slow
+def test_spacy_package_dependency(tmp_path):
+    """A pke_dependency pipeline trained by `spacy train` (PKE form) packages,
+    installs in a fresh venv and parses exactly as the original."""
+    from dep_data import knp_text
+
+    (tmp_path / "train.knp").write_text(knp_text(150, seed=0), encoding="utf8")
+    (tmp_path / "dev.knp").write_text(knp_text(40, seed=1, prefix="dev"), encoding="utf8")
+    train = subprocess.run(
+        [sys.executable, "-m", "spacy", "train", str(REPO / "configs" / "dep_ja_kwdlc.cfg"),
+         "--paths.train", str(tmp_path / "train.knp"), "--paths.dev", str(tmp_path / "dev.knp"),
+         "--components.pke_dependency.degree", "2", "--output", str(tmp_path / "out")],
+        capture_output=True, text=True,
+    )
+    assert train.returncode == 0, train.stderr[-3000:]
+    check = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "check_package_dep.py"),
+         str(tmp_path / "out" / "model-last"), str(tmp_path / "dev.knp"), "--workdir", str(tmp_path / "pkg")],
+        capture_output=True, text=True,
+    )
+    assert check.returncode == 0, (check.stdout[-2000:], check.stderr[-3000:])
+    assert "predictions identical: True" in check.stdout

@@ -1,0 +1,228 @@
+"""Features for bunsetsu dependency decisions (Kudo & Matsumoto 2002).
+
+A decision asks whether segment i (the modifier) depends on segment j (its
+right neighbour among the segments the cascaded parse has left). Its
+features are a set of strings, made ids by `FeatureVocab`; the polynomial
+kernel forms their combinations, so no conjunctions are written here.
+
+Static, per segment, once as modifier ("m.") and once as head ("h."):
+  head word (the `bunsetsu_head_token` rule): surface, POS, sub-POS,
+  conjugation type and form; functional word (the rightmost token after the
+  head word that is not punctuation, "-" if none): the same five; every
+  punctuation / bracket token's surface; the modifier's last word's
+  conjugation form; sentence-initial modifier, sentence-final head.
+Between i and j (the original segments strictly between): distance (1, 2-5,
+6+), the functional words that are particles, punctuation and brackets.
+Dynamic (what the parse attached so far): the functional words (surface and
+POS) of the segments already attached to the modifier ("da.") and to the
+head ("db.").
+
+Token fields come from ``token.morph`` (SrcPos, SrcSubPos, ConjType,
+ConjForm, as the bunsetsu readers write them) and fall back to ``pos_`` /
+``tag_`` when a field is missing, so Docs from other taggers work too.
+"""
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from spacy.tokens import Doc, Span
+
+from ..corpora.bunsetsu import PUNCT_POS, PUNCT_UPOS, bunsetsu_head_token
+
+FEATURE_GROUPS = ("head", "function", "punct", "position", "distance", "between", "dynamic")
+BRACKET_SUBPOS = frozenset({"括弧始", "括弧終", "括弧開", "括弧閉"})
+PARTICLE_POS = frozenset({"助詞", "ADP", "SCONJ", "PART"})
+
+
+def check_groups(groups: Iterable[str]) -> List[str]:
+    groups = list(groups)
+    unknown = [g for g in groups if g not in FEATURE_GROUPS]
+    if unknown:
+        raise ValueError(f"unknown bunsetsu feature groups {unknown}; choose from {list(FEATURE_GROUPS)}")
+    if not groups:
+        raise ValueError("at least one bunsetsu feature group is needed")
+    return groups
+
+
+def _fields(token) -> Tuple[str, str, str, str, str]:
+    """(surface, POS, sub-POS, conjugation type, conjugation form)."""
+    m = token.morph.to_dict()
+    pos = m.get("SrcPos") or token.pos_ or "-"
+    sub = m.get("SrcSubPos") or token.tag_ or "-"
+    return token.text, pos, sub, m.get("ConjType", "-"), m.get("ConjForm", "-")
+
+
+def _is_punct(fields, token) -> bool:
+    return fields[1] in PUNCT_POS or (fields[1] == token.pos_ and token.pos_ in PUNCT_UPOS)
+
+
+class Segment:
+    """The per-segment facts the features read."""
+
+    __slots__ = ("mod", "head", "func", "func_pos", "particle", "puncts", "brackets")
+
+    def __init__(self, mod: List[str], head: List[str], func: str, func_pos: str, particle: Optional[str],
+                 puncts: List[str], brackets: bool):
+        self.mod = mod            # static features as modifier
+        self.head = head          # static features as head
+        self.func = func          # functional word surface ("-" if none)
+        self.func_pos = func_pos
+        self.particle = particle  # the functional word if it is a particle
+        self.puncts = puncts
+        self.brackets = brackets
+
+
+class BunsetsuFeaturizer:
+    """Feature strings for the cascaded-chunking decisions of one Doc."""
+
+    def __init__(self, groups: Sequence[str] = FEATURE_GROUPS):
+        self.groups = frozenset(check_groups(groups))
+
+    def segments(self, doc: Doc, spans: Sequence[Span]) -> List[Segment]:
+        g = self.groups
+        out = []
+        n = len(spans)
+        for b, span in enumerate(spans):
+            h = bunsetsu_head_token(span)
+            hf = _fields(doc[h])
+            func, puncts, brackets, last = None, [], False, None
+            for token in span:
+                f = _fields(token)
+                if _is_punct(f, token):
+                    puncts.append(f[0])
+                    brackets = brackets or f[2] in BRACKET_SUBPOS
+                else:
+                    last = f
+                    if token.i > h:
+                        func = f
+            static = []
+            if "head" in g:
+                static += ["hw=" + hf[0], "hp=" + hf[1], "hs=" + hf[2], "hct=" + hf[3], "hcf=" + hf[4]]
+            if "function" in g:
+                ff = func or ("-", "-", "-", "-", "-")
+                static += ["fw=" + ff[0], "fp=" + ff[1], "fs=" + ff[2], "fct=" + ff[3], "fcf=" + ff[4]]
+                if last is not None:
+                    static.append("lcf=" + last[4])
+            if "punct" in g:
+                static += ["pu=" + p for p in puncts]
+                if brackets:
+                    static.append("br")
+                if not puncts:
+                    static.append("pu=-")
+            mod = ["m." + s for s in static]
+            head = ["h." + s for s in static]
+            if "position" in g:
+                if b == 0:
+                    mod.append("m.first")
+                if b == n - 1:
+                    head.append("h.last")
+            fw = func[0] if func else "-"
+            fp = func[2] if func else "-"
+            particle = fw if func and (func[1] in PARTICLE_POS) else None
+            out.append(Segment(mod, head, fw, fp, particle, puncts, brackets))
+        return out
+
+    def pair(self, segs: List[Segment], i: int, j: int, children: Optional[List[List[int]]]) -> List[str]:
+        """Feature strings of "does segment i modify segment j?"."""
+        g = self.groups
+        feats = segs[i].mod + segs[j].head
+        if "distance" in g:
+            d = j - i
+            feats.append("dist=1" if d == 1 else "dist=2-5" if d <= 5 else "dist=6+")
+        if "between" in g and j - i > 1:
+            for k in range(i + 1, j):
+                s = segs[k]
+                if s.particle is not None:
+                    feats.append("b.p=" + s.particle)
+                for p in s.puncts:
+                    feats.append("b.pu=" + p)
+                if s.brackets:
+                    feats.append("b.br")
+        if "dynamic" in g and children is not None:
+            for c in children[i]:
+                feats.append("da.fw=" + segs[c].func)
+                feats.append("da.fs=" + segs[c].func_pos)
+            for c in children[j]:
+                feats.append("db.fw=" + segs[c].func)
+                feats.append("db.fs=" + segs[c].func_pos)
+        return feats
+
+
+class SegmentIds:
+    """A segment's features as vocabulary ids, for the inference path: the
+    pair features become list concatenations (unknown strings dropped)."""
+
+    __slots__ = ("mod", "head", "between", "da", "db")
+
+    def __init__(self, mod, head, between, da, db):
+        self.mod, self.head, self.between, self.da, self.db = mod, head, between, da, db
+
+
+def segment_ids(featurizer: "BunsetsuFeaturizer", segs: List[Segment], vocab: "FeatureVocab") -> List[SegmentIds]:
+    ids = vocab.ids
+    g = featurizer.groups
+
+    def known(strings):
+        return [ids[s] for s in strings if s in ids]
+
+    out = []
+    for s in segs:
+        between = []
+        if "between" in g:
+            if s.particle is not None:
+                between.append("b.p=" + s.particle)
+            between += ["b.pu=" + p for p in s.puncts]
+            if s.brackets:
+                between.append("b.br")
+        dyn = "dynamic" in g
+        out.append(SegmentIds(known(s.mod), known(s.head), known(between),
+                              known(["da.fw=" + s.func, "da.fs=" + s.func_pos]) if dyn else [],
+                              known(["db.fw=" + s.func, "db.fs=" + s.func_pos]) if dyn else []))
+    return out
+
+
+def pair_ids(featurizer: "BunsetsuFeaturizer", segs: List[SegmentIds], distance: List[int], i: int, j: int,
+             children: Optional[List[List[int]]]) -> List[int]:
+    """The ids of `BunsetsuFeaturizer.pair(...)` (same set, maybe repeated
+    and unsorted: the kernel classifiers sort and deduplicate).
+    `distance`: the ids of dist=1, dist=2-5, dist=6+ (-1 if unknown)."""
+    g = featurizer.groups
+    feats = segs[i].mod + segs[j].head
+    if "distance" in g:
+        d = j - i
+        f = distance[0 if d == 1 else 1 if d <= 5 else 2]
+        if f >= 0:
+            feats.append(f)
+    if "between" in g:
+        for k in range(i + 1, j):
+            feats += segs[k].between
+    if "dynamic" in g and children is not None:
+        for c in children[i]:
+            feats += segs[c].da
+        for c in children[j]:
+            feats += segs[c].db
+    return feats
+
+
+class FeatureVocab:
+    """Feature strings <-> dense ids [0, len). Built from training counts;
+    strings it does not know are dropped at lookup (a kernel classifier
+    gives unseen features no weight anyway)."""
+
+    def __init__(self, strings: Sequence[str] = ()):
+        self.strings: List[str] = list(strings)
+        self.ids: Dict[str, int] = {s: i for i, s in enumerate(self.strings)}
+        if len(self.ids) != len(self.strings):
+            raise ValueError("duplicate feature strings in the vocabulary")
+
+    def __len__(self) -> int:
+        return len(self.strings)
+
+    @classmethod
+    def from_counts(cls, counts: Dict[str, int], min_count: int = 1) -> "FeatureVocab":
+        if min_count < 1:
+            raise ValueError("min_count must be >= 1")
+        kept = sorted((s for s, c in counts.items() if c >= min_count), key=lambda s: (-counts[s], s))
+        return cls(kept)
+
+    def lookup(self, feats: Iterable[str]) -> List[int]:
+        ids = self.ids
+        return sorted({ids[f] for f in feats if f in ids})

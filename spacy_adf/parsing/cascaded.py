@@ -1,0 +1,117 @@
+"""Cascaded chunking (Kudo & Matsumoto 2002) for head-final bunsetsu trees.
+
+Segments depend on a segment to their right, the last one is the root, arcs
+do not cross. Parsing runs in rounds over the segments still "remaining":
+
+1. every remaining segment but the last is tagged D (it modifies its right
+   neighbour among the remaining ones) or O;
+2. a D segment gets that head and leaves, unless its left neighbour is also
+   D: then a segment further left may still attach to it, so it stays and is
+   asked again next round. (A segment left of an O cannot attach past it
+   without crossing the O segment's future arc.)
+3. repeat until one segment is left.
+
+Termination: the remaining segment just before the last one can only modify
+the last, so it is tagged D without asking the classifier. Every round then
+has at least one D, and the leftmost D always leaves (its left neighbour is O
+or missing), so a sentence of n segments takes at most n - 1 rounds, whatever
+the classifier says. Training examples are the decisions the same loop takes
+when the gold tree answers (`oracle_rounds`); for a projective head-final
+tree that loop rebuilds the gold heads exactly.
+"""
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+
+# decide(state, pairs) -> one bool per (modifier, candidate head) pair, True = D
+Decide = Callable[["ParseState", List[Tuple[int, int]]], Sequence[bool]]
+
+
+class ParseState:
+    """What the loop knows so far: the remaining segments, the heads given,
+    and each segment's attached children (for dynamic features)."""
+
+    __slots__ = ("n", "remaining", "heads", "children")
+
+    def __init__(self, n: int):
+        self.n = n
+        self.remaining: List[int] = list(range(n))
+        self.heads: List[int] = [-1] * n
+        self.children: List[List[int]] = [[] for _ in range(n)]
+
+    def questions(self) -> List[Tuple[int, int]]:
+        """The pairs the classifier is asked this round: every remaining
+        segment but the last two, with its right neighbour."""
+        rem = self.remaining
+        return [(rem[k], rem[k + 1]) for k in range(len(rem) - 2)]
+
+    def apply(self, tags: Sequence[bool]) -> int:
+        """Apply one round of D (True) / O tags for remaining[:-1] (the last
+        of them must be True); returns the number of segments removed."""
+        rem = self.remaining
+        keep = []
+        removed = 0
+        for k, seg in enumerate(rem):
+            if k < len(rem) - 1 and tags[k] and (k == 0 or not tags[k - 1]):
+                head = rem[k + 1]
+                self.heads[seg] = head
+                self.children[head].append(seg)
+                removed += 1
+            else:
+                keep.append(seg)
+        self.remaining = keep
+        return removed
+
+    def answer(self, decisions: Sequence[bool]) -> None:
+        """Apply the classifier's decisions for `questions()`, plus the forced
+        D of the segment before the last."""
+        n_pairs = max(len(self.remaining) - 2, 0)
+        if len(decisions) != n_pairs:
+            raise ValueError(f"the classifier gave {len(decisions)} decisions for {n_pairs} pairs")
+        if self.apply([bool(t) for t in decisions] + [True]) == 0:  # impossible: the leftmost D leaves
+            raise RuntimeError("cascaded chunking made no progress")
+
+    @property
+    def done(self) -> bool:
+        return len(self.remaining) <= 1
+
+
+def cascaded_parse(n: int, decide: Decide) -> List[int]:
+    """Heads (-1 for the root) of n segments; `decide` is called once per
+    round with the pairs to classify (never with an empty list)."""
+    if n < 0:
+        raise ValueError("the number of segments must be >= 0")
+    state = ParseState(n)
+    while not state.done:
+        pairs = state.questions()
+        state.answer(list(decide(state, pairs)) if pairs else [])
+    return state.heads
+
+
+def oracle_rounds(heads: Sequence[int]) -> Iterator[Tuple[ParseState, List[Tuple[int, int]], List[bool]]]:
+    """The rounds of the parse that the gold tree `heads` answers: yields
+    (state before the round, pairs asked, gold decisions). Consume each
+    state before advancing: the same object is updated in place."""
+    n = len(heads)
+    state = ParseState(n)
+    while len(state.remaining) > 1:
+        pairs = state.questions()
+        gold = [heads[i] == j for i, j in pairs]
+        yield state, pairs, gold
+        if state.apply(gold + [True]) == 0:
+            raise RuntimeError("cascaded chunking made no progress")
+
+
+def oracle_parse(heads: Sequence[int]) -> List[int]:
+    """The tree the loop builds when the gold heads answer every question
+    (equals `heads` for a head-final projective tree)."""
+    gold = list(heads)
+    return cascaded_parse(len(gold), lambda state, pairs: [gold[i] == j for i, j in pairs])
+
+
+def count_rounds(heads: Sequence[int], limit: Optional[int] = None) -> int:
+    """Rounds the oracle parse takes (for statistics)."""
+    rounds = 0
+    for _ in oracle_rounds(heads):
+        rounds += 1
+        if limit is not None and rounds >= limit:
+            break
+    return rounds
