@@ -14,6 +14,7 @@ MODULES = [
     "spacy_adf.features.extract",
     "spacy_adf.features.chars",
     "spacy_adf.kernels.poly",
+    "spacy_adf.kernels.datrie",
 ]
 
 COMPILE_ARGS = ["-O3", "-Wno-unused-function", "-Wno-unreachable-code"]

@@ -74,14 +74,20 @@ def train_parser(train_docs, degree: int, C: float, model_dir: Optional[Path]):
     return nlp
 
 
-def parse_all(pipe, refs) -> Dict:
-    """Parse Docs with gold bunsetsu (no heads); time and score."""
+def parse_all(pipe, refs, repeats: int = 1) -> Dict:
+    """Parse Docs with gold bunsetsu (no heads); score, and time (best of
+    `repeats` passes for each of the two clocks)."""
     docs = [make_predicted(ref) for ref in refs]
-    pipe.parser.decision_seconds = 0.0
-    pipe.parser.n_decisions = 0
-    start = time.perf_counter()
-    heads = pipe.predict(docs)
-    total = time.perf_counter() - start
+    best_total = best_clf = float("inf")
+    for _ in range(max(repeats, 1)):
+        pipe.parser.decision_seconds = 0.0
+        pipe.parser.n_decisions = 0
+        start = time.perf_counter()
+        heads = pipe.predict(docs)
+        best_total = min(best_total, time.perf_counter() - start)
+        best_clf = min(best_clf, pipe.parser.decision_seconds)
+    total = best_total
+    pipe.parser.decision_seconds = best_clf
     pipe.set_annotations(docs, heads)
     scores = score_bunsetsu_deps([Example(d, r) for d, r in zip(docs, refs)])
     n = max(len(refs), 1)
@@ -93,7 +99,7 @@ def parse_all(pipe, refs) -> Dict:
     }
 
 
-def bench_form(pipe, refs, kind: str, sigma: float = 0.0, xi: int = 1) -> Dict:
+def bench_form(pipe, refs, kind: str, sigma: float = 0.0, xi: int = 1, repeats: int = 1) -> Dict:
     build = pipe.set_classifier(kind, sigma=sigma, xi=xi)
     clf = pipe.classifier
     row = {"kind": kind, "sigma": sigma if kind == "pke" else None, "xi": xi if kind == "pke" else None,
@@ -101,10 +107,30 @@ def bench_form(pipe, refs, kind: str, sigma: float = 0.0, xi: int = 1) -> Dict:
            "omega": int(clf.n_kept) if kind == "pke" else None}
     if kind == "pke":
         row["omega_by_size"] = clf.stats["kept_by_size"]
-    row.update(parse_all(pipe, refs))
+    row.update(parse_all(pipe, refs, 1 if kind == "pkb" else repeats))
     print(f"  {kind} sigma={row['sigma']} xi={row['xi']}: acc {row['dep_acc']:.2f} "
           f"sent {row['sent_acc']:.2f} clf {row['classifier_s_per_sent'] * 1e3:.3f} ms/sent "
           f"|Omega| {row['omega']} build {build:.1f} s", flush=True)
+    return row
+
+
+def bench_double_array(pipe, refs, sigma: float, xi: int, repeats: int = 1) -> Dict:
+    """PKE's subsets in a double-array trie (the paper's structure) instead
+    of PKE's own trie: same decisions, compared on speed and bytes."""
+    from spacy_adf.kernels.datrie import DoubleArrayPKE
+
+    pipe.set_classifier("pke", sigma=sigma, xi=xi)
+    pke = pipe.classifier
+    start = time.perf_counter()
+    da = DoubleArrayPKE(pke)
+    build = time.perf_counter() - start
+    pipe.parser.classifier = da  # the parser only calls decision_batch
+    row = {"kind": "pke-double-array", "sigma": sigma, "xi": xi, "build_seconds": build,
+           "bytes": int(da.nbytes), "omega": int(pke.n_kept), "slots": da.n_slots}
+    row.update(parse_all(pipe, refs, repeats))
+    pipe.parser.classifier = pke
+    print(f"  double array sigma={sigma} xi={xi}: clf {row['classifier_s_per_sent'] * 1e3:.3f} ms/sent, "
+          f"{row['bytes']:,} bytes vs PKE trie {pke.nbytes:,}, build {build:.1f} s", flush=True)
     return row
 
 
@@ -113,12 +139,15 @@ def bench_degree(degree: int, train_docs, test_refs, args) -> Dict:
     nlp = train_parser(train_docs, degree, args.C, model_dir)
     pipe = nlp.get_pipe("pke_dependency")
     stats = dict(pipe.cfg["stats"])
-    rows = [bench_form(pipe, test_refs, "pkb"), bench_form(pipe, test_refs, "pki")]
+    r = args.repeats
+    rows = [bench_form(pipe, test_refs, "pkb"), bench_form(pipe, test_refs, "pki", repeats=r)]
     for sigma in args.sigmas:
-        rows.append(bench_form(pipe, test_refs, "pke", sigma, 1))
+        rows.append(bench_form(pipe, test_refs, "pke", sigma, 1, r))
     for xi in args.xis:
         if xi != 1 or args.xi_sigma not in args.sigmas:
-            rows.append(bench_form(pipe, test_refs, "pke", args.xi_sigma, xi))
+            rows.append(bench_form(pipe, test_refs, "pke", args.xi_sigma, xi, r))
+    if args.double_array:
+        rows.append(bench_double_array(pipe, test_refs, args.xi_sigma, 1, r))
     base = rows[0]
     base_heads = base["heads"]
     for row in rows:
@@ -222,6 +251,7 @@ def parse_args(argv=None):
     p.add_argument("--sigmas", default=",".join(str(s) for s in SIGMAS))
     p.add_argument("--xis", default=",".join(str(x) for x in XIS))
     p.add_argument("--xi-sigma", type=float, default=0.001, help="sigma of the xi sweep")
+    p.add_argument("--repeats", type=int, default=3, help="timing passes per form (PKB: 1), best kept")
     p.add_argument("--tolerance", type=float, default=0.05, help="accuracy points for the chosen PKE")
     p.add_argument("--limit", type=int, default=0, help="training sentences (0 = all)")
     p.add_argument("--test-limit", type=int, default=0)
@@ -229,6 +259,8 @@ def parse_args(argv=None):
                    help="trained parsers are saved / reused as DIR/dep_kwdlc_d{d}")
     p.add_argument("--chunker", type=Path, default=REPO / "training" / "bunsetsu_kwdlc" / "model-last")
     p.add_argument("--ginza-json", type=Path, default=REPO / "metrics" / "bench_ginza.json")
+    p.add_argument("--no-double-array", dest="double_array", action="store_false",
+                   help="skip the double-array trie row (PKE at --xi-sigma, xi 1)")
     p.add_argument("--train-only", action="store_true",
                    help="train (or keep) the parsers in --model-dir and stop: lets the degrees train in parallel")
     p.add_argument("--out-json", type=Path, default=REPO / "metrics" / "bench_dependency.json")
@@ -269,7 +301,7 @@ def main(argv=None) -> int:
         wiki = args.data / "ku_wikipedia_annotated" / "test.knp"
         if wiki.exists():
             refs = read_docs(wiki, vocab, args.test_limit)
-            r = parse_all(pipe, refs)
+            r = parse_all(pipe, refs, args.repeats)
             r.pop("heads")
             extra["results"]["KU Wikipedia test"] = dict(r, bunsetsu="gold")
         if args.chunker and (args.chunker / "config.cfg").exists():

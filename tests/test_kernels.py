@@ -313,3 +313,26 @@ def test_degree_one_and_empty_support_rows():
         clf = make_classifier(kind, sv)
         for x in ([], [4], [1, 4], [0, 5]):
             assert clf.decision(x) == pytest.approx(ref(x), abs=1e-12)
+
+
+def test_double_array_trie_gives_the_pke_decisions():
+    """The paper's double-array trie, built from PKE's trie, scores every
+    input as PKE does (it is the yardstick for PKE's own structure)."""
+    from spacy_adf.kernels.datrie import DoubleArrayPKE
+
+    rng = numpy.random.default_rng(7)
+    n_sv, n_feat = 200, 300
+    rows = [numpy.unique(rng.integers(0, n_feat, 12)) for _ in range(n_sv)]
+    indptr = numpy.zeros(n_sv + 1, dtype=numpy.int64)
+    indptr[1:] = numpy.cumsum([len(r) for r in rows])
+    sv = SupportVectors(indptr, numpy.concatenate(rows), rng.normal(size=n_sv), 0.3, 3, n_feat)
+    X = [numpy.unique(rng.integers(0, n_feat + 20, 25)) for _ in range(300)] + [numpy.zeros(0, dtype=int)]
+    ip = numpy.zeros(len(X) + 1, dtype=numpy.int64)
+    ip[1:] = numpy.cumsum([len(r) for r in X])
+    ix = numpy.concatenate(X).astype(numpy.int32)
+    for sigma, xi in [(0.0, 1), (0.05, 1), (0.0, 2)]:
+        pke = PKE(sv, sigma=sigma, xi=xi)
+        da = DoubleArrayPKE(pke)
+        numpy.testing.assert_allclose(da.decision_batch((ip, ix)), pke.decision_batch((ip, ix)),
+                                      rtol=1e-9, atol=1e-9)
+        assert da.n_slots >= len(pke.arrays["item"])
