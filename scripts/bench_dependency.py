@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from bench_chunking import machine_info, write_markdown  # noqa: E402
 
-from spacy_adf.corpora.bunsetsu import BUNSETSU_KEY, bunsetsu_docs, make_predicted  # noqa: E402
+from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted  # noqa: E402
 from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data"

@@ -52,6 +52,26 @@ def make_venv(env_dir):
     return py
 
 
+def check_installed(model, data, workdir, limit, name, predict) -> bool:
+    """Package `model`, install it into a fresh venv, run the `predict`
+    script (argv: model name or path, data file, limit; prints JSON) in
+    both places; True if the outputs are equal."""
+    work = Path(workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    sdist = build_sdist(model, work / "packages", name, "0.0.1")
+    py = make_venv(work / "venv")
+    run([py, "-m", "pip", "install", "-q", "--no-deps", str(sdist)])
+    original = run([sys.executable, "-c", predict, model, data, limit],
+                   capture_output=True, text=True).stdout
+    meta = json.loads(Path(model, "meta.json").read_text())
+    installed_name = f"{meta['lang']}_{name}"
+    packaged = run([py, "-c", predict, installed_name, data, limit],
+                   capture_output=True, text=True, cwd=work).stdout
+    same = json.loads(original) == json.loads(packaged)
+    print(f"{installed_name}: {len(json.loads(original))} sentences, predictions identical: {same}")
+    return same
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("model")
@@ -60,21 +80,7 @@ def main(argv=None):
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--name", default="adf_chunker")
     args = parser.parse_args(argv)
-    work = Path(args.workdir)
-    work.mkdir(parents=True, exist_ok=True)
-    sdist = build_sdist(args.model, work / "packages", args.name, "0.0.1")
-    py = make_venv(work / "venv")
-    run([py, "-m", "pip", "install", "-q", "--no-deps", str(sdist)])
-    original = run([sys.executable, "-c", PREDICT, args.model, args.data, args.limit],
-                   capture_output=True, text=True).stdout
-    meta = json.loads(Path(args.model, "meta.json").read_text())
-    installed_name = f"{meta['lang']}_{args.name}"
-    packaged = run([py, "-c", PREDICT, installed_name, args.data, args.limit],
-                   capture_output=True, text=True, cwd=work).stdout
-    same = json.loads(original) == json.loads(packaged)
-    n = len(json.loads(original))
-    print(f"{installed_name}: {n} sentences, predictions identical: {same}")
-    if not same:
+    if not check_installed(args.model, args.data, args.workdir, args.limit, args.name, PREDICT):
         sys.exit(1)
 
 

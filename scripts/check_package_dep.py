@@ -6,12 +6,11 @@ and check the heads equal those of the original pipeline.
     python scripts/check_package_dep.py MODEL_DIR KNP_FILE --workdir DIR
 """
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_package import build_sdist, make_venv, run  # noqa: E402
+from check_package import check_installed  # noqa: E402
 
 PREDICT = r"""
 import json, sys, spacy
@@ -31,20 +30,7 @@ def main(argv=None):
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--name", default="pke_dep")
     args = parser.parse_args(argv)
-    work = Path(args.workdir)
-    work.mkdir(parents=True, exist_ok=True)
-    sdist = build_sdist(args.model, work / "packages", args.name, "0.0.1")
-    py = make_venv(work / "venv")
-    run([py, "-m", "pip", "install", "-q", "--no-deps", str(sdist)])
-    original = run([sys.executable, "-c", PREDICT, args.model, args.data, args.limit],
-                   capture_output=True, text=True).stdout
-    meta = json.loads(Path(args.model, "meta.json").read_text())
-    installed_name = f"{meta['lang']}_{args.name}"
-    packaged = run([py, "-c", PREDICT, installed_name, args.data, args.limit],
-                   capture_output=True, text=True, cwd=work).stdout
-    same = json.loads(original) == json.loads(packaged)
-    print(f"{installed_name}: {len(json.loads(original))} sentences, predictions identical: {same}")
-    if not same:
+    if not check_installed(args.model, args.data, args.workdir, args.limit, args.name, PREDICT):
         sys.exit(1)
 
 

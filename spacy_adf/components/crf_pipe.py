@@ -6,12 +6,10 @@ A subclass provides `_example_data(eg)` -> (pos_ptr, attrs, gold) or None for
 one training sequence, or `_example_sequences(eg)` for several, plus
 `_extra_parts()` for its own files next to "cfg" and "model".
 """
-from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 import srsly
-from spacy import util
 from spacy.pipeline import TrainablePipe
 from spacy.training import Example, validate_examples
 from thinc.api import Optimizer
@@ -20,10 +18,11 @@ from ..core.adf import SparseADF
 from ..core.crf import CRFContext
 from ..core.online import train_crf_adf
 from ..core.params import SparseGrad
+from .parts import SerializedParts
 from .serialize import crf_from_bytes, crf_to_bytes
 
 
-class CRFPipe(TrainablePipe):
+class CRFPipe(SerializedParts, TrainablePipe):
     n_tags: int  # set by subclasses (property)
 
     @property
@@ -208,40 +207,3 @@ class CRFPipe(TrainablePipe):
         parts.update(self._extra_parts())
         parts["model"] = (self._model_bytes, self._load_model_bytes)
         return parts
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return util.to_bytes({k: dump for k, (dump, _) in self._parts().items()}, exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
-        try:
-            util.from_bytes(bytes_data, {k: load for k, (_, load) in self._parts().items()}, exclude)
-        except ValueError:
-            raise
-        except Exception as e:
-            raise ValueError(f"[{self.name}] could not read the component data: {e!r}") from None
-        return self
-
-    def to_disk(self, path: Union[str, Path], *, exclude=tuple()) -> None:
-        serialize = {
-            k: (lambda p, dump=dump: Path(p).write_bytes(dump()))
-            for k, (dump, _) in self._parts().items()
-        }
-        util.to_disk(path, serialize, exclude)
-
-    def from_disk(self, path: Union[str, Path], *, exclude=tuple()):
-        path = Path(path)
-        parts = self._parts()
-        for name in parts:
-            if name not in exclude and not (path / name).exists():
-                raise ValueError(f"[{self.name}] missing file {path / name}: incomplete model directory")
-        deserialize = {
-            k: (lambda p, load=load: load(Path(p).read_bytes()))
-            for k, (_, load) in parts.items()
-        }
-        try:
-            util.from_disk(path, deserialize, exclude)
-        except ValueError:
-            raise
-        except Exception as e:
-            raise ValueError(f"[{self.name}] could not read {path}: {e!r}") from None
-        return self

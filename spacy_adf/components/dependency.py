@@ -23,8 +23,7 @@ named in the config is built. There is no per-batch ``update``: `spacy
 train` runs initialize, then evaluates (the configs use max_steps = 1).
 """
 import json
-from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
 import srsly
 from spacy import util
@@ -37,8 +36,9 @@ from spacy.vocab import Vocab
 from ..corpora.bunsetsu import BUNSETSU_KEY, _bunsetsu_group, bunsetsu_heads, check_bunsetsu_heads, set_bunsetsu_tree
 from ..features.bunsetsu import FEATURE_GROUPS, FeatureVocab, check_groups
 from ..kernels import SupportVectors, load_classifier
-from ..parsing.bunsetsu_parser import KINDS, BunsetsuParser, check_classifier_options
+from ..parsing.bunsetsu_parser import BunsetsuParser, check_classifier_options
 from ..scorers.bunsetsu_deps import score_bunsetsu_deps
+from .parts import SerializedParts
 
 FORMAT_VERSION = 1
 
@@ -99,7 +99,7 @@ def make_pke_dependency(
     )
 
 
-class PKEDependencyParser(Pipe):
+class PKEDependencyParser(SerializedParts, Pipe):
     def __init__(
         self, vocab: Vocab, name: str = "pke_dependency", *, spans_key: str = BUNSETSU_KEY,
         degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
@@ -274,35 +274,3 @@ class PKEDependencyParser(Pipe):
         # order matters on load: cfg, then the vocabulary, then what checks against it
         return {"cfg": (dump_cfg, load_cfg), "features": (dump_features, load_features),
                 "support_vectors": (dump_sv, load_sv), "classifier": (dump_clf, load_clf)}
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return util.to_bytes({k: dump for k, (dump, _) in self._parts().items()}, exclude)
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
-        try:
-            util.from_bytes(bytes_data, {k: load for k, (_, load) in self._parts().items()}, exclude)
-        except ValueError:
-            raise
-        except Exception as e:
-            raise ValueError(f"[{self.name}] could not read the component data: {e!r}") from None
-        return self
-
-    def to_disk(self, path: Union[str, Path], *, exclude=tuple()) -> None:
-        serialize = {k: (lambda p, dump=dump: Path(p).write_bytes(dump()))
-                     for k, (dump, _) in self._parts().items()}
-        util.to_disk(path, serialize, exclude)
-
-    def from_disk(self, path: Union[str, Path], *, exclude=tuple()):
-        path = Path(path)
-        parts = self._parts()
-        for name in parts:
-            if name not in exclude and not (path / name).exists():
-                raise ValueError(f"[{self.name}] missing file {path / name}: incomplete model directory")
-        deserialize = {k: (lambda p, load=load: load(Path(p).read_bytes())) for k, (_, load) in parts.items()}
-        try:
-            util.from_disk(path, deserialize, exclude)
-        except ValueError:
-            raise
-        except Exception as e:
-            raise ValueError(f"[{self.name}] could not read {path}: {e!r}") from None
-        return self

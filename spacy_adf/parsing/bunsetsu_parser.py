@@ -3,7 +3,7 @@ feature vocabulary, a polynomial-kernel SVM and cascaded chunking, without
 spaCy pipeline concerns (the component and the benchmark share it)."""
 import time
 from collections import Counter
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import scipy.sparse
