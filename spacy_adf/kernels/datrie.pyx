@@ -43,7 +43,7 @@ def build_double_array(cptr, item, weight, int32_t n_items):
     cdef int32_t* check = <int32_t*>malloc(size * sizeof(int32_t))
     cdef double* wt = <double*>malloc(size * sizeof(double))
     cdef int32_t* state = <int32_t*>malloc((n + 1) * sizeof(int32_t))
-    cdef int64_t i, c, t, b, q, next_check = 1, new_size, used = 1, nonzero, high_water = 1
+    cdef int64_t i, c, t, b, q, next_check = 1, new_size, nonzero, high_water = 1
     cdef bint seen_free
     cdef int32_t lo_item
     cdef bint fits
@@ -63,7 +63,6 @@ def build_double_array(cptr, item, weight, int32_t n_items):
                 check[t] = 0
                 wt[t] = w[i]
                 state[i] = <int32_t>t
-                used += 1
                 if t + 1 > high_water:
                     high_water = t + 1
             for i in range(n):
@@ -120,7 +119,6 @@ def build_double_array(cptr, item, weight, int32_t n_items):
                     check[t] = state[i]
                     wt[t] = w[c]
                     state[c] = <int32_t>t
-                    used += 1
                     if t + 1 > high_water:
                         high_water = t + 1
         if base == NULL or check == NULL or wt == NULL:

@@ -18,10 +18,16 @@ from .cascaded import ParseState, oracle_rounds
 KINDS = ("pkb", "pki", "pke")
 
 
-def _csr(rows: List[List[int]], n_features: int) -> scipy.sparse.csr_matrix:
+def _rows(rows: List[List[int]]) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """(indptr, indices) of feature-id rows: the classifiers' CSR input."""
     indptr = numpy.zeros(len(rows) + 1, dtype=numpy.int64)
     indptr[1:] = numpy.cumsum([len(r) for r in rows])
     indices = numpy.fromiter((f for r in rows for f in r), dtype=numpy.int32, count=int(indptr[-1]))
+    return indptr, indices
+
+
+def _csr(rows: List[List[int]], n_features: int) -> scipy.sparse.csr_matrix:
+    indptr, indices = _rows(rows)
     data = numpy.ones(indices.shape[0], dtype=numpy.float64)
     return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
 
@@ -144,11 +150,9 @@ class BunsetsuParser:
         return results
 
     def _classify(self, rows: List[List[int]]) -> numpy.ndarray:
-        indptr = numpy.zeros(len(rows) + 1, dtype=numpy.int64)
-        indptr[1:] = numpy.cumsum([len(r) for r in rows])
-        indices = numpy.fromiter((f for r in rows for f in r), dtype=numpy.int32, count=int(indptr[-1]))
+        csr = _rows(rows)
         start = time.perf_counter()
-        scores = self.classifier.decision_batch((indptr, indices))
+        scores = self.classifier.decision_batch(csr)
         self.decision_seconds += time.perf_counter() - start
         self.n_decisions += len(rows)
         return scores
