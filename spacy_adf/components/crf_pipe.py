@@ -16,10 +16,17 @@ from thinc.api import Optimizer
 
 from ..core.adf import SparseADF
 from ..core.crf import CRFContext
-from ..core.online import train_crf_adf
+from ..core.online import train_crf_online
 from ..core.params import SparseGrad
 from .parts import SerializedParts
 from .serialize import crf_from_bytes, crf_to_bytes
+
+
+def _objective(sgd) -> str:
+    objective = getattr(sgd, "objective", "loglik")
+    if objective not in ("loglik", "perceptron"):
+        raise ValueError(f"unknown training objective {objective!r} (expected loglik or perceptron)")
+    return objective
 
 
 class CRFPipe(SerializedParts, TrainablePipe):
@@ -113,8 +120,10 @@ class CRFPipe(SerializedParts, TrainablePipe):
             if self._adf is not None and state is not self._adf:
                 self._adf.flush()  # a new optimizer: settle the old one's lazy decay
             self._adf = state
-            loglik = train_crf_adf(crf, state, self._grad, pending,
-                                   minibatch=getattr(sgd, "minibatch", 1), ctx=self._ctx)
+            loglik = train_crf_online(
+                crf, state, self._grad, pending, minibatch=getattr(sgd, "minibatch", 1),
+                ctx=self._ctx, perceptron=_objective(sgd) == "perceptron",
+            )
             self._dirty = True
         else:
             self._sync()
@@ -130,6 +139,52 @@ class CRFPipe(SerializedParts, TrainablePipe):
             crf.set_weights(weights)
         if loss_dicts:
             loss_dicts[-1][self.name] = loss_dicts[-1].get(self.name, 0.0) - loglik
+
+    # ------------------------------------------------------------ batch training
+
+    @property
+    def trainable_params(self):
+        """The CRF's weights (GroupedParams), for batch optimizers (L-BFGS)."""
+        self._require_model()
+        return self.crf
+
+    def batch_objective(self, examples: Iterable[Example]) -> Callable:
+        """f(w) -> (summed log-likelihood of `examples`, its gradient), both
+        float64, with w a float64 vector over all weights (set into the
+        model). Features are extracted once, here; no prior is added. Used by
+        spacy_adf.training.lbfgs."""
+        self._require_model()
+        self._sync()
+        self._adf = None
+        ptrs, attrs, golds = [], [], []
+        for eg in examples:
+            if len(eg.predicted):
+                for ptr, a, gold in self._example_sequences(eg):
+                    ptrs.append(ptr)
+                    attrs.append(a)
+                    golds.append(gold)
+        if not golds:
+            raise ValueError(f"[{self.name}] batch_objective got no non-empty training example")
+        lengths = numpy.array([len(g) for g in golds], dtype=numpy.int64)
+        seq_starts = numpy.concatenate([[0], numpy.cumsum(lengths)]).astype(numpy.int64)
+        attr_base = numpy.cumsum([0] + [len(a) for a in attrs[:-1]]).astype(numpy.int64)
+        pos_ptr = numpy.concatenate(
+            [p[:-1] + base for p, base in zip(ptrs, attr_base)]
+            + [numpy.array([attr_base[-1] + len(attrs[-1])], dtype=numpy.int64)]
+        ).astype(numpy.int64)
+        all_attrs = numpy.concatenate(attrs).astype(numpy.int32)
+        all_gold = numpy.concatenate(golds).astype(numpy.int32)
+        crf, grad, ctx = self.crf, self._grad, self._ctx
+
+        def objective(w):
+            crf.set_weights(numpy.asarray(w, dtype=numpy.float32))
+            grad.clear()
+            loglik = crf.accumulate_gradient(seq_starts, pos_ptr, all_attrs, all_gold, grad, ctx)
+            dense = grad.to_dense()
+            grad.clear()
+            return float(loglik), dense
+
+        return objective
 
     def _n_train_sequences(self) -> int:
         """Training set size in optimizer samples (sets ADF's window q = n/10)."""

@@ -537,3 +537,59 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     for t in range(n - 1, 0, -1):
         out[t - 1] = ctx.back[t * L + out[t]]
     return best
+
+
+cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,
+                                SparseGrad grad, int32_t* pred) except? -1.0 nogil:
+    """Structured perceptron step direction: add f(x, gold) - f(x, viterbi)
+    to grad (pred receives the Viterbi path). Every group of the sequence is
+    touched even where the two paths agree (its entries stay 0), so each
+    sample is one counted update for averaging. Returns the number of
+    positions where the Viterbi path is wrong."""
+    cdef int L = m.n_labels, LL = L * L, n = s.n, t, gp = -1, pp = -1
+    cdef int32_t a
+    cdef int64_t i, k, s0
+    cdef uint16_t c
+    cdef double* head
+    cdef double* blk
+    cdef int errors = 0
+    crf_viterbi(m, s, ctx, pred)
+    grad.begin_sample()
+    grad.touch(0)
+    for i in range(s.ptr[0], s.ptr[n]):
+        grad.touch(s.attrs[i] + 1)
+    for t in range(n):
+        if pred[t] != gold[t]:
+            errors += 1
+    head = grad.values + grad.touch(0)
+    if errors == 0:
+        return 0.0
+    head[LL + gold[0]] += 1.0
+    head[LL + pred[0]] -= 1.0
+    head[LL + L + gold[n - 1]] += 1.0
+    head[LL + L + pred[n - 1]] -= 1.0
+    for t in range(n):
+        if t >= 1:
+            gp = gold[t - 1] * L + gold[t]
+            pp = pred[t - 1] * L + pred[t]
+            head[gp] += 1.0
+            head[pp] -= 1.0
+        if gold[t] == pred[t] and (t == 0 or gp == pp):
+            continue  # same state and edge: the attribute entries cancel
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            blk = grad.values + grad.touch(a + 1)
+            s0 = m.ptr[a]
+            for k in range(s0, m.ptr[a + 1]):
+                c = m.code[k]
+                if c < L:
+                    if c == gold[t]:
+                        blk[k - s0] += 1.0
+                    if c == pred[t]:
+                        blk[k - s0] -= 1.0
+                elif t >= 1:
+                    if c - L == gp:
+                        blk[k - s0] += 1.0
+                    if c - L == pp:
+                        blk[k - s0] -= 1.0
+    return <double>errors

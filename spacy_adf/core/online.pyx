@@ -1,19 +1,36 @@
 # cython: language_level=3
-"""On-line CRF training loop: sequential ADF steps over mini-batches of
-sequences, without returning to Python between samples."""
+"""On-line CRF training loop: sequential steps over mini-batches of
+sequences, without returning to Python between samples.
+
+One loop serves every on-line method: the optimizer state (SparseADF) holds
+the rates (ADF: per feature; SGD: one exponentially decaying rate;
+perceptron: rate 1, no decay, optional averaging) and the step direction is
+either the log-likelihood gradient or the perceptron's f(gold) - f(viterbi).
+"""
 from libc.stdint cimport int32_t, int64_t
 
+import numpy
+
 from .adf cimport SparseADF
-from .crf cimport CRFContext, CRFModel, Seq, crf_loglik_grad
+from .crf cimport CRFContext, CRFModel, Seq, crf_loglik_grad, crf_perceptron_grad
 from .params cimport SparseGrad
 
 
 def train_crf_adf(CRFModel model, SparseADF state, SparseGrad grad, list sequences,
                   int minibatch=1, CRFContext ctx=None):
-    """Run ADF over `sequences` in order, one update per `minibatch` sequences.
+    """The log-likelihood (ADF / SGD) form of train_crf_online."""
+    return train_crf_online(model, state, grad, sequences, minibatch=minibatch, ctx=ctx)
+
+
+def train_crf_online(CRFModel model, SparseADF state, SparseGrad grad, list sequences,
+                     int minibatch=1, CRFContext ctx=None, bint perceptron=False):
+    """Run on-line steps over `sequences` in order, one update per
+    `minibatch` sequences (the weights stay fixed inside a mini-batch).
 
     sequences: list of (pos_ptr int64 (n+1, from 0), attrs int32, gold int32 (n)).
-    Returns the summed log-likelihood (each term at the weights the sample saw).
+    Returns the summed log-likelihood (each term at the weights the sample
+    saw), or with perceptron=True minus the number of wrongly labelled
+    positions.
     """
     if minibatch < 1:
         raise ValueError(f"minibatch must be >= 1, got {minibatch}")
@@ -32,6 +49,7 @@ def train_crf_adf(CRFModel model, SparseADF state, SparseGrad grad, list sequenc
     cdef Py_ssize_t a
     cdef int64_t sink = 0, blk
     cdef double sinkf = 0.0
+    cdef int32_t[::1] pred = None
     grad.clear()
     i = 0
     while i < n_items:
@@ -67,8 +85,14 @@ def train_crf_adf(CRFModel model, SparseADF state, SparseGrad grad, list sequenc
             seq.attrs = &attrs[0] if attrs.shape[0] else NULL
             ctx.reserve(seq.n, model.n_labels,
                         seq.n * model.n_labels * model.n_labels <= 8388608)
-            with nogil:
-                total += crf_loglik_grad(model, &seq, &gold[0], ctx, grad)
+            if perceptron:
+                if pred is None or pred.shape[0] < seq.n:
+                    pred = numpy.empty(2 * seq.n, dtype=numpy.int32)
+                with nogil:
+                    total -= crf_perceptron_grad(model, &seq, &gold[0], ctx, grad, &pred[0])
+            else:
+                with nogil:
+                    total += crf_loglik_grad(model, &seq, &gold[0], ctx, grad)
         state.update(grad)
         grad.clear()
         i = j

@@ -84,6 +84,9 @@ class ADF(Optimizer):
         self.dense_window = int(dense_window)
         self.minibatch = int(minibatch)
         self.sparse_states: Dict[KeyT, SparseADF] = {}
+        # what the components step along: the log-likelihood gradient, or
+        # (Perceptron) f(gold) - f(prediction)
+        self.objective = "loglik"
         self._dense_rates: Dict[KeyT, numpy.ndarray] = {}
         self._dense_counts: Dict[KeyT, numpy.ndarray] = {}
 
@@ -100,6 +103,7 @@ class ADF(Optimizer):
             return state
         n = max(int(n_examples), 1)
         window = max(n // 10, 1) if self.window == "auto" else int(self.window)
+        alpha, beta = self._window_decay(n, window)
         if self.sigma is not None:
             l2 = 1.0 / (n * self.sigma ** 2)
         else:
@@ -107,8 +111,8 @@ class ADF(Optimizer):
         state = SparseADF(
             params,
             c=self.learn_rate,
-            alpha=self.adf_alpha,
-            beta=self.adf_beta,
+            alpha=alpha,
+            beta=beta,
             window=window,
             inv_n_sigma2=l2,
             grad_clip=self.grad_clip,
@@ -120,6 +124,10 @@ class ADF(Optimizer):
             # read the averaged weights from the state when asked.
             self.averages[key] = state
         return state
+
+    def _window_decay(self, n_examples: int, window: int) -> Tuple[float, float]:
+        """(alpha, beta) applied at the end of each window of the sparse path."""
+        return self.adf_alpha, self.adf_beta
 
     # ------------------------------------------------------------- dense path
 
