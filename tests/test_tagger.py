@@ -213,3 +213,26 @@ def test_reinitialize_with_explicit_labels():
         tagger.add_label("MISC")
     with pytest.raises(ValueError, match="non-empty strings"):
         tagger.initialize(lambda: examples, labels=["PER", ""])
+
+
+def test_feature_cache_sees_changed_input_annotation():
+    """The per-example feature cache is exact: changing a predicted Doc's
+    tags (or words' norms) between passes gives fresh features."""
+    from tiny_data import chunk_examples
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("adf_tagger", name="chunker",
+                 config={"target": "spans:chunks",
+                         "model": {"@architectures": "spacy_adf.CRF.v1",
+                                   "templates": ["t[0]", "norm[0]"]}})
+    examples = chunk_examples(nlp)
+    nlp.initialize(lambda: examples)
+    pipe = nlp.get_pipe("chunker")
+    eg = examples[0]
+    first = pipe._example_data(eg)
+    assert pipe._example_data(eg) is first  # cached
+    eg.predicted[1].tag_ = "NN"
+    changed = pipe._example_data(eg)
+    assert changed is not first and not numpy.array_equal(changed[1], first[1])
+    eg.predicted[2].norm_ = "hound"
+    assert not numpy.array_equal(pipe._example_data(eg)[1], changed[1])

@@ -5,9 +5,11 @@ Targets entities, span groups (e.g. chunks) or a token attribute; see
 optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
+import re
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
+from spacy.attrs import LEMMA, MORPH, NORM, ORTH, POS, TAG
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
@@ -19,6 +21,23 @@ from ..features.dictionary import build_crf
 from .crf_pipe import CRFPipe
 from .model import featurize
 from .targets import Target, make_target
+
+# Token attributes every built-in template column is a function of: ORTH
+# (words, lower case, shape, affixes, orthography class), NORM, TAG, POS,
+# LEMMA and MORPH (morph_FIELD).
+_SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
+_BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|"
+                         r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+)$")
+
+
+def _source_attrs(tset, doc: Doc) -> Optional[numpy.ndarray]:
+    """The Doc's source attributes, or None if a column comes from a
+    registered extractor (then only the columns themselves identify it)."""
+    builtin = getattr(tset, "_spacy_adf_builtin_only", None)
+    if builtin is None:
+        builtin = all(_BUILTIN_RE.match(name) for name in tset.columns)
+        tset._spacy_adf_builtin_only = builtin
+    return doc.to_array(_SOURCE_ATTRS) if builtin else None
 
 default_model_config = """
 [model]
@@ -255,16 +274,23 @@ class ADFTagger(CRFPipe):
         doc = eg.predicted
         key = id(eg.reference)
         tset.check_doc(doc, self.name)
-        cols = tset.columns_for(doc)
+        # What the features are computed from: the raw token attributes when
+        # every column is a built-in function of them (cheap to compare),
+        # else the feature columns themselves.
+        source = _source_attrs(tset, doc)
+        cols = tset.columns_for(doc) if source is None else None
+        check = cols if source is None else source
         hit = self._cache.get(key)
-        if hit is not None and hit[0] is eg.reference and numpy.array_equal(hit[1], cols):
+        if hit is not None and hit[0] is eg.reference and numpy.array_equal(hit[1], check):
             return hit[2]
         gold = self._gold_ids(eg)
         if gold is None:
             return None
+        if cols is None:
+            cols = tset.columns_for(doc)
         ptr, attrs = self.model.attrs["table"].lookup(tset.hash_columns(cols))
         data = (ptr, attrs, gold)
-        self._cache_put(key, (eg.reference, cols, data))
+        self._cache_put(key, (eg.reference, check, data))
         return data
 
     # ------------------------------------------------------------ scoring

@@ -31,6 +31,7 @@ from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span, Token
 from spacy.training import Example
 
+from ..scorers.spans import score_spans as fast_score_spans
 from ..corpora.iob import SCHEMES, iob_to_spans, spans_to_tags, split_tag
 
 
@@ -157,15 +158,19 @@ class SpanTarget(Target):
                 ]
 
     def score(self, examples, **kwargs):
+        # spaCy's span scores; the fast equivalent unless options change them
+        custom = kwargs.get("labeled", True) is not True or kwargs.get("allow_overlap", False)
+        score = Scorer.score_spans if custom else fast_score_spans
+        extra = kwargs if custom else {}
         if self.key is None:
-            return Scorer.score_spans(examples, "ents", **kwargs)
+            return score(examples, "ents", **extra)
         key = self.key
-        return Scorer.score_spans(
+        return score(
             examples,
             f"spans_{key}",
             getter=lambda doc, attr: doc.spans.get(key, []),
             has_annotation=lambda doc: key in doc.spans,
-            **kwargs,
+            **extra,
         )
 
 
