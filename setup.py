@@ -11,6 +11,7 @@ MODULES = [
     "spacy_adf.core.crf",
     "spacy_adf.core.adf",
     "spacy_adf.core.online",
+    "spacy_adf.core.maxent",
     "spacy_adf.features.extract",
     "spacy_adf.features.chars",
     "spacy_adf.kernels.poly",

@@ -22,6 +22,7 @@ def load_runs(run_dir: Path) -> Dict[str, Dict]:
         t = tasks.setdefault(rec["task"], {"spec": rec["spec"], "machine": rec["machine"],
                                            "methods": {}})
         rec["result"]["wall_seconds"] = rec.get("wall_seconds")
+        rec["result"]["load_at_start"] = (rec["machine"].get("load_average_at_start") or [None])[0]
         t["methods"][rec["method"]] = rec["result"]
     return tasks
 
@@ -183,7 +184,8 @@ def write_report(run_dir: Path, total_seconds: Optional[float] = None) -> Dict:
             spec, runs = data["spec"], data["methods"]
             lines.append(f"### {spec['title']}")
             lines.append("")
-            head = f"| method | {spec['metric']} | paper | passes | train s | best {spec['metric']} | 1-pass |"
+            head = (f"| method | {spec['metric']} | paper | passes | train s | best {spec['metric']} "
+                    f"| 1-pass | unit wall s | load at start |")
             if with_paper_passes:
                 head += " paper passes | paper s |"
             lines.append(head)
@@ -194,7 +196,8 @@ def write_report(run_dir: Path, total_seconds: Optional[float] = None) -> Dict:
                     continue
                 one = r.get("one_pass_score")
                 row = (f"| {LABELS[m]} | {r['score']:.2f} | {_paper(spec, 'paper', m)} | {_passes(r)} | "
-                       f"{_secs(r)} | {r['best_score']:.2f} | {'' if one is None else f'{one:.2f}'} |")
+                       f"{_secs(r)} | {r['best_score']:.2f} | {'' if one is None else f'{one:.2f}'} | "
+                       f"{r.get('wall_seconds') or 0:.0f} | {r.get('load_at_start') or 0:.1f} |")
                 if with_paper_passes:
                     row += f" {_paper(spec, 'paper_passes', m)} | {_paper(spec, 'paper_seconds', m)} |"
                 lines.append(row)

@@ -1,0 +1,206 @@
+"""Blitzer, Dredze and Pereira (2007) multi-domain sentiment data, the
+``processed_acl`` format: a domain directory holds ``positive.review`` and
+``negative.review``, one review per line, as space-separated
+``feature:count`` pairs (unigrams, and bigrams joined by "_") ending with
+``#label#:positive`` or ``#label#:negative``.
+
+`spacy_adf.BlitzerCorpus.v1` yields one Example per review:
+- words: the unigram features (those without "_"), each repeated by its
+  count, in file order (the order of the words in the review is lost in this
+  format; the Doc is for reading only);
+- ``doc.user_data["spacy_adf.features"]``: the full {feature: count} dict
+  (unigrams and bigrams), on the predicted and the reference Doc; adf_textcat
+  uses it instead of its own n-grams;
+- reference ``doc.cats``: {"positive": 1.0, "negative": 0.0} or the reverse.
+
+Protocol (fixed; chosen before any result was seen):
+- split="train" / "test" / "all": within each class, the reviews are ordered
+  by sha256 of "<seed>|<label>|<line number>" and the first 20% (rounded)
+  are the test set. With the 1,000 + 1,000 reviews of a domain and seed 0
+  that is 800 + 800 training and 200 + 200 test reviews. The split depends
+  only on the seed and the line numbers (not on numpy or Python versions).
+- n_folds=k > 1 with fold=i: stratified k-fold cross-validation inside the
+  chosen split: within each class, the reviews (in the order above) are dealt
+  to folds round-robin; fold_part="train" gives the other k-1 folds,
+  "heldout" fold i.
+The Examples come in the order of the same hash (classes mixed).
+
+Malformed lines (a pair without ":", a count that is not a positive integer,
+no "#label#:" field at the end, an unknown label, or a label that contradicts
+the file name) raise a ValueError naming the file and the line. Blank lines
+are skipped; a feature listed twice in one line has its counts summed.
+"""
+import hashlib
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Tuple, Union
+
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.util import registry
+
+from ..features.ngrams import FEATURES_KEY
+
+PathLike = Union[str, Path]
+LABELS = ("positive", "negative")
+SPLITS = ("train", "test", "all")
+FOLD_PARTS = ("train", "heldout")
+TEST_FRACTION = 0.2
+
+
+class BlitzerReview:
+    __slots__ = ("label", "features", "line_no")
+
+    def __init__(self, label: str, features: Dict[str, int], line_no: int):
+        self.label = label
+        self.features = features
+        self.line_no = line_no
+
+    @property
+    def words(self) -> List[str]:
+        out: List[str] = []
+        for feat, count in self.features.items():
+            if "_" not in feat:
+                out.extend([feat] * count)
+        return out
+
+
+def parse_line(line: str, where: str = "") -> Tuple[Dict[str, int], str]:
+    """({feature: count}, label) of one processed_acl line."""
+    parts = line.split()
+    if not parts:
+        raise ValueError(f"{where}: empty line")
+    last = parts[-1]
+    if not last.startswith("#label#:"):
+        raise ValueError(f"{where}: the line does not end with a '#label#:<label>' field")
+    label = last[len("#label#:"):]
+    if label not in LABELS:
+        raise ValueError(f"{where}: unknown label {label!r} (expected positive or negative)")
+    feats: Dict[str, int] = {}
+    for pair in parts[:-1]:
+        feat, sep, count = pair.rpartition(":")
+        if not sep or not feat:
+            raise ValueError(f"{where}: {pair[:60]!r} is not a 'feature:count' pair")
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"{where}: the count in {pair[:60]!r} is not a positive integer")
+        if feat.startswith("#label#"):
+            raise ValueError(f"{where}: '#label#' field before the end of the line")
+        feats[feat] = feats.get(feat, 0) + int(count)
+    return feats, label
+
+
+def read_reviews(path: PathLike, expected_label: Optional[str] = None) -> List[BlitzerReview]:
+    """Every review of one .review file (line numbers from 1)."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"Blitzer file {path} does not exist; check --paths.blitzer")
+    out = []
+    with path.open(encoding="utf8") as f:
+        for i, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            feats, label = parse_line(line, f"{path}, line {i}")
+            if expected_label is not None and label != expected_label:
+                raise ValueError(
+                    f"{path}, line {i}: label {label!r} in a file of {expected_label!r} reviews"
+                )
+            out.append(BlitzerReview(label, feats, i))
+    return out
+
+
+def _rank_key(seed: int, label: str, line_no: int) -> bytes:
+    return hashlib.sha256(f"{seed}|{label}|{line_no}".encode("utf8")).digest()
+
+
+def select_reviews(
+    reviews_by_label: Dict[str, List[BlitzerReview]],
+    *,
+    split: str = "train",
+    seed: int = 0,
+    n_folds: int = 0,
+    fold: int = 0,
+    fold_part: str = "train",
+) -> List[BlitzerReview]:
+    """The reviews of one protocol cell, in hash order (see module docstring)."""
+    check_protocol(split, seed, n_folds, fold, fold_part)
+    chosen: List[Tuple[bytes, BlitzerReview]] = []
+    for label in LABELS:
+        ranked = sorted(reviews_by_label.get(label, []),
+                        key=lambda r: _rank_key(seed, label, r.line_no))
+        n_test = int(round(TEST_FRACTION * len(ranked)))
+        if split == "test":
+            part = ranked[:n_test]
+        elif split == "train":
+            part = ranked[n_test:]
+        else:
+            part = ranked
+        if n_folds > 1:
+            part = [r for i, r in enumerate(part) if (i % n_folds == fold) == (fold_part == "heldout")]
+        chosen.extend((_rank_key(seed, "order|" + label, r.line_no), r) for r in part)
+    chosen.sort(key=lambda kr: kr[0])
+    return [r for _, r in chosen]
+
+
+def check_protocol(split: str, seed: int, n_folds: int, fold: int, fold_part: str) -> None:
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {split!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    if not isinstance(n_folds, int) or isinstance(n_folds, bool) or n_folds < 0 or n_folds == 1:
+        raise ValueError(f"n_folds must be 0 (no cross-validation) or at least 2, got {n_folds!r}")
+    if n_folds and (not isinstance(fold, int) or isinstance(fold, bool) or not 0 <= fold < n_folds):
+        raise ValueError(f"fold must be in [0, {n_folds}), got {fold!r}")
+    if fold_part not in FOLD_PARTS:
+        raise ValueError(f"fold_part must be 'train' or 'heldout', got {fold_part!r}")
+
+
+class BlitzerCorpus:
+    def __init__(self, path: PathLike, *, split: str = "train", seed: int = 0, n_folds: int = 0,
+                 fold: int = 0, fold_part: str = "train", limit: int = 0):
+        check_protocol(split, seed, n_folds, fold, fold_part)
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise ValueError(
+                f"Blitzer domain directory {self.path} does not exist (it should hold "
+                "positive.review and negative.review); check --paths.blitzer"
+            )
+        self.protocol = dict(split=split, seed=seed, n_folds=n_folds, fold=fold, fold_part=fold_part)
+        self.limit = limit
+        self._reviews: Optional[List[BlitzerReview]] = None
+
+    def reviews(self) -> List[BlitzerReview]:
+        if self._reviews is None:
+            by_label = {lab: read_reviews(self.path / f"{lab}.review", lab) for lab in LABELS}
+            selected = select_reviews(by_label, **self.protocol)
+            self._reviews = selected[: self.limit] if self.limit else selected
+        return self._reviews
+
+    def __call__(self, nlp) -> Iterator[Example]:
+        for review in self.reviews():
+            yield make_example(nlp.vocab, review)
+
+
+def make_example(vocab, review: BlitzerReview) -> Example:
+    words = review.words
+    predicted = Doc(vocab, words=words, user_data={FEATURES_KEY: dict(review.features)})
+    reference = Doc(vocab, words=words, user_data={FEATURES_KEY: dict(review.features)})
+    reference.cats = {lab: float(lab == review.label) for lab in LABELS}
+    return Example(predicted, reference)
+
+
+@registry.readers("spacy_adf.BlitzerCorpus.v1")
+def create_blitzer_reader(
+    path: Optional[PathLike],
+    split: str = "train",
+    seed: int = 0,
+    n_folds: int = 0,
+    fold: int = 0,
+    fold_part: str = "train",
+    limit: int = 0,
+) -> BlitzerCorpus:
+    """path: a domain directory (e.g. .../blitzer_sentiment/books). See the
+    module docstring for split, seed, n_folds, fold and fold_part. limit:
+    read at most this many reviews of the selection (0 = all)."""
+    if path is None:
+        raise ValueError("no Blitzer domain directory: pass --paths.blitzer")
+    return BlitzerCorpus(path, split=split, seed=seed, n_folds=n_folds, fold=fold,
+                         fold_part=fold_part, limit=limit)
