@@ -236,3 +236,37 @@ def test_feature_cache_sees_changed_input_annotation():
     assert changed is not first and not numpy.array_equal(changed[1], first[1])
     eg.predicted[2].norm_ = "hound"
     assert not numpy.array_equal(pipe._example_data(eg)[1], changed[1])
+
+
+def test_initialize_runs_upstream_annotators_for_missing_tags():
+    """An upstream (even frozen, i.e. disabled during initialize) component
+    supplies the tags the templates need, as annotating_components do in
+    spacy train."""
+    from spacy.language import Language
+
+    @Language.component("spacy_adf_test_fake_pos")
+    def fake_pos(doc):
+        for tok in doc:
+            tok.tag_ = "NNP" if tok.text[:1].isupper() else "NN"
+        return doc
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("spacy_adf_test_fake_pos", name="pos")
+    nlp.add_pipe("adf_tagger", name="ner_crf",
+                 config={"target": "ents",
+                         "model": {"@architectures": "spacy_adf.CRF.v1",
+                                   "templates": ["w[0]", "t[0]", "t[-1]"]}})
+    examples = ner_examples(nlp)  # predicted Docs without tags
+    assert not examples[0].predicted.has_annotation("TAG")
+    with nlp.select_pipes(disable=["pos"]):
+        nlp.initialize(lambda: examples)
+    assert examples[0].predicted.has_annotation("TAG")
+    doc = nlp("Alice visited Rome")
+    assert doc[0].tag_ == "NNP" and len(doc.ents) >= 0
+    # without the upstream component the missing annotation is a clear error
+    bare = spacy.blank("en")
+    bare.add_pipe("adf_tagger", name="ner_crf",
+                  config={"target": "ents",
+                          "model": {"@architectures": "spacy_adf.CRF.v1", "templates": ["t[0]"]}})
+    with pytest.raises(ValueError, match="TAG|tag"):
+        bare.initialize(lambda: ner_examples(bare))

@@ -176,6 +176,8 @@ class ADFTagger(CRFPipe):
         examples = list(get_examples())
         if not examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
+        if nlp is not None:
+            self._annotate_upstream(examples, nlp)
         if labels is not None:
             # initialize() rebuilds the CRF, so the label list may be replaced
             # here even when a model already exists (unlike add_label).
@@ -217,6 +219,29 @@ class ADFTagger(CRFPipe):
         )
         self.cfg["n_train_examples"] = len(examples)
         self._set_model(table, crf)
+
+    def _annotate_upstream(self, examples: List[Example], nlp: Language) -> None:
+        """Run the components before this one on predicted Docs that lack an
+        annotation the templates need, e.g. tags from a sourced, frozen POS
+        tagger named in [training] annotating_components: nlp.update()
+        annotates the predicted Docs that way, but spaCy hands initialize()
+        the raw examples (and disables frozen components while it runs)."""
+        needed = self.model.attrs["templates"].required_annotations
+        if not needed:
+            return
+        upstream = []
+        for name, proc in nlp.components:
+            if name == self.name:
+                break
+            upstream.append(proc)
+        if not upstream:
+            return
+        for eg in examples:
+            doc = eg.predicted
+            if len(doc) and not all(doc.has_annotation(a) for a in needed):
+                for proc in upstream:
+                    doc = proc(doc)
+                eg.predicted = doc
 
     def _gold_ids(self, eg: Example) -> Optional[numpy.ndarray]:
         tags = self.target.gold(eg)

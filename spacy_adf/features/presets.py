@@ -75,3 +75,45 @@ def bunsetsu_templates() -> List[str]:
     ]
     chars = ["suffix1[-1]", "prefix1[0]", "suffix1[-1]|prefix1[0]", "suffix2[-1]", "prefix2[0]"]
     return words + tags + mixed + morph + chars
+
+
+@registry.misc("spacy_adf.templates.bioner.v1")
+def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False) -> List[str]:
+    """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): words
+    w[-2..2], w[-1]w[0], w[0]w[1]; orthography classes (the ``ortho`` column,
+    see `spacy_adf.features.templates.ortho_class`) o[-2..2] and their
+    bigrams; with ``pos=True`` also the POS windows t[-2..2], their bigrams and
+    trigrams (the Docs then need ``token.tag_``, e.g. from an upstream
+    tagger; the JNLPBA, NCBI-disease and BC5CDR files have no POS column).
+    ``affixes=True`` adds prefixes and suffixes of 2-4 characters and the
+    lower-cased word of the current token (not in the paper's table).
+    ``context=True`` (with or without affixes) adds more of the same kind
+    around the token: prefixes/suffixes of 1 and 5 characters, suffix3 and
+    prefix3 of the neighbours, lower-cased words at -1/+1 and their bigrams
+    with the current one, spaCy's word shape at -1..1, the skip pair
+    w[-1]w[1], and ortho[0] conjoined with the current word's suffix3."""
+    words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
+    ortho = [
+        "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",
+        "ortho[-2]|ortho[-1]", "ortho[-1]|ortho[0]", "ortho[0]|ortho[1]", "ortho[1]|ortho[2]",
+    ]
+    out = words + ortho
+    if pos:
+        out += [
+            "t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]",
+            "t[-2]|t[-1]", "t[-1]|t[0]", "t[0]|t[1]", "t[1]|t[2]",
+            "t[-2]|t[-1]|t[0]", "t[-1]|t[0]|t[1]", "t[0]|t[1]|t[2]",
+        ]
+    if affixes:
+        out += [
+            "prefix2[0]", "prefix3[0]", "prefix4[0]",
+            "suffix2[0]", "suffix3[0]", "suffix4[0]", "lower[0]",
+        ]
+    if context:
+        out += [
+            "prefix1[0]", "prefix5[0]", "suffix1[0]", "suffix5[0]",
+            "suffix3[-1]", "suffix3[1]", "prefix3[-1]", "prefix3[1]",
+            "lower[-1]", "lower[1]", "lower[-1]|lower[0]", "lower[0]|lower[1]",
+            "shape[-1]", "shape[0]", "shape[1]", "w[-1]|w[1]", "ortho[0]|suffix3[0]",
+        ]
+    return out

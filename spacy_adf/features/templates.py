@@ -5,7 +5,8 @@ Template syntax: cells ``name[offset]`` joined by ``|`` (a conjunction), e.g.
 Built-in names: w/orth (ORTH), lower, norm, shape, t/tag (TAG), pos (POS),
 lemma, prefixN and suffixN (N = 1..10 characters), and morph_FIELD: the
 value of one ``token.morph`` field (``morph_ConjForm``, ``morph_SrcPos``;
-off where the token has no such field). Any name registered in
+off where the token has no such field), and ``ortho``: the token's
+orthography class (`ortho_class`, for biomedical NER). Any name registered in
 ``spacy_adf.registry.extractors`` works as well.
 """
 import re
@@ -73,9 +74,9 @@ def _check_column_name(name: str, template: str) -> None:
         if not 1 <= n <= 10:
             raise ValueError(f"{name!r} in template {template!r}: affix length must be 1..10")
         return
-    if _MORPH_RE.match(name) or name in extractors.get_all():
+    if _MORPH_RE.match(name) or name == "ortho" or name in extractors.get_all():
         return
-    known = sorted(_DOC_ATTRS) + ["prefixN", "suffixN", "morph_FIELD"] + sorted(extractors.get_all())
+    known = sorted(_DOC_ATTRS) + ["ortho", "prefixN", "suffixN", "morph_FIELD"] + sorted(extractors.get_all())
     raise ValueError(
         f"unknown attribute {name!r} in feature template {template!r}. Known: "
         f"{', '.join(known)}. Register custom ones with spacy_adf.registry.extractors."
@@ -162,6 +163,8 @@ class TemplateSet:
                 out[:, i] = self._affix_column(doc, m.group(1), int(m.group(2)))
             elif _MORPH_RE.match(name):
                 out[:, i] = self._morph_column(doc, _MORPH_RE.match(name).group(1))
+            elif name == "ortho":
+                out[:, i] = self._ortho_column(doc)
             else:
                 out[:, i] = _extractor_column(doc, name, extractors.get(name))
         return out
@@ -178,6 +181,21 @@ class TemplateSet:
                 text = strings[orth]
                 piece = text[:size] if kind == "prefix" else text[-size:]
                 h = hash_string(f"{kind}{size}:{piece}")
+                if len(cache) < 1_000_000:
+                    cache[orth] = h
+            col[i] = h
+        return col
+
+    def _ortho_column(self, doc: Doc) -> numpy.ndarray:
+        # Per-word cache keyed by ORTH, like the affix columns.
+        cache = self._affix_cache.setdefault(("ortho", 0), {})
+        orths = doc.to_array(ORTH)
+        col = numpy.empty(len(doc), dtype=numpy.uint64)
+        strings = doc.vocab.strings
+        for i, orth in enumerate(orths.tolist()):
+            h = cache.get(orth)
+            if h is None:
+                h = hash_string("ortho:" + ortho_class(strings[orth]))
                 if len(cache) < 1_000_000:
                     cache[orth] = h
             col[i] = h
@@ -222,3 +240,78 @@ def _extractor_column(doc: Doc, name: str, fn: Callable) -> numpy.ndarray:
             continue
         col[i] = hash_string(f"{name}:{v}")
     return col
+
+
+# ---------------------------------------------------------------- orthography
+
+GREEK_LETTERS = frozenset(
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron "
+    "pi rho sigma tau upsilon phi chi psi omega".split()
+)
+_ROMAN_RE = re.compile(r"^(?=[IVXLC])(C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
+_NUMBER_RE = re.compile(r"^[+-]?(\d+([.,]\d+)*|[.,]\d+)%?$")
+_PIECE_RE = re.compile(r"[A-Za-z]+")
+
+
+def ortho_class(text: str) -> str:
+    """Orthography class of a word, in the spirit of Settles (2004) and
+    Okanohara et al. (2006). Whole-word classes first:
+
+    ``EMPTY``; ``GREEK`` (a Greek letter name: "alpha", "Kappa"); ``ROMAN``
+    (an upper-case Roman numeral up to CCCXCIX, "II", "IV"; the single letters
+    "I", "V", "X", "L", "C" are ``ROMAN`` too); ``DIGITS`` ("1995");
+    ``NUMBER`` ("0.05", "1,000", "-3", "25%"); ``PUNCT`` (no letter or digit:
+    ",", "(", "+/-"); ``UPPER1`` / ``LOWER1`` (one letter: "B", "a").
+
+    Otherwise the class is composed: a case part, ``LOWER`` ("cells"),
+    ``INITCAP`` ("Jurkat"), ``ALLCAPS`` ("NF", "TCRs" is not: it is
+    ``MIXED``), ``MIXED`` ("kappaB", "mRNA") or ``NOLETTER``, followed by
+    flags: ``+D`` has a digit ("IL2", "p53"), ``+H`` has a hyphen ("IL-2"),
+    ``+S`` has a slash ("C/EBP"), ``+P`` has other punctuation ("Ca2+",
+    "PU.1"), ``+G`` a letter run of the word is a Greek letter name
+    ("NF-kappaB" does not count, "TNF-alpha" does), ``+E`` ends in a digit
+    ("IL-2", "p50"). E.g. "IL-2" -> ``ALLCAPS+D+H+E``,
+    "TNF-alpha" -> ``MIXED+H+G``.
+    """
+    if not text:
+        return "EMPTY"
+    low = text.lower()
+    if low in GREEK_LETTERS:
+        return "GREEK"
+    if _ROMAN_RE.match(text):
+        return "ROMAN"
+    if text.isdigit():
+        return "DIGITS"
+    if _NUMBER_RE.match(text):
+        return "NUMBER"
+    has_alpha = any(c.isalpha() for c in text)
+    has_digit = any(c.isdigit() for c in text)
+    if not has_alpha and not has_digit:
+        return "PUNCT"
+    if len(text) == 1:
+        return "UPPER1" if text.isupper() else "LOWER1"
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        case = "NOLETTER"
+    elif all(c.islower() for c in letters):
+        case = "LOWER"
+    elif all(c.isupper() for c in letters):
+        case = "ALLCAPS"
+    elif letters[0].isupper() and all(c.islower() for c in letters[1:]) and text[0].isalpha():
+        case = "INITCAP"
+    else:
+        case = "MIXED"
+    flags = []
+    if has_digit:
+        flags.append("D")
+    if "-" in text:
+        flags.append("H")
+    if "/" in text:
+        flags.append("S")
+    if any(not c.isalnum() and c not in "-/" for c in text):
+        flags.append("P")
+    if any(p.lower() in GREEK_LETTERS for p in _PIECE_RE.findall(text)):
+        flags.append("G")
+    if text[-1].isdigit():
+        flags.append("E")
+    return case + "".join("+" + f for f in flags)

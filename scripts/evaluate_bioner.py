@@ -1,0 +1,87 @@
+"""Evaluate a trained Bio-NER pipeline on a tokenised IOB2 file (exact-match
+entity P/R/F, overall and per type) and write the scores as JSON.
+
+    python scripts/evaluate_bioner.py MODEL_DIR TEST_FILE --output metrics/x.json
+        [--columns words,iob] [--sep TAB] [--train-log LOG.jsonl]
+
+TEST_FILE keeps its own tokens (e.g. JNLPBA's Genia4EReval1.iob2, NCBI-disease
+or BC5CDR test.tsv): the pipeline's tokenizer is not used, only the NER
+component runs on Docs built from the file's words. Entity matching is exact
+(same start, end and type), which is conlleval's and the JNLPBA shared task's
+"full match" F-score. With --train-log (the TimingLogger.v1 JSON lines of
+the training run), seconds per pass and the number of passes are added.
+"""
+import argparse
+import json
+import time
+from pathlib import Path
+
+import spacy
+from spacy.scorer import Scorer
+from spacy.training import Example
+
+from spacy_adf.corpora.conll import conll_to_docs
+
+
+def _training_summary(log_path: Path):
+    """Per logged evaluation: epoch, step, train seconds (evaluation
+    excluded) and dev score, from a TimingLogger.v1 log."""
+    records = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
+    return [{"epoch": r.get("epoch"), "step": r.get("step"),
+             "train_seconds": r.get("train_seconds"), "dev_score": r.get("score")}
+            for r in records]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("model")
+    parser.add_argument("data")
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--columns", default="words,iob")
+    parser.add_argument("--sep", default="\t")
+    parser.add_argument("--train-log", default=None)
+    args = parser.parse_args(argv)
+    nlp = spacy.load(args.model)
+    pairs = list(conll_to_docs(nlp.vocab, args.data, columns=args.columns.split(","),
+                               iob_target="ents", input_attrs=(), sep=args.sep))
+    start = time.perf_counter()
+    docs = list(nlp.pipe([p for p, _ in pairs], batch_size=256))
+    seconds = time.perf_counter() - start
+    examples = [Example(doc, ref) for doc, (_, ref) in zip(docs, pairs)]
+    scores = Scorer.score_spans(examples, "ents")
+    n_tokens = sum(len(d) for d in docs)
+    result = {
+        "model": args.model,
+        "data": args.data,
+        "sentences": len(docs),
+        "tokens": n_tokens,
+        "gold_entities": sum(len(r.ents) for _, r in pairs),
+        "predicted_entities": sum(len(d.ents) for d in docs),
+        "tokens_per_second": n_tokens / seconds,
+        "ents_p": scores["ents_p"],
+        "ents_r": scores["ents_r"],
+        "ents_f": scores["ents_f"],
+        "ents_per_type": scores["ents_per_type"],
+    }
+    for name in nlp.pipe_names:
+        pipe = nlp.get_pipe(name)
+        if hasattr(pipe, "memory_report"):
+            rep = pipe.memory_report()
+            result.setdefault("components", {})[name] = {
+                "n_weights": int(rep["n_weights"]), "n_features": int(rep["n_features"]),
+                "model_bytes": int(rep["model_bytes"])}
+    if args.train_log:
+        result["training_log"] = _training_summary(Path(args.train_log))
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text(json.dumps(result, indent=2))
+    print(f"{args.data}: {len(docs)} sentences, {result['gold_entities']} gold entities")
+    print(f"F {100 * result['ents_f']:.2f}  P {100 * result['ents_p']:.2f}  R {100 * result['ents_r']:.2f}")
+    for label, s in sorted(result["ents_per_type"].items()):
+        print(f"  {label:10s} F {100 * s['f']:.2f}  P {100 * s['p']:.2f}  R {100 * s['r']:.2f}")
+    for name, rep in result.get("components", {}).items():
+        print(f"{name}: {rep['n_weights']:,} weights, {rep['n_features']:,} features")
+    print(f"{n_tokens / seconds:,.0f} tokens/s")
+
+
+if __name__ == "__main__":
+    main()

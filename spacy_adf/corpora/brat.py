@@ -1,0 +1,617 @@
+"""Read brat standoff folders (``NAME.txt`` + ``NAME.ann``) into NER examples.
+
+Format
+------
+Only text-bound annotations are used: ``T<n><TAB><type> <start> <end><TAB><text>``
+(character offsets into the ``.txt`` file, end exclusive). Every other line
+(relations ``R``, events ``E``, attributes ``A``/``M``, notes ``#``,
+normalizations ``N``, equivalences ``*``) is skipped and counted. A
+discontinuous span (``<type> 0 5;10 15``) is reported and, by default,
+skipped (``discontinuous="outer"`` keeps the span from the first start to the
+last end instead). A ``.txt`` without an ``.ann`` is read as a text with no
+entities (and reported).
+
+Checks and reports
+------------------
+Every entity that does not end up in the output exactly as annotated is
+reported as a `BratIssue` (kinds below). The reader logs one summary warning
+per corpus (counts per kind plus the first examples) the first time it is
+read; `BratCorpus.issues(nlp)` / `read_brat_issues(...)` return the full list
+and `alignment_stats(...)` the counts.
+
+* ``text_mismatch``: the ``.ann`` text differs from ``txt[start:end]``
+  (compared after collapsing runs of whitespace, since brat writes line breaks
+  inside a span as spaces). ``mismatch="skip"`` (default) drops the entity,
+  ``"keep"`` trusts the offsets.
+* ``out_of_range``: offsets outside the text, or start >= end. Dropped.
+* ``discontinuous``: see above.
+* ``crosses_line``: the span contains a line break (sentences never cross
+  lines). Dropped.
+* ``misaligned``: an entity boundary falls inside a token of ``nlp.make_doc``.
+  What happens depends on ``alignment_mode``:
+  ``"strict"`` drops it; ``"contract"``/``"expand"`` keep the tokens inside /
+  covering it, as in ``Doc.char_span`` (dropped if nothing is left; the
+  changed span is still reported); ``"split"`` cuts the token at the entity
+  boundary, so the entity aligns exactly (both the reference and the
+  predicted Doc get the cut tokens: the original JNLPBA tokenisation was made
+  the same way, e.g. ``IL-2`` ``-induced``). Leading/trailing whitespace
+  inside a span is trimmed silently before alignment.
+* ``overlap``: entities that share a token with an entity kept earlier.
+  ``doc.ents`` cannot nest, so the longer one (in tokens; ties: the earlier
+  start, then the earlier line in the .ann) is kept and the other reported
+  and dropped.
+* ``bad_line``: a ``T`` line that cannot be parsed. Skipped.
+
+Sentences
+---------
+In the JNLPBA standoff texts each document is two lines: the title and the
+whole abstract. ``sentences="lines"`` makes one example per non-empty line;
+``sentences="rules"`` (default) further splits a line after a token ``.``,
+``?`` or ``!`` when whitespace and a token starting with an upper-case
+letter, a digit or an opening bracket follow, unless the token before the
+period is a known abbreviation (``al``, ``e.g``, ``Fig``, ...) or the split
+would cut an entity. Measured on JNLPBA: 1,665 of the 1,735 sentences of the
+MTL devel split (200 training abstracts in the original JNLPBA tokenisation)
+come out as exactly one sentence (96%; with spacy.blank("en") 92-94%), and
+the whole training set gives 19,016 sentences (the original file has 18,546:
+the rules split a little more often than GENIA did). ``sentences="none"``
+makes one example per document (the line breaks become whitespace tokens).
+
+Tokenisation and JNLPBA
+-----------------------
+Measured on the 51,301 training entities of JNLPBA standoff/train:
+``spacy.blank("en")`` with ``alignment_mode="strict"`` aligns 50,731 (98.9%;
+570 misaligned: mostly a one-letter entity before a sentence-final period,
+"R.", and entities ending inside hyphenated or bracketed words such as
+"Ro(SSA)-positive"); `create_bio_tokenizer` (``spacy_adf.BioTokenizer.v1``,
+no hyphen/slash splits) aligns 49,669 (96.8%) in strict mode, and both align
+all 51,301 with ``alignment_mode="split"``. What matters for training is
+that the tokens look like the JNLPBA test file's: with the bio tokenizer and
+"split", 96.8% of the MTL devel sentences found get exactly the original
+tokens, against 37% with spaCy's English tokenizer (which splits at every
+hyphen between letters: "T - cell", "NF - kappaB").
+
+Documents and splits
+--------------------
+Files are read in sorted order of their names. ``n_folds``/``fold``/``part``
+give a deterministic document-level hold-out: document k (in sorted order)
+belongs to fold ``k % n_folds``; ``part="train"`` reads the documents not in
+``fold``, ``part="heldout"`` those in ``fold``, ``part="all"`` everything.
+
+Output
+------
+Examples whose reference and predicted Docs have the same tokens; the
+reference has ``doc.ents`` set with ``default="outside"`` (tokens outside an
+entity are gold ``O``), which is what the ``adf_tagger`` target ``"ents"``
+reads; ``iob_target="spans:KEY"`` writes ``doc.spans[KEY]`` instead.
+"""
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from spacy.util import registry
+
+from .conll import parse_iob_target
+
+PathLike = Union[str, Path]
+logger = logging.getLogger("spacy_adf.brat")
+
+ALIGNMENT_MODES = ("strict", "contract", "expand", "split")
+SENTENCE_MODES = ("rules", "lines", "none")
+ISSUE_KINDS = (
+    "bad_line", "out_of_range", "discontinuous", "text_mismatch", "crosses_line",
+    "misaligned", "overlap",
+)
+_WS = re.compile(r"\s+")
+_END_PUNCT = frozenset(".?!")
+_OPENERS = frozenset("([{\"'`")
+# Tokens before a period that do not end a sentence (lower-cased, no final ".").
+ABBREVIATIONS = frozenset(
+    "al e.g i.e vs cf fig figs ca approx no nos ref refs resp etc dr mr mrs ms st "
+    "prof eq eqs vol viz sp spp var ed eds".split()
+)
+
+
+@dataclass
+class BratEntity:
+    doc_id: str
+    ann_id: str
+    label: str
+    start: int
+    end: int
+    text: str
+    line: int  # line number in the .ann file
+
+
+@dataclass
+class BratIssue:
+    doc_id: str
+    ann_id: str
+    kind: str
+    label: str
+    start: int
+    end: int
+    text: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return (f"{self.doc_id} {self.ann_id} {self.kind}: {self.label} "
+                f"[{self.start}, {self.end}) {self.text!r} {self.detail}").rstrip()
+
+
+# ---------------------------------------------------------------- tokenizer
+
+
+# Split anywhere inside a word (GENIA never keeps these inside a token).
+BIO_INFIXES = (r"\.\.+", "…", r"[()\[\]{};:=,]")
+
+
+def bio_tokenizer_settings(nlp) -> Dict:
+    """Keyword arguments for ``spacy.tokenizer.Tokenizer``: spaCy's defaults for
+    the language, except that words are split only at brackets, ``; : = ,`` and
+    ellipses (no splits at hyphens, slashes or ``+``), a final ``+`` stays on
+    its word ("Ca2+", "CD8+"), a final period is split after a capital too
+    ("protein R." -> "R", "."), and the single-letter abbreviation exceptions
+    ("a." ... "z.") are dropped."""
+    from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
+
+    defaults = nlp.Defaults
+    rules = {k: v for k, v in (defaults.tokenizer_exceptions or {}).items()
+             if not (len(k) == 2 and k[0].isalpha() and k[1] == ".")}
+    suffixes = [x for x in (defaults.suffixes or []) if x != r"(?<=[0-9])\+"] + [r"(?<=[A-Z])\."]
+    return dict(
+        rules=rules,
+        prefix_search=compile_prefix_regex(defaults.prefixes).search if defaults.prefixes else None,
+        suffix_search=compile_suffix_regex(suffixes).search,
+        infix_finditer=compile_infix_regex(BIO_INFIXES).finditer,
+        token_match=defaults.token_match,
+        url_match=defaults.url_match,
+    )
+
+
+@registry.tokenizers("spacy_adf.BioTokenizer.v1")
+def create_bio_tokenizer() -> Callable:
+    """spaCy's rule-based tokenizer with GENIA-like word splitting (see
+    `bio_tokenizer_settings`): "IL-2-induced", "C/EBP", "NF-kappaB" stay one
+    token, "Ro(SSA)" and "1;14" are split. Brackets and punctuation at word
+    edges are split as in spaCy's defaults."""
+
+    def tokenizer_factory(nlp):
+        from spacy.tokenizer import Tokenizer
+
+        return Tokenizer(nlp.vocab, **bio_tokenizer_settings(nlp))
+
+    return tokenizer_factory
+
+
+# ---------------------------------------------------------------- .ann parsing
+
+
+def parse_ann(
+    text: str, ann: str, doc_id: str = "", *, discontinuous: str = "skip",
+    mismatch: str = "skip",
+) -> Tuple[List[BratEntity], List[BratIssue], Counter]:
+    """Entities of one document, the issues found, and counts of skipped
+    non-T lines by their first letter."""
+    entities: List[BratEntity] = []
+    issues: List[BratIssue] = []
+    other: Counter = Counter()
+    for lineno, raw in enumerate(ann.splitlines(), start=1):
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            continue
+        if not line.startswith("T"):
+            other[line[0]] += 1
+            continue
+        parts = line.split("\t")
+        if len(parts) < 2:
+            issues.append(BratIssue(doc_id, "", "bad_line", "", -1, -1, line, f"line {lineno}"))
+            continue
+        ann_id, body = parts[0], parts[1]
+        ent_text = "\t".join(parts[2:]) if len(parts) > 2 else ""
+        label, _, offsets = body.partition(" ")
+        try:
+            pieces = [tuple(int(x) for x in piece.split()) for piece in offsets.split(";")]
+            if not pieces or any(len(p) != 2 for p in pieces):
+                raise ValueError
+        except ValueError:
+            issues.append(BratIssue(doc_id, ann_id, "bad_line", label, -1, -1, ent_text,
+                                    f"line {lineno}: {body!r}"))
+            continue
+        start, end = pieces[0][0], pieces[-1][1]
+        if len(pieces) > 1:
+            issues.append(BratIssue(doc_id, ann_id, "discontinuous", label, start, end, ent_text,
+                                    offsets + ("; kept as outer span" if discontinuous == "outer" else "")))
+            if discontinuous != "outer":
+                continue
+            start, end = min(p[0] for p in pieces), max(p[1] for p in pieces)
+        if not 0 <= start < end <= len(text):
+            issues.append(BratIssue(doc_id, ann_id, "out_of_range", label, start, end, ent_text,
+                                    f"text has {len(text)} characters"))
+            continue
+        if len(pieces) == 1 and _WS.sub(" ", text[start:end]).strip() != _WS.sub(" ", ent_text).strip():
+            issues.append(BratIssue(doc_id, ann_id, "text_mismatch", label, start, end, ent_text,
+                                    f"text slice is {text[start:end]!r}"))
+            if mismatch != "keep":
+                continue
+        entities.append(BratEntity(doc_id, ann_id, label, start, end, ent_text, lineno))
+    return entities, issues, other
+
+
+# ---------------------------------------------------------------- alignment
+
+
+def _tokens(nlp, line: str) -> List[Tuple[int, int, bool]]:
+    """(start, end, is_space) char offsets of `nlp.make_doc(line)`'s tokens."""
+    doc = nlp.make_doc(line)
+    return [(t.idx, t.idx + len(t.text), t.is_space) for t in doc]
+
+
+def _cut_tokens(tokens: List[Tuple[int, int, bool]], cuts: Iterable[int]) -> List[Tuple[int, int, bool]]:
+    cuts = sorted(set(cuts))
+    if not cuts:
+        return tokens
+    out = []
+    k = 0
+    for start, end, sp in tokens:
+        while k < len(cuts) and cuts[k] <= start:
+            k += 1
+        s = start
+        while k < len(cuts) and cuts[k] < end:
+            out.append((s, cuts[k], sp))
+            s = cuts[k]
+            k += 1
+        out.append((s, end, sp))
+    return out
+
+
+def _sentence_starts(line: str, tokens, ent_tok_spans, mode: str) -> List[int]:
+    """Token indices where sentences start (always including 0)."""
+    starts = [0]
+    if mode != "rules" or not tokens:
+        return starts
+    inside = [False] * (len(tokens) + 1)  # inside[i]: an entity spans tokens i-1 and i
+    for s, e in ent_tok_spans:
+        for i in range(s + 1, e):
+            inside[i] = True
+    words = [line[s:e] for s, e, _ in tokens]
+    for i in range(len(tokens) - 1):
+        w = words[i]
+        if w not in _END_PUNCT:
+            continue
+        nxt = i + 1
+        if tokens[nxt][0] == tokens[i][1]:  # no whitespace after the period
+            continue
+        while nxt < len(tokens) and tokens[nxt][2]:
+            nxt += 1
+        if nxt >= len(tokens):
+            break
+        first = words[nxt][:1]
+        if not (first.isupper() or first.isdigit() or first in _OPENERS):
+            continue
+        if i > 0 and tokens[i - 1][1] == tokens[i][0] and words[i - 1].lower() in ABBREVIATIONS:
+            continue
+        if any(inside[j] for j in range(i + 1, nxt + 1)):
+            continue
+        starts.append(nxt)
+    return starts
+
+
+class _DocReader:
+    """Turns one document's text + entities into sentence Doc pairs."""
+
+    def __init__(self, nlp, alignment_mode: str, sentences: str, span_key: Optional[str],
+                 keep_labels: Optional[frozenset]):
+        self.nlp = nlp
+        self.mode = alignment_mode
+        self.sentences = sentences
+        self.span_key = span_key
+        self.keep = keep_labels
+
+    def read(self, doc_id: str, text: str, entities: List[BratEntity],
+             issues: List[BratIssue]) -> Iterator[Tuple[Doc, Doc]]:
+        if self.keep is not None:
+            entities = [e for e in entities if e.label in self.keep]
+        # (start, end) of each line, newline excluded
+        if self.sentences == "none":
+            lines = [(0, len(text))]
+        else:
+            lines, pos = [], 0
+            for piece in text.split("\n"):
+                lines.append((pos, pos + len(piece)))
+                pos += len(piece) + 1
+        by_line: Dict[int, List[BratEntity]] = {}
+        li = 0
+        for ent in sorted(entities, key=lambda e: (e.start, e.end)):
+            s, e = ent.start, ent.end
+            # trim whitespace inside the span
+            while s < e and text[s].isspace():
+                s += 1
+            while e > s and text[e - 1].isspace():
+                e -= 1
+            while li < len(lines) and lines[li][1] < s:
+                li += 1
+            if li == len(lines) or not (lines[li][0] <= s and e <= lines[li][1]):
+                issues.append(BratIssue(doc_id, ent.ann_id, "crosses_line", ent.label,
+                                        ent.start, ent.end, ent.text))
+                continue
+            by_line.setdefault(li, []).append(
+                BratEntity(ent.doc_id, ent.ann_id, ent.label, s, e, ent.text, ent.line))
+        for li, (lstart, lend) in enumerate(lines):
+            line = text[lstart:lend]
+            if not line.strip():
+                continue
+            yield from self._read_line(doc_id, line, lstart, by_line.get(li, []), issues)
+
+    def _read_line(self, doc_id, line, offset, ents, issues):
+        tokens = _tokens(self.nlp, line)
+        local = [(e, e.start - offset, e.end - offset) for e in ents]
+        if self.mode == "split":
+            bounds = {b for _, s, e in local for b in (s, e)}
+            tokens = _cut_tokens(tokens, bounds)
+        starts = {s: i for i, (s, _, _) in enumerate(tokens)}
+        ends = {e: i + 1 for i, (_, e, _) in enumerate(tokens)}
+        aligned = []  # (tok_start, tok_end, entity)
+        for ent, s, e in local:
+            ts, te = starts.get(s), ends.get(e)
+            if ts is not None and te is not None:
+                aligned.append((ts, te, ent))
+                continue
+            covering = [i for i, (a, b, _) in enumerate(tokens) if a < e and b > s]
+            inner = [i for i, (a, b, _) in enumerate(tokens) if a >= s and b <= e]
+            toks = " ".join(repr(line[tokens[i][0]:tokens[i][1]]) for i in covering)
+            if self.mode == "expand" and covering:
+                span = (covering[0], covering[-1] + 1)
+            elif self.mode == "contract" and inner:
+                span = (inner[0], inner[-1] + 1)
+            else:
+                span = None
+            action = "dropped" if span is None else f"{self.mode}ed to {line[tokens[span[0]][0]:tokens[span[1] - 1][1]]!r}"
+            issues.append(BratIssue(doc_id, ent.ann_id, "misaligned", ent.label, ent.start, ent.end,
+                                    ent.text, f"tokens {toks}; {action}"))
+            if span is not None:
+                aligned.append((span[0], span[1], ent))
+        # overlaps: keep the longest, then earliest start, then earliest .ann line
+        aligned.sort(key=lambda x: (-(x[1] - x[0]), x[0], x[2].line))
+        taken = [False] * len(tokens)
+        kept = []
+        for ts, te, ent in aligned:
+            if any(taken[ts:te]):
+                other = next(k for k in kept if k[0] < te and ts < k[1])[2]
+                issues.append(BratIssue(doc_id, ent.ann_id, "overlap", ent.label, ent.start, ent.end,
+                                        ent.text, f"overlaps {other.ann_id} {other.label} {other.text!r}; dropped"))
+                continue
+            for i in range(ts, te):
+                taken[i] = True
+            kept.append((ts, te, ent))
+        kept.sort(key=lambda x: x[0])
+        sent_starts = _sentence_starts(line, tokens, [(a, b) for a, b, _ in kept], self.sentences)
+        bounds = sent_starts + [len(tokens)]
+        k = 0
+        for si in range(len(sent_starts)):
+            a, b = bounds[si], bounds[si + 1]
+            # drop trailing/leading whitespace-only tokens of a sentence
+            while a < b and tokens[a][2]:
+                a += 1
+            while b > a and tokens[b - 1][2]:
+                b -= 1
+            sent_ents = []
+            while k < len(kept) and kept[k][0] < bounds[si + 1]:
+                sent_ents.append(kept[k])
+                k += 1
+            if a == b:
+                continue
+            yield self._make_docs(line, tokens[a:b], a, sent_ents)
+
+    def _make_docs(self, line, tokens, first, ents):
+        words = [line[s:e] for s, e, _ in tokens]
+        spaces = []
+        for i, (s, e, _) in enumerate(tokens):
+            nxt = tokens[i + 1][0] if i + 1 < len(tokens) else e
+            # spaCy keeps a single space as token.whitespace_; more is a token
+            spaces.append(i + 1 < len(tokens) and nxt > e)
+        vocab = self.nlp.vocab
+        reference = Doc(vocab, words=words, spaces=spaces)
+        spans = [Span(reference, ts - first, te - first, label=ent.label) for ts, te, ent in ents]
+        if self.span_key is None:
+            reference.set_ents(spans, default="outside")
+        else:
+            reference.spans[self.span_key] = spans
+        predicted = Doc(vocab, words=words, spaces=spaces)
+        return predicted, reference
+
+
+# ---------------------------------------------------------------- corpus
+
+
+def _list_documents(path: Path) -> List[Path]:
+    if path.is_file():
+        return [path] if path.suffix == ".txt" else []
+    return sorted(path.glob("*.txt"), key=lambda p: p.name)
+
+
+def _check_options(alignment_mode, sentences, discontinuous, mismatch, n_folds, fold, part):
+    if alignment_mode not in ALIGNMENT_MODES:
+        raise ValueError(f"alignment_mode must be one of {ALIGNMENT_MODES}, got {alignment_mode!r}")
+    if sentences not in SENTENCE_MODES:
+        raise ValueError(f"sentences must be one of {SENTENCE_MODES}, got {sentences!r}")
+    if discontinuous not in ("skip", "outer"):
+        raise ValueError(f"discontinuous must be 'skip' or 'outer', got {discontinuous!r}")
+    if mismatch not in ("skip", "keep"):
+        raise ValueError(f"mismatch must be 'skip' or 'keep', got {mismatch!r}")
+    if part not in ("all", "train", "heldout"):
+        raise ValueError(f"part must be 'all', 'train' or 'heldout', got {part!r}")
+    if n_folds < 1 or not 0 <= fold < n_folds:
+        raise ValueError(f"need n_folds >= 1 and 0 <= fold < n_folds, got {n_folds}, {fold}")
+    if part != "all" and n_folds < 2:
+        raise ValueError(f"part={part!r} needs n_folds >= 2")
+
+
+class BratCorpus:
+    """Callable reader: ``corpus(nlp)`` yields one Example per sentence."""
+
+    def __init__(
+        self,
+        path: PathLike,
+        *,
+        alignment_mode: str = "strict",
+        sentences: str = "rules",
+        discontinuous: str = "skip",
+        mismatch: str = "skip",
+        iob_target: str = "ents",
+        keep_labels: Optional[Iterable[str]] = None,
+        n_folds: int = 1,
+        fold: int = 0,
+        part: str = "all",
+        limit: int = 0,
+        warn: bool = True,
+    ) -> None:
+        if path is None or not Path(path).exists():
+            raise ValueError(
+                f"brat corpus folder not found: {str(path)!r}. Pass it on the command line "
+                "(e.g. --paths.jnlpba /path/to/jnlpba) or set it in the [paths] section."
+            )
+        _check_options(alignment_mode, sentences, discontinuous, mismatch, n_folds, fold, part)
+        self.path = Path(path)
+        self.alignment_mode = alignment_mode
+        self.sentences = sentences
+        self.discontinuous = discontinuous
+        self.mismatch = mismatch
+        self.iob_target = iob_target
+        self.span_key = parse_iob_target(iob_target)
+        self.keep_labels = None if keep_labels is None else frozenset(keep_labels)
+        self.n_folds, self.fold, self.part = n_folds, fold, part
+        self.limit = limit
+        self.warn = warn
+        self._warned = False
+        self.last_issues: List[BratIssue] = []
+        self.last_stats: Dict[str, int] = {}
+
+    def documents(self) -> List[Path]:
+        docs = _list_documents(self.path)
+        if self.part == "all":
+            return docs
+        keep_heldout = self.part == "heldout"
+        return [p for k, p in enumerate(docs) if (k % self.n_folds == self.fold) == keep_heldout]
+
+    def read(self, nlp) -> Tuple[List[Tuple[Doc, Doc]], List[BratIssue], Dict[str, int]]:
+        """All (predicted, reference) pairs, the issues and counts."""
+        pairs: List[Tuple[Doc, Doc]] = []
+        for pair in self._iter(nlp):
+            pairs.append(pair)
+        return pairs, self.last_issues, self.last_stats
+
+    def _iter(self, nlp) -> Iterator[Tuple[Doc, Doc]]:
+        reader = _DocReader(nlp, self.alignment_mode, self.sentences, self.span_key, self.keep_labels)
+        issues: List[BratIssue] = []
+        stats: Counter = Counter()
+        count = 0
+        for txt_path in self.documents():
+            doc_id = txt_path.stem
+            text = txt_path.read_text(encoding="utf-8")
+            ann_path = txt_path.with_suffix(".ann")
+            if ann_path.exists():
+                ann = ann_path.read_text(encoding="utf-8")
+            else:
+                ann = ""
+                stats["txt_without_ann"] += 1
+            ents, doc_issues, other = parse_ann(text, ann, doc_id, discontinuous=self.discontinuous,
+                                                mismatch=self.mismatch)
+            stats["documents"] += 1
+            stats["t_lines"] += sum(1 for line in ann.splitlines() if line.startswith("T"))
+            for k, v in other.items():
+                stats[f"skipped_{k}_lines"] += v
+            issues.extend(doc_issues)
+            for predicted, reference in reader.read(doc_id, text, ents, issues):
+                if self.limit and count >= self.limit:
+                    break
+                stats["sentences"] += 1
+                stats["tokens"] += len(reference)
+                stats["entities_out"] += len(reference.ents) if self.span_key is None else len(reference.spans[self.span_key])
+                count += 1
+                yield predicted, reference
+            if self.limit and count >= self.limit:
+                break
+        for issue in issues:
+            stats[f"issue_{issue.kind}"] += 1
+        # entities that reached the output with exactly their annotated tokens
+        stats["entities_exact"] = stats["entities_out"] - sum(
+            1 for i in issues if i.kind == "misaligned" and "dropped" not in i.detail)
+        self.last_issues = issues
+        self.last_stats = dict(stats)
+        if self.warn and not self._warned:
+            self._warned = True
+            summary = summarize_issues(issues, self.last_stats)
+            if issues:
+                logger.warning(summary)
+                import warnings
+                warnings.warn(summary, stacklevel=2)
+
+    def __call__(self, nlp) -> Iterator[Example]:
+        for predicted, reference in self._iter(nlp):
+            yield Example(predicted, reference)
+
+    def issues(self, nlp) -> List[BratIssue]:
+        """The full list of issues of one complete read."""
+        for _ in self._iter(nlp):
+            pass
+        return list(self.last_issues)
+
+
+def summarize_issues(issues: Sequence[BratIssue], stats: Optional[Dict[str, int]] = None,
+                     n_examples: int = 5) -> str:
+    counts = Counter(i.kind for i in issues)
+    head = "brat corpus: " + (", ".join(f"{k}={stats[k]}" for k in
+                                         ("documents", "t_lines", "entities_out", "entities_exact", "sentences")
+                                         if stats and k in stats))
+    lines = [head, f"{len(issues)} entity issue(s): " +
+             (", ".join(f"{k} {counts[k]}" for k in ISSUE_KINDS if counts[k]) or "none")]
+    for kind in ISSUE_KINDS:
+        examples = [i for i in issues if i.kind == kind][:n_examples]
+        for ex in examples:
+            lines.append(f"  {ex}")
+    if issues:
+        lines.append("  (BratCorpus.issues(nlp) / read_brat_issues(...) return the full list)")
+    return "\n".join(lines)
+
+
+def read_brat_issues(nlp, path: PathLike, **kwargs) -> List[BratIssue]:
+    """Every entity issue of the brat folder `path` (options as BratCorpus)."""
+    kwargs.setdefault("warn", False)
+    return BratCorpus(path, **kwargs).issues(nlp)
+
+
+def alignment_stats(nlp, path: PathLike, **kwargs) -> Dict[str, int]:
+    """Counts of one complete read (documents, entities, issues per kind)."""
+    kwargs.setdefault("warn", False)
+    corpus = BratCorpus(path, **kwargs)
+    corpus.issues(nlp)
+    return dict(corpus.last_stats)
+
+
+@registry.readers("spacy_adf.BratCorpus.v1")
+def create_brat_reader(
+    path: Optional[PathLike],
+    *,
+    alignment_mode: str = "strict",
+    sentences: str = "rules",
+    discontinuous: str = "skip",
+    mismatch: str = "skip",
+    iob_target: str = "ents",
+    keep_labels: Optional[List[str]] = None,
+    n_folds: int = 1,
+    fold: int = 0,
+    part: str = "all",
+    limit: int = 0,
+) -> Callable[..., Iterator[Example]]:
+    """Config reader for a folder of brat ``.txt``/``.ann`` files (see module doc)."""
+    return BratCorpus(
+        path, alignment_mode=alignment_mode, sentences=sentences, discontinuous=discontinuous,
+        mismatch=mismatch, iob_target=iob_target, keep_labels=keep_labels, n_folds=n_folds,
+        fold=fold, part=part, limit=limit,
+    )
