@@ -5,10 +5,10 @@ import pytest
 import spacy
 from spacy.util import registry
 
+from spacy_adf.tokenizers.bio import create_bio_tokenizer
 from spacy_adf.corpora.brat import (
     BratCorpus,
     alignment_stats,
-    create_bio_tokenizer,
     parse_ann,
     read_brat_issues,
     summarize_issues,

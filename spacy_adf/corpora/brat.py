@@ -63,7 +63,8 @@ Measured on the 51,301 training entities of JNLPBA standoff/train:
 ``spacy.blank("en")`` with ``alignment_mode="strict"`` aligns 50,731 (98.9%;
 570 misaligned: mostly a one-letter entity before a sentence-final period,
 "R.", and entities ending inside hyphenated or bracketed words such as
-"Ro(SSA)-positive"); `create_bio_tokenizer` (``spacy_adf.BioTokenizer.v1``,
+"Ro(SSA)-positive"); the bio tokenizer (``spacy_adf.BioTokenizer.v1`` in
+tokenizers/bio.py,
 no hyphen/slash splits) aligns 49,669 (96.8%) in strict mode, and both align
 all 51,301 with ``alignment_mode="split"``. What matters for training is
 that the tokens look like the JNLPBA test file's: with the bio tokenizer and
@@ -142,51 +143,6 @@ class BratIssue:
     def __str__(self) -> str:
         return (f"{self.doc_id} {self.ann_id} {self.kind}: {self.label} "
                 f"[{self.start}, {self.end}) {self.text!r} {self.detail}").rstrip()
-
-
-# ---------------------------------------------------------------- tokenizer
-
-
-# Split anywhere inside a word (GENIA never keeps these inside a token).
-BIO_INFIXES = (r"\.\.+", "…", r"[()\[\]{};:=,]")
-
-
-def bio_tokenizer_settings(nlp) -> Dict:
-    """Keyword arguments for ``spacy.tokenizer.Tokenizer``: spaCy's defaults for
-    the language, except that words are split only at brackets, ``; : = ,`` and
-    ellipses (no splits at hyphens, slashes or ``+``), a final ``+`` stays on
-    its word ("Ca2+", "CD8+"), a final period is split after a capital too
-    ("protein R." -> "R", "."), and the single-letter abbreviation exceptions
-    ("a." ... "z.") are dropped."""
-    from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
-
-    defaults = nlp.Defaults
-    rules = {k: v for k, v in (defaults.tokenizer_exceptions or {}).items()
-             if not (len(k) == 2 and k[0].isalpha() and k[1] == ".")}
-    suffixes = [x for x in (defaults.suffixes or []) if x != r"(?<=[0-9])\+"] + [r"(?<=[A-Z])\."]
-    return dict(
-        rules=rules,
-        prefix_search=compile_prefix_regex(defaults.prefixes).search if defaults.prefixes else None,
-        suffix_search=compile_suffix_regex(suffixes).search,
-        infix_finditer=compile_infix_regex(BIO_INFIXES).finditer,
-        token_match=defaults.token_match,
-        url_match=defaults.url_match,
-    )
-
-
-@registry.tokenizers("spacy_adf.BioTokenizer.v1")
-def create_bio_tokenizer() -> Callable:
-    """spaCy's rule-based tokenizer with GENIA-like word splitting (see
-    `bio_tokenizer_settings`): "IL-2-induced", "C/EBP", "NF-kappaB" stay one
-    token, "Ro(SSA)" and "1;14" are split. Brackets and punctuation at word
-    edges are split as in spaCy's defaults."""
-
-    def tokenizer_factory(nlp):
-        from spacy.tokenizer import Tokenizer
-
-        return Tokenizer(nlp.vocab, **bio_tokenizer_settings(nlp))
-
-    return tokenizer_factory
 
 
 # ---------------------------------------------------------------- .ann parsing
