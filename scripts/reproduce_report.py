@@ -35,6 +35,11 @@ def _secs(r: Dict) -> str:
     return f"{r['seconds']:.1f}" if r["converged"] else f"> {r['seconds']:.1f}"
 
 
+def _last5(r: Dict) -> float:
+    scores = [c["score"] for c in r["curve"]][-5:]
+    return sum(scores) / len(scores)
+
+
 def _load(r: Dict) -> str:
     load = r.get("load_at_start")
     return "n/a" if load is None else f"{load:.1f}"
@@ -224,8 +229,9 @@ def write_report(run_dir: Path, total_seconds: Optional[float] = None) -> Dict:
             spec, runs = data["spec"], data["methods"]
             lines.append(f"### {spec['title']}")
             lines.append("")
-            head = (f"| method | {spec['metric']} | paper | passes | train s | best {spec['metric']} "
-                    f"| 1-pass | within 0.1 of last from pass (s) | unit wall s | load at start |")
+            head = (f"| method | {spec['metric']} | paper | passes | train s | train CPU s | best {spec['metric']} "
+                    f"| mean of last 5 | 1-pass | within 0.1 of last from pass (s) | unit wall s "
+                    f"| load at start |")
             if with_paper_passes:
                 head += " paper passes | paper s |"
             lines.append(head)
@@ -235,8 +241,11 @@ def write_report(run_dir: Path, total_seconds: Optional[float] = None) -> Dict:
                 if r is None:
                     continue
                 one = r.get("one_pass_score")
+                cpu = r.get("cpu_seconds")
                 row = (f"| {LABELS[m]} | {r['score']:.2f} | {_paper(spec, 'paper', m)} | {_passes(r)} | "
-                       f"{_secs(r)} | {r['best_score']:.2f} | {'' if one is None else f'{one:.2f}'} | "
+                       f"{_secs(r)} | {'n/a' if cpu is None else f'{cpu:.1f}'} | {r['best_score']:.2f} | "
+                       f"{_last5(r):.2f} | "
+                       f"{'' if one is None else f'{one:.2f}'} | "
                        f"{stable_point(r)['pass']} ({stable_point(r)['seconds']:.1f}) | "
                        f"{r.get('wall_seconds') or 0:.0f} | {_load(r)} |")
                 if with_paper_passes:

@@ -43,8 +43,8 @@ def train_lbfgs(
 
     callback(info) runs after every iteration with the weights of that
     iterate set in the model; info has "iteration", "evaluations" (passes
-    over the data), "train_seconds" (excluding time spent in callbacks) and
-    "objective". Returning True stops the run. Returns a summary dict."""
+    over the data), "train_seconds" and "train_cpu_seconds" (wall and process
+    CPU time, excluding time spent in callbacks) and "objective". Returning True stops the run. Returns a summary dict."""
     if sigma is not None and sigma <= 0:
         raise ValueError(f"sigma must be positive (or None for no prior), got {sigma}")
     if max_iter < 1 or memory < 1:
@@ -52,7 +52,8 @@ def train_lbfgs(
     params = pipe.trainable_params
     loglik_and_grad = pipe.batch_objective(examples)
     inv_s2 = 0.0 if sigma is None else 1.0 / (sigma * sigma)
-    state = {"evals": 0, "train": 0.0, "t0": time.perf_counter(), "f": None, "iter": 0}
+    state = {"evals": 0, "train": 0.0, "t0": time.perf_counter(), "f": None, "iter": 0,
+             "cpu": 0.0, "c0": time.process_time()}
 
     def fun(w):
         state["evals"] += 1
@@ -67,14 +68,17 @@ def train_lbfgs(
     def on_iteration(xk):
         state["iter"] += 1
         state["train"] += time.perf_counter() - state["t0"]
+        state["cpu"] += time.process_time() - state["c0"]
         stop = False
         if callback is not None:
             params.set_weights(xk.astype(numpy.float32))
             stop = bool(callback({
                 "iteration": state["iter"], "evaluations": state["evals"],
-                "train_seconds": state["train"], "objective": state["f"],
+                "train_seconds": state["train"], "train_cpu_seconds": state["cpu"],
+                "objective": state["f"],
             }))
         state["t0"] = time.perf_counter()
+        state["c0"] = time.process_time()
         if stop:
             raise StopIteration
 
