@@ -18,6 +18,7 @@ from ..core.adf import SparseADF
 from ..core.crf import CRFContext
 from ..core.online import train_crf_online
 from ..core.params import SparseGrad
+from .averaging import swap_in_params
 from .parts import SerializedParts
 from .serialize import crf_from_bytes, crf_to_bytes
 
@@ -196,21 +197,7 @@ class CRFPipe(SerializedParts, TrainablePipe):
     def use_params(self, params: Optional[dict]):
         """Swap in parameters (e.g. optimizer.averages) until the generator
         resumes; a plain generator, as spaCy's Language.use_params expects."""
-        value = params.get(self._params_key) if params else None
-        if value is None or self.crf is None:
-            yield
-            return
-        self._sync()
-        if isinstance(value, SparseADF):
-            new = value.averaged_weights()
-        else:
-            new = numpy.asarray(value, dtype=numpy.float32)
-        backup = self.crf.weights
-        self.crf.set_weights(new)
-        try:
-            yield
-        finally:
-            self.crf.set_weights(backup)
+        yield from swap_in_params(self, self.crf, params)
 
     def memory_report(self) -> Dict[str, float]:
         """Bytes held by the model and, while training, by the optimizer

@@ -36,6 +36,7 @@ from ..core.adf import SparseADF
 from ..core.maxent import MaxEntModel, train_maxent_online
 from ..core.params import SparseGrad
 from ..features.ngrams import FEATURES_KEY, FeatureIndex, NgramFeaturizer, stack_rows
+from .averaging import swap_in_params
 from .parts import SerializedParts
 
 FORMAT = "spacy_adf.maxent"
@@ -400,21 +401,7 @@ class ADFTextCat(SerializedParts, TrainablePipe):
     def use_params(self, params: Optional[dict]):
         """Swap in parameters (e.g. optimizer.averages) until the generator
         resumes; a plain generator, as spaCy's Language.use_params expects."""
-        value = params.get(self._params_key) if params else None
-        if value is None or self.maxent is None:
-            yield
-            return
-        self._sync()
-        if isinstance(value, SparseADF):
-            new = value.averaged_weights()
-        else:
-            new = numpy.asarray(value, dtype=numpy.float32)
-        backup = self.maxent.weights
-        self.maxent.set_weights(new)
-        try:
-            yield
-        finally:
-            self.maxent.set_weights(backup)
+        yield from swap_in_params(self, self.maxent, params)
 
     def memory_report(self) -> Dict[str, float]:
         """Bytes held by the model (weights + feature index) and, while
