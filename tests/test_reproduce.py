@@ -16,7 +16,10 @@ def test_convergence_is_five_passes_within_001():
 
 
 def _run(score, seconds, converged=True):
-    return {"score": score, "seconds": seconds, "converged": converged, "passes": 10}
+    curve = [{"pass": p, "seconds": seconds * p / 10, "score": score - (10 - p) * 0.1}
+             for p in range(1, 11)]
+    return {"score": score, "seconds": seconds, "converged": converged, "passes": 10,
+            "curve": curve, "best_score": score}
 
 
 def test_checks_compare_scores_and_times():
@@ -29,3 +32,7 @@ def test_checks_compare_scores_and_times():
     assert any("Perc" in l and "undecided" in l for l in lines)
     # 10 s is more than a fifth of L-BFGS's 40 s
     assert any("1/5 of L-BFGS" in l and l.endswith("NO") for l in lines)
+    # ADF first reaches L-BFGS's 94.2 at pass 7 (7 s); L-BFGS at pass 10 (40 s)
+    assert "time to L-BFGS's final score (94.20): ADF 7.0 s (pass 7), L-BFGS 40.0 s (pass 10): 5.7x (>= 5x)" in lines
+    # the best baseline by score is the perceptron (95.0), which ADF never reaches
+    assert any(l.startswith("time to the best baseline's score (Perc, 95.00): ADF never") for l in lines)
