@@ -76,11 +76,15 @@ def best_baseline(runs: Dict[str, Dict]):
 
 
 def checks(task: str, runs: Dict[str, Dict]) -> List[str]:
-    """The issue's done-when comparisons for one task, as sentences."""
+    """The issue's done-when comparisons for one task, as sentences. Times
+    are process CPU seconds when every run of the task has them (immune to
+    machine load), else wall seconds."""
     out = []
     adf = runs.get("adf")
     if adf is None:
         return ["ADF was not run"]
+    key = "cpu_seconds" if all(r.get("cpu_seconds") is not None for r in runs.values()) else "seconds"
+    unit = "CPU s" if key == "cpu_seconds" else "s"
     for m in ["sgd", "perc", "avgperc", "lbfgs"]:
         r = runs.get(m)
         if r is None:
@@ -91,26 +95,26 @@ def checks(task: str, runs: Dict[str, Dict]) -> List[str]:
         r = runs.get(m)
         if r is None:
             continue
-        limit = r["seconds"] / 5 if m == "lbfgs" else r["seconds"]
+        limit = r[key] / 5 if m == "lbfgs" else r[key]
         what = "1/5 of " if m == "lbfgs" else ""
         if not adf["converged"]:
             verdict = "ADF did not converge within its cap"
-        elif adf["seconds"] <= limit:
+        elif adf[key] <= limit:
             verdict = "yes" + ("" if r["converged"] else f" ({LABELS[m]} not converged by its cap)")
         elif not r["converged"]:
             verdict = f"undecided ({LABELS[m]} stopped unconverged at its cap)"
         else:
             verdict = "NO"
-        out.append(f"time to convergence: ADF {adf['seconds']:.1f} s <= {what}{LABELS[m]} "
-                   f"{r['seconds']:.1f} s: {verdict}")
+        out.append(f"time to convergence: ADF {adf[key]:.1f} {unit} <= {what}{LABELS[m]} "
+                   f"{r[key]:.1f} {unit}: {verdict}")
     lb = runs.get("lbfgs")
     if lb is not None:
         a, b = first_reaching(adf, lb["score"]), first_reaching(lb, lb["score"])
         if a is not None:
-            out.append(f"time to L-BFGS's final score ({lb['score']:.2f}): ADF {a['seconds']:.1f} s "
-                       f"(pass {a['pass']}), L-BFGS {b['seconds']:.1f} s (pass {b['pass']}): "
-                       f"{b['seconds'] / max(a['seconds'], 1e-9):.1f}x"
-                       f" ({'>=' if b['seconds'] >= 5 * a['seconds'] else '<'} 5x)")
+            out.append(f"time to L-BFGS's final score ({lb['score']:.2f}): ADF {a[key]:.1f} {unit} "
+                       f"(pass {a['pass']}), L-BFGS {b[key]:.1f} {unit} (pass {b['pass']}): "
+                       f"{b[key] / max(a[key], 1e-9):.1f}x"
+                       f" ({'>=' if b[key] >= 5 * a[key] else '<'} 5x)")
     m, target = best_baseline(runs)
     if m is not None:
         a, b = first_reaching(adf, target), first_reaching(runs[m], target)
@@ -119,8 +123,8 @@ def checks(task: str, runs: Dict[str, Dict]) -> List[str]:
                        f"reached it (best {adf['best_score']:.2f})")
         else:
             out.append(f"time to the best baseline's score ({LABELS[m]}, {target:.2f}): ADF "
-                       f"{a['seconds']:.1f} s (pass {a['pass']}), {LABELS[m]} {b['seconds']:.1f} s "
-                       f"(pass {b['pass']}): {b['seconds'] / max(a['seconds'], 1e-9):.1f}x")
+                       f"{a[key]:.1f} {unit} (pass {a['pass']}), {LABELS[m]} {b[key]:.1f} {unit} "
+                       f"(pass {b['pass']}): {b[key] / max(a[key], 1e-9):.1f}x")
     return out
 
 
@@ -189,7 +193,10 @@ def write_report(run_dir: Path, total_seconds: Optional[float] = None) -> Dict:
         raise SystemExit(f"no runs in {run_dir}; run `python scripts/reproduce.py all` first")
     img_dir = REPO / "docs" / "img"
     img_dir.mkdir(parents=True, exist_ok=True)
-    merged = {"total_wall_seconds": total_seconds, "tasks": {}}
+    merged = {"total_wall_seconds": total_seconds,
+              "unit_wall_seconds": sum(r.get("wall_seconds") or 0.0 for t in tasks.values()
+                                       for r in t["methods"].values()),
+              "tasks": {}}
     for t, data in tasks.items():
         merged["tasks"][t] = {
             "title": data["spec"]["title"], "metric": data["spec"]["metric"],
@@ -212,13 +219,18 @@ def write_report(run_dir: Path, total_seconds: Optional[float] = None) -> Dict:
     lines.append(f"Machine: {machine['cpu']}, {machine['cores']} cores, Python {machine['python']}."
                  + (f" Whole workflow: {total_seconds / 60:.1f} min wall, two runs at a time."
                     if total_seconds else ""))
+    unit_wall = sum(r.get("wall_seconds") or 0.0 for t in tasks.values() for r in t["methods"].values())
+    lines.append(f"Units (task x method, each in its own process, including initialisation and "
+                 f"scoring): {unit_wall / 60:.1f} min of wall time in all, "
+                 f"{unit_wall / 120:.1f} min when run two at a time (`--jobs 2`).")
     lines += [
         "",
         "Protocol: every method of a task trains the same pipeline config (same features) from "
         "zero weights; on-line methods see the same seeded shuffle each pass (spaCy batches of "
         "64, one optimizer step per sample unless mini-batch 10); the test set is scored after "
         "every pass (L-BFGS: after every iteration; a pass is one function evaluation) and "
-        "scoring time is excluded. Converged = the first pass at which the last five scores "
+        "scoring time is excluded. Seconds are wall seconds and, where recorded, process CPU "
+        "seconds (the machine may be shared: see the load column). Converged = the first pass at which the last five scores "
         "differ by less than 0.01 points (the paper's criterion); runs stop there or at the "
         "task's pass cap. Seconds are training seconds to that pass. Hyperparameters are the "
         "paper's (c and sigma per task, alpha 0.995, beta 0.6, q = n/10); SGD: rate decays by "
@@ -290,8 +302,8 @@ def write_report(run_dir: Path, total_seconds: Optional[float] = None) -> Dict:
 
     lines.append("## Mini-batch 10 vs 1")
     lines.append("")
-    lines.append("| task | method | mini-batch | score | passes | train s |")
-    lines.append("|---|---|---|---|---|---|")
+    lines.append("| task | method | mini-batch | score | passes | train s | train CPU s |")
+    lines.append("|---|---|---|---|---|---|---|")
     for t, data in tasks.items():
         runs = data["methods"]
         if "adf_mb10" not in runs and "sgd_mb10" not in runs:
@@ -300,7 +312,9 @@ def write_report(run_dir: Path, total_seconds: Optional[float] = None) -> Dict:
             for m, mb in [(base, 1), (f"{base}_mb10", 10)]:
                 r = runs.get(m)
                 if r is not None:
-                    lines.append(f"| {t} | {LABELS[base]} | {mb} | {r['score']:.2f} | {_passes(r)} | {_secs(r)} |")
+                    cpu = r.get("cpu_seconds")
+                    lines.append(f"| {t} | {LABELS[base]} | {mb} | {r['score']:.2f} | {_passes(r)} | "
+                                 f"{_secs(r)} | {'n/a' if cpu is None else f'{cpu:.1f}'} |")
     lines.append("")
     lines.append("The curves of the mini-batch runs are the dashed lines in the task plots above.")
     lines.append("")
