@@ -18,16 +18,10 @@ from ..core.adf import SparseADF
 from ..core.crf import CRFContext
 from ..core.online import train_crf_online
 from ..core.params import SparseGrad
+from ..optimizers.adf import is_perceptron
 from .averaging import swap_in_params
 from .parts import SerializedParts
 from .serialize import crf_from_bytes, crf_to_bytes
-
-
-def _objective(sgd) -> str:
-    objective = getattr(sgd, "objective", "loglik")
-    if objective not in ("loglik", "perceptron"):
-        raise ValueError(f"unknown training objective {objective!r} (expected loglik or perceptron)")
-    return objective
 
 
 class CRFPipe(SerializedParts, TrainablePipe):
@@ -123,7 +117,7 @@ class CRFPipe(SerializedParts, TrainablePipe):
             self._adf = state
             loglik = train_crf_online(
                 crf, state, self._grad, pending, minibatch=getattr(sgd, "minibatch", 1),
-                ctx=self._ctx, perceptron=_objective(sgd) == "perceptron",
+                ctx=self._ctx, perceptron=is_perceptron(sgd, self.name),
             )
             self._dirty = True
         else:

@@ -36,12 +36,12 @@ from ..core.adf import SparseADF
 from ..core.maxent import MaxEntModel, train_maxent_online
 from ..core.params import SparseGrad
 from ..features.ngrams import FEATURES_KEY, FeatureIndex, NgramFeaturizer, stack_rows
+from ..optimizers.adf import is_perceptron
 from .averaging import swap_in_params
 from .parts import SerializedParts
 
 FORMAT = "spacy_adf.maxent"
 VERSION = 1
-OBJECTIVES = ("loglik", "perceptron")
 FEATURE_SETTINGS = ("ngram_sizes", "lowercase", "value", "min_count")
 
 default_model_config = """
@@ -341,13 +341,7 @@ class ADFTextCat(SerializedParts, TrainablePipe):
         loss_dicts, self._pending_losses = self._pending_losses, []
         if not pending:
             return
-        objective = getattr(sgd, "objective", "loglik")
-        if objective not in OBJECTIVES:
-            raise ValueError(
-                f"[{self.name}] optimizer objective {objective!r} is not supported "
-                f"(use one of {', '.join(OBJECTIVES)})"
-            )
-        perceptron = objective == "perceptron"
+        perceptron = is_perceptron(sgd, self.name)
         ptr, ids, vals = stack_rows([(p[0], p[1]) for p in pending])
         gold = numpy.array([p[2] for p in pending], dtype=numpy.int32)
         maxent = self.maxent

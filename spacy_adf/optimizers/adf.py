@@ -162,5 +162,21 @@ class ADF(Optimizer):
         return weights, gradient
 
 
+OBJECTIVES = ("loglik", "perceptron")
+
+
+def is_perceptron(sgd, component: str) -> bool:
+    """Whether `sgd` steps along the perceptron direction f(gold) - f(pred)
+    instead of the log-likelihood gradient (spacy_adf.Perceptron.v1 sets
+    objective = "perceptron"; other optimizers have none: "loglik")."""
+    objective = getattr(sgd, "objective", "loglik")
+    if objective not in OBJECTIVES:
+        raise ValueError(
+            f"[{component}] optimizer objective {objective!r} is not supported "
+            f"(use one of {', '.join(OBJECTIVES)})"
+        )
+    return objective == "perceptron"
+
+
 # The class itself is the registered factory: config keys are its arguments.
 create_adf = registry.optimizers("spacy_adf.ADF.v1")(ADF)
