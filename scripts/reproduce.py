@@ -107,8 +107,6 @@ TASKS: Dict[str, Dict] = {
     },
 }
 METHODS = ["adf", "sgd", "perc", "avgperc", "lbfgs"]
-LABELS = {"adf": "ADF", "sgd": "SGD", "perc": "Perc", "avgperc": "Avg-Perc", "lbfgs": "L-BFGS",
-          "adf_mb10": "ADF, mini-batch 10", "sgd_mb10": "SGD, mini-batch 10"}
 WINDOW, TOL = 5, 0.01
 
 
@@ -223,7 +221,7 @@ def run_online(task: Task, method: str, max_passes: int, seed: int = 0) -> Dict:
         print(f"[{task.name}/{method}] pass {p:3d}  {score:.2f}  {seconds:.1f}s", flush=True)
         if converged_at(scores):
             break
-    return _summary(curve, max_passes)
+    return _summary(curve)
 
 
 def run_lbfgs(task: Task, max_iter: int) -> Dict:
@@ -248,12 +246,12 @@ def run_lbfgs(task: Task, max_iter: int) -> Dict:
 
     result = train_lbfgs(pipes[0], train, sigma=task.spec["sigma"]["lbfgs"],
                          max_iter=max_iter, memory=10, callback=on_iteration)
-    out = _summary(curve, None)
+    out = _summary(curve)
     out["lbfgs"] = result
     return out
 
 
-def _summary(curve: List[Dict], cap: Optional[int]) -> Dict:
+def _summary(curve: List[Dict]) -> Dict:
     scores = [c["score"] for c in curve]
     at = converged_at(scores)
     point = curve[at - 1] if at else curve[-1]
