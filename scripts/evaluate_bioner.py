@@ -11,16 +11,14 @@ component runs on Docs built from the file's words. Entity matching is exact
 "full match" F-score. With --train-log (the TimingLogger.v1 JSON lines of
 the training run), seconds per pass and the number of passes are added.
 """
-import argparse
 import json
-import time
+import sys
 from pathlib import Path
 
-import spacy
 from spacy.scorer import Scorer
-from spacy.training import Example
 
-from spacy_adf.corpora.conll import conll_to_docs
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from evaluate import file_parser, predict_file, write_result  # noqa: E402
 
 
 def _training_summary(log_path: Path):
@@ -33,30 +31,20 @@ def _training_summary(log_path: Path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("model")
-    parser.add_argument("data")
-    parser.add_argument("--output", required=True)
-    parser.add_argument("--columns", default="words,iob")
+    parser = file_parser(__doc__, "words,iob")
     parser.add_argument("--sep", default="\t")
     parser.add_argument("--train-log", default=None)
     args = parser.parse_args(argv)
-    nlp = spacy.load(args.model)
-    pairs = list(conll_to_docs(nlp.vocab, args.data, columns=args.columns.split(","),
-                               iob_target="ents", input_attrs=(), sep=args.sep))
-    start = time.perf_counter()
-    docs = list(nlp.pipe([p for p, _ in pairs], batch_size=256))
-    seconds = time.perf_counter() - start
-    examples = [Example(doc, ref) for doc, (_, ref) in zip(docs, pairs)]
+    nlp, examples, seconds, n_tokens = predict_file(args, iob_target="ents", input_attrs=(),
+                                                    sep=args.sep)
     scores = Scorer.score_spans(examples, "ents")
-    n_tokens = sum(len(d) for d in docs)
     result = {
         "model": args.model,
         "data": args.data,
-        "sentences": len(docs),
+        "sentences": len(examples),
         "tokens": n_tokens,
-        "gold_entities": sum(len(r.ents) for _, r in pairs),
-        "predicted_entities": sum(len(d.ents) for d in docs),
+        "gold_entities": sum(len(eg.reference.ents) for eg in examples),
+        "predicted_entities": sum(len(eg.predicted.ents) for eg in examples),
         "tokens_per_second": n_tokens / seconds,
         "ents_p": scores["ents_p"],
         "ents_r": scores["ents_r"],
@@ -72,9 +60,8 @@ def main(argv=None):
                 "model_bytes": int(rep["model_bytes"])}
     if args.train_log:
         result["training_log"] = _training_summary(Path(args.train_log))
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(json.dumps(result, indent=2))
-    print(f"{args.data}: {len(docs)} sentences, {result['gold_entities']} gold entities")
+    write_result(args.output, result)
+    print(f"{args.data}: {len(examples)} sentences, {result['gold_entities']} gold entities")
     print(f"F {100 * result['ents_f']:.2f}  P {100 * result['ents_p']:.2f}  R {100 * result['ents_r']:.2f}")
     for label, s in sorted(result["ents_per_type"].items()):
         print(f"  {label:10s} F {100 * s['f']:.2f}  P {100 * s['p']:.2f}  R {100 * s['r']:.2f}")

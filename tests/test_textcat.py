@@ -1,11 +1,14 @@
 """adf_textcat: the MaxEnt core, n-gram features, the Blitzer reader, the
 component (training, serialization, errors) and the scorer."""
+import math
 import random
+import sys
 from pathlib import Path
 
 import numpy
 import pytest
 import spacy
+import srsly
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import fix_random_seed
@@ -560,3 +563,34 @@ def test_blitzer_books_split(shared_data):
     nlp.initialize(lambda: tr)
     train(nlp, tr, epochs=10, sgd=ADF(0.005, sigma=1.0), batch=100)
     assert nlp.evaluate(te)["cats_accuracy"] > 0.77
+
+
+def test_learning_curve_script_balances_subsets_and_fits(tmp_path):
+    """scripts/evaluate_textcat.py curve: class-balanced seeded subsets per
+    size, one run on the full training split, a fit over log2(size)."""
+    scripts = str(Path(__file__).resolve().parent.parent / "scripts")
+    sys.path.insert(0, scripts)
+    try:
+        import evaluate_textcat
+    finally:
+        sys.path.remove(scripts)
+    d = write_review_files(tmp_path, n_per_class=25)
+    out = tmp_path / "curve.json"
+    evaluate_textcat.main(["curve", "--data", str(d), "--sizes", "8", "40", "--subsets", "2",
+                           "--epochs", "3", "--output", str(out)])
+    res = srsly.read_json(out)
+    assert [p["size"] for p in res["points"]] == [8, 40]
+    assert [p["subsets"] for p in res["points"]] == [2, 1]  # 40 = the whole training split
+    assert len(res["runs"]) == 3 and all(0.0 <= r["test_accuracy"] <= 1.0 for r in res["runs"])
+    mean_small, mean_full = (p["mean"] for p in res["points"])
+    assert res["fit"]["accuracy_per_doubling"] == pytest.approx(
+        (mean_full - mean_small) / math.log2(40 / 8))
+    assert res["steps"] == [{"from": 8, "to": 40, "accuracy_per_doubling": pytest.approx(
+        res["fit"]["accuracy_per_doubling"])}]
+    train = list(BlitzerCorpus(d, split="train")(spacy.blank("en")))
+    sub = evaluate_textcat.balanced_subset(train, 10, seed=3)
+    labels = [max(eg.reference.cats, key=eg.reference.cats.get) for eg in sub]
+    assert labels.count("positive") == 5 and labels.count("negative") == 5
+    assert [id(eg) for eg in sub] == [id(eg) for eg in evaluate_textcat.balanced_subset(train, 10, seed=3)]
+    with pytest.raises(SystemExit, match="per class"):
+        evaluate_textcat.balanced_subset(train, 100, seed=0)

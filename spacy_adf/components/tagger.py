@@ -6,7 +6,7 @@ optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
 from spacy.attrs import LEMMA, MORPH, NORM, ORTH, POS, TAG
@@ -129,30 +129,9 @@ class ADFTagger(CRFPipe):
     # ------------------------------------------------------------ labels
 
     @property
-    def labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["labels"])
-
-    @property
     def tag_names(self) -> List[str]:
         """The CRF's output tags (e.g. O, B-NP, I-NP) in column order."""
         return self.target.tag_names(self.cfg["labels"])
-
-    @property
-    def label_data(self) -> List[str]:
-        return list(self.cfg["labels"])
-
-    def add_label(self, label: str) -> int:
-        if not isinstance(label, str) or not label:
-            raise ValueError(f"labels must be non-empty strings, got {label!r}")
-        if self.crf is not None:
-            raise ValueError(
-                f"[{self.name}] cannot add label {label!r} after initialization: the CRF's "
-                "weights are laid out per label. Add labels before nlp.initialize()."
-            )
-        if label in self.cfg["labels"]:
-            return 0
-        self.cfg["labels"].append(label)
-        return 1
 
     @property
     def n_tags(self) -> int:

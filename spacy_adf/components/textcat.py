@@ -9,8 +9,8 @@ Doc without any known feature gets the bias-only prediction (the label prior
 the model learned).
 
 Training inside `spacy train`: update() queues the batch, finish_update(sgd)
-runs the on-line loop. An optimizer with ``sparse_state()`` (spacy_adf.ADF.v1
-and the lead's SGD / perceptron optimizers) trains sparsely, one step per
+runs the on-line loop. An optimizer with ``sparse_state()`` (spacy_adf.ADF.v1,
+spacy_adf.SGD.v1 and spacy_adf.Perceptron.v1) trains sparsely, one step per
 ``sgd.minibatch`` Docs, with the perceptron update when
 ``sgd.objective == "perceptron"``; any other thinc optimizer gets a dense
 gradient of the whole spaCy batch. Dropout is ignored. Examples whose gold
@@ -25,20 +25,16 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 import numpy
 import srsly
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer
+from thinc.api import Config, Model
 
-from ..core.adf import SparseADF
 from ..core.maxent import MaxEntModel, train_maxent_online
 from ..core.params import SparseGrad
 from ..features.ngrams import FEATURES_KEY, FeatureIndex, NgramFeaturizer, stack_rows
-from ..optimizers.adf import is_perceptron
-from .averaging import swap_in_params
-from .parts import SerializedParts
+from .sparse_pipe import SparseTrainablePipe
 
 FORMAT = "spacy_adf.maxent"
 VERSION = 1
@@ -120,7 +116,9 @@ def make_adf_textcat(nlp: Language, name: str, model: Model, *, scorer: Optional
     return ADFTextCat(nlp.vocab, model, name, scorer=scorer)
 
 
-class ADFTextCat(SerializedParts, TrainablePipe):
+class ADFTextCat(SparseTrainablePipe):
+    _params_name = "maxent_weights"
+
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_textcat", *,
                  scorer: Optional[Callable] = None):
         if not isinstance(model, Model) or not isinstance(model.attrs.get("featurizer"), NgramFeaturizer):
@@ -150,62 +148,14 @@ class ADFTextCat(SerializedParts, TrainablePipe):
         return self.model.attrs["maxent"]
 
     @property
-    def trainable_params(self) -> MaxEntModel:
-        """The MaxEnt weights (a GroupedParams), for batch optimizers."""
-        self._require_model()
+    def _params(self) -> Optional[MaxEntModel]:
         return self.maxent
-
-    @property
-    def _params_key(self):
-        return (self.model.id, "maxent_weights")
 
     def _set_model(self, index: Optional[FeatureIndex], maxent: Optional[MaxEntModel]) -> None:
         self.model.attrs["index"] = index
         self.model.attrs["maxent"] = maxent
         self._grad = SparseGrad(maxent) if maxent is not None else None
         self._reset_training_state()
-
-    def _reset_training_state(self) -> None:
-        self._adf: Optional[SparseADF] = None
-        self._dirty = False
-        self._cache: Dict[int, tuple] = {}
-        self._pending: List[tuple] = []
-        self._pending_losses: List[Dict[str, float]] = []
-
-    def _require_model(self) -> None:
-        if self.maxent is None:
-            raise ValueError(
-                f"[{self.name}] is not initialized: call nlp.initialize() or load a trained pipeline"
-            )
-
-    def _sync(self) -> None:
-        """Apply the optimizer's pending lazy updates before weights are read."""
-        if self._dirty and self._adf is not None:
-            self._adf.flush()
-        self._dirty = False
-
-    # ------------------------------------------------------------ labels
-
-    @property
-    def labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["labels"])
-
-    @property
-    def label_data(self) -> List[str]:
-        return list(self.cfg["labels"])
-
-    def add_label(self, label: str) -> int:
-        if not isinstance(label, str) or not label:
-            raise ValueError(f"labels must be non-empty strings, got {label!r}")
-        if self.maxent is not None:
-            raise ValueError(
-                f"[{self.name}] cannot add label {label!r} after initialization: the weights "
-                "are laid out per label. Add labels before nlp.initialize()."
-            )
-        if label in self.cfg["labels"]:
-            return 0
-        self.cfg["labels"].append(label)
-        return 1
 
     # ------------------------------------------------------------ initialize
 
@@ -299,77 +249,32 @@ class ADFTextCat(SerializedParts, TrainablePipe):
         else:
             ids, vals = self.model.attrs["index"].lookup(*self.featurizer.hashes(doc))
             data = (ids, vals, gold)
-        if len(self._cache) > max(2 * self.cfg.get("n_train_examples", 0), 100_000):
-            self._cache.clear()  # a streamed corpus: don't hold every Doc
-        self._cache[key] = (eg.reference, sig, data)
+        self._cache_put(key, (eg.reference, sig, data))
         return data
 
+    def _training_samples(self, eg: Example) -> List[tuple]:
+        data = self._example_data(eg)
+        return [] if data is None else [data]
+
     def _batch(self, examples: Iterable[Example]):
-        rows, gold = [], []
-        for eg in examples:
-            data = self._example_data(eg)
-            if data is not None:
-                rows.append((data[0], data[1]))
-                gold.append(data[2])
-        ptr, ids, vals = stack_rows(rows)
-        return ptr, ids, vals, numpy.array(gold, dtype=numpy.int32)
+        return self._stack([s for eg in examples for s in self._training_samples(eg)])
 
-    def update(self, examples: Iterable[Example], *, drop: float = 0.0,
-               sgd: Optional[Optimizer] = None, losses: Optional[Dict[str, float]] = None
-               ) -> Dict[str, float]:
-        """Queue the batch; the steps run in finish_update(), where the
-        optimizer is known (spaCy's loop calls update(sgd=None) first). The
-        loss (-log-likelihood, or the number of perceptron mistakes) is added
-        to `losses` there."""
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, f"{type(self).__name__}.update")
-        self._require_model()
-        for eg in examples:
-            data = self._example_data(eg)
-            if data is not None:
-                self._pending.append(data)
-        self._pending_losses.append(losses)
-        if sgd not in (None, False):
-            self.finish_update(sgd)
-        return losses
+    @staticmethod
+    def _stack(samples):
+        ptr, ids, vals = stack_rows([(s[0], s[1]) for s in samples])
+        return ptr, ids, vals, numpy.array([s[2] for s in samples], dtype=numpy.int32)
 
-    def finish_update(self, sgd: Optimizer) -> None:
-        pending, self._pending = self._pending, []
-        loss_dicts, self._pending_losses = self._pending_losses, []
-        if not pending:
-            return
-        perceptron = is_perceptron(sgd, self.name)
-        ptr, ids, vals = stack_rows([(p[0], p[1]) for p in pending])
-        gold = numpy.array([p[2] for p in pending], dtype=numpy.int32)
-        maxent = self.maxent
-        if hasattr(sgd, "sparse_state"):
-            state = sgd.sparse_state(self._params_key, maxent, n_examples=self._n_train())
-            if self._adf is not None and state is not self._adf:
-                self._adf.flush()  # a new optimizer: settle the old one's lazy decay
-            self._adf = state
-            total = train_maxent_online(maxent, state, self._grad, ptr, ids, vals, gold,
-                                        minibatch=getattr(sgd, "minibatch", 1), perceptron=perceptron)
-            self._dirty = True
-        else:
-            self._sync()
-            self._adf = None
-            total = maxent.accumulate_gradient(ptr, ids, vals, gold, self._grad, perceptron=perceptron)
-            dense = (-self._grad.to_dense()).astype(numpy.float32)  # thinc minimises
-            self._grad.clear()
-            weights, _ = sgd(self._params_key, maxent.weights, dense)
-            maxent.set_weights(weights)
-        if loss_dicts:
-            loss_dicts[-1][self.name] = loss_dicts[-1].get(self.name, 0.0) - total
+    def _online_steps(self, state, samples, minibatch: int, perceptron: bool) -> float:
+        return train_maxent_online(self.maxent, state, self._grad, *self._stack(samples),
+                                   minibatch=minibatch, perceptron=perceptron)
 
-    def _n_train(self) -> int:
+    def _dense_gradient(self, samples, perceptron: bool) -> float:
+        return self.maxent.accumulate_gradient(*self._stack(samples), self._grad,
+                                               perceptron=perceptron)
+
+    def _n_train_samples(self) -> int:
         """Training set size in samples (ADF's window q = n/10 and prior 1/(n sigma^2))."""
         return max(int(self.cfg.get("n_train_examples", 0)), 1)
-
-    def get_loss(self, examples, scores):
-        raise NotImplementedError(f"{type(self).__name__} computes its loss inside update()")
 
     def batch_objective(self, examples: Iterable[Example]) -> Callable[[numpy.ndarray], Tuple[float, numpy.ndarray]]:
         """f(w) -> (summed log-likelihood, gradient) over `examples` for a batch
@@ -392,11 +297,6 @@ class ADFTextCat(SerializedParts, TrainablePipe):
 
         return objective
 
-    def use_params(self, params: Optional[dict]):
-        """Swap in parameters (e.g. optimizer.averages) until the generator
-        resumes; a plain generator, as spaCy's Language.use_params expects."""
-        yield from swap_in_params(self, self.maxent, params)
-
     def memory_report(self) -> Dict[str, float]:
         """Bytes held by the model (weights + feature index) and, while
         training, by the optimizer state and gradient buffer; also per weight."""
@@ -409,16 +309,7 @@ class ADFTextCat(SerializedParts, TrainablePipe):
             "n_labels": maxent.n_labels,
             "model_bytes": maxent.nbytes + index.nbytes,
         }
-        train = report["model_bytes"]
-        if self._grad is not None:
-            train += self._grad.nbytes
-        if self._adf is not None:
-            train += self._adf.nbytes
-            report["optimizer_bytes"] = self._adf.nbytes
-        report["training_bytes"] = train
-        report["inference_bytes_per_weight"] = report["model_bytes"] / max(maxent.n_weights, 1)
-        report["training_bytes_per_weight"] = train / max(maxent.n_weights, 1)
-        return report
+        return self._memory_report(report)
 
     # ------------------------------------------------------------ scoring
 
@@ -430,13 +321,6 @@ class ADFTextCat(SerializedParts, TrainablePipe):
         return self.scorer(examples, **kwargs)
 
     # ------------------------------------------------------------ serialization
-
-    def _parts(self):
-        return {
-            "cfg": (lambda: srsly.json_dumps(self.cfg, indent=2).encode("utf8"),
-                    lambda b: self._load_cfg(srsly.json_loads(b))),
-            "model": (self._model_bytes, self._load_model_bytes),
-        }
 
     def _load_cfg(self, cfg: dict) -> None:
         if not isinstance(cfg, dict) or "labels" not in cfg:

@@ -436,6 +436,19 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
     return score
 
 
+cdef double* _touch_sequence(SparseGrad grad, Seq* s) except NULL nogil:
+    """Start a sample in grad and create the block of every group the
+    sequence uses (the head group 0 and each attribute's group) before any
+    is written: later touches then never move grad.values, so block pointers
+    stay valid. Returns the head group's block."""
+    cdef int64_t i
+    grad.begin_sample()
+    grad.touch(0)
+    for i in range(s.ptr[0], s.ptr[s.n]):
+        grad.touch(s.attrs[i] + 1)
+    return grad.values + grad.touch(0)
+
+
 cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
                             CRFContext ctx, SparseGrad grad) except? 1.0 nogil:
     """Add (observed - expected) feature counts to grad; return log P(gold|x)."""
@@ -454,13 +467,7 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
     cdef double* E
     cdef double* head
     cdef double* blk
-    grad.begin_sample()
-    # Create every block first: later touches then never move grad.values,
-    # so the block pointers below stay valid.
-    grad.touch(0)
-    for i in range(s.ptr[0], s.ptr[n]):
-        grad.touch(s.attrs[i] + 1)
-    head = grad.values + grad.touch(0)
+    head = _touch_sequence(grad, s)
     for t in range(n):
         inv = 1.0 / ctx.scale[t]
         for y in range(L):
@@ -554,14 +561,10 @@ cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFCont
     cdef double* blk
     cdef int errors = 0
     crf_viterbi(m, s, ctx, pred)
-    grad.begin_sample()
-    grad.touch(0)
-    for i in range(s.ptr[0], s.ptr[n]):
-        grad.touch(s.attrs[i] + 1)
+    head = _touch_sequence(grad, s)
     for t in range(n):
         if pred[t] != gold[t]:
             errors += 1
-    head = grad.values + grad.touch(0)
     if errors == 0:
         return 0.0
     head[LL + gold[0]] += 1.0
