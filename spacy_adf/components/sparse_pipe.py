@@ -82,6 +82,19 @@ class SparseTrainablePipe(SerializedParts, TrainablePipe):
     def label_data(self) -> List[str]:
         return list(self.cfg["labels"])
 
+    def _init_labels(self, labels: Optional[List[str]], found: Iterable[str]) -> None:
+        """cfg["labels"] at initialize(): the given `labels` (in order, without
+        repeats), else the labels added so far plus those `found` in the
+        corpus, sorted. initialize() rebuilds the weights, so unlike
+        add_label() this may replace the labels of an existing model."""
+        if labels is not None:
+            bad = [lab for lab in labels if not isinstance(lab, str) or not lab]
+            if bad:
+                raise ValueError(f"labels must be non-empty strings, got {bad[0]!r}")
+            self.cfg["labels"] = list(dict.fromkeys(labels))
+        else:
+            self.cfg["labels"] = sorted(set(self.cfg["labels"]).union(found))
+
     def add_label(self, label: str) -> int:
         if not isinstance(label, str) or not label:
             raise ValueError(f"labels must be non-empty strings, got {label!r}")

@@ -157,21 +157,7 @@ class ADFTagger(CRFPipe):
             raise ValueError(f"[{self.name}] initialize() got no training examples")
         if nlp is not None:
             self._annotate_upstream(examples, nlp)
-        if labels is not None:
-            # initialize() rebuilds the CRF, so the label list may be replaced
-            # here even when a model already exists (unlike add_label).
-            bad = [l for l in labels if not isinstance(l, str) or not l]
-            if bad:
-                raise ValueError(f"labels must be non-empty strings, got {bad[0]!r}")
-            self.cfg["labels"] = list(dict.fromkeys(labels))
-        else:
-            seen = set(self.cfg["labels"])
-            for eg in examples:
-                for label in self.target.labels_in(eg):
-                    if label not in seen:
-                        seen.add(label)
-                        self.cfg["labels"].append(label)
-            self.cfg["labels"] = sorted(self.cfg["labels"])
+        self._init_labels(labels, (lab for eg in examples for lab in self.target.labels_in(eg)))
         if not self.cfg["labels"]:
             raise ValueError(
                 f"[{self.name}] found no labels for target {self.target.spec!r} in the "

@@ -167,16 +167,7 @@ class ADFTextCat(SparseTrainablePipe):
         examples = list(get_examples())
         if not examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
-        if labels is not None:
-            bad = [lab for lab in labels if not isinstance(lab, str) or not lab]
-            if bad:
-                raise ValueError(f"labels must be non-empty strings, got {bad[0]!r}")
-            self.cfg["labels"] = list(dict.fromkeys(labels))
-        else:
-            seen = set(self.cfg["labels"])
-            for eg in examples:
-                seen.update(eg.reference.cats)
-            self.cfg["labels"] = sorted(seen)
+        self._init_labels(labels, (lab for eg in examples for lab in eg.reference.cats))
         if len(self.cfg["labels"]) < 2:
             raise ValueError(
                 f"[{self.name}] needs at least two labels for exclusive classes, found "

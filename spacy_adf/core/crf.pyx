@@ -15,6 +15,7 @@ from libc.string cimport memcpy, memset
 import numpy
 
 from .params cimport GroupedParams, SparseGrad, group_range, prefetch
+from .params import weights_or_zeros
 
 # Store per-position exp'd transition matrices up to this many doubles (64 MB).
 
@@ -45,14 +46,7 @@ cdef class CRFModel(GroupedParams):
             raise ValueError("entry code out of range for the number of labels")
         head = L * L + 2 * L
         n_weights = head + codes.shape[0]
-        if weights is None:
-            weights = numpy.zeros(n_weights, dtype=numpy.float32)
-        else:
-            weights = numpy.ascontiguousarray(weights, dtype=numpy.float32)
-            if weights.shape != (n_weights,):
-                raise ValueError(
-                    f"weights have shape {weights.shape}, the feature layout needs ({n_weights},)"
-                )
+        weights = weights_or_zeros(weights, n_weights, "the feature layout")
         self.n_labels = L
         self.n_attrs = block_ptr.shape[0] - 1
         self.off_blocks = head

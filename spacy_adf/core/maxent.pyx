@@ -20,6 +20,7 @@ import numpy
 
 from .adf cimport SparseADF
 from .params cimport GroupedParams, SparseGrad
+from .params import weights_or_zeros
 
 
 cdef class MaxEntModel(GroupedParams):
@@ -33,15 +34,8 @@ cdef class MaxEntModel(GroupedParams):
         if n_features < 0:
             raise ValueError(f"the number of features must be >= 0, got {n_features}")
         n_weights = <Py_ssize_t>n_labels * (n_features + 1)
-        if weights is None:
-            weights = numpy.zeros(n_weights, dtype=numpy.float32)
-        else:
-            weights = numpy.ascontiguousarray(weights, dtype=numpy.float32)
-            if weights.shape != (n_weights,):
-                raise ValueError(
-                    f"weights have shape {weights.shape}, a model with {n_labels} labels and "
-                    f"{n_features} features needs ({n_weights},)"
-                )
+        weights = weights_or_zeros(
+            weights, n_weights, f"a model with {n_labels} labels and {n_features} features")
         self.n_labels = n_labels
         self.n_features = n_features
         ptr = numpy.arange(n_features + 1, dtype=numpy.int64) * n_labels

@@ -9,6 +9,18 @@ from libc.string cimport memset
 import numpy
 
 
+def weights_or_zeros(weights, Py_ssize_t n_weights, str layout):
+    """The float32, C-contiguous weight vector a model binds: zeros if
+    weights is None, else `weights` checked to have n_weights entries
+    (`layout` names what fixes that number, for the error message)."""
+    if weights is None:
+        return numpy.zeros(n_weights, dtype=numpy.float32)
+    weights = numpy.ascontiguousarray(weights, dtype=numpy.float32)
+    if weights.shape != (n_weights,):
+        raise ValueError(f"weights have shape {weights.shape}, {layout} needs ({n_weights},)")
+    return weights
+
+
 cdef class GroupedParams:
     cdef void _bind(self, object weights, Py_ssize_t head_size, object ptr) except *:
         cdef float[::1] wv = weights
