@@ -170,32 +170,29 @@ class TemplateSet:
         return out
 
     def _affix_column(self, doc: Doc, kind: str, size: int) -> numpy.ndarray:
-        # Per-word cache keyed by ORTH: no Token objects are created.
-        cache = self._affix_cache.setdefault((kind, size), {})
-        orths = doc.to_array(ORTH)
-        col = numpy.empty(len(doc), dtype=numpy.uint64)
-        strings = doc.vocab.strings
-        for i, orth in enumerate(orths.tolist()):
-            h = cache.get(orth)
-            if h is None:
-                text = strings[orth]
-                piece = text[:size] if kind == "prefix" else text[-size:]
-                h = hash_string(f"{kind}{size}:{piece}")
-                if len(cache) < 1_000_000:
-                    cache[orth] = h
-            col[i] = h
-        return col
+        if kind == "prefix":
+            return self._word_column(doc, (kind, size),
+                                     lambda text: hash_string(f"{kind}{size}:{text[:size]}"))
+        return self._word_column(doc, (kind, size),
+                                 lambda text: hash_string(f"{kind}{size}:{text[-size:]}"))
 
     def _ortho_column(self, doc: Doc) -> numpy.ndarray:
-        # Per-word cache keyed by ORTH, like the affix columns.
-        cache = self._affix_cache.setdefault(("ortho", 0), {})
+        return self._word_column(doc, ("ortho", 0),
+                                 lambda text: hash_string("ortho:" + ortho_class(text)))
+
+    def _word_column(self, doc: Doc, key: Tuple[str, int],
+                     word_hash: Callable[[str], int]) -> numpy.ndarray:
+        """A column whose value depends on the word's text only (affixes,
+        orthography): cached per ORTH, so no Token objects are created and
+        each distinct word is hashed once."""
+        cache = self._affix_cache.setdefault(key, {})
         orths = doc.to_array(ORTH)
         col = numpy.empty(len(doc), dtype=numpy.uint64)
         strings = doc.vocab.strings
         for i, orth in enumerate(orths.tolist()):
             h = cache.get(orth)
             if h is None:
-                h = hash_string("ortho:" + ortho_class(strings[orth]))
+                h = word_hash(strings[orth])
                 if len(cache) < 1_000_000:
                     cache[orth] = h
             col[i] = h
