@@ -35,6 +35,7 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Dict, List
 
 import spacy
@@ -42,21 +43,12 @@ import srsly
 
 from spacy_adf.corpora.blitzer import BlitzerCorpus
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reproduce import online_optimizer  # noqa: E402
 
-def make_optimizer(name: str, c: float, sigma: float, minibatch: int):
-    if name == "adf":
-        from spacy_adf.optimizers.adf import ADF
 
-        return ADF(c, alpha=0.995, beta=0.6, sigma=sigma, minibatch=minibatch)
-    if name == "sgd":
-        from spacy_adf.optimizers.sgd import SGD
-
-        return SGD(c, sigma=sigma, minibatch=minibatch)
-    if name in ("perceptron", "avg-perceptron"):
-        from spacy_adf.optimizers.perceptron import Perceptron
-
-        return Perceptron(averaged=name == "avg-perceptron", minibatch=minibatch)
-    raise ValueError(f"unknown optimizer {name!r}")
+# this script's optimizer names -> scripts/reproduce.py's method names
+METHODS = {"adf": "adf", "sgd": "sgd", "perceptron": "perc", "avg-perceptron": "avgperc"}
 
 
 def accuracy(nlp, pipe, examples) -> float:
@@ -74,7 +66,7 @@ def train_eval(train, evals: Dict[str, list], *, value: str, c: float, sigma: fl
         "@architectures": "spacy_adf.MaxEntTextcat.v1", "ngram_sizes": [1, 2],
         "lowercase": True, "value": value, "min_count": min_count}})
     nlp.initialize(lambda: train)
-    sgd = make_optimizer(optimizer, c, sigma, minibatch)
+    sgd = online_optimizer(METHODS[optimizer], c, sigma, minibatch=minibatch)
     rng = random.Random(seed)
     order = list(train)
     curve: List[Dict] = []
@@ -149,7 +141,7 @@ def main(argv=None) -> None:
     ap.add_argument("--folds", type=int, default=4)
     ap.add_argument("--cv-split", default="train", choices=["train", "all"],
                     help="cross-validate inside the 1,600 training reviews (default) or all 2,000")
-    ap.add_argument("--optimizer", default="adf", choices=["adf", "sgd", "perceptron", "avg-perceptron"])
+    ap.add_argument("--optimizer", default="adf", choices=list(METHODS))
     ap.add_argument("--minibatch", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sizes", nargs="+", type=int, default=[200, 400, 800, 1200, 1600],

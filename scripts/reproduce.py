@@ -119,21 +119,32 @@ def converged_at(scores: List[float]) -> Optional[int]:
     return None
 
 
-def make_optimizer(method: str, spec: Dict):
+def online_optimizer(name: str, learn_rate: float, sigma: Optional[float], *,
+                     minibatch: int = 1, decay: float = 0.9):
+    """The on-line method `name` (adf, sgd, perc, avgperc) with the paper's
+    other settings (ADF alpha 0.995, beta 0.6; SGD's rate falls by `decay`
+    a pass; the perceptrons take neither rate nor prior)."""
     from spacy_adf.optimizers.adf import ADF
     from spacy_adf.optimizers.perceptron import Perceptron
     from spacy_adf.optimizers.sgd import SGD
 
-    name, _, mb = method.partition("_mb")
-    minibatch = int(mb) if mb else 1
     if name == "adf":
-        return ADF(spec["c"], sigma=spec["sigma"]["adf"], minibatch=minibatch)
+        return ADF(learn_rate, sigma=sigma, minibatch=minibatch)
     if name == "sgd":
-        return SGD(spec["sgd_lr"], decay=spec.get("sgd_decay", 0.9), sigma=spec["sigma"]["sgd"],
-                   minibatch=minibatch)
+        return SGD(learn_rate, decay=decay, sigma=sigma, minibatch=minibatch)
     if name in ("perc", "avgperc"):
         return Perceptron(averaged=name == "avgperc", minibatch=minibatch)
-    raise ValueError(f"unknown on-line method {method!r}")
+    raise ValueError(f"unknown on-line method {name!r}")
+
+
+def make_optimizer(method: str, spec: Dict):
+    """The optimizer of a reproduction unit: method is a name, with "_mbK"
+    for mini-batches of K; rates and priors come from the task's spec."""
+    name, _, mb = method.partition("_mb")
+    rate = spec["sgd_lr"] if name == "sgd" else spec["c"]
+    sigma = spec["sigma"][name] if name in ("adf", "sgd") else None
+    return online_optimizer(name, rate, sigma, minibatch=int(mb) if mb else 1,
+                            decay=spec.get("sgd_decay", 0.9))
 
 
 class Task:
