@@ -24,7 +24,7 @@ phrase types).
 Figures per system and task (all P/R/F in percent):
 
 * F1 with conlleval semantics: exact (type, start, end) matches, spans from
-  ``spacy_adf.corpora.iob.iob_to_spans`` for crfsuite tags and from
+  ``spacy_adf.tags.iob.iob_to_spans`` for crfsuite tags and from
   ``doc.spans["chunks"]`` for adf_tagger, whose ``model-last`` is loaded with
   ``spacy.load`` and run over pre-tokenized test Docs carrying words and gold
   POS tags. The adf figure is cross-checked against the component's own
@@ -210,7 +210,7 @@ def span_prf(gold: Iterable[Iterable[Span]], pred: Iterable[Iterable[Span]]) -> 
 
 def tag_prf(gold_tags: Iterable[Sequence[str]], pred_tags: Iterable[Sequence[str]]) -> Dict:
     """conlleval-style span P/R/F of tag sequences."""
-    from spacy_adf.corpora.iob import iob_to_spans
+    from spacy_adf.tags.iob import iob_to_spans
 
     gold = [iob_to_spans(t) for t in gold_tags]
     pred = [iob_to_spans(t) for t in pred_tags]

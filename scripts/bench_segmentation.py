@@ -176,7 +176,7 @@ def adf_result(child: Dict, job: Path, epochs: int) -> Dict:
 
 def adf_segment(nlp, texts: List[str], repeats: int):
     """(words per text, tokenizer chars/s, component chars/s, forms agree)."""
-    from spacy_adf.components.segmenter import ADFSegmenter
+    from spacy_adf.pipeline.segmenter import ADFSegmenter
     from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
 
     seg = next(p for _, p in nlp.pipeline if isinstance(p, ADFSegmenter))
@@ -417,7 +417,7 @@ def main(argv=None) -> int:
 
 def bench_msr(args, workdir: Path, nlp, lexicon: Set[str]) -> Dict:
     """The Weibo models on MSR test gold, without and with the MSR word list."""
-    from spacy_adf.components.segmenter import ADFSegmenter
+    from spacy_adf.pipeline.segmenter import ADFSegmenter
 
     gold = read_words(args.data / MSR_GOLD, "segmented", args.eval_limit)
     texts = ["".join(s) for s in gold]

@@ -1,12 +1,12 @@
-import sys
+"""Shared fixtures. Test helpers live in tests/helpers (a package: import
+them as ``tests.helpers.NAME``); ``python -m pytest tests`` from the
+repository root puts the root on sys.path, so no test edits it."""
 from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).parent
-REPO = TESTS.parent
+REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
-sys.path.insert(0, str(TESTS))
 
 
 @pytest.fixture

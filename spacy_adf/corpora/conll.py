@@ -14,7 +14,7 @@ from spacy.training import Example
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from .iob import iob_to_spans
+from ..tags.iob import iob_to_spans
 
 PathLike = Union[str, Path]
 

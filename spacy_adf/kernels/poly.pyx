@@ -18,7 +18,7 @@ import scipy.sparse
 from murmurhash.mrmr cimport hash64
 from preshed.maps cimport PreshMap
 
-from ._serialize import pack, unpack
+from ..serialization.framed import pack, unpack
 from .coefficients import subset_weights, suffix_max_weights
 from .svm import SupportVectors, binary_csr
 
@@ -962,7 +962,7 @@ def make_classifier(kind, support_vectors, sigma=0.0, xi=1):
 
 def load_classifier(data):
     """Any classifier serialized with to_bytes(), by its format name."""
-    from ._serialize import peek_format
+    from ..serialization.framed import peek_format
     fmt, _ = peek_format(data)
     for cls in _KINDS.values():
         if cls.FORMAT == fmt:

@@ -9,7 +9,7 @@ from typing import Iterable, Optional, Sequence, Tuple
 import numpy
 import scipy.sparse
 
-from ._serialize import pack, unpack
+from ..serialization.framed import pack, unpack
 from .coefficients import subset_weights
 
 FORMAT = "spacy_adf.kernels.support_vectors"

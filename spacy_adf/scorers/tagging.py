@@ -8,7 +8,7 @@ from spacy.util import registry
 
 def tagger_score(examples: Iterable[Example], *, target=None, **kwargs) -> Dict[str, Any]:
     if target is None:
-        from ..components.targets import make_target
+        from ..pipeline.targets import make_target
 
         target = make_target("ents")
     return target.score(examples, **kwargs)

@@ -24,8 +24,8 @@ from spacy.tokens import Doc
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..components.seg_model import build_segmenter_model
-from ..components.segmenter import ADFSegmenter
+from ..ml.segmenter_crf import build_segmenter_model
+from ..pipeline.segmenter import ADFSegmenter
 from ..features.chars import texts_to_units, words_from_starts
 
 FILE_NAME = "segmenter"

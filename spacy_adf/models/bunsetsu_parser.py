@@ -1,0 +1,163 @@
+"""The bunsetsu dependency parser behind `pke_dependency`: features,
+feature vocabulary, a polynomial-kernel SVM and cascaded chunking, without
+spaCy pipeline concerns (the component and the benchmark share it)."""
+import time
+from collections import Counter
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+import scipy.sparse
+from spacy.tokens import Doc, Span
+
+from ..corpora.bunsetsu import check_bunsetsu_heads
+from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, pair_ids, segment_ids
+from ..kernels import SupportVectors, make_classifier, train_svm
+from ..kernels.poly import KernelClassifier
+from .cascaded_chunking import ParseState, oracle_rounds
+
+KINDS = ("pkb", "pki", "pke")
+
+
+def _rows(rows: List[List[int]]) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """(indptr, indices) of feature-id rows: the classifiers' CSR input."""
+    indptr = numpy.zeros(len(rows) + 1, dtype=numpy.int64)
+    indptr[1:] = numpy.cumsum([len(r) for r in rows])
+    indices = numpy.fromiter((f for r in rows for f in r), dtype=numpy.int32, count=int(indptr[-1]))
+    return indptr, indices
+
+
+def _csr(rows: List[List[int]], n_features: int) -> scipy.sparse.csr_matrix:
+    indptr, indices = _rows(rows)
+    data = numpy.ones(indices.shape[0], dtype=numpy.float64)
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
+
+
+def check_classifier_options(kind: str, degree: int, sigma: float, xi: int, C: float) -> None:
+    if kind not in KINDS:
+        raise ValueError(f"classifier must be one of {list(KINDS)}, not {kind!r}")
+    if degree not in (1, 2, 3, 4):
+        raise ValueError(f"degree must be 1, 2, 3 or 4 (the paper uses 2 and 3), not {degree!r}")
+    if not sigma >= 0:
+        raise ValueError(f"sigma must be >= 0, not {sigma!r}")
+    if int(xi) != xi or xi < 1:
+        raise ValueError(f"xi (minimum support of a PKE subset) must be an integer >= 1, not {xi!r}")
+    if not C > 0:
+        raise ValueError(f"C must be > 0, not {C!r}")
+
+
+class BunsetsuParser:
+    """Cascaded-chunking parser over bunsetsu spans with a kernel SVM."""
+
+    def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, vocab: Optional[FeatureVocab] = None,
+                 support_vectors: Optional[SupportVectors] = None,
+                 classifier: Optional[KernelClassifier] = None):
+        self.featurizer = BunsetsuFeaturizer(groups)
+        self.groups = list(groups)
+        self.vocab = vocab or FeatureVocab()
+        self.support_vectors = support_vectors
+        self.classifier = classifier
+        self.decision_seconds = 0.0  # time inside the kernel classifier, for benchmarks
+        self.n_decisions = 0
+
+    # ------------------------------------------------------------ training
+
+    def oracle_features(self, doc: Doc, spans: Sequence[Span], heads: Sequence[int]
+                        ) -> Iterable[Tuple[List[str], bool]]:
+        """(feature strings, gold D/O) of every decision of the gold parse."""
+        segs = self.featurizer.segments(doc, spans)
+        for state, pairs, gold in oracle_rounds(heads):
+            for (i, j), label in zip(pairs, gold):
+                yield self.featurizer.pair(segs, i, j, state.children), label
+
+    def examples(self, items: Iterable[Tuple[Doc, Sequence[Span], Sequence[int]]], min_count: int = 1,
+                 build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
+        """Training matrix (binary CSR) and labels (+1 D, -1 O) from gold
+        (doc, bunsetsu spans, heads) triples; builds the vocabulary first
+        when `build_vocab`."""
+        feats, labels = [], []
+        for doc, spans, heads in items:
+            problem = check_bunsetsu_heads(list(heads))
+            if problem is not None:
+                raise ValueError(f"gold bunsetsu heads of {doc.text[:30]!r}: {problem}")
+            for f, label in self.oracle_features(doc, spans, heads):
+                feats.append(f)
+                labels.append(1 if label else -1)
+        if build_vocab:
+            counts: Counter = Counter()
+            for f in feats:
+                counts.update(set(f))
+            self.vocab = FeatureVocab.from_counts(counts, min_count)
+        rows = [self.vocab.lookup(f) for f in feats]
+        return _csr(rows, len(self.vocab)), numpy.asarray(labels, dtype=numpy.int64)
+
+    def train(self, X, y, degree: int = 3, C: float = 1.0, cache_size: float = 1000.0,
+              max_iter: int = -1) -> float:
+        """Fit the SVM with libsvm; returns the training seconds."""
+        if len(set(numpy.asarray(y).tolist())) < 2:
+            raise ValueError("the training data must contain both D and O decisions "
+                             "(give sentences with three or more bunsetsu)")
+        start = time.perf_counter()
+        self.support_vectors, _ = train_svm(X, y, degree=degree, C=C, cache_size=cache_size,
+                                            max_iter=max_iter)
+        return time.perf_counter() - start
+
+    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
+        """(Re)build the classifier form from the support vectors; returns seconds."""
+        if self.support_vectors is None:
+            raise ValueError("the parser has no trained SVM: initialize / train it first")
+        start = time.perf_counter()
+        self.classifier = make_classifier(kind, self.support_vectors, sigma=sigma, xi=xi)
+        return time.perf_counter() - start
+
+    # ------------------------------------------------------------ parsing
+
+    def parse(self, doc: Doc, spans: Sequence[Span]) -> List[int]:
+        """Bunsetsu heads (-1 = root) of one Doc."""
+        return self.parse_many([(doc, spans)])[0]
+
+    def parse_many(self, items: Sequence[Tuple[Doc, Sequence[Span]]]) -> List[List[int]]:
+        """Heads of several Docs, parsed side by side: each round asks the
+        classifier about the pending pairs of all Docs in one batch call."""
+        if self.classifier is None:
+            raise ValueError("the parser has no classifier: initialize / train it first")
+        results: List[Optional[List[int]]] = [None] * len(items)
+        active = []
+        for k, (doc, spans) in enumerate(items):
+            n = len(spans)
+            if n <= 2:  # nothing to ask: 0 or 1 segment, or a pair
+                results[k] = [-1] if n == 1 else [1, -1] if n == 2 else []
+            else:
+                segs = segment_ids(self.featurizer, self.featurizer.segments(doc, spans), self.vocab)
+                active.append((k, ParseState(n), segs))
+        fz, ids = self.featurizer, self.vocab.ids
+        distance = [ids.get(s, -1) for s in ("dist=1", "dist=2-5", "dist=6+")]
+        while active:
+            rows, counts = [], []
+            for _, state, segs in active:
+                pairs = state.questions()
+                rows.extend(pair_ids(fz, segs, distance, i, j, state.children) for i, j in pairs)
+                counts.append(len(pairs))
+            scores = self._classify(rows) if rows else numpy.zeros(0)
+            pos, still = 0, []
+            for (k, state, segs), m in zip(active, counts):
+                state.answer((scores[pos:pos + m] > 0).tolist())
+                pos += m
+                if state.done:
+                    results[k] = state.heads
+                else:
+                    still.append((k, state, segs))
+            active = still
+        return results
+
+    def _classify(self, rows: List[List[int]]) -> numpy.ndarray:
+        csr = _rows(rows)
+        start = time.perf_counter()
+        scores = self.classifier.decision_batch(csr)
+        self.decision_seconds += time.perf_counter() - start
+        self.n_decisions += len(rows)
+        return scores
+
+    def gold_decisions(self, doc: Doc, spans: Sequence[Span], heads: Sequence[int]
+                       ) -> List[Tuple[List[int], bool]]:
+        """Feature ids and gold labels of the oracle decisions (for tests)."""
+        return [(self.vocab.lookup(f), y) for f, y in self.oracle_features(doc, spans, heads)]

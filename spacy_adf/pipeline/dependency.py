@@ -1,0 +1,276 @@
+"""`pke_dependency`: Japanese bunsetsu dependency parsing by cascaded
+chunking (Kudo & Matsumoto 2002) with a polynomial-kernel SVM classified by
+PKB, PKI or PKE (Kudo & Matsumoto 2003).
+
+Input: Docs whose ``doc.spans["bunsetsu"]`` covers the Doc in order (gold
+spans from `spacy_adf.BunsetsuCorpus.v1`, or an `adf_tagger` bunsetsu
+chunker earlier in the pipeline, see configs/bunsetsu_ja_kwdlc.cfg), with
+POS and morph fields for the features (`features/bunsetsu.py`).
+
+Output: the bunsetsu heads in ``doc.spans["bunsetsu"].attrs["heads"]``
+(``span._.bunsetsu_head`` gives a span's head span) and a token tree: the
+head word of each bunsetsu (`corpora.bunsetsu.bunsetsu_head_token`: its
+rightmost content word) attaches to the head word of its head bunsetsu with
+the label ``"dep"``, the other tokens of a bunsetsu attach to its head word
+with ``"intra"``, and the last bunsetsu's head word is the ROOT. Cascaded
+chunking only builds head-final projective trees, so every Doc is one
+sentence with one root; ``doc.sents`` and displaCy work.
+
+Training happens in ``initialize``: the gold trees of the training
+examples answer the cascaded-chunking questions, libsvm (scikit-learn) fits
+SVC(kernel="poly", degree, gamma=1, coef0=1, C), and the classifier form
+named in the config is built. There is no per-batch ``update``: `spacy
+train` runs initialize, then evaluates (the configs use max_steps = 1).
+"""
+import json
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc, Span
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+
+from ..corpora.bunsetsu import BUNSETSU_KEY, _bunsetsu_group, bunsetsu_heads, check_bunsetsu_heads, set_bunsetsu_tree
+from ..features.bunsetsu import FEATURE_GROUPS, FeatureVocab, check_groups
+from ..kernels import SupportVectors, load_classifier
+from ..models.bunsetsu_parser import BunsetsuParser, check_classifier_options
+from ..scorers.bunsetsu_deps import score_bunsetsu_deps
+from ..serialization.parts import SerializedParts
+
+FORMAT_VERSION = 1
+
+
+def _span_head(span: Span) -> Optional[Span]:
+    """The head bunsetsu of a bunsetsu span (None for the root or a span
+    that is not in a parsed bunsetsu group)."""
+    for group in span.doc.spans.values():
+        heads = group.attrs.get("heads")
+        if heads is None or len(heads) != len(group):
+            continue
+        for k, s in enumerate(group):
+            if s.start == span.start and s.end == span.end:
+                h = heads[k]
+                return group[h] if h >= 0 else None
+    return None
+
+
+if not Span.has_extension("bunsetsu_head"):
+    Span.set_extension("bunsetsu_head", getter=_span_head)
+
+
+@Language.factory(
+    "pke_dependency",
+    assigns=["token.head", "token.dep", "token.is_sent_start", "doc.spans"],
+    default_config={
+        "spans_key": BUNSETSU_KEY,
+        "degree": 3,
+        "C": 1.0,
+        "classifier": "pke",
+        "sigma": 0.001,
+        "xi": 1,
+        "features": list(FEATURE_GROUPS),
+        "min_feature_count": 1,
+        "cache_size": 1000.0,
+        "scorer": {"@scorers": "spacy_adf.bunsetsu_dep_scorer.v1"},
+    },
+    default_score_weights={"bunsetsu_dep_acc": 1.0, "bunsetsu_sent_acc": 0.0, "bunsetsu_seg_f": None},
+)
+def make_pke_dependency(
+    nlp: Language, name: str, *, spans_key: str, degree: int, C: float, classifier: str, sigma: float,
+    xi: int, features: List[str], min_feature_count: int, cache_size: float, scorer: Optional[Callable],
+) -> "PKEDependencyParser":
+    """Create a pke_dependency parser.
+
+    spans_key: the span group holding the bunsetsu.
+    degree, C: the polynomial kernel (1 + |X & Y|)^degree and the SVM's C.
+    classifier: "pkb", "pki" (both exact) or "pke" (expanded, pruned by sigma
+        and xi; sigma = 0, xi = 1 is exact).
+    features: the feature groups of `spacy_adf.features.bunsetsu`.
+    min_feature_count: drop features seen in fewer training decisions.
+    cache_size: libsvm's kernel cache in MB.
+    """
+    return PKEDependencyParser(
+        nlp.vocab, name, spans_key=spans_key, degree=degree, C=C, classifier=classifier, sigma=sigma,
+        xi=xi, features=features, min_feature_count=min_feature_count, cache_size=cache_size,
+        scorer=scorer,
+    )
+
+
+class PKEDependencyParser(SerializedParts, Pipe):
+    def __init__(
+        self, vocab: Vocab, name: str = "pke_dependency", *, spans_key: str = BUNSETSU_KEY,
+        degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
+        features: Sequence[str] = FEATURE_GROUPS, min_feature_count: int = 1, cache_size: float = 1000.0,
+        scorer: Optional[Callable] = score_bunsetsu_deps,
+    ):
+        check_classifier_options(classifier, degree, sigma, xi, C)
+        check_groups(features)
+        if not spans_key:
+            raise ValueError("spans_key must name the span group that holds the bunsetsu")
+        if min_feature_count < 1:
+            raise ValueError("min_feature_count must be >= 1")
+        if not cache_size > 0:
+            raise ValueError("cache_size (MB) must be > 0")
+        self.vocab = vocab
+        self.name = name
+        self.scorer = scorer
+        self.cfg: Dict = {
+            "spans_key": spans_key, "degree": int(degree), "C": float(C), "classifier": classifier,
+            "sigma": float(sigma), "xi": int(xi), "features": list(features),
+            "min_feature_count": int(min_feature_count), "cache_size": float(cache_size),
+            "stats": {},
+        }
+        self.parser = BunsetsuParser(features)
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def is_trained(self) -> bool:
+        return self.parser.classifier is not None
+
+    @property
+    def classifier(self):
+        return self.parser.classifier
+
+    def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
+        """Rebuild the classifier in another form from the stored support
+        vectors (no retraining); returns the build seconds."""
+        sigma = self.cfg["sigma"] if sigma is None else float(sigma)
+        xi = self.cfg["xi"] if xi is None else int(xi)
+        check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
+        seconds = self.parser.build(kind, sigma=sigma, xi=xi)
+        self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
+        self.cfg["stats"]["build_seconds"] = seconds
+        return seconds
+
+    # ------------------------------------------------------------ training
+
+    def _gold_items(self, examples: Iterable[Example]):
+        key = self.cfg["spans_key"]
+        for eg in examples:
+            ref = eg.reference
+            if len(ref) == 0:
+                continue
+            if key not in ref.spans:
+                raise ValueError(
+                    f"[{self.name}] a training reference Doc has no doc.spans[{key!r}]: read the corpus "
+                    "with spacy_adf.BunsetsuCorpus.v1 (KNP, CaboCha or CoNLL-U with BunsetuBILabel)"
+                )
+            spans = _bunsetsu_group(ref, key)
+            heads = spans.attrs.get("heads")
+            if heads is None:
+                heads = bunsetsu_heads(ref, key)
+            if check_bunsetsu_heads(list(heads)) is not None:
+                self.cfg["stats"]["skipped_sentences"] = self.cfg["stats"].get("skipped_sentences", 0) + 1
+                continue
+            yield ref, spans, heads
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None):
+        """Train: gold parse decisions -> libsvm -> the configured classifier."""
+        validate_get_examples(get_examples, "PKEDependencyParser.initialize")
+        cfg = self.cfg
+        cfg["stats"] = {}
+        X, y = self.parser.examples(self._gold_items(get_examples()), min_count=cfg["min_feature_count"])
+        if X.shape[0] == 0:
+            raise ValueError(f"[{self.name}] no training decisions: the examples need sentences with "
+                             "three or more bunsetsu")
+        svm_seconds = self.parser.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"])
+        sv = self.parser.support_vectors
+        cfg["stats"].update({
+            "n_decisions": int(X.shape[0]), "n_positive": int((y > 0).sum()),
+            "n_features": len(self.parser.vocab), "n_sv": sv.n_sv, "svm_seconds": svm_seconds,
+        })
+        self.set_classifier(cfg["classifier"])
+
+    # ------------------------------------------------------------ prediction
+
+    def _bunsetsu(self, doc: Doc):
+        key = self.cfg["spans_key"]
+        if key not in doc.spans:
+            raise ValueError(
+                f"[{self.name}] the Doc has no doc.spans[{key!r}] (bunsetsu). Put a bunsetsu chunker "
+                f"before {self.name} (an adf_tagger with target 'spans:{key}', see "
+                "configs/bunsetsu_ja_kwdlc.cfg) or read gold bunsetsu with spacy_adf.BunsetsuCorpus.v1"
+            )
+        try:
+            return _bunsetsu_group(doc, key)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {e}") from None
+
+    def predict(self, docs: Iterable[Doc]) -> List[List[int]]:
+        if not self.is_trained:
+            raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
+        docs = list(docs)
+        items = [(doc, self._bunsetsu(doc)) for doc in docs if len(doc)]
+        parsed = iter(self.parser.parse_many(items))
+        return [next(parsed) if len(doc) else [] for doc in docs]
+
+    def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:
+        key = self.cfg["spans_key"]
+        for doc, h in zip(docs, heads):
+            if len(doc) == 0:
+                continue
+            set_bunsetsu_tree(doc, h, spans_key=key)
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations([doc], self.predict([doc]))
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        for docs in util.minibatch(stream, size=batch_size):
+            self.set_annotations(docs, self.predict(docs))
+            yield from docs
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
+        validate_examples(examples, "PKEDependencyParser.score")
+        return score_bunsetsu_deps(examples, spans_key=self.cfg["spans_key"])
+
+    # ------------------------------------------------------------ serialization
+
+    def _parts(self):
+        def dump_cfg():
+            return json.dumps({"format_version": FORMAT_VERSION, **self.cfg}, ensure_ascii=False).encode("utf8")
+
+        def load_cfg(data: bytes):
+            cfg = json.loads(data)
+            if cfg.pop("format_version", None) != FORMAT_VERSION:
+                raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
+                                 f"(expects {FORMAT_VERSION}); retrain or install the matching version")
+            check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
+            self.cfg.update(cfg)
+            self.parser = BunsetsuParser(check_groups(cfg["features"]))
+
+        def dump_features():
+            return srsly.msgpack_dumps(self.parser.vocab.strings)
+
+        def load_features(data: bytes):
+            self.parser.vocab = FeatureVocab(srsly.msgpack_loads(data))
+
+        def dump_sv():
+            sv = self.parser.support_vectors
+            return sv.to_bytes() if sv is not None else b""
+
+        def load_sv(data: bytes):
+            self.parser.support_vectors = SupportVectors.from_bytes(data) if data else None
+
+        def dump_clf():
+            clf = self.parser.classifier
+            return clf.to_bytes() if clf is not None else b""
+
+        def load_clf(data: bytes):
+            clf = load_classifier(data) if data else None
+            if clf is not None:
+                if type(clf).__name__.lower() != self.cfg["classifier"]:
+                    raise ValueError(f"[{self.name}] the classifier file holds {type(clf).__name__}, "
+                                     f"the config says {self.cfg['classifier']!r}")
+                if clf.n_features != len(self.parser.vocab) or clf.degree != self.cfg["degree"]:
+                    raise ValueError(f"[{self.name}] the classifier does not match the feature "
+                                     "vocabulary or degree: the model files are mismatched")
+            self.parser.classifier = clf
+
+        # order matters on load: cfg, then the vocabulary, then what checks against it
+        return {"cfg": (dump_cfg, load_cfg), "features": (dump_features, load_features),
+                "support_vectors": (dump_sv, load_sv), "classifier": (dump_clf, load_clf)}

@@ -1,0 +1,265 @@
+"""What an adf_tagger labels: entities, span groups, or a token attribute.
+
+A target turns gold annotation into one label string per token of the
+predicted Doc, names the CRF's tag set, and writes predicted labels back.
+Spec strings: "ents", "spans:KEY", "tag", "pos", "_.EXTENSION".
+
+Span targets
+------------
+
+Spans may be unlabelled (label ""), e.g. bunsetsu: their tags are bare
+("B", "I"; "L", "U" with BILUO) and predicted spans get the label "" again.
+
+A covering span target (``covering=True``, e.g. bunsetsu) writes a span group
+in which every token belongs to exactly one span, in order. Its tag set has no
+"O", so the CRF cannot leave a token out; whatever tags it is given, the
+spans are cut by `covering_spans`: a span starts at token 0, at every B or U
+tag, and at an I or L whose type differs from the span's (labelled groups
+only); every other token (I, L or O) continues the span before it. So an O or
+a stray I (one without a B) joins the previous span, or the span that starts
+at token 0; L and U do not close a span by themselves (after training they are
+followed by B or U anyway). A span that starts with O takes the type of its
+first typed tag, else that of the next span ("" if there is none). The gold
+group must cover its Doc (a ValueError says where it does not); after token
+alignment, an example with tokens that no gold span covers is skipped.
+"""
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.attrs import ORTH
+from spacy.scorer import Scorer
+from spacy.tokens import Doc, Span, Token
+from spacy.training import Example
+
+from ..scorers.spans import score_spans as fast_score_spans
+from ..tags.iob import SCHEMES, iob_to_spans, spans_to_tags, split_tag
+
+
+class Target:
+    spec: str
+    is_spans = False
+
+    def tag_names(self, labels: Sequence[str]) -> List[str]:
+        return list(labels)
+
+    def labels_in(self, example: Example) -> Iterable[str]:
+        raise NotImplementedError
+
+    def gold(self, example: Example) -> List[Optional[str]]:
+        raise NotImplementedError
+
+    def set(self, doc: Doc, tags: List[str], confidences: Optional[numpy.ndarray]) -> None:
+        raise NotImplementedError
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict:
+        raise NotImplementedError
+
+
+# iob.py needs a type in every tag; spans labelled "" use this one inside the
+# target and bare tags ("B", "I") in the CRF's tag set.
+_NO_LABEL = "\x00"
+_NO_LABEL_SUFFIX = "-" + _NO_LABEL
+
+
+def _bare(tag: str) -> str:
+    return tag[: -len(_NO_LABEL_SUFFIX)] if tag.endswith(_NO_LABEL_SUFFIX) else tag
+
+
+def _typed(tag: str) -> str:
+    return tag + _NO_LABEL_SUFFIX if len(tag) == 1 and tag != "O" else tag
+
+
+def covering_spans(tags: Sequence[str]) -> List[Tuple[int, int, str]]:
+    """(start, end, type) spans that cover all tokens of `tags` by the rule in
+    the module docstring."""
+    spans: List[List] = []  # [start, end, type or None]
+    for i, tag in enumerate(tags):
+        prefix, kind = split_tag(tag, i)
+        span = spans[-1] if spans else None
+        if span is None or prefix in ("B", "S") or (
+            prefix in ("I", "E") and span[2] is not None and kind != span[2]
+        ):
+            spans.append([i, i + 1, kind or None])
+            continue
+        span[1] = i + 1
+        if span[2] is None and kind:
+            span[2] = kind  # a span opened by O takes its first type
+    out = [(s, e, kind) for s, e, kind in spans]
+    if out and out[0][2] is None:
+        out[0] = (out[0][0], out[0][1], out[1][2] if len(out) > 1 else "")
+    return out
+
+
+class SpanTarget(Target):
+    is_spans = True
+
+    def __init__(self, spec: str, scheme: str, covering: bool = False):
+        if scheme not in SCHEMES:
+            raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+        self.spec = spec
+        self.scheme = scheme
+        self.covering = bool(covering)
+        self.key = None if spec == "ents" else spec[len("spans:"):]
+        if self.key == "":
+            raise ValueError("target 'spans:KEY' needs a key, e.g. 'spans:chunks'")
+        if self.covering and self.key is None:
+            raise ValueError("covering applies to span groups ('spans:KEY'), not to 'ents'")
+
+    def _spans(self, doc: Doc):
+        if self.key is None:
+            return doc.ents
+        if self.key not in doc.spans:
+            return None
+        return doc.spans[self.key]
+
+    def tag_names(self, labels):
+        names = [] if self.covering else ["O"]
+        prefixes = ("B", "I") if self.scheme == "BIO" else ("B", "I", "L", "U")
+        for label in labels:
+            names.extend(f"{p}-{label}" if label else p for p in prefixes)
+        return names
+
+    def labels_in(self, example):
+        spans = self._spans(example.reference)
+        if spans is None:
+            raise ValueError(
+                f"a reference Doc has no span group {self.key!r} (target {self.spec!r}); "
+                f"read the corpus with iob_target='spans:{self.key}' or change the target"
+            )
+        return [s.label_ for s in spans]
+
+    def gold(self, example):
+        spans = self._spans(example.reference)
+        if spans is None:
+            self.labels_in(example)  # raises the explanatory error
+        same = same_tokens(example)
+        if not same:
+            spans = example.get_aligned_spans_y2x(list(spans))
+        triples = sorted((s.start, s.end, s.label_ or _NO_LABEL) for s in spans)
+        if self.covering and same:
+            check_cover(len(example.reference), triples, self.spec)
+        tags = [_bare(t) for t in spans_to_tags(len(example.predicted), triples, self.scheme)]
+        if self.covering:
+            # tokens no aligned gold span covers: unknown, so the example is skipped
+            tags = [None if t == "O" else t for t in tags]
+        return tags
+
+    def set(self, doc, tags, confidences):
+        typed = [_typed(t) for t in tags]
+        chunks = covering_spans(typed) if self.covering else iob_to_spans(typed)
+        spans = [Span(doc, s, e, label="" if label == _NO_LABEL else label) for s, e, label in chunks]
+        if self.key is None:
+            doc.ents = spans
+        else:
+            doc.spans[self.key] = spans
+            if confidences is not None:
+                doc.spans[self.key].attrs["scores"] = [
+                    float(confidences[s.start:s.end].min()) for s in doc.spans[self.key]
+                ]
+
+    def score(self, examples, **kwargs):
+        # spaCy's span scores; the fast equivalent unless options change them
+        custom = kwargs.get("labeled", True) is not True or kwargs.get("allow_overlap", False)
+        score = Scorer.score_spans if custom else fast_score_spans
+        extra = kwargs if custom else {}
+        if self.key is None:
+            return score(examples, "ents", **extra)
+        key = self.key
+        return score(
+            examples,
+            f"spans_{key}",
+            getter=lambda doc, attr: doc.spans.get(key, []),
+            has_annotation=lambda doc: key in doc.spans,
+            **extra,
+        )
+
+
+class TokenAttrTarget(Target):
+    def __init__(self, spec: str):
+        self.spec = spec
+        if spec.startswith("_."):
+            self.ext = spec[2:]
+            if not self.ext or not Token.has_extension(self.ext):
+                raise ValueError(
+                    f"target {spec!r} names a token extension that is not registered; "
+                    f"call Token.set_extension({self.ext!r}, default=None) first"
+                )
+            self.attr = None
+        else:
+            self.ext = None
+            self.attr = spec  # "tag" or "pos"
+
+    def _get(self, token):
+        if self.ext is not None:
+            value = token._.get(self.ext)
+            return None if value in (None, "") else str(value)
+        value = getattr(token, self.attr + "_")
+        return value or None
+
+    def labels_in(self, example):
+        return [v for v in (self._get(t) for t in example.reference) if v is not None]
+
+    def gold(self, example):
+        if same_tokens(example):
+            return [self._get(t) for t in example.reference]
+        out: List[Optional[str]] = []
+        align = example.alignment.x2y
+        ref = example.reference
+        for i in range(len(example.predicted)):
+            idx = align[i]
+            out.append(self._get(ref[int(idx[0])]) if len(idx) == 1 else None)
+        return out
+
+    def set(self, doc, tags, confidences):
+        for token, tag in zip(doc, tags):
+            if self.ext is not None:
+                token._.set(self.ext, tag)
+            else:
+                setattr(token, self.attr + "_", tag)
+
+    def score(self, examples, **kwargs):
+        if self.ext is None:
+            return Scorer.score_token_attr(examples, self.attr, **kwargs)
+        ext = self.ext
+        return Scorer.score_token_attr(
+            examples, ext, getter=lambda token, attr: token._.get(attr) or "", **kwargs
+        )
+
+
+def check_cover(n: int, triples: Sequence[Tuple[int, int, str]], spec: str) -> None:
+    """Raise unless sorted (start, end, label) spans cover tokens 0..n in order."""
+    end = 0
+    for start, stop, _ in triples:
+        if start != end:
+            raise ValueError(
+                f"target {spec!r} is covering, but a gold span group does not cover its Doc: "
+                f"span [{start}, {stop}) where one starting at token {end} was expected"
+            )
+        end = stop
+    if end != n:
+        raise ValueError(
+            f"target {spec!r} is covering, but a gold span group ends at token {end} "
+            f"of a Doc of {n} tokens"
+        )
+
+
+def same_tokens(example: Example) -> bool:
+    """True if predicted and reference have identical tokens (no alignment needed)."""
+    x, y = example.predicted, example.reference
+    if len(x) != len(y):
+        return False
+    return bool(numpy.array_equal(x.to_array(ORTH), y.to_array(ORTH)))
+
+
+def make_target(spec: str, scheme: str = "BIO", covering: bool = False) -> Target:
+    if not isinstance(spec, str):
+        raise ValueError(f"target must be a string, got {spec!r}")
+    if spec == "ents" or spec.startswith("spans:"):
+        return SpanTarget(spec, scheme, covering)
+    if spec in ("tag", "pos") or spec.startswith("_."):
+        if covering:
+            raise ValueError(f"covering applies to span groups ('spans:KEY'), not to {spec!r}")
+        return TokenAttrTarget(spec)
+    raise ValueError(
+        f"unknown target {spec!r}: use 'ents', 'spans:KEY', 'tag', 'pos' or '_.EXTENSION'"
+    )

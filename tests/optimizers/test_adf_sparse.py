@@ -1,0 +1,123 @@
+"""Sparse ADF against the literal dense reference of NOTES.md section 1."""
+import numpy
+import pytest
+
+from spacy_adf.core.adf import SparseADF
+from spacy_adf.core.crf import CRFModel
+from spacy_adf.core.params import SparseGrad
+from spacy_adf.optimizers.reference import DenseADFReference
+
+from tests.helpers.crf import random_batch, random_model
+
+
+def _run_both(batch_sizes, *, use_averages, inv_n_sigma2=0.003, window=5, seed=0, n_attrs=40):
+    rng = numpy.random.default_rng(seed)
+    model = random_model(rng, n_labels=3, n_attrs=n_attrs, edge_mode="some")
+    model.set_weights(numpy.zeros(model.n_weights, numpy.float32))
+    n_seq = sum(batch_sizes)
+    lengths = rng.integers(1, 6, n_seq)
+    ss, ptr, attrs = random_batch(rng, n_attrs, lengths, max_active=4)
+    gold = rng.integers(0, 3, int(ss[-1])).astype(numpy.int32)
+    sparse = SparseADF(model, c=0.3, alpha=0.9, beta=0.5, window=window,
+                       inv_n_sigma2=inv_n_sigma2, use_averages=use_averages)
+    ref = DenseADFReference(model.n_weights, model.group_of_weights(), c=0.3, alpha=0.9,
+                            beta=0.5, window=window, inv_n_sigma2=inv_n_sigma2)
+    ref_model = CRFModel(3, model.block_ptr, model.codes)
+    grad = SparseGrad(model)
+    ref_grad = SparseGrad(ref_model)
+    i = 0
+    for B in batch_sizes:
+        sl = slice(i, i + B + 1)
+        b_ss = ss[sl] - ss[i]
+        p0, p1 = ss[i], ss[i + B]
+        b_ptr = ptr[p0:p1 + 1]
+        b_gold = gold[p0:p1]
+        b_attrs = attrs[ptr[p0]:ptr[p1]]
+        sparse.catch_up_attrs(b_attrs)
+        model.accumulate_gradient(b_ss, b_ptr, attrs, b_gold, grad)
+        sparse.update(grad)
+        grad.clear()
+        ref_model.set_weights(ref.w.astype(numpy.float32))
+        ref_model.accumulate_gradient(b_ss, b_ptr, attrs, b_gold, ref_grad)
+        groups = []
+        for s in range(i, i + B):
+            g = {0} | {int(a) + 1 for a in attrs[ptr[ss[s]]:ptr[ss[s + 1]]]}
+            groups.append(g)
+        ref.update(ref_grad.to_dense(), groups)
+        ref_grad.clear()
+        i += B
+    return model, sparse, ref
+
+
+@pytest.mark.parametrize("batch_sizes", [[1] * 60, [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5]])
+def test_sparse_equals_dense_reference(batch_sizes):
+    model, sparse, ref = _run_both(batch_sizes, use_averages=False)
+    sparse.flush()
+    assert numpy.abs(ref.w).max() > 0.05  # training did something
+    numpy.testing.assert_allclose(model.weights, ref.w, atol=2e-5, rtol=1e-4)
+    # learning rates match the reference's per-group rates
+    numpy.testing.assert_allclose(sparse.learning_rates(), ref.gamma, rtol=1e-5)
+    assert sparse.n_windows > 3
+
+
+def test_sparse_averages_equal_dense_reference():
+    model, sparse, ref = _run_both([1] * 40 + [2, 3, 1, 4], use_averages=True)
+    avg = sparse.averaged_weights()
+    numpy.testing.assert_allclose(avg, ref.averaged(), atol=2e-5, rtol=1e-4)
+    numpy.testing.assert_allclose(model.weights, ref.w, atol=2e-5, rtol=1e-4)
+
+
+def test_lazy_l2_matters():
+    """Without the prior the weights differ: the equality above is not vacuous."""
+    model_a, sa, _ = _run_both([1] * 60, use_averages=False, inv_n_sigma2=0.05)
+    model_b, sb, _ = _run_both([1] * 60, use_averages=False, inv_n_sigma2=0.0)
+    sa.flush()
+    sb.flush()
+    assert numpy.abs(model_a.weights - model_b.weights).max() > 1e-3
+
+
+def test_frequent_features_decay_faster():
+    model, sparse, ref = _run_both([1] * 60, use_averages=False, window=10)
+    rates = sparse.learning_rates()
+    # group 0 (transitions) occurs in every sample: lowest rate of all
+    assert rates[0] == pytest.approx(rates.min())
+    assert rates[0] < rates[1:].max()
+
+
+def test_bad_configuration_errors():
+    rng = numpy.random.default_rng(0)
+    model = random_model(rng)
+    with pytest.raises(ValueError, match="beta"):
+        SparseADF(model, c=0.1, alpha=0.5, beta=0.9, window=3)
+    with pytest.raises(ValueError, match="window"):
+        SparseADF(model, c=0.1, window=0)
+    with pytest.raises(ValueError, match="learn_rate"):
+        SparseADF(model, c=-1.0, window=3)
+    other = random_model(rng)
+    g = SparseGrad(other)
+    with pytest.raises(ValueError, match="another model"):
+        SparseADF(model, c=0.1, window=3).update(g)
+
+
+@pytest.mark.parametrize("minibatch", [1, 3])
+def test_online_loop_equals_dense_reference(minibatch):
+    """The component's C training loop (catch-up, gradient, step per
+    mini-batch) ends where the literal dense algorithm ends."""
+    from spacy_adf.core.online import train_crf_adf
+
+    batch_sizes = [minibatch] * (45 // minibatch)
+    _, _, ref = _run_both(batch_sizes, use_averages=False, seed=7)
+    rng = numpy.random.default_rng(7)
+    model = random_model(rng, n_labels=3, n_attrs=40, edge_mode="some")
+    model.set_weights(numpy.zeros(model.n_weights, numpy.float32))
+    lengths = rng.integers(1, 6, sum(batch_sizes))
+    ss, ptr, attrs = random_batch(rng, 40, lengths, max_active=4)
+    gold = rng.integers(0, 3, int(ss[-1])).astype(numpy.int32)
+    seqs = []
+    for i in range(len(lengths)):
+        p0, p1 = ss[i], ss[i + 1]
+        seqs.append((ptr[p0:p1 + 1] - ptr[p0], attrs[ptr[p0]:ptr[p1]].copy(), gold[p0:p1].copy()))
+    state = SparseADF(model, c=0.3, alpha=0.9, beta=0.5, window=5, inv_n_sigma2=0.003)
+    train_crf_adf(model, state, SparseGrad(model), seqs, minibatch=minibatch)
+    state.flush()
+    numpy.testing.assert_allclose(model.weights, ref.w, atol=2e-5, rtol=1e-4)
