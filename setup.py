@@ -14,7 +14,8 @@ MODULES = [
     "spacy_adf.core.maxent",
     "spacy_adf.features.extract",
     "spacy_adf.features.chars",
-    "spacy_adf.kernels.poly",
+    "spacy_adf.kernels.mining",
+    "spacy_adf.kernels.classifiers",
     "spacy_adf.kernels.datrie",
 ]
 

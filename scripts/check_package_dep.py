@@ -3,14 +3,9 @@ package, install it with pip into a fresh virtual environment (with
 spacy-adf from this checkout), parse a KNP file there with its gold bunsetsu
 and check the heads equal those of the original pipeline.
 
-    python scripts/check_package_dep.py MODEL_DIR KNP_FILE --workdir DIR
+    python -m scripts.check_package_dep MODEL_DIR KNP_FILE --workdir DIR
 """
-import argparse
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_package import check_installed  # noqa: E402
+from benchmarks.packaging import check_main
 
 PREDICT = r"""
 import json, sys, spacy
@@ -23,15 +18,7 @@ print(json.dumps([d.spans["bunsetsu"].attrs["heads"] for d in docs]))
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("model")
-    parser.add_argument("data")
-    parser.add_argument("--workdir", required=True)
-    parser.add_argument("--limit", type=int, default=0)
-    parser.add_argument("--name", default="pke_dep")
-    args = parser.parse_args(argv)
-    if not check_installed(args.model, args.data, args.workdir, args.limit, args.name, PREDICT):
-        sys.exit(1)
+    check_main(__doc__, PREDICT, limit=0, name="pke_dep", argv=argv)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ A pipeline is either form of a trained segmenter: the component pipeline
 that `spacy train configs/seg_zh_weibo.cfg` writes (CharTokenizer.v1 +
 adf_segmenter), or a pipeline whose tokenizer is spacy_adf.Segmenter.v1.
 
-    python scripts/check_package_seg.py MODEL_DIR [MODEL_DIR ...] TEXT_FILE --workdir DIR
+    python -m scripts.check_package_seg MODEL_DIR [MODEL_DIR ...] TEXT_FILE --workdir DIR
         [--segmented] [--limit N] [--name NAME ...] [--version VERSION]
 
 TEXT_FILE has one text per line (blank lines are skipped); with --segmented
@@ -23,8 +23,7 @@ import sys
 from pathlib import Path
 from typing import List
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_package import build_sdist, make_venv, run  # noqa: E402
+from benchmarks.packaging import build_sdist, make_venv, run
 
 # Run in the new venv, from the work dir (so this checkout is not on the
 # path). spacy_adf is deliberately not imported: spacy.load must find the

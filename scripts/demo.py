@@ -1,6 +1,6 @@
 """Print a trained chunker's output on a few sentences and its F1 on a file.
 
-    python scripts/demo.py MODEL_DIR CONLL_FILE [--n 5] [--keep-labels NP]
+    python -m scripts.demo MODEL_DIR CONLL_FILE [--n 5] [--keep-labels NP]
 """
 import argparse
 

@@ -1,7 +1,7 @@
 """Evaluate a trained Bio-NER pipeline on a tokenised IOB2 file (exact-match
 entity P/R/F, overall and per type) and write the scores as JSON.
 
-    python scripts/evaluate_bioner.py MODEL_DIR TEST_FILE --output metrics/x.json
+    python -m scripts.evaluate_bioner MODEL_DIR TEST_FILE --output metrics/x.json
         [--columns words,iob] [--sep TAB] [--train-log LOG.jsonl]
 
 TEST_FILE keeps its own tokens (e.g. JNLPBA's Genia4EReval1.iob2, NCBI-disease
@@ -11,20 +11,18 @@ component runs on Docs built from the file's words. Entity matching is exact
 "full match" F-score. With --train-log (the TimingLogger.v1 JSON lines of
 the training run), seconds per pass and the number of passes are added.
 """
-import json
-import sys
 from pathlib import Path
 
 from spacy.scorer import Scorer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from evaluate import file_parser, predict_file, write_result  # noqa: E402
+from benchmarks.evaluation import file_parser, predict_file
+from benchmarks.harness import read_jsonl, write_json
 
 
 def _training_summary(log_path: Path):
     """Per logged evaluation: epoch, step, train seconds (evaluation
     excluded) and dev score, from a TimingLogger.v1 log."""
-    records = [json.loads(line) for line in log_path.read_text().splitlines() if line.strip()]
+    records = read_jsonl(log_path)
     return [{"epoch": r.get("epoch"), "step": r.get("step"),
              "train_seconds": r.get("train_seconds"), "dev_score": r.get("score")}
             for r in records]
@@ -60,7 +58,7 @@ def main(argv=None):
                 "model_bytes": int(rep["model_bytes"])}
     if args.train_log:
         result["training_log"] = _training_summary(Path(args.train_log))
-    write_result(args.output, result)
+    write_json(args.output, result)
     print(f"{args.data}: {len(examples)} sentences, {result['gold_entities']} gold entities")
     print(f"F {100 * result['ents_f']:.2f}  P {100 * result['ents_p']:.2f}  R {100 * result['ents_r']:.2f}")
     for label, s in sorted(result["ents_per_type"].items()):

@@ -1,7 +1,7 @@
 """Score a trained bunsetsu chunker on a gold bunsetsu corpus: span P/R/F
 and the fraction of sentences whose segmentation is entirely correct.
 
-    python scripts/evaluate_bunsetsu.py training/bunsetsu_kwdlc/model-last \\
+    python -m scripts.evaluate_bunsetsu training/bunsetsu_kwdlc/model-last \\
         ../shared/data/kwdlc/test.knp --output metrics/bunsetsu_kwdlc.json \\
         [--format knp|cabocha|conllu] [--bad-heads repair|skip]
 
@@ -18,7 +18,8 @@ from typing import Dict, List, Sequence, Tuple
 
 import spacy
 
-from spacy_adf.corpora.bunsetsu import BUNSETSU_KEY, bunsetsu_docs, make_predicted
+from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
+from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY
 
 
 def _bounds(doc, key: str) -> List[Tuple[int, int]]:

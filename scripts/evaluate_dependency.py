@@ -3,7 +3,7 @@ bunsetsu dependency accuracy (last bunsetsu of each sentence excluded) and
 sentence accuracy, with the gold bunsetsu, or with bunsetsu predicted by a
 chunker pipeline (`--chunker`, e.g. training/bunsetsu_kwdlc/model-last).
 
-    python scripts/evaluate_dependency.py training/dep_kwdlc/model-last ../shared/data/kwdlc/test.knp \
+    python -m scripts.evaluate_dependency training/dep_kwdlc/model-last ../shared/data/kwdlc/test.knp \
         --output metrics/dep_kwdlc_test.json
 """
 import argparse

@@ -1,7 +1,7 @@
 """Score a trained segmenter pipeline (component or Segmenter.v1 tokenizer
 form) on a gold corpus: SIGHAN word P/R/F, OOV and IV recall.
 
-    python scripts/evaluate_segmentation.py training/seg_weibo/model-last \\
+    python -m scripts.evaluate_segmentation training/seg_weibo/model-last \\
         ../shared/data/nlpcc2016_weibo/nlpcc2016-wordseg-dev.dat --format segmented \\
         [--user-dict words.txt] [--output metrics/seg_weibo_dev.json]
 

@@ -14,15 +14,16 @@ Two protocols (both on spacy_adf.BlitzerCorpus.v1's fixed split, seed 0):
   sizes and a least-squares fit of accuracy against log2(size). It shows
   how much the accuracy depends on the amount of labelled data.
 
-The component is trained through its own API (``update(batch, sgd=...)`` on
+The component is trained through its own API by
+spacy_adf.training.online_loop.train_online (``update(batch, sgd=...)`` on
 Examples shuffled every pass by a seeded RNG, spaCy batches of 100), which
 runs the same code as `spacy train` without spaCy's per-step Doc copies.
 
-    python scripts/evaluate_textcat.py split --data DIR [--value count]
+    python -m scripts.evaluate_textcat split --data DIR [--value count]
         [--c 0.005] [--sigma 1] [--epochs 30]
-    python scripts/evaluate_textcat.py cv --data DIR --folds 4
+    python -m scripts.evaluate_textcat cv --data DIR --folds 4
         --value count binary log1p --c 0.005 0.01 0.05 0.1 --sigma 1 2 5
-    python scripts/evaluate_textcat.py curve --data DIR --sizes 200 400 800 1600
+    python -m scripts.evaluate_textcat curve --data DIR --sizes 200 400 800 1600
         --subsets 5 [--output metrics/sentiment_learning_curve.json]
 
 Prints one JSON line per run.
@@ -34,20 +35,16 @@ import math
 import random
 import statistics
 import sys
-import time
-from pathlib import Path
 from typing import Dict, List
 
 import spacy
 import srsly
 
 from spacy_adf.corpora.blitzer import BlitzerCorpus
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reproduce import online_optimizer  # noqa: E402
+from spacy_adf.training.online_loop import online_optimizer, train_online
 
 
-# this script's optimizer names -> scripts/reproduce.py's method names
+# this script's optimizer names -> online_optimizer's method names
 METHODS = {"adf": "adf", "sgd": "sgd", "perceptron": "perc", "avg-perceptron": "avgperc"}
 
 
@@ -67,22 +64,22 @@ def train_eval(train, evals: Dict[str, list], *, value: str, c: float, sigma: fl
         "lowercase": True, "value": value, "min_count": min_count}})
     nlp.initialize(lambda: train)
     sgd = online_optimizer(METHODS[optimizer], c, sigma, minibatch=minibatch)
-    rng = random.Random(seed)
-    order = list(train)
-    curve: List[Dict] = []
-    t_train = 0.0
-    for epoch in range(1, epochs + 1):
-        rng.shuffle(order)
-        losses: Dict[str, float] = {}
-        t0 = time.perf_counter()
-        for i in range(0, len(order), batch_size):
-            pipe.update(order[i:i + batch_size], sgd=sgd, losses=losses)
-        pipe._sync()
-        t_train += time.perf_counter() - t0
-        if every_epoch or epoch == epochs:
-            with nlp.use_params(sgd.averages):
-                row = {name: accuracy(nlp, pipe, egs) for name, egs in evals.items()}
-            curve.append({"epoch": epoch, "loss": losses.get("adf_textcat", 0.0), **row})
+
+    def scored(epoch: int) -> bool:
+        return every_epoch or epoch == epochs
+
+    def evaluate(epoch: int) -> Dict:
+        if not scored(epoch):
+            return {}
+        with nlp.use_params(sgd.averages):
+            return {"accuracy": {name: accuracy(nlp, pipe, egs) for name, egs in evals.items()}}
+
+    # the pass's pending lazy updates are applied inside the timed section
+    passes = train_online([pipe], train, sgd, max_passes=epochs, batch_size=batch_size, seed=seed,
+                          evaluate=evaluate, end_of_pass=pipe.trainer.model.settle)
+    curve = [{"epoch": p["pass"], "loss": p["loss"], **p["accuracy"]}
+             for p in passes if scored(p["pass"])]
+    t_train = passes[-1]["seconds"]
     mem = pipe.memory_report()
     return {"curve": curve, "train_seconds": t_train, "seconds_per_pass": t_train / epochs,
             "n_features": mem["n_features"], "n_weights": mem["n_weights"],

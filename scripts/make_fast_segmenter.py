@@ -1,7 +1,7 @@
 """Turn a trained adf_segmenter pipeline into a pipeline whose tokenizer is
 `spacy_adf.Segmenter.v1` (words straight from the text, no character Doc).
 
-    python scripts/make_fast_segmenter.py training/seg_weibo/model-last training/seg_weibo_fast --lang zh
+    python -m scripts.make_fast_segmenter training/seg_weibo/model-last training/seg_weibo_fast --lang zh
 """
 import argparse
 import sys

@@ -30,7 +30,7 @@ Files written under ``--out-dir`` (default: ``assets/`` in the repo):
 By default 600 train and 150 dev sentences for each task (well under
 300 KB in total).
 
-Usage: python scripts/make_sample_data.py [--n-train 600] [--n-dev 150]
+Usage: python -m scripts.make_sample_data [--n-train 600] [--n-dev 150]
        [--seed 0] [--out-dir assets] [--pos-noise 0.03]
 """
 import argparse

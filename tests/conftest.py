@@ -1,6 +1,6 @@
 """Shared fixtures. Test helpers live in tests/helpers (a package: import
 them as ``tests.helpers.NAME``); ``python -m pytest tests`` from the
-repository root puts the root on sys.path, so no test edits it."""
+repository root makes the root importable, so no test edits the import path."""
 from pathlib import Path
 
 import pytest

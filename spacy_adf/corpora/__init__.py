@@ -1,14 +1,12 @@
 """Corpus readers for spacy-adf.
 
 Readers only (tag schemes live in ``spacy_adf.tags``); ``conll``, ``docbin``
-and ``convert`` import spaCy, so their names are loaded lazily on first access. Importing ``conll``/``docbin``
-registers the readers ``spacy_adf.ConllCorpus.v1`` and
+and ``convert`` import spaCy, so their names are loaded lazily on first
+access. Importing ``conll``/``docbin`` registers the readers ``spacy_adf.ConllCorpus.v1`` and
 ``spacy_adf.DocBinCorpus.v1`` (the package entry points do this for spaCy).
 """
 from importlib import import_module
 from typing import Any
-
-from ..tags.iob import iob_to_bio, iob_to_spans, spans_to_tags
 
 _LAZY = {
     "read_conll": "conll",

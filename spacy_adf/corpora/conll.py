@@ -82,7 +82,8 @@ def _check_columns(columns: Sequence[str]) -> List[str]:
     return cols
 
 
-def _check_input_attrs(input_attrs: Iterable[str]) -> Tuple[str, ...]:
+def check_input_attrs(input_attrs: Iterable[str]) -> Tuple[str, ...]:
+    """``input_attrs`` as a tuple; ValueError for a name not in `INPUT_ATTRS`."""
     attrs = tuple(input_attrs)
     unknown = [a for a in attrs if a not in INPUT_ATTRS]
     if unknown:
@@ -100,7 +101,9 @@ def parse_iob_target(iob_target: str) -> Optional[str]:
     raise ValueError(f"iob_target must be 'ents' or 'spans:KEY', not {iob_target!r}")
 
 
-def _check_path(path: Optional[PathLike], what: str = "file") -> Path:
+def check_path(path: Optional[PathLike], what: str = "file") -> Path:
+    """``path`` as a Path; a ValueError that says how to pass it if it is
+    missing or does not exist (shared by the readers' configs)."""
     if path is None or not Path(path).exists():
         problem = f"No corpus {what} given" if path is None else f"Corpus {what} not found: {str(path)!r}"
         raise ValueError(
@@ -117,7 +120,7 @@ def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc
     Attributes the reference does not have are left unset, so a default like
     ``["tag"]`` also works for corpora without a tag column.
     """
-    attrs = _check_input_attrs(input_attrs)
+    attrs = check_input_attrs(input_attrs)
     kwargs: Dict[str, List[str]] = {}
     if "tag" in attrs and reference.has_annotation("TAG"):
         kwargs["tags"] = [t.tag_ for t in reference]
@@ -191,7 +194,7 @@ def conll_to_docs(
     """
     cols = _check_columns(columns)
     span_key = parse_iob_target(iob_target)
-    attrs = _check_input_attrs(input_attrs)
+    attrs = check_input_attrs(input_attrs)
     keep = None if keep_labels is None else frozenset(keep_labels)
     count = 0
     for lineno, sentence in _read_sentences(path, len(cols), sep):
@@ -222,7 +225,7 @@ class ConllCorpus:
         limit: int = 0,
         sep: Optional[str] = None,
     ) -> None:
-        self.path = _check_path(path)
+        self.path = check_path(path)
         if self.path.is_dir():
             raise ValueError(f"{self.path} is a directory; ConllCorpus reads one file")
         # Validate the settings now so config mistakes fail before training.
@@ -230,7 +233,7 @@ class ConllCorpus:
         self.iob_target = iob_target
         parse_iob_target(iob_target)
         self.keep_labels = None if keep_labels is None else list(keep_labels)
-        self.input_attrs = _check_input_attrs(input_attrs)
+        self.input_attrs = check_input_attrs(input_attrs)
         self.limit = limit
         self.sep = sep
 

@@ -6,7 +6,7 @@ from spacy.tokens import DocBin
 from spacy.training import Example
 from spacy.util import registry
 
-from .conll import _check_input_attrs, _check_path, make_predicted
+from .conll import check_input_attrs, check_path, make_predicted
 
 PathLike = Union[str, Path]
 
@@ -28,8 +28,8 @@ class DocBinCorpus:
     def __init__(
         self, path: PathLike, *, input_attrs: Iterable[str] = ("tag",), limit: int = 0
     ) -> None:
-        self.path = _check_path(path, "path")
-        self.input_attrs = _check_input_attrs(input_attrs)
+        self.path = check_path(path, "path")
+        self.input_attrs = check_input_attrs(input_attrs)
         self.limit = limit
 
     def __call__(self, nlp) -> Iterator[Example]:

@@ -25,7 +25,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 
-from ..corpora.bunsetsu import PUNCT_POS, PUNCT_UPOS, bunsetsu_head_token
+from ..lang.ja.bunsetsu import bunsetsu_head_token
+from ..lang.ja.pos import PUNCT_POS, PUNCT_UPOS
 
 FEATURE_GROUPS = ("head", "function", "punct", "position", "distance", "between", "dynamic")
 BRACKET_SUBPOS = frozenset({"括弧始", "括弧終", "括弧開", "括弧閉"})

@@ -37,6 +37,12 @@ _DOC_ATTRS: Dict[str, Tuple[int, Optional[str]]] = {
     "lemma": (LEMMA, "LEMMA"),
 }
 
+# Token attributes every built-in column is a function of: ORTH (words, lower
+# case, shape, affixes, orthography class), NORM, TAG, POS, LEMMA and MORPH.
+_SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
+_BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|"
+                         r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+)$")
+
 _ANNOTATION_HINT = {
     "TAG": "token.tag_ (add a tagger before this component, or read corpora with the tag column as input)",
     "POS": "token.pos_ (add a tagger/morphologizer or attribute_ruler before this component)",
@@ -115,6 +121,7 @@ class TemplateSet:
                 self.toffs[j, c] = off
         self._affix_cache: Dict[Tuple[str, int], Dict[int, int]] = {}
         self._morph_cache: Dict[str, Dict[int, int]] = {}
+        self._builtin_only: Optional[bool] = None
 
     def __len__(self) -> int:
         return len(self.templates)
@@ -216,6 +223,15 @@ class TemplateSet:
                     cache[key] = h
             col[i] = h
         return col
+
+    def source_attributes(self, doc: Doc) -> Optional[numpy.ndarray]:
+        """The raw token attributes every column is a function of (ORTH,
+        NORM, TAG, POS, LEMMA, MORPH), or None when a column comes from a
+        registered extractor (then only the columns identify the input).
+        Cheap to compare: the training feature cache checks it."""
+        if self._builtin_only is None:
+            self._builtin_only = all(_BUILTIN_RE.match(name) for name in self.columns)
+        return doc.to_array(_SOURCE_ATTRS) if self._builtin_only else None
 
     def hashes(self, doc: Doc) -> numpy.ndarray:
         """uint64 array (n_tokens, n_templates) of template hashes (0 = off)."""

@@ -1,14 +1,14 @@
 # cython: language_level=3
 """A double-array trie (Aoe 1989) over PKE's subsets: the lookup structure
 of Kudo & Matsumoto (2003), kept as a yardstick for PKE's own trie
-(`poly.PKE`: breadth-first child lists, 16 bytes a node).
+(`classifiers.PKE`: breadth-first child lists, 16 bytes a node).
 
 State s reaches its child with item rank r at slot t = BASE[s] + r + 1 when
 CHECK[t] == s; WEIGHT[t] is that subset's w. The root is state 0 with
 BASE = 0, so the size-1 subsets sit at slot r + 1. A state without children
 has BASE 0. Each slot costs 16 bytes (int32 BASE and CHECK, float64 weight),
 so the double array is never smaller than PKE's trie (unused slots are the
-difference); `scripts/bench_kernels.py` / `bench_dependency.py` compare the
+difference); `benchmarks/kernels.py` / `benchmarks/dependency.py` compare the
 speed. Decisions equal the PKE it was built from (same sums, same order of
 nothing: each subset is visited once), up to floating-point rounding.
 """
@@ -18,7 +18,8 @@ from libc.string cimport memcpy
 
 import numpy
 
-from .poly import PKE, _as_csr
+from .classifiers import PKE
+from .csr import as_csr
 
 
 cdef int _cmp(const void* a, const void* b) noexcept nogil:
@@ -195,7 +196,7 @@ cdef class DoubleArrayPKE:
         return total
 
     def decision_batch(self, X):
-        indptr, indices = _as_csr(X)
+        indptr, indices = as_csr(X)
         cdef const int64_t[::1] p = indptr
         cdef const int32_t[::1] ix = indices
         cdef Py_ssize_t i, k, m, n = p.shape[0] - 1

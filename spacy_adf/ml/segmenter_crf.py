@@ -1,17 +1,14 @@
 """`spacy_adf.SegmenterCRF.v1`: the character CRF of adf_segmenter.
 
-The thinc Model carries the feature options and, once initialized, the
-featurizer (with its lexicon), the feature table and the CRF. Like
-spacy_adf.CRF.v1 it is trained by its component with the exact CRF gradient,
-not by backprop.
+The thinc Model carries a CharSegmenter: the feature options and, once
+initialized, the featurizer (with its lexicon), the feature table and the
+CRF. Like spacy_adf.CRF.v1 it is trained by its component with the exact CRF
+gradient, not by backprop.
 """
-from typing import Dict
-
 from spacy.util import registry
 from thinc.api import Model
 
-from ..features.chars import CharFeaturizer
-from ..features.crf_layout import check_feature_modes
+from ..models.char_segmenter import CharSegmenter
 
 
 @registry.architectures("spacy_adf.SegmenterCRF.v1")
@@ -42,29 +39,8 @@ def build_segmenter_model(
         "state_features": state_features,
         "edge_features": edge_features,
     }
-    check_segmenter_options(options)
-    return Model(
-        "spacy_adf_segmenter_crf",
-        _forward,
-        attrs={
-            "options": options,
-            "featurizer": make_featurizer(options),
-            "crf": None,
-            "table": None,
-        },
-    )
-
-
-def check_segmenter_options(options: Dict) -> None:
-    check_feature_modes(options["state_features"], options["edge_features"], options["min_freq"])
-    folds = options["lexicon_folds"]
-    if not isinstance(folds, int) or folds < 0:
-        raise ValueError(f"lexicon_folds must be an integer >= 0, got {folds!r}")
-    make_featurizer(options)  # validates the word lengths
-
-
-def make_featurizer(options: Dict) -> CharFeaturizer:
-    return CharFeaturizer(options["min_word"], options["max_word"], options["word_features"])
+    segmenter = CharSegmenter(options)
+    return Model("spacy_adf_segmenter_crf", _forward, attrs={"segmenter": segmenter})
 
 
 def _forward(model: Model, docs, is_train: bool):

@@ -1,21 +1,27 @@
 """The bunsetsu dependency parser behind `pke_dependency`: features,
-feature vocabulary, a polynomial-kernel SVM and cascaded chunking, without
-spaCy pipeline concerns (the component and the benchmark share it)."""
+feature vocabulary, a polynomial-kernel SVM and cascaded chunking, and the
+serialization of its trained parts, without spaCy pipeline concerns (the
+component and the benchmark share it)."""
 import time
 from collections import Counter
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import scipy.sparse
+import srsly
 from spacy.tokens import Doc, Span
 
-from ..corpora.bunsetsu import check_bunsetsu_heads
 from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, pair_ids, segment_ids
-from ..kernels import SupportVectors, make_classifier, train_svm
-from ..kernels.poly import KernelClassifier
+from ..kernels import KernelClassifier, SupportVectors, load_classifier, make_classifier, train_svm
+from ..lang.ja.bunsetsu import check_bunsetsu_heads
 from .cascaded_chunking import ParseState, oracle_rounds
 
 KINDS = ("pkb", "pki", "pke")
+
+
+class MismatchedPartsError(ValueError):
+    """Serialized parts that belong to different models (or to another
+    configuration): a classifier of another kind, degree or vocabulary."""
 
 
 def _rows(rows: List[List[int]]) -> Tuple[numpy.ndarray, numpy.ndarray]:
@@ -33,6 +39,8 @@ def _csr(rows: List[List[int]], n_features: int) -> scipy.sparse.csr_matrix:
 
 
 def check_classifier_options(kind: str, degree: int, sigma: float, xi: int, C: float) -> None:
+    """ValueError for a classifier kind, kernel degree, sigma, xi or C that
+    the parser does not support."""
     if kind not in KINDS:
         raise ValueError(f"classifier must be one of {list(KINDS)}, not {kind!r}")
     if degree not in (1, 2, 3, 4):
@@ -46,7 +54,17 @@ def check_classifier_options(kind: str, degree: int, sigma: float, xi: int, C: f
 
 
 class BunsetsuParser:
-    """Cascaded-chunking parser over bunsetsu spans with a kernel SVM."""
+    """Cascaded-chunking parser over bunsetsu spans with a kernel SVM.
+
+    Its trained state is three parts, each serialized on its own (as the
+    component's files of the same names): the feature vocabulary
+    (``features``), the support vectors (``support_vectors``: kept so the
+    classifier can be rebuilt in another form without retraining) and the
+    classifier (``classifier``). `PARTS` is their load order.
+    """
+
+    # the classifier is checked against the vocabulary, so it loads after it
+    PARTS = ("features", "support_vectors", "classifier")
 
     def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, vocab: Optional[FeatureVocab] = None,
                  support_vectors: Optional[SupportVectors] = None,
@@ -161,3 +179,45 @@ class BunsetsuParser:
                        ) -> List[Tuple[List[int], bool]]:
         """Feature ids and gold labels of the oracle decisions (for tests)."""
         return [(self.vocab.lookup(f), y) for f, y in self.oracle_features(doc, spans, heads)]
+
+    # ------------------------------------------------------------ serialization
+    # An untrained part (no support vectors, no classifier) is stored as b"".
+
+    def features_to_bytes(self) -> bytes:
+        """The feature vocabulary: msgpack of its strings, in id order."""
+        return srsly.msgpack_dumps(self.vocab.strings)
+
+    def features_from_bytes(self, data: bytes) -> "BunsetsuParser":
+        self.vocab = FeatureVocab(srsly.msgpack_loads(data))
+        return self
+
+    def support_vectors_to_bytes(self) -> bytes:
+        """The trained SVM (`SupportVectors.to_bytes`), b"" if untrained."""
+        sv = self.support_vectors
+        return sv.to_bytes() if sv is not None else b""
+
+    def support_vectors_from_bytes(self, data: bytes) -> "BunsetsuParser":
+        self.support_vectors = SupportVectors.from_bytes(data) if data else None
+        return self
+
+    def classifier_to_bytes(self) -> bytes:
+        """The classifier in its own format (PKB, PKI or PKE), b"" if none."""
+        clf = self.classifier
+        return clf.to_bytes() if clf is not None else b""
+
+    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
+                              degree: Optional[int] = None) -> "BunsetsuParser":
+        """Load the classifier; load the features first. ValueError for
+        corrupt data; `MismatchedPartsError` if it is not of ``kind`` ("pkb",
+        "pki", "pke"), or if its number of features or (given) ``degree`` do
+        not match: parts of different models."""
+        clf = load_classifier(data) if data else None
+        if clf is not None:
+            if kind is not None and type(clf).__name__.lower() != kind:
+                raise MismatchedPartsError(f"the classifier file holds {type(clf).__name__}, "
+                                           f"the config says {kind!r}")
+            if clf.n_features != len(self.vocab) or (degree is not None and clf.degree != degree):
+                raise MismatchedPartsError("the classifier does not match the feature vocabulary or "
+                                           "degree: the model files are mismatched")
+        self.classifier = clf
+        return self

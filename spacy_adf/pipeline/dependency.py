@@ -9,7 +9,7 @@ POS and morph fields for the features (`features/bunsetsu.py`).
 
 Output: the bunsetsu heads in ``doc.spans["bunsetsu"].attrs["heads"]``
 (``span._.bunsetsu_head`` gives a span's head span) and a token tree: the
-head word of each bunsetsu (`corpora.bunsetsu.bunsetsu_head_token`: its
+head word of each bunsetsu (`lang.ja.bunsetsu.bunsetsu_head_token`: its
 rightmost content word) attaches to the head word of its head bunsetsu with
 the label ``"dep"``, the other tokens of a bunsetsu attach to its head word
 with ``"intra"``, and the last bunsetsu's head word is the ROOT. Cascaded
@@ -21,11 +21,15 @@ examples answer the cascaded-chunking questions, libsvm (scikit-learn) fits
 SVC(kernel="poly", degree, gamma=1, coef0=1, C), and the classifier form
 named in the config is built. There is no per-batch ``update``: `spacy
 train` runs initialize, then evaluates (the configs use max_steps = 1).
+
+The component is a thin adapter: the parser itself, its training and the
+serialization of its trained parts are `models.bunsetsu_parser.BunsetsuParser`;
+this module turns Docs into (Doc, bunsetsu spans) for it, writes its heads
+back as annotations, and owns the ``cfg`` file.
 """
 import json
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
-import srsly
 from spacy import util
 from spacy.language import Language
 from spacy.pipeline import Pipe
@@ -33,13 +37,13 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
-from ..corpora.bunsetsu import BUNSETSU_KEY, _bunsetsu_group, bunsetsu_heads, check_bunsetsu_heads, set_bunsetsu_tree
-from ..features.bunsetsu import FEATURE_GROUPS, FeatureVocab, check_groups
-from ..kernels import SupportVectors, load_classifier
-from ..models.bunsetsu_parser import BunsetsuParser, check_classifier_options
-from ..scorers.bunsetsu_deps import score_bunsetsu_deps
-from ..serialization.parts import SerializedParts
+from ..features.bunsetsu import FEATURE_GROUPS, check_groups
+from ..lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_group, bunsetsu_heads, check_bunsetsu_heads, set_bunsetsu_tree
+from ..models.bunsetsu_parser import BunsetsuParser, MismatchedPartsError, check_classifier_options
+from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
+from ..serialization.parts import Parts, SerializedParts
 
+# the "format_version" of the cfg file; the other files carry their own formats
 FORMAT_VERSION = 1
 
 
@@ -91,6 +95,7 @@ def make_pke_dependency(
     features: the feature groups of `spacy_adf.features.bunsetsu`.
     min_feature_count: drop features seen in fewer training decisions.
     cache_size: libsvm's kernel cache in MB.
+    scorer: called by `score` with the component's ``spans_key``; None: no scores.
     """
     return PKEDependencyParser(
         nlp.vocab, name, spans_key=spans_key, degree=degree, C=C, classifier=classifier, sigma=sigma,
@@ -100,11 +105,20 @@ def make_pke_dependency(
 
 
 class PKEDependencyParser(SerializedParts, Pipe):
+    """The ``pke_dependency`` component: bunsetsu dependency parsing of Docs
+    that carry bunsetsu spans in ``doc.spans[spans_key]``.
+
+    ``self.parser`` (a `BunsetsuParser`) does the work; ``self.cfg`` holds the
+    options (see `make_pke_dependency`) and, after training, ``stats``
+    (decisions, features, support vectors, seconds). On disk: ``cfg`` (JSON),
+    then the parser's ``features``, ``support_vectors`` and ``classifier``.
+    """
+
     def __init__(
         self, vocab: Vocab, name: str = "pke_dependency", *, spans_key: str = BUNSETSU_KEY,
         degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
         features: Sequence[str] = FEATURE_GROUPS, min_feature_count: int = 1, cache_size: float = 1000.0,
-        scorer: Optional[Callable] = score_bunsetsu_deps,
+        scorer: Optional[Callable] = make_bunsetsu_dep_scorer(),
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
         check_groups(features)
@@ -129,10 +143,12 @@ class PKEDependencyParser(SerializedParts, Pipe):
 
     @property
     def is_trained(self) -> bool:
+        """Whether the parser has a classifier (trained or loaded)."""
         return self.parser.classifier is not None
 
     @property
     def classifier(self):
+        """The kernel classifier (PKB, PKI or PKE), None before training."""
         return self.parser.classifier
 
     def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
@@ -159,7 +175,7 @@ class PKEDependencyParser(SerializedParts, Pipe):
                     f"[{self.name}] a training reference Doc has no doc.spans[{key!r}]: read the corpus "
                     "with spacy_adf.BunsetsuCorpus.v1 (KNP, CaboCha or CoNLL-U with BunsetuBILabel)"
                 )
-            spans = _bunsetsu_group(ref, key)
+            spans = bunsetsu_group(ref, key)
             heads = spans.attrs.get("heads")
             if heads is None:
                 heads = bunsetsu_heads(ref, key)
@@ -196,11 +212,12 @@ class PKEDependencyParser(SerializedParts, Pipe):
                 "configs/bunsetsu_ja_kwdlc.cfg) or read gold bunsetsu with spacy_adf.BunsetsuCorpus.v1"
             )
         try:
-            return _bunsetsu_group(doc, key)
+            return bunsetsu_group(doc, key)
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None
 
     def predict(self, docs: Iterable[Doc]) -> List[List[int]]:
+        """The bunsetsu heads (-1 = root) of each Doc ([] for an empty Doc)."""
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
         docs = list(docs)
@@ -209,6 +226,8 @@ class PKEDependencyParser(SerializedParts, Pipe):
         return [next(parsed) if len(doc) else [] for doc in docs]
 
     def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:
+        """Store the heads in the span group's ``attrs["heads"]`` and set the
+        token tree from them (`set_bunsetsu_tree`)."""
         key = self.cfg["spans_key"]
         for doc, h in zip(docs, heads):
             if len(doc) == 0:
@@ -216,61 +235,57 @@ class PKEDependencyParser(SerializedParts, Pipe):
             set_bunsetsu_tree(doc, h, spans_key=key)
 
     def __call__(self, doc: Doc) -> Doc:
+        """Parse one Doc in place."""
         self.set_annotations([doc], self.predict([doc]))
         return doc
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Parse a stream of Docs, ``batch_size`` at a time (one classifier
+        call per cascaded-chunking round of a batch)."""
         for docs in util.minibatch(stream, size=batch_size):
             self.set_annotations(docs, self.predict(docs))
             yield from docs
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
+        """The configured scorer's scores (default `score_bunsetsu_deps`:
+        bunsetsu_dep_acc, bunsetsu_sent_acc, bunsetsu_seg_f), given this
+        component's ``spans_key`` unless the caller passes one; {} without a
+        scorer."""
         validate_examples(examples, "PKEDependencyParser.score")
-        return score_bunsetsu_deps(examples, spans_key=self.cfg["spans_key"])
+        if self.scorer is None:
+            return {}
+        kwargs.setdefault("spans_key", self.cfg["spans_key"])
+        return self.scorer(examples, **kwargs)
 
     # ------------------------------------------------------------ serialization
 
-    def _parts(self):
-        def dump_cfg():
-            return json.dumps({"format_version": FORMAT_VERSION, **self.cfg}, ensure_ascii=False).encode("utf8")
+    def _parts(self) -> Parts:
+        # order matters on load: cfg (it makes a new parser), then the
+        # vocabulary, then what is checked against it. The lambdas look up
+        # self.parser when called, so they reach the parser that cfg made.
+        return {
+            "cfg": (self._cfg_to_bytes, self._cfg_from_bytes),
+            "features": (lambda: self.parser.features_to_bytes(),
+                         lambda data: self.parser.features_from_bytes(data)),
+            "support_vectors": (lambda: self.parser.support_vectors_to_bytes(),
+                                lambda data: self.parser.support_vectors_from_bytes(data)),
+            "classifier": (lambda: self.parser.classifier_to_bytes(), self._classifier_from_bytes),
+        }
 
-        def load_cfg(data: bytes):
-            cfg = json.loads(data)
-            if cfg.pop("format_version", None) != FORMAT_VERSION:
-                raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
-                                 f"(expects {FORMAT_VERSION}); retrain or install the matching version")
-            check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
-            self.cfg.update(cfg)
-            self.parser = BunsetsuParser(check_groups(cfg["features"]))
+    def _cfg_to_bytes(self) -> bytes:
+        return json.dumps({"format_version": FORMAT_VERSION, **self.cfg}, ensure_ascii=False).encode("utf8")
 
-        def dump_features():
-            return srsly.msgpack_dumps(self.parser.vocab.strings)
+    def _cfg_from_bytes(self, data: bytes) -> None:
+        cfg = json.loads(data)
+        if cfg.pop("format_version", None) != FORMAT_VERSION:
+            raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
+                             f"(expects {FORMAT_VERSION}); retrain or install the matching version")
+        check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
+        self.cfg.update(cfg)
+        self.parser = BunsetsuParser(check_groups(cfg["features"]))
 
-        def load_features(data: bytes):
-            self.parser.vocab = FeatureVocab(srsly.msgpack_loads(data))
-
-        def dump_sv():
-            sv = self.parser.support_vectors
-            return sv.to_bytes() if sv is not None else b""
-
-        def load_sv(data: bytes):
-            self.parser.support_vectors = SupportVectors.from_bytes(data) if data else None
-
-        def dump_clf():
-            clf = self.parser.classifier
-            return clf.to_bytes() if clf is not None else b""
-
-        def load_clf(data: bytes):
-            clf = load_classifier(data) if data else None
-            if clf is not None:
-                if type(clf).__name__.lower() != self.cfg["classifier"]:
-                    raise ValueError(f"[{self.name}] the classifier file holds {type(clf).__name__}, "
-                                     f"the config says {self.cfg['classifier']!r}")
-                if clf.n_features != len(self.parser.vocab) or clf.degree != self.cfg["degree"]:
-                    raise ValueError(f"[{self.name}] the classifier does not match the feature "
-                                     "vocabulary or degree: the model files are mismatched")
-            self.parser.classifier = clf
-
-        # order matters on load: cfg, then the vocabulary, then what checks against it
-        return {"cfg": (dump_cfg, load_cfg), "features": (dump_features, load_features),
-                "support_vectors": (dump_sv, load_sv), "classifier": (dump_clf, load_clf)}
+    def _classifier_from_bytes(self, data: bytes) -> None:
+        try:
+            self.parser.classifier_from_bytes(data, kind=self.cfg["classifier"], degree=self.cfg["degree"])
+        except MismatchedPartsError as e:  # name the component; corrupt data speaks for itself
+            raise ValueError(f"[{self.name}] {e}") from None

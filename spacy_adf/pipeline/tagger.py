@@ -1,43 +1,28 @@
 """`adf_tagger`: a linear-chain CRF sequence labeller trained by ADF.
 
-Targets entities, span groups (e.g. chunks) or a token attribute; see
-`targets.py`. Trains inside `spacy train`: with `spacy_adf.ADF.v1` as the
+Targets entities, span groups (e.g. chunks) or a token attribute (see
+`targets.py`). Trains inside `spacy train`: with `spacy_adf.ADF.v1` as the
 optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
-import re
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
-from spacy.attrs import LEMMA, MORPH, NORM, ORTH, POS, TAG
+import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
-from ..core.params import SparseGrad
-from ..features.crf_layout import build_crf
-from ..training.crf_pipe import CRFPipe
-from ..ml.crf import featurize
+from ..core.crf import CRFModel
+from ..models.sequence_crf import SequenceCRF
+from ..training.example_cache import MISS
+from ..training.sparse_trainer import SparseTrainer
+from .labels import LabelsInCfg, initial_labels
+from .score_weights import set_score_weights
 from .targets import Target, make_target
-
-# Token attributes every built-in template column is a function of: ORTH
-# (words, lower case, shape, affixes, orthography class), NORM, TAG, POS,
-# LEMMA and MORPH (morph_FIELD).
-_SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
-_BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|"
-                         r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+)$")
-
-
-def _source_attrs(tset, doc: Doc) -> Optional[numpy.ndarray]:
-    """The Doc's source attributes, or None if a column comes from a
-    registered extractor (then only the columns themselves identify it)."""
-    builtin = getattr(tset, "_spacy_adf_builtin_only", None)
-    if builtin is None:
-        builtin = all(_BUILTIN_RE.match(name) for name in tset.columns)
-        tset._spacy_adf_builtin_only = builtin
-    return doc.to_array(_SOURCE_ATTRS) if builtin else None
+from .trainable import SparseTrainedPipe
 
 default_model_config = """
 [model]
@@ -67,6 +52,7 @@ if not Doc.has_extension("adf_marginals"):
         "store_marginals": False,
         "scorer": {"@scorers": "spacy_adf.tagger_scorer.v1"},
     },
+    # the defaults of target "ents"; each instance reports its own target's
     default_score_weights={"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0},
 )
 def make_adf_tagger(
@@ -82,7 +68,8 @@ def make_adf_tagger(
 ) -> "ADFTagger":
     """Create an adf_tagger.
 
-    target: "ents", "spans:KEY", "tag", "pos" or "_.EXTENSION".
+    target: "ents", "spans:KEY", "tag", "pos" or "_.EXTENSION"; the scores
+        spacy train weighs follow it (ents_f, spans_KEY_f, tag_acc, ...).
     scheme: "BIO" or "BILUO" tags for span targets.
     covering: for span groups ("spans:KEY") that cover every Doc (bunsetsu): no
         O tag, and the written spans always cover the Doc in order (the
@@ -92,41 +79,39 @@ def make_adf_tagger(
         the order of component.tag_names) and, for span groups, the minimum
         token marginal of each span to doc.spans[KEY].attrs["scores"].
     """
-    return ADFTagger(nlp.vocab, model, name, target=target, scheme=scheme, covering=covering,
-                     store_marginals=store_marginals, scorer=scorer)
+    tagger = ADFTagger(nlp.vocab, model, name, target=target, scheme=scheme, covering=covering,
+                       store_marginals=store_marginals, scorer=scorer)
+    set_score_weights(nlp, name, tagger.target.score_weights)
+    return tagger
 
 
-class ADFTagger(CRFPipe):
-    def __init__(
-        self,
-        vocab: Vocab,
-        model: Model,
-        name: str = "adf_tagger",
-        *,
-        target: str = "ents",
-        scheme: str = "BIO",
-        covering: bool = False,
-        store_marginals: bool = False,
-        scorer: Optional[Callable] = None,
-    ):
+class ADFTagger(LabelsInCfg, SparseTrainedPipe):
+    """Labels tokens with a CRF (`SequenceCRF`) and writes the labels to the
+    target: Doc -> template hashes -> feature ids -> Viterbi tag ids -> tags ->
+    entities, spans or token attributes.
+
+    Labels live in cfg["labels"]; the CRF's tags are the target's tag names
+    for them (`tag_names`). Sequences with an unlabelled token are skipped in
+    training.
+    """
+
+    def __init__(self, vocab: Vocab, model: Model, name: str = "adf_tagger", *, target: str = "ents",
+                 scheme: str = "BIO", covering: bool = False, store_marginals: bool = False,
+                 scorer: Optional[Callable] = None):
         self.vocab = vocab
         self.model = model
         self.name = name
+        self.sequence_crf: SequenceCRF = model.attrs["sequence_crf"]
+        self.sequence_crf.name = name
         self.target: Target = make_target(target, scheme, covering)
-        self.cfg = {
-            "labels": [],
-            "target": target,
-            "scheme": scheme,
-            "covering": bool(covering),
-            "store_marginals": bool(store_marginals),
-            "n_train_examples": 0,
-        }
+        self.cfg = {"labels": [], "target": target, "scheme": scheme, "covering": bool(covering),
+                    "store_marginals": bool(store_marginals), "n_train_examples": 0}
         self.scorer = scorer
         self._tag_index: Dict[str, int] = {}
-        self._grad: Optional[SparseGrad] = None
-        self._reset_training_state()
+        self.trainer = SparseTrainer(name, self.sequence_crf, (model.id, "crf_weights"),
+                                     self.training_samples, lambda: self.cfg["n_train_examples"])
 
-    # ------------------------------------------------------------ labels
+    # ------------------------------------------------------------ labels and weights
 
     @property
     def tag_names(self) -> List[str]:
@@ -137,53 +122,43 @@ class ADFTagger(CRFPipe):
     def n_tags(self) -> int:
         return len(self.tag_names)
 
-    def _set_model(self, table, crf) -> None:
+    @property
+    def crf(self) -> Optional[CRFModel]:
+        """The trained CRF weights (None before initialize)."""
+        return self.sequence_crf.params if self.sequence_crf.is_built else None
+
+    def _model_changed(self) -> None:
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
-        super()._set_model(table, crf)
+        self.trainer.reset()
 
     # ------------------------------------------------------------ initialize
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[List[str]] = None,
-    ) -> None:
-        """Collect labels and build the feature dictionary from the corpus."""
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   labels: Optional[List[str]] = None) -> None:
+        """Collect labels and build the feature table from the corpus."""
         validate_get_examples(get_examples, f"{self.name}.initialize")
         examples = list(get_examples())
         if not examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
         if nlp is not None:
             self._annotate_upstream(examples, nlp)
-        self._init_labels(labels, (lab for eg in examples for lab in self.target.labels_in(eg)))
+        found = (lab for eg in examples for lab in self.target.labels_in(eg))
+        self.cfg["labels"] = initial_labels(self.cfg["labels"], labels, found)
         if not self.cfg["labels"]:
             raise ValueError(
                 f"[{self.name}] found no labels for target {self.target.spec!r} in the "
                 "initialization examples; check the corpus and the target setting"
             )
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
-        tset = self.model.attrs["templates"]
-        hash_mats, golds = [], []
+        docs, golds = [], []
         for eg in examples:
-            if len(eg.predicted) == 0:
-                continue
-            gold = self._gold_ids(eg)
-            if gold is None:
-                continue
-            tset.check_doc(eg.predicted, self.name)
-            hash_mats.append(tset.hashes(eg.predicted))
-            golds.append(gold)
-        table, crf = build_crf(
-            hash_mats, golds, len(self.tag_names),
-            edge_template_mask=self.model.attrs["edge_mask"],
-            min_freq=self.model.attrs["min_freq"],
-            state_features=self.model.attrs["state_features"],
-            edge_features=self.model.attrs["edge_features"],
-        )
+            gold = self._gold_ids(eg) if len(eg.predicted) else None
+            if gold is not None:
+                docs.append(eg.predicted)
+                golds.append(gold)
+        self.sequence_crf.build_from_docs(docs, golds, self.n_tags)
         self.cfg["n_train_examples"] = len(examples)
-        self._set_model(table, crf)
+        self._model_changed()
 
     def _annotate_upstream(self, examples: List[Example], nlp: Language) -> None:
         """Run the components before this one on predicted Docs that lack an
@@ -191,15 +166,13 @@ class ADFTagger(CRFPipe):
         tagger named in [training] annotating_components: nlp.update()
         annotates the predicted Docs that way, but spaCy hands initialize()
         the raw examples (and disables frozen components while it runs)."""
-        needed = self.model.attrs["templates"].required_annotations
-        if not needed:
-            return
+        needed = self.sequence_crf.required_annotations
         upstream = []
         for name, proc in nlp.components:
             if name == self.name:
                 break
             upstream.append(proc)
-        if not upstream:
+        if not needed or not upstream:
             return
         for eg in examples:
             doc = eg.predicted
@@ -224,68 +197,43 @@ class ADFTagger(CRFPipe):
     # ------------------------------------------------------------ inference
 
     def predict(self, docs: Iterable[Doc]):
-        docs = list(docs)
-        self._require_model()
-        self._sync()
-        crf = self.crf
-        ss, ptr, attrs = featurize(self.model, docs, self.name)
-        labels = crf.viterbi(ss, ptr, attrs)
-        marg = crf.marginals(ss, ptr, attrs) if self.cfg["store_marginals"] else None
-        out = []
-        for i in range(len(docs)):
-            s, e = ss[i], ss[i + 1]
-            out.append((labels[s:e], None if marg is None else marg[s:e]))
-        return out
+        """Per Doc: (tag ids, marginals or None)."""
+        return self.sequence_crf.predict(list(docs), marginals=self.cfg["store_marginals"])
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
+        """Write the predicted tags to the target (and marginals if stored)."""
         names = self.tag_names
         for doc, (ids, marg) in zip(docs, preds):
             if len(doc) == 0:
                 continue
-            tags = [names[i] for i in ids]
             conf = None
             if marg is not None:
                 conf = marg[numpy.arange(len(ids)), ids]
                 if doc._.adf_marginals is None:
                     doc._.adf_marginals = {}
                 doc._.adf_marginals[self.name] = marg
-            self.target.set(doc, tags, conf)
+            self.target.set(doc, [names[i] for i in ids], conf)
 
     # ------------------------------------------------------------ training
 
-    def _example_data(self, eg: Example):
-        """(pos_ptr, attrs, gold) of one example, cached across epochs.
-
-        spaCy keeps the same reference Docs for every epoch and copies the
-        predicted ones, so the cache is keyed by the reference Doc and checked
-        against the predicted Doc's attribute columns: a hit is exact.
-        """
-        tset = self.model.attrs["templates"]
-        doc = eg.predicted
-        key = id(eg.reference)
-        tset.check_doc(doc, self.name)
-        # What the features are computed from: the raw token attributes when
-        # every column is a built-in function of them (cheap to compare),
-        # else the feature columns themselves.
-        source = _source_attrs(tset, doc)
-        cols = tset.columns_for(doc) if source is None else None
-        check = cols if source is None else source
-        hit = self._cache.get(key)
-        if hit is not None and hit[0] is eg.reference and numpy.array_equal(hit[1], check):
-            return hit[2]
-        gold = self._gold_ids(eg)
-        if gold is None:
-            return None
-        if cols is None:
-            cols = tset.columns_for(doc)
-        ptr, attrs = self.model.attrs["table"].lookup(tset.hash_columns(cols))
-        data = (ptr, attrs, gold)
-        self._cache_put(key, (eg.reference, check, data))
-        return data
+    def training_samples(self, eg: Example) -> List[tuple]:
+        """[(pos_ptr, attrs, gold)] of one example (empty if it has no
+        complete gold), cached across epochs: a hit needs the same reference
+        Doc and the same token attributes in the predicted Doc."""
+        if not len(eg.predicted):
+            return []
+        signature = self.sequence_crf.source_signature(eg.predicted)
+        samples = self.trainer.cache.get(eg, signature, numpy.array_equal)
+        if samples is MISS:
+            gold = self._gold_ids(eg)
+            samples = [] if gold is None else [(*self.sequence_crf.features_of(eg.predicted), gold)]
+            self.trainer.cache.put(eg, signature, samples)
+        return samples
 
     # ------------------------------------------------------------ scoring
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict:
+        """The configured scorer's scores for the target (ents_*, spans_KEY_*, TAG_acc...)."""
         validate_examples(examples, "ADFTagger.score")
         if self.scorer is None:
             return {}
@@ -293,12 +241,8 @@ class ADFTagger(CRFPipe):
 
     # ------------------------------------------------------------ serialization
 
-    def __reduce__(self):
-        # Pickles the trained model, not the optimizer's state or caches.
-        self._sync()
-        return (_rebuild_tagger, (self.vocab, self.model, self.name, dict(self.cfg), self.scorer))
-
-    def _load_cfg(self, cfg: dict) -> None:
+    def _load_cfg(self, data: bytes) -> None:
+        cfg = srsly.json_loads(data)
         for key in ("labels", "target", "scheme"):
             if key not in cfg:
                 raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an adf_tagger cfg")
@@ -313,11 +257,24 @@ class ADFTagger(CRFPipe):
         self.cfg.update(cfg)
         self.target = make_target(self.cfg["target"], self.cfg["scheme"], self.cfg["covering"])
 
+    def _model_bytes(self) -> bytes:
+        self.sequence_crf.require_built()
+        return self.sequence_crf.to_bytes()
 
-def _rebuild_tagger(vocab, model, name, cfg, scorer) -> ADFTagger:
-    tagger = ADFTagger(vocab, model, name, target=cfg["target"], scheme=cfg["scheme"],
-                       covering=cfg.get("covering", False), store_marginals=cfg["store_marginals"], scorer=scorer)
+    def _load_model(self, data: bytes) -> None:
+        self.sequence_crf.from_bytes(data, expected_labels=self.n_tags)
+        self._model_changed()
+
+    def __reduce__(self):
+        # Pickles the trained model, not the optimizer's state or caches.
+        data = self.to_bytes() if self.sequence_crf.is_built else None
+        return (_rebuild, (type(self), self.vocab, self.model, self.name, dict(self.cfg), self.scorer, data))
+
+
+def _rebuild(cls, vocab, model, name, cfg, scorer, data) -> ADFTagger:
+    tagger = cls(vocab, model, name, target=cfg["target"], scheme=cfg["scheme"],
+                 covering=cfg.get("covering", False), store_marginals=cfg["store_marginals"], scorer=scorer)
     tagger.cfg.update(cfg)
-    if model.attrs["crf"] is not None:
-        tagger._set_model(model.attrs["table"], model.attrs["crf"])
+    if data is not None:
+        tagger.from_bytes(data)
     return tagger

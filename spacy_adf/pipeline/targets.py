@@ -26,11 +26,11 @@ alignment, an example with tokens that no gold span covers is skipped.
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import ORTH
 from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span, Token
 from spacy.training import Example
 
+from ..scorers.spans import same_tokens
 from ..scorers.spans import score_spans as fast_score_spans
 from ..tags.iob import SCHEMES, iob_to_spans, spans_to_tags, split_tag
 
@@ -52,6 +52,11 @@ class Target:
         raise NotImplementedError
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict:
+        raise NotImplementedError
+
+    @property
+    def score_weights(self) -> Dict[str, Optional[float]]:
+        """The scores spacy train weighs and shows for this target."""
         raise NotImplementedError
 
 
@@ -132,7 +137,7 @@ class SpanTarget(Target):
         spans = self._spans(example.reference)
         if spans is None:
             self.labels_in(example)  # raises the explanatory error
-        same = same_tokens(example)
+        same = same_tokens(example.predicted, example.reference)
         if not same:
             spans = example.get_aligned_spans_y2x(list(spans))
         triples = sorted((s.start, s.end, s.label_ or _NO_LABEL) for s in spans)
@@ -156,6 +161,11 @@ class SpanTarget(Target):
                 doc.spans[self.key].attrs["scores"] = [
                     float(confidences[s.start:s.end].min()) for s in doc.spans[self.key]
                 ]
+
+    @property
+    def score_weights(self):
+        prefix = "ents" if self.key is None else f"spans_{self.key}"
+        return {f"{prefix}_f": 1.0, f"{prefix}_p": 0.0, f"{prefix}_r": 0.0}
 
     def score(self, examples, **kwargs):
         # spaCy's span scores; the fast equivalent unless options change them
@@ -200,7 +210,7 @@ class TokenAttrTarget(Target):
         return [v for v in (self._get(t) for t in example.reference) if v is not None]
 
     def gold(self, example):
-        if same_tokens(example):
+        if same_tokens(example.predicted, example.reference):
             return [self._get(t) for t in example.reference]
         out: List[Optional[str]] = []
         align = example.alignment.x2y
@@ -216,6 +226,10 @@ class TokenAttrTarget(Target):
                 token._.set(self.ext, tag)
             else:
                 setattr(token, self.attr + "_", tag)
+
+    @property
+    def score_weights(self):
+        return {f"{self.attr if self.ext is None else self.ext}_acc": 1.0}
 
     def score(self, examples, **kwargs):
         if self.ext is None:
@@ -241,14 +255,6 @@ def check_cover(n: int, triples: Sequence[Tuple[int, int, str]], spec: str) -> N
             f"target {spec!r} is covering, but a gold span group ends at token {end} "
             f"of a Doc of {n} tokens"
         )
-
-
-def same_tokens(example: Example) -> bool:
-    """True if predicted and reference have identical tokens (no alignment needed)."""
-    x, y = example.predicted, example.reference
-    if len(x) != len(y):
-        return False
-    return bool(numpy.array_equal(x.to_array(ORTH), y.to_array(ORTH)))
 
 
 def make_target(spec: str, scheme: str = "BIO", covering: bool = False) -> Target:

@@ -18,7 +18,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from spacy.training import Example
 from spacy.util import registry
 
-from ..corpora.bunsetsu import BUNSETSU_KEY, bunsetsu_heads
+from ..lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_heads
 
 Bounds = List[Tuple[int, int]]
 
@@ -54,6 +54,7 @@ def sentence_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds:
 
 
 def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_KEY) -> Dict[str, float]:
+    """bunsetsu_dep_acc, bunsetsu_sent_acc and bunsetsu_seg_f (module docstring)."""
     correct = scored = right = n = 0
     tp = n_gold = n_pred = 0
     for eg in examples:
@@ -83,7 +84,10 @@ def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_K
 
 @registry.scorers("spacy_adf.bunsetsu_dep_scorer.v1")
 def make_bunsetsu_dep_scorer(spans_key: str = BUNSETSU_KEY):
+    """`score_bunsetsu_deps` as a component scorer. A ``spans_key`` given at
+    call time wins over this one: `pke_dependency` passes its own, so the
+    scores always read the span group the component parsed."""
     def scorer(examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        return score_bunsetsu_deps(examples, spans_key=spans_key)
+        return score_bunsetsu_deps(examples, spans_key=kwargs.get("spans_key", spans_key))
 
     return scorer

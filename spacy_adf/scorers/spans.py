@@ -8,7 +8,7 @@ ORTH arrays) and the predicted spans do not overlap, that alignment is the
 identity, so the spans are compared as (label, start, end) directly. Any
 other example takes spaCy's own alignment, so the scores are always the ones
 `Scorer.score_spans(labeled=True, allow_overlap=False)` gives
-(tests/test_scorers_spans.py checks this).
+(tests/scorers/test_spans.py checks this).
 """
 from typing import Any, Callable, Dict, Iterable, Optional
 
@@ -18,8 +18,9 @@ from spacy.scorer import PRFScore
 from spacy.training import Example
 
 
-def _same_tokens(pred, gold) -> bool:
-    return len(pred) == len(gold) and numpy.array_equal(pred.to_array(ORTH), gold.to_array(ORTH))
+def same_tokens(pred, gold) -> bool:
+    """True if two Docs have identical tokens (no alignment needed)."""
+    return len(pred) == len(gold) and bool(numpy.array_equal(pred.to_array(ORTH), gold.to_array(ORTH)))
 
 
 def _non_overlapping(spans) -> bool:
@@ -51,7 +52,7 @@ def score_spans(
         for label in labels:
             per_type.setdefault(label, PRFScore())
         gold = {(s.label_, s.start, s.end - 1) for s in gold_list}
-        if pred_list and not (_same_tokens(pred_doc, gold_doc) and _non_overlapping(pred_list)):
+        if pred_list and not (same_tokens(pred_doc, gold_doc) and _non_overlapping(pred_list)):
             pred_list = eg.get_aligned_spans_x2y(pred_list, False)
         pred = {(s.label_, s.start, s.end - 1) for s in pred_list}
         for label in labels:

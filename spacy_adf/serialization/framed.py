@@ -1,8 +1,14 @@
-"""msgpack framing shared by the kernel classifiers (same scheme as the CRF
-format): a format name, a version, raw little-endian arrays with dtype and
-shape, and a CRC32 over them, so corrupt data fails loudly with ValueError."""
+"""The one binary format for spacy-adf's numeric model files: msgpack (via
+srsly) holding a format name, a version, free-form metadata and named
+little-endian arrays with dtype and shape, plus a CRC32 over the arrays, so
+a truncated, corrupted or foreign file fails loudly with a ValueError.
+
+Models that were written before this framing was shared (the CRF and MaxEnt
+files of spacy-adf 0.1, version 1 of their formats) are read by
+`unpack_v1`, so pipelines saved then still load.
+"""
 import zlib
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Sequence, Tuple
 
 import numpy
 import srsly
@@ -21,29 +27,41 @@ def pack(fmt: str, version: int, arrays: Dict[str, numpy.ndarray], meta: Dict[st
     )
 
 
-def peek_format(data: bytes) -> Tuple[str, dict]:
-    """The format name of serialized kernel data (ValueError if unreadable)."""
+def peek_format(data: bytes, what: str = "spacy-adf model") -> Tuple[str, dict]:
+    """(format name, whole message) of framed data (ValueError if unreadable)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError(f"{what} data must be bytes")
     try:
         msg = srsly.msgpack_loads(data)
     except Exception as e:  # msgpack raises several types on garbage input
-        raise ValueError(f"the kernel classifier data is corrupt or not msgpack ({e})") from None
+        raise ValueError(f"the {what} data is corrupt or not msgpack ({e})") from None
     if not isinstance(msg, dict) or not isinstance(msg.get("format"), str):
-        raise ValueError("the data is not a spacy-adf kernel classifier (no format marker)")
+        raise ValueError(f"the data is not a {what} (no format marker)")
     return msg["format"], msg
+
+
+def check_format(msg: dict, fmt: str, versions: Sequence[int]) -> int:
+    """The message's version, after checking its format name."""
+    if msg.get("format") != fmt:
+        raise ValueError(f"the data is a {msg.get('format')!r} model, expected {fmt!r}")
+    version = msg.get("version")
+    if version not in versions:
+        raise ValueError(
+            f"{fmt} format version {version!r} is not supported (expects "
+            f"{' or '.join(map(str, versions))}); retrain or rebuild the model with this spacy-adf version"
+        )
+    return version
 
 
 def unpack(data, fmt: str, version: int, dtypes: Dict[str, str]):
     """(arrays, meta) after checking format, version, dtypes and checksum."""
-    found, msg = peek_format(data) if isinstance(data, (bytes, bytearray, memoryview)) else (None, None)
-    if msg is None:
-        raise ValueError("kernel classifier data must be bytes")
-    if found != fmt:
-        raise ValueError(f"the data is a {found!r} model, expected {fmt!r}")
-    if msg.get("version") != version:
-        raise ValueError(
-            f"{fmt} format version {msg.get('version')!r} is not supported (expects {version}); "
-            "rebuild the classifier with this spacy-adf version"
-        )
+    _, msg = peek_format(data, fmt)
+    check_format(msg, fmt, [version])
+    return unpack_message(msg, fmt, dtypes)
+
+
+def unpack_message(msg: dict, fmt: str, dtypes: Dict[str, str]):
+    """(arrays, meta) of an already decoded, format-checked message."""
     arrays = {}
     crc = 0
     try:
@@ -65,3 +83,23 @@ def unpack(data, fmt: str, version: int, dtypes: Dict[str, str]):
     if missing:
         raise ValueError(f"the {fmt} data lacks the arrays {sorted(missing)}")
     return arrays, meta
+
+
+def unpack_v1(msg: dict, fmt: str, dtypes: Dict[str, str]) -> Dict[str, numpy.ndarray]:
+    """Arrays of a version-1 CRF or MaxEnt message (spacy-adf 0.1): arrays
+    stored as {"shape", "data"} or as bare bytes (then 1-d), dtypes implied
+    by the format, the CRC taken in the order of `dtypes`."""
+    arrays = {}
+    crc = 0
+    try:
+        for name, dtype in dtypes.items():
+            entry = msg["arrays"][name]
+            raw, shape = (entry["data"], entry["shape"]) if isinstance(entry, dict) else (entry, [-1])
+            crc = zlib.crc32(raw, crc)
+            dt = numpy.dtype(dtype).newbyteorder("<")
+            arrays[name] = numpy.frombuffer(raw, dtype=dt).astype(dtype).reshape(shape)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"the {fmt} data is incomplete or corrupt ({e!r})") from None
+    if crc != msg.get("crc32"):
+        raise ValueError(f"the {fmt} data is corrupt (checksum mismatch)")
+    return arrays

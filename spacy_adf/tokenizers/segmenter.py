@@ -24,9 +24,9 @@ from spacy.tokens import Doc
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..ml.segmenter_crf import build_segmenter_model
-from ..pipeline.segmenter import ADFSegmenter
 from ..features.chars import texts_to_units, words_from_starts
+from ..ml.segmenter_crf import build_segmenter_model
+from ..models.char_segmenter import CharSegmenter
 
 FILE_NAME = "segmenter"
 
@@ -34,11 +34,12 @@ FILE_NAME = "segmenter"
 class SegmenterTokenizer:
     def __init__(self, vocab: Vocab):
         self.vocab = vocab
-        self.segmenter = ADFSegmenter(vocab, build_segmenter_model(), "segmenter_tokenizer")
+        self.segmenter: CharSegmenter = build_segmenter_model().attrs["segmenter"]
+        self.segmenter.name = self.segmenter.crf.name = "segmenter_tokenizer"
 
     @property
     def is_trained(self) -> bool:
-        return self.segmenter.crf is not None
+        return self.segmenter.is_built
 
     def _require_model(self) -> None:
         if not self.is_trained:
@@ -70,7 +71,7 @@ class SegmenterTokenizer:
 
     def _pipe_batch(self, texts: List[str]) -> Iterator[Doc]:
         codes, pos, bounds, offsets = texts_to_units(texts)
-        starts = self.segmenter._segment_codes(codes, bounds).view(numpy.uint8)
+        starts = self.segmenter.segment(codes, bounds).view(numpy.uint8)
         vocab = self.vocab
         for k, text in enumerate(texts):
             a, z = offsets[k], offsets[k + 1]
@@ -114,17 +115,22 @@ class SegmenterTokenizer:
         import spacy
 
         nlp = spacy.load(path)
-        found = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ADFSegmenter)]
+        found = [pipe.segmenter for _, pipe in nlp.pipeline
+                 if isinstance(getattr(pipe, "segmenter", None), CharSegmenter) and pipe.segmenter.is_built]
         if isinstance(nlp.tokenizer, SegmenterTokenizer) and nlp.tokenizer.is_trained:
             found.append(nlp.tokenizer.segmenter)
         if not found:
             raise ValueError(f"the pipeline at {path} has no trained adf_segmenter")
         self.from_segmenter(found[0])
 
-    def from_segmenter(self, segmenter: ADFSegmenter) -> "SegmenterTokenizer":
-        """Take over the model of a trained adf_segmenter component (a copy)."""
-        segmenter._require_model()
-        self.segmenter.from_bytes(segmenter.to_bytes())
+    def from_segmenter(self, segmenter) -> "SegmenterTokenizer":
+        """Take over (a copy of) a trained segmenter model: an adf_segmenter
+        component or its CharSegmenter."""
+        model = getattr(segmenter, "segmenter", segmenter)
+        if not isinstance(model, CharSegmenter):
+            raise ValueError(f"expected an adf_segmenter or a CharSegmenter, got {type(segmenter).__name__}")
+        model.crf.require_built()
+        self.segmenter.from_bytes(model.to_bytes())
         return self
 
     # ------------------------------------------------------------ serialization

@@ -1,4 +1,5 @@
-"""Tests for spacy_adf.corpora.bunsetsu: bunsetsu dependency Docs and readers."""
+"""Tests for the bunsetsu dependency readers (spacy_adf.corpora.bunsetsu,
+.cabocha, .bunsetsu_conllu) and the Japanese rules they use (spacy_adf.lang.ja)."""
 import random
 from collections import Counter
 
@@ -7,28 +8,20 @@ import spacy
 from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 
-from spacy_adf.corpora.bunsetsu import (
+from spacy_adf.corpora.bunsetsu import BunsetsuCorpus, bunsetsu_docs, cabocha_to_doc, knp_to_doc
+from spacy_adf.corpora.bunsetsu_conllu import conllu_bunsetsu_docs, ud_to_bunsetsu_heads
+from spacy_adf.corpora.cabocha import read_cabocha
+from spacy_adf.corpora.knp import read_knp
+from spacy_adf.lang.ja.bunsetsu import (
     BUNSETSU_KEY,
     INTRA_LABEL,
-    BunsetsuCorpus,
-    _split_xpos,
-    bunsetsu_docs,
     bunsetsu_head_token,
     bunsetsu_heads,
-    cabocha_to_doc,
     check_bunsetsu_heads,
-    conllu_bunsetsu_docs,
-    juman_upos,
-    knp_to_doc,
-    make_morph,
-    make_tag,
-    read_cabocha,
     repair_bunsetsu_heads,
     set_bunsetsu_tree,
-    ud_to_bunsetsu_heads,
-    unidic_upos,
 )
-from spacy_adf.corpora.knp import read_knp
+from spacy_adf.lang.ja.pos import juman_upos, make_morph, make_tag, split_xpos, unidic_upos
 
 
 @pytest.fixture(scope="module")
@@ -290,12 +283,12 @@ def test_pos_tables_and_morph():
     assert make_morph("動詞", "*", "子音動詞ワ行", "タ形") == "ConjForm=タ形|ConjType=子音動詞ワ行|SrcPos=動詞"
     with pytest.raises(ValueError, match="contains"):
         make_morph("a|b")
-    assert _split_xpos("名詞-普通名詞-一般") == ("名詞", "普通名詞-一般", "*")
-    assert _split_xpos("動詞-一般-五段-ワア行") == ("動詞", "一般", "五段-ワア行")
-    assert _split_xpos("助動詞-助動詞-タ") == ("助動詞", "*", "助動詞-タ")
-    assert _split_xpos("代名詞") == ("代名詞", "*", "*")
-    assert _split_xpos("名詞-固有名詞-人名-姓") == ("名詞", "固有名詞-人名-姓", "*")
-    assert _split_xpos("接尾辞-形容詞的-形容詞") == ("接尾辞", "形容詞的", "形容詞")
+    assert split_xpos("名詞-普通名詞-一般") == ("名詞", "普通名詞-一般", "*")
+    assert split_xpos("動詞-一般-五段-ワア行") == ("動詞", "一般", "五段-ワア行")
+    assert split_xpos("助動詞-助動詞-タ") == ("助動詞", "*", "助動詞-タ")
+    assert split_xpos("代名詞") == ("代名詞", "*", "*")
+    assert split_xpos("名詞-固有名詞-人名-姓") == ("名詞", "固有名詞-人名-姓", "*")
+    assert split_xpos("接尾辞-形容詞的-形容詞") == ("接尾辞", "形容詞的", "形容詞")
 
 
 # --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ pytest.importorskip("sklearn")
 from spacy_adf.kernels import (PKB, PKE, PKI, SupportVectors, load_classifier,
                                make_classifier, subset_weights, to_csr, train_svm)
 from spacy_adf.kernels.coefficients import stirling2
-from spacy_adf.kernels.poly import _transactions, enumerate_subsets, mine_subsets
+from spacy_adf.kernels.mining import enumerate_subsets, mine_subsets, transactions
 
 V = 60  # vocabulary of the toy problems
 
@@ -171,7 +171,7 @@ def test_xi_pruning_counts(d):
 
 def test_mining_agrees_with_enumeration():
     _, _, sv, _ = problem(3)
-    tptr, titem, _, n_items = _transactions(sv, 0.0, 0.0, 1)
+    tptr, titem, _, n_items = transactions(sv, 0.0, 0.0, 1)
     size, sp, sn, cnt = enumerate_subsets(tptr, titem, sv.coef, 3)
     parent, item, w, depth, keep, visited = mine_subsets(tptr, titem, sv.coef, n_items, 3,
                                                          0.0, 0.0, 1)

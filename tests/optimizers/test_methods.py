@@ -260,7 +260,7 @@ def test_component_batch_objective_equals_summed_examples():
     crf = pipe.trainable_params
     ref_total, ref_grad = 0.0, numpy.zeros_like(grad)
     for eg in examples:
-        for ptr, attrs, gold in pipe._example_sequences(eg):
+        for ptr, attrs, gold in pipe.training_samples(eg):
             g = SparseGrad(crf)
             ref_total += crf.accumulate_gradient([0, len(gold)], ptr, attrs, gold, g)
             ref_grad += g.to_dense()

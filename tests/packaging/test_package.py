@@ -21,10 +21,10 @@ def test_spacy_package_roundtrip(tmp_path):
     )
     assert train.returncode == 0, train.stderr[-3000:]
     check = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "check_package.py"),
+        [sys.executable, "-m", "scripts.check_package",
          str(tmp_path / "out" / "model-last"), str(sample / "dev.txt"),
          "--workdir", str(tmp_path / "pkg"), "--limit", "150"],
-        capture_output=True, text=True,
+        capture_output=True, text=True, cwd=REPO,
     )
     assert check.returncode == 0, (check.stdout[-2000:], check.stderr[-3000:])
     assert "predictions identical: True" in check.stdout
@@ -35,8 +35,6 @@ def test_spacy_package_segmenter(tmp_path):
     """Both forms of a trained segmenter (the adf_segmenter component pipeline
     and a pipeline with the spacy_adf.Segmenter.v1 tokenizer) package, install
     and segment exactly as the originals (checked in one venv)."""
-    import importlib.util
-
     import spacy
     from tests.helpers.seg_data import make_sentences
 
@@ -64,10 +62,8 @@ def test_spacy_package_segmenter(tmp_path):
     nlp.to_disk(tok_model)
 
     # the script's --segmented reading of a SIGHAN file
-    spec = importlib.util.spec_from_file_location(
-        "check_package_seg", REPO / "scripts" / "check_package_seg.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    from scripts import check_package_seg as script
+
     dev_texts = script.read_texts(dev_file, segmented=True)
     assert len(dev_texts) == 50 and not any(" " in t for t in dev_texts)
 
@@ -76,10 +72,10 @@ def test_spacy_package_segmenter(tmp_path):
     extra = ["中国 人民  银行\t北京", " 我们喜欢 ABC 123 新技术 ", "今天\u3000天气很好。", "x"]
     texts_file.write_text("\n".join(dev_texts + extra) + "\n", encoding="utf8")
     check = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "check_package_seg.py"),
+        [sys.executable, "-m", "scripts.check_package_seg",
          str(model_last), str(tok_model), str(texts_file),
          "--workdir", str(tmp_path / "pkg"), "--name", "seg_comp", "--name", "seg_tok"],
-        capture_output=True, text=True,
+        capture_output=True, text=True, cwd=REPO,
     )
     assert check.returncode == 0, (check.stdout[-3000:], check.stderr[-3000:])
     assert "2 pipeline(s), 54 texts: predictions identical: True" in check.stdout
@@ -105,9 +101,9 @@ def test_spacy_package_dependency(tmp_path):
     )
     assert train.returncode == 0, train.stderr[-3000:]
     check = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "check_package_dep.py"),
+        [sys.executable, "-m", "scripts.check_package_dep",
          str(tmp_path / "out" / "model-last"), str(tmp_path / "dev.knp"), "--workdir", str(tmp_path / "pkg")],
-        capture_output=True, text=True,
+        capture_output=True, text=True, cwd=REPO,
     )
     assert check.returncode == 0, (check.stdout[-2000:], check.stderr[-3000:])
     assert "predictions identical: True" in check.stdout

@@ -7,8 +7,8 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 
 from spacy_adf.pipeline.targets import covering_spans, make_target
-from spacy_adf.corpora.bunsetsu import set_bunsetsu_tree
 from spacy_adf.features.templates import TemplateSet
+from spacy_adf.lang.ja.bunsetsu import set_bunsetsu_tree
 from spacy_adf.optimizers.adf import ADF
 
 # tag code -> (tag_, pos_, morph), JUMAN style as the KNP reader writes them

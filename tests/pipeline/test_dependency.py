@@ -10,9 +10,9 @@ from spacy import displacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from spacy_adf.pipeline.dependency import PKEDependencyParser
-from spacy_adf.corpora.bunsetsu import BUNSETSU_KEY, bunsetsu_docs, bunsetsu_heads, check_bunsetsu_heads, make_predicted
+from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
 from spacy_adf.features.bunsetsu import FeatureVocab
+from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_heads, check_bunsetsu_heads
 from spacy_adf.models.cascaded_chunking import cascaded_parse, oracle_parse, oracle_rounds
 from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps
 
@@ -331,6 +331,46 @@ def test_scorer_counts_by_hand():
     s2 = score_bunsetsu_deps([Example(pred2, ref)])
     assert s2["bunsetsu_dep_acc"] == pytest.approx(1 / 3)  # only c-d -> e-f survives
     assert s2["bunsetsu_seg_f"] == pytest.approx(2 * 2 / 7)
+
+
+def _scored_example(nlp, key):
+    ref = Doc(nlp.vocab, words=list("abc"))
+    ref.spans[key] = [ref[0:1], ref[1:2], ref[2:3]]
+    ref.spans[key].attrs["heads"] = [1, 2, -1]
+    pred = Doc(nlp.vocab, words=list("abc"))
+    pred.spans[key] = [pred[0:1], pred[1:2], pred[2:3]]
+    pred.spans[key].attrs["heads"] = [2, 2, -1]
+    return Example(pred, ref)
+
+
+def test_score_uses_the_configured_scorer():
+    from spacy.util import registry
+
+    calls = []
+
+    @registry.scorers("test_dependency.custom_scorer.v1")
+    def make_custom_scorer():
+        def scorer(examples, **kwargs):
+            calls.append((len(list(examples)), kwargs))
+            return {"custom": 42.0}
+
+        return scorer
+
+    nlp = spacy.blank("xx")
+    pipe = nlp.add_pipe("pke_dependency", config={
+        "spans_key": "chunks", "scorer": {"@scorers": "test_dependency.custom_scorer.v1"}})
+    eg = _scored_example(nlp, "chunks")
+    assert pipe.score([eg]) == {"custom": 42.0}
+    assert calls == [(1, {"spans_key": "chunks"})]
+    # the default scorer reads the component's span group, not its own default
+    nlp2 = spacy.blank("xx")
+    default = nlp2.add_pipe("pke_dependency", config={"spans_key": "chunks"})
+    scores = default.score([_scored_example(nlp2, "chunks")])
+    assert scores["bunsetsu_dep_acc"] == pytest.approx(1 / 2)
+    # no scorer, no scores
+    nlp3 = spacy.blank("xx")
+    none = nlp3.add_pipe("pke_dependency", config={"scorer": None})
+    assert none.score([_scored_example(nlp3, BUNSETSU_KEY)]) == {}
 
 
 def test_feature_vocab():

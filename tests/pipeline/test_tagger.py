@@ -164,7 +164,7 @@ def test_averaged_weights_used_for_evaluation():
     _train(nlp, examples, n_epochs=10, optimizer=opt)
     tagger = nlp.get_pipe("ner_crf")
     before = tagger.crf.weights.copy()
-    state = opt.averages[tagger._params_key]
+    state = opt.averages[tagger.trainer.params_key]
     avg = state.averaged_weights()
     assert not numpy.allclose(avg, before)
     with nlp.use_params(opt.averages):
@@ -180,7 +180,6 @@ def test_training_is_deterministic():
         examples = ner_examples(nlp)
         nlp.initialize(lambda: examples)
         _train(nlp, examples, n_epochs=5)
-        nlp.get_pipe("ner_crf")._sync()
         return nlp.get_pipe("ner_crf").crf.weights.copy()
 
     numpy.testing.assert_array_equal(run(), run())
@@ -229,13 +228,13 @@ def test_feature_cache_sees_changed_input_annotation():
     nlp.initialize(lambda: examples)
     pipe = nlp.get_pipe("chunker")
     eg = examples[0]
-    first = pipe._example_data(eg)
-    assert pipe._example_data(eg) is first  # cached
+    first = pipe.training_samples(eg)
+    assert pipe.training_samples(eg) is first  # cached
     eg.predicted[1].tag_ = "NN"
-    changed = pipe._example_data(eg)
-    assert changed is not first and not numpy.array_equal(changed[1], first[1])
+    changed = pipe.training_samples(eg)
+    assert changed is not first and not numpy.array_equal(changed[0][1], first[0][1])
     eg.predicted[2].norm_ = "hound"
-    assert not numpy.array_equal(pipe._example_data(eg)[1], changed[1])
+    assert not numpy.array_equal(pipe.training_samples(eg)[0][1], changed[0][1])
 
 
 def test_initialize_runs_upstream_annotators_for_missing_tags():

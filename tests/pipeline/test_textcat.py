@@ -2,7 +2,6 @@
 component (training, serialization, errors) and the scorer."""
 import math
 import random
-import sys
 from pathlib import Path
 
 import numpy
@@ -566,14 +565,10 @@ def test_blitzer_books_split(shared_data):
 
 
 def test_learning_curve_script_balances_subsets_and_fits(tmp_path):
-    """scripts/evaluate_textcat.py curve: class-balanced seeded subsets per
+    """scripts.evaluate_textcat curve: class-balanced seeded subsets per
     size, one run on the full training split, a fit over log2(size)."""
-    scripts = str(Path(__file__).resolve().parents[2] / "scripts")
-    sys.path.insert(0, scripts)
-    try:
-        import evaluate_textcat
-    finally:
-        sys.path.remove(scripts)
+    from scripts import evaluate_textcat
+
     d = write_review_files(tmp_path, n_per_class=25)
     out = tmp_path / "curve.json"
     evaluate_textcat.main(["curve", "--data", str(d), "--sizes", "8", "40", "--subsets", "2",

@@ -15,10 +15,10 @@ support vectors and training decisions. Then, with the `--chosen` form: the
 KU Wikipedia test split (a different domain, same KNP scheme), and KWDLC
 test with bunsetsu predicted by the adf_tagger chunker (`--chunker`, a
 pipeline trained with configs/bunsetsu_ja_kwdlc.cfg). GiNZA's figures are
-copied from `--ginza-json` (scripts/bench_ginza.py) when that file exists.
+copied from `--ginza-json` (benchmarks/ginza.py) when that file exists.
 
-    python scripts/bench_dependency.py                 # full run (~1 hour)
-    python scripts/bench_dependency.py --limit 1500 --test-limit 300 --degrees 2
+    python -m benchmarks.dependency                 # full run (~1 hour)
+    python -m benchmarks.dependency --limit 1500 --test-limit 300 --degrees 2
 
 Output: JSON (`--out-json`) and a Markdown section between
 `<!-- bench_dependency:start -->` and `<!-- bench_dependency:end -->` in
@@ -35,16 +35,12 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, fmt, machine_info, write_json, write_section
+from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
+from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps
 
-from bench_chunking import machine_info, write_markdown  # noqa: E402
-
-from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted  # noqa: E402
-from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps  # noqa: E402
-
-DEFAULT_DATA = REPO.parent / "shared" / "data"
-MD_START, MD_END = "<!-- bench_dependency:start -->", "<!-- bench_dependency:end -->"
+NAME = "bench_dependency"
+DEFAULT_DATA = DATA
 SIGMAS = (0.01, 0.005, 0.001, 0.0005)
 XIS = (1, 2, 3)
 
@@ -183,10 +179,6 @@ def predicted_bunsetsu(chunker_dir: Path, nlp, test_refs) -> Dict:
             "parse_seconds": parse_seconds, "sentences": len(test_refs)}
 
 
-def fmt(x, spec=".2f"):
-    return "n/a" if x is None else format(x, spec)
-
-
 def markdown(report: Dict) -> str:
     lines = ["## Japanese bunsetsu dependencies: pke_dependency with PKB / PKI / PKE", "",
              f"`{report['command']}`, one run, {report['machine']['cores']} cores "
@@ -227,7 +219,7 @@ def markdown(report: Dict) -> str:
     g = report.get("ginza")
     if g:
         lines += [f"GiNZA {g.get('versions', {}).get('ginza', '?')} (ja_ginza, its own tokenizer and "
-                  f"bunsetsu, scored on character offsets by scripts/bench_ginza.py) on the same KWDLC "
+                  f"bunsetsu, scored on character offsets by benchmarks/ginza.py) on the same KWDLC "
                   f"test text: dependency accuracy {g['dep_acc']:.2f}, sentence accuracy "
                   f"{g['sent_acc']:.2f}, {g['sent_per_s']:.1f} sentences/s for its whole pipeline.", ""]
     return "\n".join(lines) + "\n"
@@ -264,7 +256,7 @@ def parse_args(argv=None):
     p.add_argument("--train-only", action="store_true",
                    help="train (or keep) the parsers in --model-dir and stop: lets the degrees train in parallel")
     p.add_argument("--out-json", type=Path, default=REPO / "metrics" / "bench_dependency.json")
-    p.add_argument("--out-md", type=Path, default=REPO / "docs" / "benchmarks.md")
+    p.add_argument("--out-md", type=Path, default=BENCHMARKS_MD)
     args = p.parse_args(argv)
     args.degrees = [int(d) for d in args.degrees.split(",") if d]
     args.sigmas = [float(s) for s in args.sigmas.split(",") if s]
@@ -274,7 +266,7 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    command = "python scripts/bench_dependency.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python -m benchmarks.dependency " + " ".join(argv if argv is not None else sys.argv[1:])
     kw = args.data / "kwdlc"
     vocab = spacy.blank("xx").vocab
     train_docs = read_docs(kw / "train.knp", vocab, args.limit)
@@ -309,9 +301,8 @@ def main(argv=None) -> int:
             extra["results"]["KWDLC test"] = dict(r, bunsetsu="predicted (adf_tagger)")
         report["extra"] = extra
     report["ginza"] = ginza_summary(args.ginza_json)
-    args.out_json.parent.mkdir(parents=True, exist_ok=True)
-    args.out_json.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf8")
-    write_markdown(args.out_md, markdown(report), MD_START, MD_END)
+    write_json(args.out_json, report)
+    write_section(args.out_md, NAME, markdown(report))
     print(markdown(report))
     return 0
 

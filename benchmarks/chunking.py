@@ -61,35 +61,35 @@ so, since the children and the parent may then have run different code.
 
 Output: raw figures as JSON (``--out-json``) and a Markdown section between
 ``<!-- bench_chunking:start -->`` and ``<!-- bench_chunking:end -->`` in
-``--out-md``. Run from anywhere:
+``--out-md``. Run from the repository root:
 
-    python scripts/bench_chunking.py                   # full run (minutes)
-    python scripts/bench_chunking.py --limit 300 --epochs-np 1 --tasks np
+    python -m benchmarks.chunking                   # full run (minutes)
+    python -m benchmarks.chunking --limit 300 --epochs-np 1 --tasks np
 
-The module imports only the standard library at top level, so the crfsuite
-training child (``--crfsuite-worker``) does not carry spaCy in its RSS.
+The module (and ``benchmarks.harness``) imports only the standard library at
+top level, so the crfsuite training child (``--crfsuite-worker``) does not
+carry spaCy in its RSS.
 """
 import argparse
-import hashlib
 import json
-import os
-import platform
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "conll2000"
+from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, fmt, machine_info, markers,
+                                module_command, read_jsonl, repo_state, run_child, write_json,
+                                write_section)
+
+NAME = "bench_chunking"
+DEFAULT_DATA = DATA / "conll2000"
 DEFAULT_JSON = REPO / "metrics" / "bench_chunking.json"
-DEFAULT_MD = REPO / "docs" / "benchmarks.md"
-MD_START = "<!-- bench_chunking:start -->"
-MD_END = "<!-- bench_chunking:end -->"
+DEFAULT_MD = BENCHMARKS_MD
+MD_START, MD_END = markers(NAME)
 REPEATS = 3  # throughput: best of this many passes
 MEMORY_SENTENCES = 200  # in-process ADF training for the optimizer-state figure
 ADF_BATCH_SIZE = 256
@@ -220,24 +220,6 @@ def tag_prf(gold_tags: Iterable[Sequence[str]], pred_tags: Iterable[Sequence[str
 # ---------------------------------------------------------- child jobs
 
 
-def run_child(cmd: List[str], log_path: Path, cwd: Path = REPO) -> Dict:
-    """Run ``cmd`` with output to ``log_path``; its wall time and peak RSS."""
-    with open(log_path, "w", encoding="utf8") as log:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        tail = "".join(log_path.read_text(encoding="utf8").splitlines(True)[-40:])
-        raise RuntimeError(
-            f"child failed with exit code {proc.returncode}: {shlex.join(cmd)}\n"
-            f"--- last lines of {log_path} ---\n{tail}"
-        )
-    # ru_maxrss is in KiB on Linux
-    return {"wall_seconds": wall, "peak_rss_mb": usage.ru_maxrss / 1024.0}
-
-
 def crfsuite_worker(spec_path: str) -> None:
     """Child process: extract features, train crfsuite, write a result JSON."""
     import pycrfsuite
@@ -300,8 +282,8 @@ def bench_crfsuite(system: str, task: str, train_path: Path, test: List[Sentence
             "algorithm": algorithm, "params": params, "model": str(model),
             "result": str(job / "result.json")}
     (job / "spec.json").write_text(json.dumps(spec), encoding="utf8")
-    child = run_child([sys.executable, str(Path(__file__).resolve()),
-                       "--crfsuite-worker", str(job / "spec.json")], job / "train.log")
+    child = run_child(module_command("benchmarks.chunking", "--crfsuite-worker", job / "spec.json"),
+                      job / "train.log")
     trained = json.loads((job / "result.json").read_text(encoding="utf8"))
 
     parsed = parse_templates(templates)
@@ -339,10 +321,6 @@ def bench_crfsuite(system: str, task: str, train_path: Path, test: List[Sentence
 
 
 # ----------------------------------------------------------------- adf
-
-
-def read_log(path: Path) -> List[Dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf8").splitlines() if line.strip()]
 
 
 def batch_size_of(config_path: Path) -> int:
@@ -393,7 +371,7 @@ def train_adf(task: str, train_path: Path, test_path: Path, n_train: int,
     child = run_child(cmd, job / "train.log")
     child["command"] = shlex.join(cmd)
     return (job / "output" / "model-last", child,
-            evaluations(read_log(log_path), n_train, batch_size))
+            evaluations(read_jsonl(log_path), n_train, batch_size))
 
 
 def load_test_docs(nlp, test_path: Path, task: str):
@@ -476,58 +454,12 @@ def bench_adf(task: str, train_path: Path, test_path: Path, n_train: int,
         "evaluations": evals,
         "train_command": child["command"],
         "config": TASKS[task]["config"],
-        "templates": list(chunker.model.attrs["templates"].templates),
+        "templates": list(chunker.sequence_crf.templates.templates),
         "scheme": chunker.cfg["scheme"],
     }
 
 
 # --------------------------------------------------------------- report
-
-
-def _version_or_none(dist: str) -> Optional[str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return None
-
-
-def machine_info() -> Dict:
-    from importlib.metadata import version
-
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                           cwd=REPO, capture_output=True, text=True).stdout.strip()
-    return {
-        "cores": os.cpu_count(),
-        "cpu": cpu,
-        "load_average_at_start": list(os.getloadavg()),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "spacy": version("spacy"),
-        "python_crfsuite": _version_or_none("python-crfsuite"),
-        "spacy_pkuseg": _version_or_none("spacy-pkuseg"),
-        "spacy_adf": version("spacy-adf"),
-        "git_commit": commit + ("+modified" if dirty else ""),
-    }
-
-
-def repo_state() -> str:
-    """A hash of HEAD and the uncommitted changes to tracked files."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO,
-                          capture_output=True, text=True).stdout
-    diff = subprocess.run(["git", "diff", "HEAD"], cwd=REPO, capture_output=True).stdout
-    return hashlib.sha1(head.encode() + diff).hexdigest()
 
 
 def template_mismatches(report: Dict) -> List[str]:
@@ -560,10 +492,6 @@ def ratios(task_results: Dict) -> Dict:
         out[f"adf_tokens_per_second_over_{system}"] = (
             adf["tokens_per_second"] / crf["tokens_per_second"])
     return out
-
-
-def fmt(value, spec: str = ".2f", none: str = "n/a") -> str:
-    return none if value is None else format(value, spec)
 
 
 def markdown_tables(results: Dict) -> List[str]:
@@ -661,24 +589,6 @@ def markdown_section(report: Dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_markdown(path: Path, section: str, md_start: str = MD_START, md_end: str = MD_END) -> None:
-    """Replace the text between the markers, keeping the rest of the file."""
-    block = f"{md_start}\n{section}{md_end}"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("# Benchmarks\n\nGenerated by the scripts in `scripts/`; "
-                        "each section names the command that regenerates it.\n\n"
-                        f"{block}\n", encoding="utf8")
-        return
-    text = path.read_text(encoding="utf8")
-    start, end = text.find(md_start), text.find(md_end)
-    if start >= 0 and end > start:
-        text = text[:start] + block + text[end + len(md_end):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(text, encoding="utf8")
-
-
 # ----------------------------------------------------------------- main
 
 
@@ -748,7 +658,7 @@ def run_benchmark(args, workdir: Path, argv: List[str]) -> Dict:
     return {
         "benchmark": "bench_chunking",
         "repo_changed_during_run": changed,
-        "command": shlex.join(["python", "scripts/bench_chunking.py", *argv]),
+        "command": shlex.join(["python", "-m", "benchmarks.chunking", *argv]),
         "started": started,
         "total_wall_seconds": time.perf_counter() - t0,
         "machine": machine_info(),
@@ -782,9 +692,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     print(f"[bench_chunking] working directory: {workdir}", flush=True)
     report = run_benchmark(args, workdir.resolve(), argv)
-    args.out_json.parent.mkdir(parents=True, exist_ok=True)
-    args.out_json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf8")
-    write_markdown(args.out_md, markdown_section(report))
+    write_json(args.out_json, report)
+    write_section(args.out_md, NAME, markdown_section(report))
     print(f"[bench_chunking] wrote {args.out_json} and {args.out_md} "
           f"in {report['total_wall_seconds'] / 60:.1f} min", flush=True)
     if temporary:

@@ -6,8 +6,8 @@ all, Zipfian values). The label says whether one of 24 planted pair or
 triple conjunctions of frequent values fires (1% flipped), so a quadratic or
 cubic kernel has something to find. Prints a table and writes JSON (--out).
 
-    python scripts/bench_kernels.py --out metrics/kernels.json
-    python scripts/bench_kernels.py --quick --out /tmp/k.json   # seconds
+    python -m benchmarks.kernels --out metrics/kernels.json
+    python -m benchmarks.kernels --quick --out /tmp/k.json   # seconds
 """
 import argparse
 import json
@@ -19,9 +19,10 @@ from math import comb
 
 import numpy
 
+from benchmarks.harness import write_json
 from spacy_adf.kernels import (PKB, PKE, PKI, SupportVectors, subset_weights, to_csr,
                                train_svm)
-from spacy_adf.kernels.poly import _transactions, enumerate_subsets, mine_subsets
+from spacy_adf.kernels.mining import enumerate_subsets, mine_subsets, transactions
 
 
 def make_problem(n, n_features, n_templates, seed, n_pairs=12, n_triples=12, noise=0.01):
@@ -75,7 +76,7 @@ def compare_mining(sv, sigma, xi, max_occ):
     d = sv.degree
     sig_pos = sigma * sv.n_pos / sv.n_sv
     sig_neg = -sigma * sv.n_neg / sv.n_sv
-    tptr, titem, _, n_items = _transactions(sv, sig_pos, sig_neg, xi)
+    tptr, titem, _, n_items = transactions(sv, sig_pos, sig_neg, xi)
     occ = n_occurrences(tptr, d)
     t0 = time.perf_counter()
     rec = mine_subsets(tptr, titem, sv.coef, n_items, d, sig_pos, sig_neg, xi)
@@ -193,7 +194,7 @@ def bench_degree(d, X, y, Xt, yt, args, report):
     report["degrees"].append(res)
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--n-train", type=int, default=20000)
@@ -213,7 +214,7 @@ def main():
                     help="cache trained support vectors here and reuse them on the next run")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="a small problem, for a smoke run")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.quick:
         args.n_train, args.n_test, args.n_features, args.templates = 2000, 300, 5000, 40
     ex, y = make_problem(args.n_train + args.n_test, args.n_features, args.templates, args.seed)
@@ -230,8 +231,7 @@ def main():
     for d in args.degrees:
         bench_degree(d, X, y[: args.n_train], Xt, yt, args, report)
     report["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    with open(args.out, "w") as f:
-        json.dump(report, f, indent=1)
+    write_json(args.out, report, indent=1)
     print(f"\nwrote {args.out} (max RSS {report['max_rss_mb']:.0f} MB)")
 
 

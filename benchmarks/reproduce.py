@@ -2,17 +2,18 @@
 Figures 2-7) with spacy-adf: ADF vs SGD, perceptron, averaged perceptron
 and L-BFGS on base-NP chunking, Bio-NER, Chinese segmentation and sentiment.
 
-    python scripts/reproduce.py run --task chunking [--data ../shared/data]
-    python scripts/reproduce.py all --jobs 2        # every task, then report
-    python scripts/reproduce.py report              # metrics + docs + plots
+    python -m benchmarks.reproduce run --task chunking [--data ../shared/data]
+    python -m benchmarks.reproduce all --jobs 2        # every task, then report
+    python -m benchmarks.reproduce report              # metrics + docs + plots
 
 Protocol (the same for every method of a task):
 - one pipeline config per task (configs/), initialised from the training
   data once per method, so every method gets the same features;
-- on-line methods: the same seeded shuffle of the training set each pass,
-  spaCy batches of 64 examples, one optimizer step per `minibatch` samples;
-  after each pass the test set is scored (with averaged weights for the
-  averaged perceptron); scoring time is not training time;
+- on-line methods (spacy_adf.training.online_loop.train_online): the same
+  seeded shuffle of the training set each pass, spaCy batches of 64
+  examples, one optimizer step per `minibatch` samples; after each pass the
+  test set is scored (with averaged weights for the averaged perceptron);
+  scoring time is not training time;
 - L-BFGS: scipy's L-BFGS-B on the exact objective, one pass = one function
   evaluation, the test set is scored after every iteration;
 - empirical convergence as in the paper: the first pass at which the scores
@@ -22,15 +23,13 @@ Each run writes metrics/reproduction/<task>.json; `report` merges them into
 metrics/reproduction.json and writes docs/reproduction.md with PNG plots.
 """
 import argparse
-import json
-import random
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Dict, List, Optional
 
-REPO = Path(__file__).resolve().parent.parent
+from benchmarks.harness import DATA, REPO, Child, machine_info, module_command, write_json
+from benchmarks.reproduce_report import write_report
+from spacy_adf.training.online_loop import online_optimizer, train_online, trainable_components
+
 RUN_DIR = REPO / "metrics" / "reproduction"
 BATCH = 64
 
@@ -119,24 +118,6 @@ def converged_at(scores: List[float]) -> Optional[int]:
     return None
 
 
-def online_optimizer(name: str, learn_rate: float, sigma: Optional[float], *,
-                     minibatch: int = 1, decay: float = 0.9):
-    """The on-line method `name` (adf, sgd, perc, avgperc) with the paper's
-    other settings (ADF alpha 0.995, beta 0.6; SGD's rate falls by `decay`
-    a pass; the perceptrons take neither rate nor prior)."""
-    from spacy_adf.optimizers.adf import ADF
-    from spacy_adf.optimizers.perceptron import Perceptron
-    from spacy_adf.optimizers.sgd import SGD
-
-    if name == "adf":
-        return ADF(learn_rate, sigma=sigma, minibatch=minibatch)
-    if name == "sgd":
-        return SGD(learn_rate, decay=decay, sigma=sigma, minibatch=minibatch)
-    if name in ("perc", "avgperc"):
-        return Perceptron(averaged=name == "avgperc", minibatch=minibatch)
-    raise ValueError(f"unknown on-line method {name!r}")
-
-
 def make_optimizer(method: str, spec: Dict):
     """The optimizer of a reproduction unit: method is a name, with "_mbK"
     for mini-batches of K; rates and priors come from the task's spec."""
@@ -191,47 +172,25 @@ class Task:
         return 100.0 * float(scores[self.spec["score"]])
 
 
-def _trainable(nlp, train):
-    """The spacy-adf component(s) to train; other components (e.g. a frozen
-    POS tagger feeding the features) annotate the training docs once."""
-    names = [n for n, p in nlp.pipeline if hasattr(p, "batch_objective")]
-    if not names:
-        raise SystemExit("no spacy-adf trainable component in the pipeline")
-    for name, proc in nlp.pipeline:
-        if name not in names:
-            for eg in train:
-                proc(eg.predicted)
-    return [nlp.get_pipe(n) for n in names]
-
-
 def run_online(task: Task, method: str, max_passes: int, seed: int = 0) -> Dict:
-    """Passes of an on-line method. The component's own update() is called
-    with the same Example objects every pass (nlp.update would copy every
-    predicted Doc per batch, which costs more than the CRF steps); the
-    component still checks its cached features against each Doc."""
+    """Passes of an on-line method (spacy_adf's train_online), the test set
+    scored after each; stops at convergence or after `max_passes`."""
     nlp, train, test = task.fresh()
-    pipes = _trainable(nlp, train)
+    pipes = trainable_components(nlp, train)
     opt = make_optimizer(method, task.spec)
-    rng = random.Random(seed)
-    order = list(range(len(train)))
-    curve, scores, seconds, cpu = [], [], 0.0, 0.0
-    for p in range(1, max_passes + 1):
-        rng.shuffle(order)
-        losses: Dict[str, float] = {}
-        t0, c0 = time.perf_counter(), time.process_time()
-        for i in range(0, len(order), BATCH):
-            batch = [train[j] for j in order[i:i + BATCH]]
-            for pipe in pipes:
-                pipe.update(batch, sgd=opt, losses=losses)
-        seconds += time.perf_counter() - t0
-        cpu += time.process_time() - c0
-        score = task.score(nlp, test, opt.averages)
-        scores.append(score)
-        curve.append({"pass": p, "seconds": seconds, "cpu_seconds": cpu, "score": score,
-                      "loss": float(sum(losses.values()))})
-        print(f"[{task.name}/{method}] pass {p:3d}  {score:.2f}  {seconds:.1f}s", flush=True)
-        if converged_at(scores):
-            break
+    scores: List[float] = []
+
+    def evaluate(_pass: int) -> Dict:
+        scores.append(task.score(nlp, test, opt.averages))
+        return {"score": scores[-1]}
+
+    def report(point: Dict) -> bool:
+        print(f"[{task.name}/{method}] pass {point['pass']:3d}  {point['score']:.2f}  "
+              f"{point['seconds']:.1f}s", flush=True)
+        return converged_at(scores) is not None
+
+    curve = train_online(pipes, train, opt, max_passes=max_passes, batch_size=BATCH, seed=seed,
+                         evaluate=evaluate, callback=report)
     return _summary(curve)
 
 
@@ -239,7 +198,7 @@ def run_lbfgs(task: Task, max_iter: int) -> Dict:
     from spacy_adf.training.lbfgs import train_lbfgs
 
     nlp, train, test = task.fresh()
-    pipes = _trainable(nlp, train)
+    pipes = trainable_components(nlp, train)
     if len(pipes) != 1:
         raise SystemExit(f"{task.name}: L-BFGS here trains one component, found {len(pipes)}")
     curve, scores = [], []
@@ -298,15 +257,9 @@ def cmd_run(args) -> None:
             cap = args.passes or task.spec["passes"]
             result = run_online(task, method, cap)
         result["cap"] = cap
-        record = {"task": task.name, "method": method, "spec": task.spec, "machine": _machine(),
+        record = {"task": task.name, "method": method, "spec": task.spec, "machine": machine_info(),
                   "result": result, "wall_seconds": time.perf_counter() - start}
-        (RUN_DIR / f"{task.name}__{method}.json").write_text(json.dumps(record, indent=1))
-
-
-def _machine() -> Dict:
-    from bench_chunking import machine_info  # same record as the other benchmarks
-
-    return machine_info()
+        write_json(RUN_DIR / f"{task.name}__{method}.json", record, indent=1)
 
 
 # rough cost of a unit of work, to start the longest first
@@ -324,25 +277,21 @@ def cmd_all(args) -> None:
     while units or running:
         while units and len(running) < args.jobs:
             task, method = units.pop(0)
-            cmd = [sys.executable, __file__, "run", "--task", task, "--methods", method,
-                   "--data", args.data]
-            log = open(RUN_DIR / f"{task}__{method}.log", "w")
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-            running.append((f"{task}/{method}", proc, log))
+            cmd = module_command("benchmarks.reproduce", "run", "--task", task,
+                                 "--methods", method, "--data", args.data)
+            running.append((f"{task}/{method}", Child(cmd, RUN_DIR / f"{task}__{method}.log")))
         time.sleep(1)
         for item in list(running):
-            name, proc, log = item
-            if proc.poll() is not None:
-                log.close()
+            name, child = item
+            done = child.poll(check=False)
+            if done is not None:
                 running.remove(item)
-                if proc.returncode:
+                if done["returncode"]:
                     failed.append(name)
-                print(f"{name}: exit {proc.returncode} at {time.perf_counter() - start:.0f}s",
+                print(f"{name}: exit {done['returncode']} at {time.perf_counter() - start:.0f}s",
                       flush=True)
     if failed:
         raise SystemExit(f"failed: {failed} (logs in metrics/reproduction/)")
-    from reproduce_report import write_report
-
     write_report(RUN_DIR, total_seconds=time.perf_counter() - start)
 
 
@@ -351,12 +300,12 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="cmd", required=True)
     run = sub.add_parser("run")
     run.add_argument("--task", required=True)
-    run.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
+    run.add_argument("--data", default=str(DATA))
     run.add_argument("--methods", default=None)
     run.add_argument("--passes", type=int, default=None)
     run.add_argument("--lbfgs-iter", type=int, default=None)
     everything = sub.add_parser("all")
-    everything.add_argument("--data", default=str(REPO.parent / "shared" / "data"))
+    everything.add_argument("--data", default=str(DATA))
     everything.add_argument("--jobs", type=int, default=2)
     everything.add_argument("--tasks", default=None)
     sub.add_parser("report")
@@ -367,8 +316,6 @@ def main(argv=None):
     elif args.cmd == "all":
         cmd_all(args)
     else:
-        from reproduce_report import write_report
-
         write_report(RUN_DIR)
 
 

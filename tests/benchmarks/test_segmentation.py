@@ -1,13 +1,8 @@
 """The segmentation benchmark's pure parts: log parsing, per-pass times,
 comparison and the Markdown table (the full run takes ~45 minutes)."""
 import json
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "scripts"))
-
-import bench_segmentation as bench  # noqa: E402
+from benchmarks import segmentation as bench
 
 PKUSEG_LOG = """reading training & test data...
 iter0  diff=1.00e+100  train-time(sec)=104.06  f-score=92.38%

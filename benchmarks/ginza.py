@@ -4,15 +4,16 @@ GiNZA (``ginza`` + ``ja_ginza``) is a spaCy Japanese pipeline: SudachiPy
 tokenizer (split mode C), a UD dependency parser, and ``bunsetu_recognizer``,
 which derives bunsetsu from the UD tree. It is not trained on KWDLC and uses
 UD/UniDic conventions, so this is a cross-convention comparison (caveats below).
-Run it with a Python that has GiNZA installed, e.g. a separate venv:
+Run it from the repository root with a Python that has GiNZA installed, e.g.
+a separate venv:
 
     python3 -m venv ../ginza-venv && ../ginza-venv/bin/pip install ginza ja_ginza
-    ../ginza-venv/bin/python scripts/bench_ginza.py [--test ../shared/data/kwdlc/test.knp]
+    ../ginza-venv/bin/python -m benchmarks.ginza [--test ../shared/data/kwdlc/test.knp]
         [--limit N] [--output metrics/bench_ginza.json] [--repeats 2]
 
-Gold: the KNP file, read with ``spacy_adf.corpora.knp.read_knp`` if spacy_adf
-(repository root on sys.path, its compiled extensions built for this Python)
-imports, else with the tiny reader below (``# S-ID:``, ``* <head><type>``,
+Gold: the KNP file, read with ``spacy_adf.corpora.knp.read_knp`` if the
+checkout's spacy_adf (found from the repository root, its compiled extensions
+built for this Python) imports, else with the tiny reader below (``# S-ID:``, ``* <head><type>``,
 morpheme lines whose first field is the surface, ``EOS``; ``+`` lines skipped).
 GiNZA parses the raw sentence text (the concatenated surfaces; KWDLC has no
 whitespace morphemes, so character offsets are the same on both sides).
@@ -70,19 +71,16 @@ CPU seconds (``time.process_time``) are recorded too: on a shared machine they
 are less affected by other processes than wall-clock time.
 """
 import argparse
-import json
 import os
-import platform
 import re
-import subprocess
 import sys
 import time
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TEST = REPO.parent / "shared" / "data" / "kwdlc" / "test.knp"
+from benchmarks.harness import DATA, REPO, machine_info, version_or_none, write_json
+
+DEFAULT_TEST = DATA / "kwdlc" / "test.knp"
 DEFAULT_OUTPUT = REPO / "metrics" / "bench_ginza.json"
 
 # Gold sentence: (sid, text, [(start_char, end_char)], [head bunsetsu index])
@@ -94,20 +92,21 @@ Gold = Tuple[Optional[str], str, List[Tuple[int, int]], List[int]]
 # --------------------------------------------------------------------------
 
 def _import_spacy_adf():
-    """(read_knp, ud_to_bunsetsu_heads) from spacy_adf in REPO, or None.
+    """(read_knp, ud_to_bunsetsu_heads) from the checkout's spacy_adf, or None.
 
-    REPO's ``spacy_adf.egg-info`` must stay invisible to spaCy: its entry
-    points would make ``spacy.load`` import all of spacy_adf's components,
-    with dependencies this environment may lack. catalogue reads the entry
-    points once, when it is first imported, so spaCy is imported before REPO
-    goes on sys.path, and REPO is on sys.path only while the modules import."""
-    import spacy  # noqa: F401  (catalogue's entry point snapshot, without REPO)
+    spaCy is imported first, as in any run: catalogue reads the entry points
+    once, when it is first imported. spacy-adf is usually not installed in
+    GiNZA's environment, so spaCy sees none of its entry points (the project
+    installs spacy-adf as a PEP 660 editable install, whose metadata lives in
+    site-packages, not in the repository root; a stray ``spacy_adf.egg-info``
+    in the root would expose them and make ``spacy.load`` import every
+    spacy_adf component, so remove it before running this with another
+    Python). A spacy_adf that does not import here (e.g. extensions built for
+    another Python) is dropped again and the tiny reader is used."""
+    import spacy  # noqa: F401  (catalogue's entry point snapshot comes first)
 
-    if not (REPO / "spacy_adf" / "__init__.py").exists():
-        return None
-    sys.path.insert(0, str(REPO))
     try:
-        from spacy_adf.corpora.bunsetsu import ud_to_bunsetsu_heads
+        from spacy_adf.corpora.bunsetsu_conllu import ud_to_bunsetsu_heads
         from spacy_adf.corpora.knp import read_knp
     except Exception as err:  # e.g. extensions built for another Python
         for name in [m for m in sys.modules if m == "spacy_adf" or m.startswith("spacy_adf.")]:
@@ -115,8 +114,6 @@ def _import_spacy_adf():
         print(f"spacy_adf not importable ({type(err).__name__}: {err}); using the tiny reader",
               file=sys.stderr)
         return None
-    finally:
-        sys.path.remove(str(REPO))
     return read_knp, ud_to_bunsetsu_heads
 
 
@@ -312,29 +309,6 @@ def segmentation(gold: List[Gold], pred: List[Dict]) -> Dict:
 # Main
 # --------------------------------------------------------------------------
 
-def _version(name: str) -> Optional[str]:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return None
-
-
-def machine_info() -> Dict:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                            capture_output=True, text=True).stdout.strip()
-    return {"cores": os.cpu_count(), "cpu": cpu, "load_average_at_start": list(os.getloadavg()),
-            "platform": platform.platform(), "python": platform.python_version(),
-            "python_executable": sys.executable, "git_commit": commit}
-
-
 def main(argv=None) -> Dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -398,7 +372,7 @@ def main(argv=None) -> Dict:
     parse_only = components["tok2vec"] + components["parser"] + components["bunsetu_recognizer"]
     result = {
         "machine": info,
-        "versions": {name: _version(name) for name in
+        "versions": {name: version_or_none(name) for name in
                      ("ginza", "ja-ginza", "spacy", "thinc", "sudachipy", "sudachidict-core")},
         "model": {"name": args.model, "meta_version": nlp.meta.get("version"),
                   "pipeline": nlp.pipe_names,
@@ -432,8 +406,7 @@ def main(argv=None) -> Dict:
             "component_pass_same_heads_as_pipe": same,
         },
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_json(args.output, result)
 
     v = result["versions"]
     print(f"GiNZA {v['ginza']} / ja_ginza {v['ja-ginza']} / spaCy {v['spacy']} / "

@@ -23,8 +23,8 @@ tokenizer (`spacy_adf.Segmenter.v1`, `tokenizer.pipe`) and as the pipeline
 component (`nlp.pipe` over character Docs, including the character
 tokenizer and the merges).
 
-    python scripts/bench_segmentation.py                # full run (~45 minutes)
-    python scripts/bench_segmentation.py --limit 300 --pkuseg-iters 2 --epochs 2
+    python -m benchmarks.segmentation                # full run (~45 minutes)
+    python -m benchmarks.segmentation --limit 300 --pkuseg-iters 2 --epochs 2
 
 Output: raw figures as JSON (`--out-json`) and a Markdown section between
 `<!-- bench_segmentation:start -->` and `<!-- bench_segmentation:end -->` in
@@ -33,25 +33,21 @@ Output: raw figures as JSON (`--out-json`) and a Markdown section between
 import argparse
 import json
 import math
-import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_chunking import machine_info, read_log, run_child, write_markdown  # noqa: E402
+from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, Child, fmt, machine_info, read_jsonl,
+                                run_child, write_json, write_section)
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data"
+NAME = "bench_segmentation"
+DEFAULT_DATA = DATA
 DEFAULT_JSON = REPO / "metrics" / "bench_segmentation.json"
-DEFAULT_MD = REPO / "docs" / "benchmarks.md"
-MD_START = "<!-- bench_segmentation:start -->"
-MD_END = "<!-- bench_segmentation:end -->"
+DEFAULT_MD = BENCHMARKS_MD
 
 DATASETS = {
     "weibo": {"title": "NLPCC-2016 Weibo (dev)", "config": "configs/seg_zh_weibo.cfg",
@@ -161,7 +157,7 @@ def adf_command(name: str, train: Path, dev: Path, job: Path, epochs: int, n_tra
 def adf_result(child: Dict, job: Path, epochs: int) -> Dict:
     """spaCy evaluates after the first batch (step 0) and then every pass, so
     the differences between consecutive records are whole passes."""
-    records = read_log(job / "log.jsonl")
+    records = read_jsonl(job / "log.jsonl")
     cumulative = [r["train_seconds"] for r in records]
     per_pass = [b - a for a, b in zip(cumulative[:-1], cumulative[1:])]
     return {
@@ -211,15 +207,11 @@ def score(gold: List[List[str]], pred: List[List[str]], lexicon: Set[str]) -> Di
 # ----------------------------------------------------------------- report
 
 
-def fmt(v, spec=".2f"):
-    return "n/a" if v is None else format(v, spec)
-
-
 def markdown_section(report: Dict) -> str:
     lines = [
         "## Word segmentation: adf_segmenter vs spacy-pkuseg",
         "",
-        f"`python scripts/bench_segmentation.py` ({report['machine']['cpu']}, "
+        f"`python -m benchmarks.segmentation` ({report['machine']['cpu']}, "
         f"{report['machine']['cores']} cores; spacy-pkuseg {report['machine'].get('spacy_pkuseg')}, "
         f"commit {report['machine']['git_commit']}). Both systems train on the same files; "
         "F, P, R and OOV recall use SIGHAN word matching (OOV = not a training word). "
@@ -353,9 +345,7 @@ def main(argv=None) -> int:
         log_path = workdir / first / "pkuseg-train.log"
         cmd = pkuseg_command(data[first]["train_file"], data[first]["eval_file"],
                              workdir / first / "pkuseg-model", args.pkuseg_iters)
-        log = open(log_path, "w", encoding="utf8")
-        lane = (first, log, log_path, time.perf_counter(),
-                subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=workdir / first))
+        lane = (first, log_path, Child(cmd, log_path, cwd=workdir / first))
     for n in names_to_train:
         job = workdir / n / "adf"
         job.mkdir(exist_ok=True)
@@ -379,13 +369,8 @@ def main(argv=None) -> int:
         child = run_child(cmd, log_path, cwd=workdir / n)
         trained[n]["pkuseg"] = pkuseg_result(child, log_path)
     if lane is not None:
-        first, log, log_path, start, proc = lane
-        _, status, usage = os.wait4(proc.pid, 0)
-        log.close()
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"spacy-pkuseg training failed; see {log_path}")
-        child = {"wall_seconds": time.perf_counter() - start, "peak_rss_mb": usage.ru_maxrss / 1024.0}
-        trained[first]["pkuseg"] = pkuseg_result(child, log_path)
+        first, log_path, child = lane
+        trained[first]["pkuseg"] = pkuseg_result(child.wait(), log_path)
 
     # --- segmentation: accuracy and speed, nothing else running
     import spacy
@@ -408,9 +393,8 @@ def main(argv=None) -> int:
         print(f"[{n}] adf F {adf['f']:.2f} / pkuseg F {pk['f']:.2f}", flush=True)
         if n == "weibo":
             report["results"].update(bench_msr(args, workdir, nlp, d["lexicon"]))
-    args.out_json.parent.mkdir(parents=True, exist_ok=True)
-    args.out_json.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf8")
-    write_markdown(args.out_md, markdown_section(report), MD_START, MD_END)
+    write_json(args.out_json, report)
+    write_section(args.out_md, NAME, markdown_section(report))
     print(markdown_section(report))
     return 0
 

@@ -3,7 +3,7 @@ number of weights. Trains CRFs of 10^6 to 5 x 10^7 weights on the same random
 sequences and reports microseconds per sentence, bytes per weight (process
 peak RSS and the model's own accounting) and the time of a full flush.
 
-    python scripts/bench_scaling.py [--sizes 1e6,1e7,5e7] [--out-json metrics/bench_scaling.json]
+    python -m benchmarks.scaling [--sizes 1e6,1e7,5e7] [--out-json metrics/bench_scaling.json]
         [--out-md docs/benchmarks.md]
 
 Each size runs in its own child process so peak RSS is per model.
@@ -11,15 +11,16 @@ Each size runs in its own child process so peak RSS is per model.
 import argparse
 import json
 import resource
-import subprocess
-import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy
 
-REPO = Path(__file__).resolve().parent.parent
-START, END = "<!-- bench_scaling:start -->", "<!-- bench_scaling:end -->"
+from benchmarks.harness import (BENCHMARKS_MD, REPO, module_command, run_child, write_json,
+                                write_section)
+
+NAME = "bench_scaling"
 
 
 def one_size(n_weights: int, n_labels: int = 5, per_attr: int = 25, n_seq: int = 3000,
@@ -74,12 +75,11 @@ def one_size(n_weights: int, n_labels: int = 5, per_attr: int = 25, n_seq: int =
     }
 
 
-def write_md(path: Path, rows: list) -> None:
+def markdown_section(rows: list) -> str:
     lines = [
-        START,
         "## Cost per update vs model size (sparse ADF path)",
         "",
-        "Regenerate: `python scripts/bench_scaling.py` (each size in its own process; the same "
+        "Regenerate: `python -m benchmarks.scaling` (each size in its own process; the same "
         "3,000 random sentences of 10-40 tokens, 20 Zipf-distributed features per token, 5 labels, "
         "25 weights per feature).",
         "",
@@ -95,35 +95,31 @@ def write_md(path: Path, rows: list) -> None:
         )
     lines += ["", "The time per sentence depends on what the sentence touches, not on the "
               "number of weights (larger tables only cost more cache misses); peak RSS per "
-              "weight includes the interpreter and the random corpus.", END]
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        text = text[: text.index(START)] + "\n".join(lines) + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
-    path.write_text(text)
+              "weight includes the interpreter and the random corpus."]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="1e6,1e7,5e7")
     parser.add_argument("--out-json", default=str(REPO / "metrics" / "bench_scaling.json"))
-    parser.add_argument("--out-md", default=str(REPO / "docs" / "benchmarks.md"))
+    parser.add_argument("--out-md", default=str(BENCHMARKS_MD))
     parser.add_argument("--worker", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker is not None:
         print(json.dumps(one_size(int(args.worker))))
         return
     rows = []
-    for size in args.sizes.split(","):
-        out = subprocess.run([sys.executable, __file__, "--worker", size],
-                             capture_output=True, text=True, check=True)
-        row = json.loads(out.stdout.strip().splitlines()[-1])
-        print(json.dumps(row))
-        rows.append(row)
-    Path(args.out_json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out_json).write_text(json.dumps(rows, indent=2))
-    write_md(Path(args.out_md), rows)
+    with tempfile.TemporaryDirectory(prefix="bench_scaling_") as tmp:
+        for size in args.sizes.split(","):
+            log = Path(tmp) / f"{size}.log"
+            run_child(module_command("benchmarks.scaling", "--worker", size), log)
+            # the worker's result is its last line (stderr goes to the same log)
+            row = json.loads(log.read_text(encoding="utf8").strip().splitlines()[-1])
+            print(json.dumps(row))
+            rows.append(row)
+    write_json(Path(args.out_json), rows)
+    write_section(Path(args.out_md), NAME, markdown_section(rows))
 
 
 if __name__ == "__main__":

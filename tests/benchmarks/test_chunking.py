@@ -1,25 +1,14 @@
-"""Tests for scripts/bench_chunking.py: its pure helpers, and one slow end-to-end run."""
-import importlib.util
+"""Tests for benchmarks.chunking: its pure helpers, and one slow end-to-end run."""
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "scripts" / "bench_chunking.py"
-CONLL2000 = REPO.parent / "shared" / "data" / "conll2000"
+from benchmarks import chunking as bench
+from benchmarks.harness import DATA, REPO
 
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("bench_chunking", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = load_script()
+CONLL2000 = DATA / "conll2000"
 
 
 def test_sentence_features_three_tokens():
@@ -70,25 +59,14 @@ def test_span_prf_edge_cases():
     assert s["f1"] == pytest.approx(200 / 3)
 
 
-def test_write_markdown_replaces_only_the_section(tmp_path):
-    md = tmp_path / "benchmarks.md"
-    bench.write_markdown(md, "first\n")
-    text = md.read_text()
-    md.write_text(text + "\n## Other benchmark\nkeep me\n")
-    bench.write_markdown(md, "second\n")
-    text = md.read_text()
-    assert "second" in text and "first" not in text and "keep me" in text
-    assert text.count(bench.MD_START) == 1 and text.count(bench.MD_END) == 1
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not (CONLL2000 / "train.txt").exists(), reason="CoNLL-2000 not available")
 def test_full_script_small(tmp_path):
     out_json, out_md = tmp_path / "bench.json", tmp_path / "bench.md"
-    cmd = [sys.executable, str(SCRIPT), "--limit", "300", "--epochs-np", "1", "--tasks", "np",
+    cmd = [sys.executable, "-m", "benchmarks.chunking", "--limit", "300", "--epochs-np", "1", "--tasks", "np",
            "--data", str(CONLL2000), "--workdir", str(tmp_path / "work"),
            "--out-json", str(out_json), "--out-md", str(out_md)]
-    subprocess.run(cmd, check=True, cwd=tmp_path, timeout=900)
+    subprocess.run(cmd, check=True, cwd=REPO, timeout=900)
     report = json.loads(out_json.read_text())
     assert report["settings"]["n_train_sentences"] == 300
     systems = report["results"]["np"]

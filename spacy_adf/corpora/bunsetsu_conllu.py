@@ -1,0 +1,161 @@
+"""CoNLL-U files with ``BunsetuBILabel`` in MISC (UD Japanese-GSD,
+-PUDLUW) as bunsetsu dependency Docs: the bunsetsu from the B/I labels, the
+bunsetsu heads from the UD word heads (`ud_to_bunsetsu_heads`).
+
+Bunsetsu are the runs of words from a ``BunsetuBILabel=B`` to the next B. A
+bunsetsu's head is the bunsetsu holding the UD head of its words that point
+outside it (the root if one of them is the UD root; in GSD dev/test every
+bunsetsu has exactly one such target; if there are several, the rightmost
+word's wins). UD heads coordination on the first conjunct (``conj`` arcs go
+left); those are made head-final as in KNP: if bunsetsu c1 < c2 < ... < ck point
+left to bunsetsu h, then h -> c1 -> c2 ... -> ck -> the old head of h (groups
+done from left to right). Every backward bunsetsu arc in GSD dev/test is such a
+``conj`` (46 bunsetsu in 44 dev sentences, 31 in 28 test sentences). After the
+conversion the heads equal those of the 2025 CaboCha copy of the same
+sentences for every bunsetsu (4,185 dev, 4,566 test); 1 dev and 1 test
+sentence still have crossing arcs (as in the CaboCha file), handled by
+``bad_heads``. CoNLL-U has no bunsetsu labels: every ``dep_types`` is "D".
+"""
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+
+from ..lang.ja.pos import make_morph, make_tag, split_xpos, unidic_upos
+from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
+from .conllu import check_file, read_lines
+
+__all__ = ["ud_to_bunsetsu_heads", "conllu_bunsetsu_docs"]
+
+PathLike = Union[str, Path]
+
+
+def _misc_dict(misc: str) -> Dict[str, str]:
+    return dict(kv.split("=", 1) for kv in misc.split("|") if "=" in kv)
+
+
+def ud_to_bunsetsu_heads(word_heads: Sequence[int], bunsetsu_of: Sequence[int]) -> List[int]:
+    """Bunsetsu heads from UD word heads (1-based, 0 = root) and the bunsetsu
+    index of each word; backward (``conj``) arcs made head-final (module
+    docstring). The result may still be invalid (`check_bunsetsu_heads`)."""
+    n = (max(bunsetsu_of) + 1) if bunsetsu_of else 0
+    heads: List[Optional[int]] = [None] * n
+    for w in range(len(word_heads) - 1, -1, -1):  # rightmost word first
+        b = bunsetsu_of[w]
+        h = word_heads[w]
+        if h == 0:
+            heads[b] = -1
+        elif bunsetsu_of[h - 1] != b and heads[b] is None:
+            heads[b] = bunsetsu_of[h - 1]
+    for w in range(len(word_heads)):  # roots win over other external words
+        if word_heads[w] == 0:
+            heads[bunsetsu_of[w]] = -1
+    out = [(-2 if h is None else h) for h in heads]  # -2: no external word (a cycle in UD)
+    for h in range(n):
+        group = [c for c in range(h + 1, n) if out[c] == h]
+        if not group:
+            continue
+        old = out[h]
+        chain = [h] + group
+        for a, b in zip(chain, chain[1:]):
+            out[a] = b
+        out[group[-1]] = old
+    return out
+
+
+def conllu_bunsetsu_docs(
+    path: PathLike,
+    vocab: Vocab,
+    limit: int = 0,
+    bad_heads: str = "raise",
+    upos: str = "column",
+    stats: Optional[Counter] = None,
+) -> Iterator[Doc]:
+    """Docs (the data model of `spacy_adf.corpora.bunsetsu`) from a CoNLL-U file with
+    ``BunsetuBILabel`` in MISC (UD Japanese-GSD, -PUDLUW).
+
+    Tokens are the UD words (multiword-token ranges and empty nodes are
+    skipped); ``upos="column"`` takes ``pos_`` from UPOS, ``"unidic"`` maps
+    XPOS with `UNIDIC_UPOS`. ``tag_``/morph come from XPOS (no ConjForm).
+    Bunsetsu heads: `ud_to_bunsetsu_heads`; ``dep_types`` are all ``"D"``.
+    ``bad_heads`` and ``stats`` as in `make_bunsetsu_doc`; ``limit`` counts sentences
+    read (0 = all). A ValueError names file and
+    line for a line without 10 columns, a word without ``BunsetuBILabel`` or
+    a bad HEAD.
+    """
+    check_bad_heads_mode(bad_heads)
+    if upos not in ("column", "unidic"):
+        raise ValueError(f"upos must be 'column' or 'unidic', not {upos!r}")
+    return _iter_conllu_docs(check_file(path), vocab, limit, bad_heads, upos, stats)
+
+
+def _iter_conllu_docs(path, vocab, limit, bad_heads, upos_mode, stats) -> Iterator[Doc]:
+    count = 0
+    rows: List[Tuple[int, List[str]]] = []
+    sent_id: Optional[str] = None
+
+    def convert() -> Optional[Doc]:
+        words, tags, pos, lemmas, morphs, word_heads, bunsetsu_of = [], [], [], [], [], [], []
+        b = -1
+        for lineno, cols in rows:
+            misc = _misc_dict(cols[9])
+            label = misc.get("BunsetuBILabel")
+            if label not in ("B", "I"):
+                raise ValueError(f"{path}, line {lineno}: no BunsetuBILabel=B/I in MISC {cols[9][:100]!r}")
+            if label == "B" or b < 0:
+                b += 1
+            try:
+                head = int(cols[6])
+            except ValueError:
+                head = -1
+            if not 0 <= head <= len(rows):
+                raise ValueError(f"{path}, line {lineno}: bad HEAD {cols[6]!r}")
+            pos1, sub, conj = split_xpos(cols[4])
+            words.append(cols[1])
+            tags.append(make_tag(pos1, sub))
+            pos.append(cols[3] if upos_mode == "column" else unidic_upos(pos1, sub.split("-")[0]))
+            lemmas.append(cols[2] if cols[2] != "_" else cols[1])
+            morphs.append(make_morph(pos1, sub, conj))
+            word_heads.append(head)
+            bunsetsu_of.append(b)
+        bounds = []
+        for i, owner in enumerate(bunsetsu_of):
+            if i == 0 or owner != bunsetsu_of[i - 1]:
+                bounds.append([i, i + 1])
+            else:
+                bounds[-1][1] = i + 1
+        heads = ud_to_bunsetsu_heads(word_heads, bunsetsu_of)
+        return make_bunsetsu_doc(
+            vocab, words, tags, pos, lemmas, morphs, [tuple(x) for x in bounds], heads,
+            ["D"] * len(bounds), sent_id, bad_heads, stats,
+        )
+
+    for lineno, line in read_lines(path):
+        if not line.strip():
+            if rows:
+                doc = convert()
+                if doc is not None:
+                    yield doc
+                count += 1
+                if limit and count >= limit:
+                    return
+            rows, sent_id = [], None
+            continue
+        if line.startswith("#"):
+            match = re.match(r"#\s*sent_id\s*=\s*(\S+)", line)
+            if match:
+                sent_id = match.group(1)
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10:
+            raise ValueError(f"{path}, line {lineno}: expected 10 tab-separated columns, found {len(cols)}")
+        if not cols[0].isdigit():
+            continue  # multiword-token range or empty node
+        rows.append((lineno, cols))
+    if rows:
+        doc = convert()
+        if doc is not None:
+            yield doc

@@ -1,0 +1,127 @@
+"""CaboCha dependency files (lattice format, ``cabocha -f1``; UD
+Japanese-GSD's CaboCha copies) as `KNPSentence` objects: morphemes with
+UniDic or IPADIC features and bunsetsu with heads, no basic phrases.
+
+Dependency labels are kept as written, not interpreted: GSD has D, and F, B,
+Z with an optional X suffix (BCCWJ-DepPara style). Heads are not checked
+here; `spacy_adf.corpora.bunsetsu` (``cabocha_to_doc``) makes Docs and
+handles bad heads.
+"""
+import re
+from pathlib import Path
+from typing import Iterator, List, Tuple, Union
+
+from .conllu import check_file, read_lines
+from .knp import Bunsetsu, KNPSentence, Morpheme
+
+__all__ = ["read_cabocha"]
+
+PathLike = Union[str, Path]
+
+_CHUNK_LINE = re.compile(r"\* (-?[0-9]+) (-?[0-9]+)([A-Za-z]+)(?: (.*))?\Z")
+_SENT_ID_ATTR = re.compile(r"sent_id\s*=\s*([^<\s]+)")
+
+
+def _cabocha_morpheme(fields: List[str]) -> Morpheme:
+    """Surface + comma-separated features; UniDic (>= 10 features: pos1-4,
+    cType, cForm, lForm, lemma, orth, pron, ...) or IPADIC (pos1-4, cType,
+    cForm, base form, reading, pronunciation)."""
+    surface = fields[0]
+    feats = fields[1].split(",")
+    feats += [""] * (10 - len(feats))
+    pos = feats[0] or "*"
+    sub = "-".join(f for f in feats[1:4] if f and f != "*") or "*"
+    if len(fields[1].split(",")) >= 10:
+        lemma, reading = feats[7], feats[9]
+    else:  # IPADIC
+        lemma, reading = feats[6], feats[7]
+    if not lemma or lemma == "*":
+        lemma = surface
+    return Morpheme(
+        surface=surface,
+        reading=reading or "*",
+        lemma=lemma,
+        pos=pos,
+        subpos=sub,
+        conj_type=feats[4] or "*",
+        conj_form=feats[5] or "*",
+        features="\t".join(fields[1:]),
+    )
+
+
+def read_cabocha(path: PathLike, limit: int = 0) -> Iterator[KNPSentence]:
+    """Yield every sentence of a CaboCha (lattice, ``-f1``) file as a
+    `KNPSentence` (bunsetsu, no basic phrases).
+
+    Lines: ``#! ...`` comments (``#! DOCATTR`` may carry ``sent_id = ...``,
+    kept as ``sid``), ``* id headLABEL [head/func score]`` chunk lines,
+    TAB-separated morpheme lines (surface, comma-separated features, anything
+    else), ``EOS``. A morpheme whose surface is ``#`` or ``*`` is a morpheme
+    (comments begin with ``#! ``, chunk lines with ``* ``). The label is kept
+    as the dependency type (``D``, ``F``, ``DX`` ...). Heads are not checked.
+    A ValueError names file and line for a missing file, non-UTF-8 input, a
+    malformed line, a chunk number out of order, a chunk without morphemes,
+    morphemes before the first chunk line and a sentence without ``EOS``.
+    """
+    return _iter_cabocha(check_file(path, "CaboCha"), limit)
+
+
+def _iter_cabocha(path: Path, limit: int) -> Iterator[KNPSentence]:
+    count = 0
+    first = 0
+    comments: List[str] = []
+    morphemes: List[Morpheme] = []
+    chunks: List[Tuple[int, int, str, str, int]] = []
+    for lineno, line in read_lines(path):
+        if not first:
+            if not line.strip():
+                continue
+            first = lineno
+        if line == "EOS":
+            bunsetsu: List[Bunsetsu] = []
+            for i, (start, head, label, features, chunk_line) in enumerate(chunks):
+                end = chunks[i + 1][0] if i + 1 < len(chunks) else len(morphemes)
+                if end == start:
+                    raise ValueError(f"{path}, line {chunk_line}: chunk without morphemes")
+                bunsetsu.append(Bunsetsu(start, end, head, label, features))
+            comment = "\n".join(comments)
+            sid = _SENT_ID_ATTR.search(comment)
+            yield KNPSentence(
+                sid=sid.group(1) if sid else None,
+                comment=comment,
+                morphemes=morphemes,
+                bunsetsu=bunsetsu,
+                line=first,
+            )
+            count += 1
+            if limit and count >= limit:
+                return
+            first, comments, morphemes, chunks = 0, [], [], []
+            continue
+        if line.startswith("#! ") or line == "#!":
+            comments.append(line)
+            continue
+        if line.startswith("* "):
+            match = _CHUNK_LINE.match(line)
+            if match is None:
+                raise ValueError(f"{path}, line {lineno}: malformed chunk line {line[:200]!r}")
+            own, head, label, features = match.groups()
+            if int(own) != len(chunks):
+                raise ValueError(f"{path}, line {lineno}: chunk number {own} should be {len(chunks)}")
+            chunks.append((len(morphemes), int(head), label, features or "", lineno))
+            continue
+        fields = line.split("\t")
+        if len(fields) < 2 or not fields[0]:
+            if not line.strip():
+                raise ValueError(
+                    f"{path}, line {lineno}: blank line inside the sentence from line {first} (missing EOS?)"
+                )
+            raise ValueError(
+                f"{path}, line {lineno}: malformed line (not '#! ' comment, '* ' chunk line, "
+                f"TAB-separated morpheme or EOS): {line[:200]!r}"
+            )
+        if not chunks:
+            raise ValueError(f"{path}, line {lineno}: morpheme before the first chunk ('* ') line")
+        morphemes.append(_cabocha_morpheme(fields))
+    if first:
+        raise ValueError(f"{path}: the sentence from line {first} has no EOS line (end of file)")

@@ -1,0 +1,267 @@
+"""The character segmenter behind `adf_segmenter` and the
+`spacy_adf.Segmenter.v1` tokenizer: a character featurizer with its lexicon
+(training words, user words), a linear-chain CRF over word-boundary tags,
+and the settings that define them. Units (code points, or hashed codes of
+multi-character tokens) go in, word-start flags come out: `segment()`.
+
+It serializes as three parts, "cfg", "lexicon" and "model", the files of an
+adf_segmenter component (the tokenizer form embeds the same bytes).
+"""
+import zlib
+from pathlib import Path
+from typing import Dict, Iterable, List, Sequence, Set, Tuple, Union
+
+import numpy
+import srsly
+
+from ..features.chars import CharFeaturizer
+from ..features.crf_layout import check_feature_modes
+from ..serialization.parts import SerializedParts
+from ..tags.bmes import SCHEMES, check_scheme, decode_starts
+from .linear_crf import LinearChainCRF
+
+USER_WORD_MODES = ("force", "features")
+
+
+def check_segmenter_options(options: Dict) -> None:
+    check_feature_modes(options["state_features"], options["edge_features"], options["min_freq"])
+    folds = options["lexicon_folds"]
+    if not isinstance(folds, int) or folds < 0:
+        raise ValueError(f"lexicon_folds must be an integer >= 0, got {folds!r}")
+    make_featurizer(options)  # validates the word lengths
+
+
+def make_featurizer(options: Dict) -> CharFeaturizer:
+    return CharFeaturizer(options["min_word"], options["max_word"], options["word_features"])
+
+
+def example_fold(key: bytes, folds: int) -> int:
+    """The lexicon fold of a training example (key: its word hashes):
+    stable across runs and epochs; -1 when folds are off."""
+    if folds <= 1:
+        return -1
+    return zlib.crc32(key) % folds
+
+
+def matchable(words: Iterable[str]) -> List[str]:
+    """Words that can match a run: a gold word with whitespace inside never does."""
+    return [w for w in words if w and not any(ch.isspace() for ch in w)]
+
+
+def read_user_dict(path: Union[str, Path]) -> List[str]:
+    """One word per line (UTF-8); blank lines and surrounding whitespace are
+    ignored; anything after the first space or tab on a line (a frequency or
+    tag, as in jieba / pkuseg dictionaries) is ignored too."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"user dictionary {path} does not exist")
+    try:
+        lines = path.read_text(encoding="utf8").splitlines()
+    except UnicodeDecodeError as e:
+        raise ValueError(f"user dictionary {path} is not UTF-8 text: {e}") from None
+    words = []
+    for line in lines:
+        parts = line.strip().split()
+        if parts:
+            words.append(parts[0])
+    return words
+
+
+class CharSegmenter(SerializedParts):
+    def __init__(self, options: Dict, *, scheme: str = "BMES", user_words: str = "force",
+                 name: str = "adf_segmenter") -> None:
+        self.name = name
+        self.crf = LinearChainCRF(name)  # what the trainer trains
+        check_segmenter_options(options)
+        self.cfg: Dict = {"scheme": "BMES", "user_words": "force", "features": dict(options),
+                          "n_train_examples": 0, "n_train_sequences": 0}
+        self.configure(scheme, user_words)
+        self.featurizer = make_featurizer(options)
+        self.train_words: Set[str] = set()
+        self.user_words: Set[str] = set()
+
+    def configure(self, scheme: str, user_words: str) -> None:
+        check_scheme(scheme)
+        if user_words not in USER_WORD_MODES:
+            raise ValueError(f"user_words must be one of {USER_WORD_MODES}, got {user_words!r}")
+        self.cfg.update({"scheme": scheme, "user_words": user_words})
+
+    @property
+    def is_built(self) -> bool:
+        return self.crf.is_built
+
+    @property
+    def options(self) -> Dict:
+        return self.cfg["features"]
+
+    @property
+    def tag_names(self) -> List[str]:
+        return list(SCHEMES[self.cfg["scheme"]])
+
+    # ------------------------------------------------------------ lexicon
+
+    def add_words(self, words: Iterable[str]) -> int:
+        """Add user-dictionary words (visible to every sentence). Returns how
+        many can match (lengths min_word..max_word); whitespace-free words only."""
+        words = [w.strip() for w in words if w and w.strip()]
+        for w in words:
+            if any(ch.isspace() for ch in w):
+                raise ValueError(f"[{self.name}] user word {w!r} contains whitespace")
+        self.user_words.update(words)
+        if self.cfg["user_words"] == "force":
+            for w in words:
+                self.featurizer.add_forced_word(w)
+        return self.featurizer.add_words(words, -1)
+
+    def load_user_dict(self, path: Union[str, Path]) -> int:
+        return self.add_words(read_user_dict(path))
+
+    # ------------------------------------------------------------ building
+
+    def build_lexicon(self, words_by_example: Sequence[Tuple[List[str], int]]) -> None:
+        """A new lexicon of training words: (words, fold) per example."""
+        self.featurizer = make_featurizer(self.options)
+        self.train_words, self.user_words = set(), set()
+        for words, fold in words_by_example:
+            self.train_words.update(words)
+            self.featurizer.add_words(matchable(words), fold)
+
+    def build_crf(self, sequences: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int]],
+                  n_examples: int) -> None:
+        """Feature table and zero weights from (codes, bounds, gold, fold) of
+        the training examples (after build_lexicon)."""
+        hash_mats, golds = [], []
+        n_seq = 0
+        for codes, bounds, gold, fold in sequences:
+            hash_mats.append(self.featurizer.hashes(codes, bounds, fold))
+            golds.append(gold)
+            n_seq += len(bounds) - 1
+        if not hash_mats:
+            raise ValueError(f"[{self.name}] the training examples contain no characters to segment")
+        # build_crf sees each example as one sequence; runs inside an example
+        # are separate CRF sequences in training and inference, which only
+        # changes which label pairs are "observed" at run starts (none).
+        opts = self.options
+        self.crf.build(hash_mats, golds, len(self.tag_names),
+                   edge_template_mask=numpy.ones(self.featurizer.n_templates, dtype=bool),
+                   min_freq=opts["min_freq"], state_features=opts["state_features"],
+                   edge_features=opts["edge_features"])
+        self.cfg["n_train_examples"] = int(n_examples)
+        self.cfg["n_train_sequences"] = n_seq
+
+    def samples(self, codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray,
+                fold: int) -> List[tuple]:
+        """Training samples (pos_ptr, attrs, gold): one per run of an example."""
+        ptr, attrs = self.crf.lookup(self.featurizer.hashes(codes, bounds, fold))
+        out = []
+        for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            if e > s:
+                out.append((ptr[s:e + 1] - ptr[s], attrs[ptr[s]:ptr[e]], gold[s:e]))
+        return out
+
+    # ------------------------------------------------------------ segmentation
+
+    def segment_units(self, units: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]
+                      ) -> List[numpy.ndarray]:
+        """Word-start flags for each (codes, _, bounds), in one CRF batch."""
+        sizes = [len(u[0]) for u in units]
+        total = sum(sizes)
+        if total == 0:
+            return [numpy.zeros(0, bool) for _ in units]
+        codes = numpy.concatenate([u[0] for u in units])
+        offsets = numpy.concatenate([[0], numpy.cumsum(sizes)])
+        bounds = numpy.unique(numpy.concatenate(
+            [u[2] + off for u, off in zip(units, offsets[:-1])] + [[total]]))
+        starts = self.segment(codes, bounds)
+        return [starts[offsets[i]:offsets[i + 1]] for i in range(len(units))]
+
+    def segment(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
+        """Word-start flags (bool) of units cut into CRF sequences at bounds.
+
+        Units inside forced user words skip the CRF: only the stretches
+        between them are labelled (their features still see the full run)."""
+        self.crf.require_built()
+        n = len(codes)
+        if not n:
+            return numpy.zeros(0, bool)
+        featurizer = self.featurizer
+        force_start = force_inside = None
+        if featurizer.max_forced:
+            force_start, force_inside = (a.view(bool) for a in featurizer.forced_boundaries(codes, bounds))
+            covered = force_inside.copy()
+            covered[:-1] |= force_start[:-1] & force_inside[1:]
+            left = numpy.flatnonzero(~covered)
+        else:
+            left = None
+        if left is None or len(left) == n:
+            hashes = featurizer.hashes(codes, bounds)
+            seq_bounds, rows = bounds, None
+        else:
+            mask = numpy.zeros(n, numpy.uint8)
+            mask[left] = 1
+            hashes = featurizer.hashes(codes, bounds, mask=mask)[left]
+            piece = numpy.ones(len(left), bool)
+            if len(left):
+                run_start = numpy.zeros(n + 1, bool)
+                run_start[bounds] = True
+                piece[1:] = (numpy.diff(left) != 1) | run_start[left[1:]]
+            seq_bounds = numpy.append(numpy.flatnonzero(piece), len(left)).astype(numpy.int64)
+            rows = left
+        starts = numpy.zeros(n, bool)
+        if hashes.shape[0]:
+            ptr, attrs = self.crf.lookup(hashes)
+            del hashes
+            tags = self.crf.viterbi(seq_bounds, ptr, attrs)
+            decoded = decode_starts(tags, self.cfg["scheme"])
+            decoded[seq_bounds[:-1]] = True
+            if rows is None:
+                starts = decoded
+            else:
+                starts[rows] = decoded
+        if force_start is not None:
+            starts |= force_start
+            starts &= ~force_inside
+        starts[bounds[:-1]] = True
+        return starts
+
+    # ------------------------------------------------------------ serialization
+
+    def _parts(self):
+        return {"cfg": (self._cfg_bytes, self._load_cfg),
+                "lexicon": (self._lexicon_bytes, self._load_lexicon),
+                "model": (self._model_bytes, self._load_model)}
+
+    def _cfg_bytes(self) -> bytes:
+        return srsly.json_dumps(self.cfg, indent=2).encode("utf8")
+
+    def _load_cfg(self, data: bytes) -> None:
+        cfg = srsly.json_loads(data)
+        for key in ("scheme", "features"):
+            if key not in cfg:
+                raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an adf_segmenter cfg")
+        check_scheme(cfg["scheme"])
+        if cfg.get("user_words", "force") not in USER_WORD_MODES:
+            raise ValueError(f"[{self.name}] cfg has an unknown user_words mode {cfg.get('user_words')!r}")
+        check_segmenter_options(cfg["features"])
+        # The saved feature options win over the config's: they define the model.
+        self.cfg.update(cfg)
+
+    def _lexicon_bytes(self) -> bytes:
+        return srsly.msgpack_dumps({"train": sorted(self.train_words), "user": sorted(self.user_words)})
+
+    def _load_lexicon(self, data: bytes) -> None:
+        msg = srsly.msgpack_loads(data)
+        if not isinstance(msg, dict) or "train" not in msg or "user" not in msg:
+            raise ValueError(f"[{self.name}] the lexicon file is not an adf_segmenter lexicon")
+        self.featurizer = make_featurizer(self.options)
+        self.featurizer.add_words(matchable(msg["train"]), -1)
+        self.train_words = set(msg["train"])
+        self.user_words = set()
+        self.add_words(msg["user"])
+
+    def _model_bytes(self) -> bytes:
+        self.crf.require_built()
+        return self.crf.to_bytes()
+
+    def _load_model(self, data: bytes) -> None:
+        self.crf.from_bytes(data, expected_labels=len(self.tag_names))

@@ -1,0 +1,174 @@
+"""A linear-chain CRF over hashed features: the feature table (feature hash
+-> attribute id), the CRF weights laid out per attribute, and the context
+whose flat forward-backward buffers are reused across sequences. Both CRF
+models (the token tagger's `SequenceCRF` and the character segmenter's
+`CharSegmenter`) hold one; this class knows nothing about Docs.
+
+Samples for training are (pos_ptr int64 (n+1), attrs int32, gold int32 (n))
+triples, one per sequence.
+"""
+from typing import Callable, List, Sequence, Tuple
+
+import numpy
+
+from ..core.crf import CRFContext, CRFModel
+from ..core.online import train_crf_online
+from ..core.params import SparseGrad
+from ..features.crf_layout import build_crf
+from ..features.extract import FeatureTable
+from ..serialization.framed import check_format, pack, peek_format, unpack_message, unpack_v1
+from .sparse_model import SparseModel
+
+FORMAT = "spacy_adf.crf"
+VERSION = 2  # 1: spacy-adf 0.1's own framing (still read)
+_DTYPES = {"keys": "uint64", "block_ptr": "int64", "codes": "uint16", "weights": "float32"}
+
+Sample = Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]
+
+
+class LinearChainCRF(SparseModel):
+    def __init__(self, name: str = "crf") -> None:
+        super().__init__()
+        self.name = name
+        self.table: FeatureTable = None
+        self.ctx = CRFContext()
+
+    def __getstate__(self):
+        # the weights with their lazy updates applied; no optimizer, no buffers
+        self.settle()
+        return {k: v for k, v in self.__dict__.items() if k not in ("ctx", "_pending")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._pending = None
+        self.ctx = CRFContext()
+
+    # ------------------------------------------------------------ building
+
+    def build(self, hash_mats: Sequence[numpy.ndarray], golds: Sequence[numpy.ndarray], n_labels: int,
+              **layout) -> None:
+        """Feature table and zero weights from the training corpus's hash
+        matrices and gold label ids (see features.crf_layout.build_crf)."""
+        table, crf = build_crf(hash_mats, golds, n_labels, **layout)
+        self.set(table, crf)
+
+    def set(self, table: FeatureTable, crf: CRFModel) -> None:
+        self.table = table
+        self._params = crf
+        self._pending = None
+
+    @property
+    def n_labels(self) -> int:
+        self.require_built()
+        return self._params.n_labels
+
+    # ------------------------------------------------------------ inference
+
+    def lookup(self, hashes: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """(pos_ptr, attrs) of the known features of a (n, T) hash matrix."""
+        self.require_built()
+        return self.table.lookup(hashes)
+
+    def viterbi(self, seq_starts, pos_ptr, attrs) -> numpy.ndarray:
+        return self.params.viterbi(seq_starts, pos_ptr, attrs, self.ctx)
+
+    def marginals(self, seq_starts, pos_ptr, attrs) -> numpy.ndarray:
+        return self.params.marginals(seq_starts, pos_ptr, attrs, self.ctx)
+
+    # ------------------------------------------------------------ training
+
+    def online_steps(self, state, grad: SparseGrad, samples: List[Sample], minibatch: int,
+                     perceptron: bool) -> float:
+        """On-line steps over `samples` in order; the summed log-likelihood
+        (perceptron: minus the number of mistakes). Leaves lazy updates
+        pending on `state` (applied when the weights are next read)."""
+        self.hold_pending(state)
+        return train_crf_online(self._params, state, grad, samples, minibatch=minibatch,
+                                ctx=self.ctx, perceptron=perceptron)
+
+    def accumulate_gradient(self, grad: SparseGrad, samples: List[Sample], perceptron: bool) -> float:
+        """Add the log-likelihood gradient of `samples` to `grad`; returns the log-likelihood."""
+        if perceptron:
+            raise ValueError(f"[{self.name}] the perceptron objective needs a sparse optimizer")
+        crf = self.params
+        loglik = 0.0
+        for ptr, attrs, gold in samples:
+            loglik += crf.accumulate_gradient([0, len(gold)], ptr, attrs, gold, grad, self.ctx)
+        return loglik
+
+    def batch_objective(self, samples: List[Sample]) -> Callable:
+        """f(w) -> (summed log-likelihood of `samples`, its gradient), float64,
+        with w a float64 vector over all weights (set into the model). The
+        features are stacked once, here; no prior is added."""
+        crf = self.params
+        self._pending = None
+        if not samples:
+            raise ValueError(f"[{self.name}] batch_objective got no non-empty training example")
+        ptrs, attrs, golds = zip(*samples)
+        lengths = numpy.array([len(g) for g in golds], dtype=numpy.int64)
+        seq_starts = numpy.concatenate([[0], numpy.cumsum(lengths)]).astype(numpy.int64)
+        attr_base = numpy.cumsum([0] + [len(a) for a in attrs[:-1]]).astype(numpy.int64)
+        pos_ptr = numpy.concatenate(
+            [p[:-1] + base for p, base in zip(ptrs, attr_base)]
+            + [numpy.array([attr_base[-1] + len(attrs[-1])], dtype=numpy.int64)]
+        ).astype(numpy.int64)
+        all_attrs = numpy.concatenate(attrs).astype(numpy.int32)
+        all_gold = numpy.concatenate(golds).astype(numpy.int32)
+        grad, ctx = SparseGrad(crf), self.ctx
+
+        def objective(w):
+            crf.set_weights(numpy.asarray(w, dtype=numpy.float32))
+            grad.clear()
+            loglik = crf.accumulate_gradient(seq_starts, pos_ptr, all_attrs, all_gold, grad, ctx)
+            dense = grad.to_dense()
+            grad.clear()
+            return float(loglik), dense
+
+        return objective
+
+    # ------------------------------------------------------------ memory
+
+    def memory(self) -> dict:
+        """Weights, features and the bytes the model holds."""
+        crf = self.training_params
+        # preshed map: a 16-byte cell per slot, about 2 slots per key
+        table_bytes = self.table.keys.nbytes + 32 * len(self.table)
+        return {"n_weights": crf.n_weights, "n_features": crf.n_attrs,
+                "model_bytes": crf.nbytes + table_bytes}
+
+    # ------------------------------------------------------------ serialization
+
+    def to_bytes(self) -> bytes:
+        crf = self.params
+        arrays = {"keys": self.table.keys, "block_ptr": crf.block_ptr, "codes": crf.codes,
+                  "weights": crf.weights}
+        arrays = {k: numpy.asarray(v, dtype=_DTYPES[k]) for k, v in arrays.items()}
+        return pack(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels})
+
+    def from_bytes(self, data: bytes, *, expected_labels: int = -1) -> "LinearChainCRF":
+        """Load a CRF written by to_bytes (or by spacy-adf 0.1); with
+        `expected_labels`, check it against the label count of the cfg."""
+        _, msg = peek_format(data, "CRF model")
+        if msg.get("format") != FORMAT:
+            raise ValueError("the data is not a spacy-adf CRF model (wrong format marker)")
+        version = check_format(msg, FORMAT, [1, VERSION])
+        if version == 1:
+            arrays, n_labels = unpack_v1(msg, FORMAT, _DTYPES), msg.get("n_labels")
+        else:
+            arrays, meta = unpack_message(msg, FORMAT, _DTYPES)
+            n_labels = meta.get("n_labels")
+        if not isinstance(n_labels, int):
+            raise ValueError("the CRF model data is incomplete or corrupt (no label count)")
+        if expected_labels >= 0 and n_labels != expected_labels:
+            raise ValueError(
+                f"the CRF model has {n_labels} labels but the component config lists "
+                f"{expected_labels}: model file and cfg do not belong together"
+            )
+        try:
+            crf = CRFModel(n_labels, arrays["block_ptr"], arrays["codes"], arrays["weights"])
+        except ValueError as e:
+            raise ValueError(f"the CRF model data is inconsistent: {e}") from None
+        if len(arrays["keys"]) != crf.n_attrs:
+            raise ValueError("the CRF model's feature table and weights do not match")
+        self.set(FeatureTable(arrays["keys"]), crf)
+        return self

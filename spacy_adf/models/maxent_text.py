@@ -1,0 +1,132 @@
+"""The text model of `adf_textcat`: bag-of-n-gram features (an
+NgramFeaturizer and the index of the features seen in training) and a MaxEnt
+(multinomial logistic regression) over them. Docs go in, P(label | doc)
+comes out; no spaCy pipeline concerns.
+
+Training samples are (ids int32, vals float32, gold label id) triples.
+"""
+from typing import Callable, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.tokens import Doc
+
+from ..core.maxent import MaxEntModel, train_maxent_online
+from ..core.params import SparseGrad
+from ..features.ngrams import FeatureIndex, NgramFeaturizer, stack_rows
+from ..serialization.framed import check_format, pack, peek_format, unpack_message, unpack_v1
+from .sparse_model import SparseModel
+
+FORMAT = "spacy_adf.maxent"
+VERSION = 2  # 1: spacy-adf 0.1's own framing (still read)
+_DTYPES = {"keys": "uint64", "weights": "float32"}
+
+
+def _stack(samples) -> Tuple[numpy.ndarray, ...]:
+    ptr, ids, vals = stack_rows([(s[0], s[1]) for s in samples])
+    return ptr, ids, vals, numpy.array([s[2] for s in samples], dtype=numpy.int32)
+
+
+class MaxEntText(SparseModel):
+    def __init__(self, featurizer: NgramFeaturizer, name: str = "adf_textcat") -> None:
+        super().__init__()
+        self.name = name
+        self.featurizer = featurizer
+        self.index: Optional[FeatureIndex] = None
+
+    def build(self, docs: Sequence[Doc], n_labels: int) -> None:
+        """The feature index of the training Docs; zero weights."""
+        index = self.featurizer.build_index(docs)
+        self.set(index, MaxEntModel(n_labels, len(index)))
+
+    def set(self, index: Optional[FeatureIndex], maxent: Optional[MaxEntModel]) -> None:
+        self.index = index
+        self._params = maxent
+        self._pending = None
+
+    @property
+    def n_labels(self) -> int:
+        self.require_built()
+        return self._params.n_labels
+
+    # ------------------------------------------------------------ inference
+
+    def features_of(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """(ids, vals) of the known features of one Doc."""
+        self.require_built()
+        return self.index.lookup(*self.featurizer.hashes(doc))
+
+    def predict_proba(self, docs: Sequence[Doc]) -> numpy.ndarray:
+        """P(label | doc), float64 (n_docs, n_labels), columns in label order."""
+        maxent = self.params
+        if not docs:
+            return numpy.zeros((0, maxent.n_labels), dtype=numpy.float64)
+        ptr, ids, vals = self.featurizer.featurize(docs, self.index)
+        return maxent.predict_proba(ptr, ids, vals)
+
+    # ------------------------------------------------------------ training
+
+    def online_steps(self, state, grad: SparseGrad, samples: List[tuple], minibatch: int,
+                     perceptron: bool) -> float:
+        self.hold_pending(state)
+        return train_maxent_online(self._params, state, grad, *_stack(samples), minibatch=minibatch,
+                                   perceptron=perceptron)
+
+    def accumulate_gradient(self, grad: SparseGrad, samples: List[tuple], perceptron: bool) -> float:
+        return self.params.accumulate_gradient(*_stack(samples), grad, perceptron=perceptron)
+
+    def batch_objective(self, samples: List[tuple]) -> Callable:
+        """f(w) -> (summed log-likelihood, gradient) over `samples`: w is a
+        float64 vector of all weights; f sets the weights to w (as float32)
+        and evaluates at w in float64. No prior (the driver adds it)."""
+        maxent = self.params
+        ptr, ids, vals, gold = _stack(samples)
+
+        def objective(w: numpy.ndarray) -> Tuple[float, numpy.ndarray]:
+            w = numpy.ascontiguousarray(w, dtype=numpy.float64)
+            if w.shape != (maxent.n_weights,):
+                raise ValueError(f"w has shape {w.shape}, the model has {maxent.n_weights} weights")
+            maxent.set_weights(w.astype(numpy.float32))
+            return maxent.dense_objective(w, ptr, ids, vals, gold)
+
+        return objective
+
+    def memory(self) -> dict:
+        maxent = self.training_params
+        return {"n_weights": maxent.n_weights, "n_features": maxent.n_features,
+                "n_labels": maxent.n_labels, "model_bytes": maxent.nbytes + self.index.nbytes}
+
+    # ------------------------------------------------------------ serialization
+
+    def to_bytes(self) -> bytes:
+        if not self.is_built:
+            return pack(FORMAT, VERSION, {}, {"initialized": False})
+        maxent = self.params
+        arrays = {"keys": numpy.asarray(self.index.keys, dtype=numpy.uint64),
+                  "weights": numpy.asarray(maxent.weights, dtype=numpy.float32)}
+        return pack(FORMAT, VERSION, arrays, {"initialized": True, "n_labels": maxent.n_labels})
+
+    def from_bytes(self, data: bytes, *, expected_labels: int) -> "MaxEntText":
+        _, msg = peek_format(data, "adf_textcat model")
+        if msg.get("format") != FORMAT:
+            raise ValueError("the data is not an adf_textcat model (wrong format marker)")
+        version = check_format(msg, FORMAT, [1, VERSION])
+        meta = msg if version == 1 else msg.get("meta")
+        if not isinstance(meta, dict) or not meta.get("initialized"):
+            self.set(None, None)
+            return self
+        arrays = unpack_v1(msg, FORMAT, _DTYPES) if version == 1 else unpack_message(msg, FORMAT, _DTYPES)[0]
+        n_labels = meta.get("n_labels")
+        if not isinstance(n_labels, int):
+            raise ValueError("the adf_textcat model data is incomplete or corrupt (no label count)")
+        if n_labels != expected_labels:
+            raise ValueError(
+                f"the model has {n_labels} labels but the cfg lists {expected_labels}: "
+                "model file and cfg do not belong together"
+            )
+        try:
+            index = FeatureIndex(arrays["keys"].astype(numpy.uint64))
+            maxent = MaxEntModel(n_labels, len(index), arrays["weights"].astype(numpy.float32))
+        except ValueError as e:
+            raise ValueError(f"the model data is inconsistent: {e}") from None
+        self.set(index, maxent)
+        return self

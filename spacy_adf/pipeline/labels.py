@@ -1,0 +1,51 @@
+"""Label lists in a component's cfg (adf_tagger, adf_textcat): set at
+initialize(), extended by add_label() only before the weights exist."""
+from typing import Iterable, List, Optional, Tuple
+
+
+def check_label(label) -> None:
+    if not isinstance(label, str) or not label:
+        raise ValueError(f"labels must be non-empty strings, got {label!r}")
+
+
+def initial_labels(current: List[str], labels: Optional[List[str]], found: Iterable[str]) -> List[str]:
+    """cfg["labels"] at initialize(): the given `labels` (in order, without
+    repeats), else the labels added so far plus those `found` in the corpus,
+    sorted. initialize() rebuilds the weights, so unlike add_label() this may
+    replace the labels of an existing model."""
+    if labels is not None:
+        for label in labels:
+            check_label(label)
+        return list(dict.fromkeys(labels))
+    return sorted(set(current).union(found))
+
+
+def add_label(component: str, labels: List[str], label: str, built: bool) -> int:
+    """Append `label` to `labels` (1) unless it is there (0)."""
+    check_label(label)
+    if built:
+        raise ValueError(
+            f"[{component}] cannot add label {label!r} after initialization: the "
+            "weights are laid out per label. Add labels before nlp.initialize()."
+        )
+    if label in labels:
+        return 0
+    labels.append(label)
+    return 1
+
+
+class LabelsInCfg:
+    """labels, label_data and add_label() of a component whose labels live
+    in cfg["labels"] and whose model (`self.trainer.model`) lays its
+    weights out per label."""
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return tuple(self.cfg["labels"])
+
+    @property
+    def label_data(self) -> List[str]:
+        return list(self.cfg["labels"])
+
+    def add_label(self, label: str) -> int:
+        return add_label(self.name, self.cfg["labels"], label, self.trainer.model.is_built)

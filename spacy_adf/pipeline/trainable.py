@@ -1,0 +1,69 @@
+"""The spaCy side of sparse training, shared by `adf_tagger`,
+`adf_segmenter` and `adf_textcat`: update(), finish_update() and
+use_params() forward to the component's SparseTrainer (`self.trainer`), and
+the L-BFGS driver and the memory report reach the model through it."""
+from typing import Callable, Dict, Iterable, Optional
+
+import srsly
+from spacy.pipeline import TrainablePipe
+from spacy.training import Example, validate_examples
+from thinc.api import Optimizer
+
+from ..core.params import GroupedParams
+from ..serialization.parts import SerializedParts
+from ..training.sparse_trainer import SparseTrainer
+
+
+class SparseTrainedPipe(SerializedParts, TrainablePipe):
+    trainer: SparseTrainer
+
+    def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+        """Queue the batch; the steps run in finish_update(), where the
+        optimizer is known. The loss (-log-likelihood, or the number of
+        perceptron mistakes) is added to `losses` there. Dropout is ignored."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, f"{type(self).__name__}.update")
+        self.trainer.model.require_built()
+        self.trainer.queue(examples, losses)
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        return losses
+
+    def finish_update(self, sgd: Optimizer) -> None:
+        self.trainer.finish(sgd)
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError(f"{type(self).__name__} computes its loss inside update()")
+
+    def use_params(self, params: Optional[dict]):
+        """Swap in parameters (e.g. optimizer.averages) until the generator
+        resumes; a plain generator, as spaCy's Language.use_params expects."""
+        yield from self.trainer.use_params(params)
+
+    @property
+    def trainable_params(self) -> GroupedParams:
+        """The weights, for batch optimizers (L-BFGS)."""
+        return self.trainer.model.params
+
+    def batch_objective(self, examples: Iterable[Example]) -> Callable:
+        """f(w) -> (summed log-likelihood of `examples`, gradient), float64,
+        with w a float64 vector over all weights (set into the model). No
+        prior (the driver adds it). Used by spacy_adf.training.lbfgs."""
+        self.trainer.model.require_built()
+        return self.trainer.batch_objective(examples)
+
+    def _parts(self):
+        """The files, in load order: "cfg" (JSON; the component checks it in
+        _load_cfg) and "model" (the model's bytes: _model_bytes, _load_model)."""
+        return {"cfg": (lambda: srsly.json_dumps(self.cfg, indent=2).encode("utf8"), self._load_cfg),
+                "model": (self._model_bytes, self._load_model)}
+
+    def memory_report(self) -> Dict[str, float]:
+        """Bytes held by the model and, while training, by the optimizer
+        state and gradient buffer; also per weight."""
+        self.trainer.model.require_built()
+        return self.trainer.memory_report(self.trainer.model.memory())

@@ -1,0 +1,158 @@
+"""Training of a sparse model inside `spacy train`, by composition: a
+component holds one SparseTrainer and forwards update() / finish_update() /
+use_params() to it.
+
+spaCy's loop calls update() before it hands over the optimizer, so update()
+queues the batch's samples and finish_update(sgd) runs them. An optimizer
+that follows `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1)
+gets sparse on-line steps whose cost is what the samples touch; any other
+thinc optimizer gets the dense gradient of the whole queued batch.
+"""
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, runtime_checkable
+
+import numpy
+from spacy.training import Example
+
+from ..core.adf import SparseADF
+from ..core.params import GroupedParams, SparseGrad
+from ..optimizers.adf import is_perceptron
+from .example_cache import ExampleCache
+
+
+@runtime_checkable
+class SparseOptimizer(Protocol):
+    """What an optimizer provides for sparse on-line training."""
+
+    minibatch: int  # samples per step (the paper's on-line setting is 1)
+    objective: str  # "loglik" (ADF, SGD) or "perceptron"
+
+    def sparse_state(self, key: Tuple[int, str], params: GroupedParams, *, n_examples: int) -> SparseADF:
+        """The optimizer state of one parameter block (created on first use);
+        n_examples is the training set size in samples (ADF's window, prior)."""
+
+
+class TrainableModel(Protocol):
+    """What a model provides to be trained (LinearChainCRF, MaxEntText)."""
+
+    name: str
+
+    @property
+    def training_params(self) -> GroupedParams:
+        """The weights with lazy updates still pending (for the optimizer)."""
+
+    @property
+    def params(self) -> GroupedParams:
+        """The weights, with pending lazy updates applied."""
+
+    def online_steps(self, state: SparseADF, grad: SparseGrad, samples: List[Any], minibatch: int,
+                     perceptron: bool) -> float:
+        """On-line steps; the summed log-likelihood (perceptron: -mistakes)."""
+
+    def accumulate_gradient(self, grad: SparseGrad, samples: List[Any], perceptron: bool) -> float:
+        """Add the batch gradient to grad; the summed log-likelihood."""
+
+    def batch_objective(self, samples: List[Any]) -> Callable:
+        """f(w) -> (log-likelihood, gradient) in float64 over all weights."""
+
+    def hold_pending(self, state: Optional[SparseADF]) -> None: ...
+
+    def settle(self) -> None: ...
+
+    def swapped_weights(self, weights) -> Any: ...
+
+
+class SparseTrainer:
+    def __init__(self, name: str, model: TrainableModel, params_key: Tuple[int, str],
+                 samples_of: Callable[[Example], List[Any]], n_samples: Callable[[], int]) -> None:
+        """name: the component's (for messages and losses); params_key: the
+        optimizer's key for the weights; samples_of(eg): the training samples
+        of one Example (may be empty); n_samples(): the training set size in
+        samples."""
+        self.name = name
+        self.model = model
+        self.params_key = params_key
+        self.samples_of = samples_of
+        self.n_samples = n_samples
+        self.cache = ExampleCache(lambda: max(2 * self.n_samples(), 100_000))
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the optimizer link, the gradient buffer, cache and queue
+        (after the model's weights were rebuilt or loaded)."""
+        self.state: Optional[SparseADF] = None
+        self.grad: Optional[SparseGrad] = None
+        self.cache.clear()
+        self._queue: List[Any] = []
+        self._losses: List[Dict[str, float]] = []
+
+    # ------------------------------------------------------------ steps
+
+    def queue(self, examples: Iterable[Example], losses: Dict[str, float]) -> None:
+        for eg in examples:
+            self._queue.extend(self.samples_of(eg))
+        self._losses.append(losses)
+
+    def finish(self, sgd) -> None:
+        """Run the queued samples with `sgd`; the loss (-log-likelihood, or
+        the number of perceptron mistakes) goes to the last losses dict."""
+        samples, self._queue = self._queue, []
+        loss_dicts, self._losses = self._losses, []
+        if not samples:
+            return
+        perceptron = is_perceptron(sgd, self.name)
+        if isinstance(sgd, SparseOptimizer):
+            params = self.model.training_params
+            state = sgd.sparse_state(self.params_key, params, n_examples=self.n_samples())
+            self.state = state
+            total = self.model.online_steps(state, self._grad_for(params), samples, sgd.minibatch,
+                                            perceptron)
+        else:
+            self.model.hold_pending(None)  # settles the last sparse optimizer's updates
+            self.state = None
+            params = self.model.params
+            grad = self._grad_for(params)
+            total = self.model.accumulate_gradient(grad, samples, perceptron)
+            dense = (-grad.to_dense()).astype(numpy.float32)  # thinc minimises
+            grad.clear()
+            weights, _ = sgd(self.params_key, params.weights, dense)
+            params.set_weights(weights)
+        if loss_dicts:
+            loss_dicts[-1][self.name] = loss_dicts[-1].get(self.name, 0.0) - total
+
+    def _grad_for(self, params: GroupedParams) -> SparseGrad:
+        if self.grad is None or self.grad.params is not params:
+            self.grad = SparseGrad(params)
+        return self.grad
+
+    def batch_objective(self, examples: Iterable[Example]) -> Callable:
+        """The exact objective over `examples` for a batch optimizer (L-BFGS)."""
+        self.model.settle()
+        self.state = None
+        return self.model.batch_objective([s for eg in examples for s in self.samples_of(eg)])
+
+    def use_params(self, params: Optional[dict]) -> Iterator[None]:
+        """Generator body of component.use_params(): swap in the optimizer's
+        averages (a SparseADF gives its averaged weights) until it resumes."""
+        value = params.get(self.params_key) if params else None
+        if value is None or not self.model.is_built:
+            yield
+            return
+        with self.model.swapped_weights(value):
+            yield
+
+    # ------------------------------------------------------------ memory
+
+    def memory_report(self, report: Dict[str, float]) -> Dict[str, float]:
+        """Complete the model's report (n_weights, model_bytes) with the
+        training-time buffers and the per-weight figures."""
+        n_weights = max(report["n_weights"], 1)
+        train = report["model_bytes"]
+        if self.grad is not None:
+            train += self.grad.nbytes
+        if self.state is not None:
+            train += self.state.nbytes
+            report["optimizer_bytes"] = self.state.nbytes
+        report["training_bytes"] = train
+        report["inference_bytes_per_weight"] = report["model_bytes"] / n_weights
+        report["training_bytes_per_weight"] = train / n_weights
+        return report
