@@ -16,7 +16,7 @@ def file_parser(description: str, columns: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("model")
     parser.add_argument("data")
-    parser.add_argument("--output", required=True)
+    parser.add_argument("--output", default=None, help="JSON file for the scores (default: print only)")
     parser.add_argument("--columns", default=columns)
     return parser
 

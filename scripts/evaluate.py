@@ -1,6 +1,6 @@
 """Evaluate a trained pipeline on a CoNLL column file and write the scores.
 
-    python -m scripts.evaluate MODEL_DIR CONLL_FILE --output metrics/x.json
+    python -m scripts.evaluate MODEL_DIR CONLL_FILE [--output metrics/x.json]
         [--columns words,tag,iob] [--iob-target spans:chunks] [--keep-labels NP]
 
 Gold POS tags (the `tag` column) are input features, as in CoNLL-2000.
@@ -28,7 +28,8 @@ def main(argv=None):
         "tokens_per_second": n_tokens / seconds,
         "scores": {k: v for k, v in scores.items() if isinstance(v, (int, float))},
     }
-    write_json(args.output, result)
+    if args.output:
+        write_json(args.output, result)
     for k, v in result["scores"].items():
         print(f"{k}: {100 * v:.2f}")
     print(f"{n_tokens / seconds:,.0f} tokens/s")

@@ -58,7 +58,8 @@ def main(argv=None):
                 "model_bytes": int(rep["model_bytes"])}
     if args.train_log:
         result["training_log"] = _training_summary(Path(args.train_log))
-    write_json(args.output, result)
+    if args.output:
+        write_json(args.output, result)
     print(f"{args.data}: {len(examples)} sentences, {result['gold_entities']} gold entities")
     print(f"F {100 * result['ents_f']:.2f}  P {100 * result['ents_p']:.2f}  R {100 * result['ents_r']:.2f}")
     for label, s in sorted(result["ents_per_type"].items()):

@@ -56,6 +56,25 @@ def convert(
     return n_docs, n_tokens
 
 
+CHUNK_TYPES = frozenset({"NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP", "INTJ", "LST", "UCP"})
+
+
+def guess_iob_target(path: Path, columns: Sequence[str], sep: Optional[str]) -> str:
+    """'spans:chunks' if every IOB type in the file is a CoNLL-2000 phrase
+    type, else 'ents' (a chunk file read as entities would put chunks in
+    doc.ents)."""
+    if "iob" not in columns:
+        return "ents"
+    k = list(columns).index("iob")
+    types = set()
+    with open(path, encoding="utf8") as f:
+        for line in f:
+            cols = line.rstrip("\n").split(sep)
+            if len(cols) > k and "-" in cols[k]:
+                types.add(cols[k].split("-", 1)[1])
+    return "spans:chunks" if types and types <= CHUNK_TYPES else "ents"
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m spacy_adf.corpora.convert",
@@ -67,7 +86,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--columns", required=True, type=_comma_list,
         help="comma-separated column names: words, tag, pos, lemma, iob, _",
     )
-    parser.add_argument("--iob-target", default="ents", help="'ents' or 'spans:KEY'")
+    parser.add_argument(
+        "--iob-target", default="auto",
+        help="'ents', 'spans:KEY', or 'auto' (default): 'spans:chunks' when every IOB type is a "
+             "CoNLL-2000 phrase type (NP, VP, PP, ...), else 'ents'",
+    )
     parser.add_argument(
         "--keep-labels", type=_comma_list, default=None,
         help="comma-separated chunk labels to keep (others become O)",
@@ -82,8 +105,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not args.input.is_file():
         parser.error(f"input file not found: {args.input}")
     try:
+        iob_target = args.iob_target
+        if iob_target == "auto":
+            iob_target = guess_iob_target(args.input, args.columns, sep)
+            print(f"--iob-target auto: {iob_target}")
         n_docs, n_tokens = convert(
-            args.input, args.output, columns=args.columns, iob_target=args.iob_target,
+            args.input, args.output, columns=args.columns, iob_target=iob_target,
             keep_labels=args.keep_labels, lang=args.lang, sep=sep,
         )
     except ValueError as err:

@@ -20,6 +20,7 @@ from spacy.tokens import Doc
 from ..registry import extractors
 from .extract import template_hashes
 
+MAX_OFFSET = 1000  # a window wider than any sentence needs; keeps offsets in int32
 _CELL_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([+-]?\d+)\]$")
 _AFFIX_RE = re.compile(r"^(prefix|suffix)(\d+)$")
 _MORPH_RE = re.compile(r"^morph_([A-Za-z0-9_]+)$")
@@ -64,6 +65,11 @@ def parse_template(text: str) -> Tuple[Tuple[str, int], ...]:
                 f"'name[offset]', e.g. 'w[-1]' or 'w[0]|t[1]'"
             )
         name, offset = m.group(1), int(m.group(2))
+        if abs(offset) > MAX_OFFSET:
+            raise ValueError(
+                f"feature template {text!r}: offset {offset} is out of range; offsets reach at "
+                f"most {MAX_OFFSET} tokens either side (the paper's windows use 2)"
+            )
         _check_column_name(name, text)
         cells.append((name, offset))
     if len(cells) > 16:

@@ -6,6 +6,7 @@ Two paths:
 - dense: `__call__(key, weights, gradient)` like every thinc optimizer, so the
   same optimizer also trains spaCy's own components (e.g. `tagger`).
 """
+import math
 from typing import Dict, Optional, Tuple, Union
 
 import numpy
@@ -54,8 +55,13 @@ class ADF(Optimizer):
                 "ADF adapts its own per-feature learning rates; learn_rate must be a "
                 f"positive number (the paper's c), not {type(learn_rate).__name__}"
             )
+        for key, value in (("learn_rate", learn_rate), ("alpha", alpha), ("beta", beta), ("L2", L2),
+                           ("grad_clip", grad_clip), ("sigma", 1.0 if sigma is None else sigma)):
+            _check_finite(key, value)
         if learn_rate <= 0:
             raise ValueError(f"ADF learn_rate must be positive, got {learn_rate}")
+        if grad_clip < 0:
+            raise ValueError(f"ADF grad_clip must be >= 0 (0 = no clipping), got {grad_clip}")
         if not (0.0 < beta <= alpha <= 1.0):
             raise ValueError(f"ADF needs 0 < beta <= alpha <= 1, got alpha={alpha}, beta={beta}")
         if window != "auto" and (not isinstance(window, int) or isinstance(window, bool) or window < 1):
@@ -160,6 +166,12 @@ class ADF(Optimizer):
                 self.averages[key] = ops.alloc(weights.shape, dtype="float32")
             ops.update_averages(self.averages[key], weights, nr_upd)
         return weights, gradient
+
+
+def _check_finite(key: str, value) -> None:
+    """A config value that must be a finite number (NaN and inf train to garbage)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        raise ValueError(f"optimizer setting {key} must be a finite number, got {value!r}")
 
 
 OBJECTIVES = ("loglik", "perceptron")

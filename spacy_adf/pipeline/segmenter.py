@@ -12,9 +12,10 @@ Lexicon: the training words, plus user words (`initialize(user_dict=...)`,
 steer the segmentation of terms the training data never showed.
 """
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Set, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
 
 import numpy
+from spacy import util
 from spacy.attrs import IDX, IS_SPACE, LENGTH, ORTH, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -84,6 +85,35 @@ def _doc_key(doc: Doc) -> bytes:
 def _text_length(arr: numpy.ndarray) -> int:
     """Characters of a Doc's text from its (IDX, LENGTH, ..., SPACY) array."""
     return int(arr[-1, 0] + arr[-1, 1] + arr[-1, 3]) if len(arr) else 0
+
+
+# Annotations other than the tokens themselves that a word Doc built anew would drop.
+_KEPT_ANNOTATIONS = ("TAG", "POS", "MORPH", "LEMMA", "DEP", "ENT_IOB", "SENT_START")
+
+
+def _annotated(doc: Doc) -> bool:
+    return bool(doc.spans) or any(doc.has_annotation(a) for a in _KEPT_ANNOTATIONS)
+
+
+def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Doc:
+    """A new Doc whose tokens are the character Doc's tokens merged into the
+    predicted words (unit i is token tok_index[i]; starts[i]: a word starts
+    there). Tokens that are not units (whitespace) stay as they are; the text
+    and user_data are kept exactly."""
+    n = len(doc)
+    if n == 0:
+        return doc
+    new_token = numpy.ones(n, bool)  # does token i start an output token?
+    new_token[tok_index[~starts]] = False
+    arr = doc.to_array([IDX, LENGTH, SPACY]).astype(numpy.int64)
+    first = numpy.flatnonzero(new_token)
+    last = numpy.append(first[1:], n) - 1
+    text = doc.text
+    begin, end = arr[first, 0], arr[last, 0] + arr[last, 1]
+    words = [text[a:b] for a, b in zip(begin.tolist(), end.tolist())]
+    out = Doc(doc.vocab, words=words, spaces=(arr[last, 2] != 0).tolist())
+    out.user_data.update(doc.user_data)
+    return out
 
 
 class ADFSegmenter(SparseTrainedPipe):
@@ -164,6 +194,14 @@ class ADFSegmenter(SparseTrainedPipe):
         examples = [eg for eg in get_examples() if len(eg.predicted)]
         if not examples:
             raise ValueError(f"[{self.name}] initialize() got no non-empty training examples")
+        if not any(len(t) > 1 for eg in examples for t in eg.reference if not t.is_space):
+            # e.g. nlp.initialize() without get_examples: spaCy's dummy example
+            raise ValueError(
+                f"[{self.name}] initialize() needs segmented training examples (reference Docs "
+                "whose words are the gold segmentation), but got none with a word of two or "
+                "more characters. Pass get_examples to nlp.initialize() (spacy train does), or "
+                "load a trained pipeline instead of initializing one."
+            )
         folds = self.segmenter.options["lexicon_folds"]
         keyed = [(eg, example_fold(_doc_key(eg.reference), folds)) for eg in examples]
         self.segmenter.build_lexicon([([t.text for t in eg.reference if not t.is_space], fold)
@@ -210,8 +248,32 @@ class ADFSegmenter(SparseTrainedPipe):
         starts = self.segmenter.segment_units(units)
         return [(u[1], s) for u, s in zip(units, starts)]
 
+    def __call__(self, doc: Doc) -> Doc:
+        """The word Doc of a character Doc (see `pipe`)."""
+        return self._word_docs([doc])[0]
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Word Docs, built once from the predicted word starts: linear in
+        the text (spaCy's retokenizer checks each merge against all earlier
+        ones, quadratic over a long Doc). A Doc that already carries other
+        annotation (tags, entities, spans, sentences, ...) is merged in place
+        by set_annotations instead, so nothing on it is lost."""
+        for docs in util.minibatch(stream, size=batch_size):
+            yield from self._word_docs(docs)
+
+    def _word_docs(self, docs: List[Doc]) -> List[Doc]:
+        preds = self.predict(docs)
+        out = []
+        for doc, (tok_index, starts) in zip(docs, preds):
+            if _annotated(doc):
+                self.set_annotations([doc], [(tok_index, starts)])
+                out.append(doc)
+            else:
+                out.append(_merged_doc(doc, tok_index, starts))
+        return out
+
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
-        """Merge each predicted word's characters into one token."""
+        """Merge each predicted word's characters into one token, in place."""
         for doc, (tok_index, starts) in zip(docs, preds):
             if len(tok_index) == 0:
                 continue

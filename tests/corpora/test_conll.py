@@ -463,3 +463,12 @@ def test_conll2000_counts(nlp, split, n_sents, n_tokens):
         n_toks += len(eg.reference)
         assert {s.label_ for s in eg.reference.spans["chunks"]} <= {"NP"}
     assert (n_docs, n_toks) == (n_sents, n_tokens)
+
+
+def test_convert_guesses_the_target_from_the_iob_types(chunk_path, ner_path, tmp_path, capsys):
+    from spacy_adf.corpora.convert import guess_iob_target
+
+    assert guess_iob_target(chunk_path, ["words", "tag", "iob"], None) == "spans:chunks"
+    assert guess_iob_target(ner_path, ["words", "iob"], "\t") == "ents"
+    assert convert_main([str(chunk_path), str(tmp_path / "c.spacy"), "--columns", "words,tag,iob"]) == 0
+    assert "--iob-target auto: spans:chunks" in capsys.readouterr().out

@@ -98,3 +98,14 @@ def test_adf_tagger_trains_with_bioner_templates():
             nlp.update([eg], sgd=opt)
     doc = nlp(Doc(nlp.vocab, words=sents[1][0]))
     assert [(e.text, e.label_) for e in doc.ents] == [("NF-kappaB", "protein"), ("IL-2 gene", "DNA")]
+
+
+@pytest.mark.parametrize("template,message", [
+    ("w[99999999999]", "out of range"), ("w[-1001]", "out of range"), ("w[0", "cannot parse"),
+    ("nosuchcolumn[0]", "nosuchcolumn"), ("", "non-empty"),
+])
+def test_bad_templates_get_clear_errors(template, message):
+    from spacy_adf.features.templates import TemplateSet
+
+    with pytest.raises(ValueError, match=message):
+        TemplateSet([template])

@@ -121,3 +121,22 @@ def test_online_loop_equals_dense_reference(minibatch):
     train_crf_adf(model, state, SparseGrad(model), seqs, minibatch=minibatch)
     state.flush()
     numpy.testing.assert_allclose(model.weights, ref.w, atol=2e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("setting", [
+    {"learn_rate": float("nan")}, {"learn_rate": float("inf")}, {"grad_clip": -1.0},
+    {"grad_clip": float("nan")}, {"L2": float("nan")}, {"sigma": float("inf")}, {"alpha": float("nan")},
+])
+def test_non_finite_or_negative_settings_are_rejected(setting):
+    from spacy_adf.optimizers.adf import ADF
+
+    args = {"learn_rate": 0.05, **setting}
+    with pytest.raises(ValueError, match="finite|grad_clip"):
+        ADF(args.pop("learn_rate"), **args)
+
+
+def test_sgd_rejects_nan_rate():
+    from spacy_adf.optimizers.sgd import SGD
+
+    with pytest.raises(ValueError, match="finite"):
+        SGD(float("nan"))

@@ -415,3 +415,34 @@ def test_user_words_features_mode_is_softer(tmp_path):
     assert seg.featurizer.max_forced == 0
     with pytest.raises(ValueError):
         char_nlp().add_pipe("adf_segmenter", config={"user_words": "always"})
+
+
+# ---------------------------------------------------------------- word Doc built once
+
+def test_word_doc_built_once_equals_in_place_merge(trained):
+    """__call__/pipe build the word Doc anew (linear time); set_annotations
+    merges in place: both give the same tokens and keep the text exactly."""
+    nlp, seg = trained
+    texts = TEXTS + ["".join(s) * 50 for s in make_sentences(3, seed=5)]
+    for text in texts:
+        built = nlp(text)
+        doc = nlp.make_doc(text)
+        seg.set_annotations([doc], seg.predict([doc]))
+        assert [(t.text, t.whitespace_) for t in built] == [(t.text, t.whitespace_) for t in doc]
+        assert built.text == text
+    assert [d.text for d in nlp.pipe(texts, batch_size=7)] == texts
+
+
+def test_annotated_doc_is_merged_in_place(trained):
+    nlp, seg = trained
+    doc = nlp.make_doc("我们在北京研究生命科学")
+    doc[0].tag_ = "X"
+    out = seg(doc)
+    assert out is doc and doc[0].tag_ == "X" and len(doc) < 11
+
+
+def test_initialize_without_segmented_examples_is_an_error():
+    nlp = char_nlp()
+    nlp.add_pipe("adf_segmenter")
+    with pytest.raises(ValueError, match="segmented training examples"):
+        nlp.initialize()
