@@ -215,7 +215,9 @@ def test_conll_to_docs_spans_keep_np(nlp, chunk_path):
     )
     assert len(pairs) == 2
     predicted, reference = pairs[1]
-    assert reference.text == "He reckons the current account deficit will narrow to only # 1.8 billion in September ."
+    # spacing unknown (a column file has none): spaCy gives every word a trailing space
+    assert reference.has_unknown_spaces
+    assert reference.text == "He reckons the current account deficit will narrow to only # 1.8 billion in September . "
     assert [(s.start, s.end, s.label_) for s in reference.spans["chunks"]] == [
         (0, 1, "NP"), (2, 6, "NP"), (9, 13, "NP"), (14, 15, "NP"),
     ]
@@ -472,3 +474,12 @@ def test_convert_guesses_the_target_from_the_iob_types(chunk_path, ner_path, tmp
     assert guess_iob_target(ner_path, ["words", "iob"], "\t") == "ents"
     assert convert_main([str(chunk_path), str(tmp_path / "c.spacy"), "--columns", "words,tag,iob"]) == 0
     assert "--iob-target auto: spans:chunks" in capsys.readouterr().out
+
+
+def test_column_files_have_unknown_spacing(nlp, chunk_path):
+    """No whitespace in a column file: spaCy's evaluation then skips the
+    tokenization score instead of aligning every token (it is 1.0 anyway)."""
+    reader = create_conll_reader(chunk_path, columns=["words", "tag", "iob"], iob_target="spans:chunks")
+    examples = list(reader(nlp))
+    assert all(eg.reference.has_unknown_spaces for eg in examples)
+    assert examples[0].reference.text == examples[0].predicted.text
