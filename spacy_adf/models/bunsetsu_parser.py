@@ -13,7 +13,7 @@ from spacy.tokens import Doc, Span
 
 from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, pair_ids, segment_ids
 from ..kernels import KernelClassifier, SupportVectors, load_classifier, make_classifier, train_svm
-from ..lang.ja.bunsetsu import check_bunsetsu_heads
+from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from .cascaded_chunking import ParseState, oracle_rounds
 
 KINDS = ("pkb", "pki", "pke")
@@ -91,15 +91,29 @@ class BunsetsuParser:
                  build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
         """Training matrix (binary CSR) and labels (+1 D, -1 O) from gold
         (doc, bunsetsu spans, heads) triples; builds the vocabulary first
-        when `build_vocab`."""
+        when `build_vocab`. Heads with several roots are several sentences
+        (each root ends one, `head_sentences`), each its own oracle parse
+        with its features computed within the sentence, as `parse_many`
+        parses them; a head across a sentence end is an error."""
         feats, labels = [], []
         for doc, spans, heads in items:
-            problem = check_bunsetsu_heads(list(heads))
+            heads = list(heads)
+            sentences = head_sentences(heads)
+            if len(sentences) > 1:
+                problem = check_sentence_heads(heads, sentences)
+            else:
+                problem = check_bunsetsu_heads(heads)
             if problem is not None:
                 raise ValueError(f"gold bunsetsu heads of {doc.text[:30]!r}: {problem}")
-            for f, label in self.oracle_features(doc, spans, heads):
-                feats.append(f)
-                labels.append(1 if label else -1)
+            if len(sentences) > 1:
+                spans = list(spans)
+                parts = [(spans[s:e], sentence_heads(heads, s, e)) for s, e in sentences]
+            else:
+                parts = [(spans, heads)]
+            for sent_spans, sent_heads in parts:
+                for f, label in self.oracle_features(doc, sent_spans, sent_heads):
+                    feats.append(f)
+                    labels.append(1 if label else -1)
         if build_vocab:
             counts: Counter = Counter()
             for f in feats:
@@ -130,12 +144,17 @@ class BunsetsuParser:
     # ------------------------------------------------------------ parsing
 
     def parse(self, doc: Doc, spans: Sequence[Span]) -> List[int]:
-        """Bunsetsu heads (-1 = root) of one Doc."""
+        """Bunsetsu heads (-1 = root) of one sentence: ``spans`` are its
+        bunsetsu (all of a one-sentence Doc, or a slice of them)."""
         return self.parse_many([(doc, spans)])[0]
 
     def parse_many(self, items: Sequence[Tuple[Doc, Sequence[Span]]]) -> List[List[int]]:
-        """Heads of several Docs, parsed side by side: each round asks the
-        classifier about the pending pairs of all Docs in one batch call."""
+        """Heads of several sentences, each a (Doc, its bunsetsu spans) item
+        (several items may be sentences of one Doc: the heads index into the
+        item's spans, and position features see the item's first and last
+        bunsetsu), parsed side by side: each round asks the classifier about
+        the pending pairs of all items in one batch call, so a batch costs
+        about its total pairs plus (longest sentence) rounds."""
         if self.classifier is None:
             raise ValueError("the parser has no classifier: initialize / train it first")
         results: List[Optional[List[int]]] = [None] * len(items)

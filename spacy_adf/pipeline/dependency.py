@@ -7,17 +7,35 @@ spans from `spacy_adf.BunsetsuCorpus.v1`, or an `adf_tagger` bunsetsu
 chunker earlier in the pipeline, see configs/bunsetsu_ja_kwdlc.cfg), with
 POS and morph fields for the features (`features/bunsetsu.py`).
 
+Sentences: a Doc may hold several sentences, and each is parsed on its own
+(`lang.ja.bunsetsu.bunsetsu_sentences`). The boundaries come from
+``doc.sents`` when the Doc has sentence annotation
+(``doc.has_annotation("SENT_START")``: a sentencizer, ``is_sent_start`` set
+by hand, an earlier parse); otherwise a sentence ends after a bunsetsu whose
+last token is sentence-final punctuation (a token made of 。｡．.！!？?‼⁇⁈⁉),
+possibly followed by closing brackets or quotes (``。」``, ``！』``) and
+whitespace, unless that point is inside a matched bracket or quote pair
+(「...」, 『...』, （...）, ...: an ender inside a quotation or a title ends
+nothing). Bunsetsu never span a sentence end: a ``doc.sents`` boundary that
+falls inside a bunsetsu ends the sentence after that bunsetsu. A Doc with no
+boundary is one sentence, parsed exactly as before sentences existed.
+
 Output: the bunsetsu heads in ``doc.spans["bunsetsu"].attrs["heads"]``
-(``span._.bunsetsu_head`` gives a span's head span) and a token tree: the
+(Doc-level bunsetsu indices, -1 for the root of each sentence;
+``span._.bunsetsu_head`` gives a span's head span) and a token tree: the
 head word of each bunsetsu (`lang.ja.bunsetsu.bunsetsu_head_token`: its
 rightmost content word) attaches to the head word of its head bunsetsu with
 the label ``"dep"``, the other tokens of a bunsetsu attach to its head word
-with ``"intra"``, and the last bunsetsu's head word is the ROOT. Cascaded
-chunking only builds head-final projective trees, so every Doc is one
-sentence with one root; ``doc.sents`` and displaCy work.
+with ``"intra"``, and the last bunsetsu of each sentence has its head word as
+a ROOT. Cascaded chunking only builds head-final projective trees, so every
+sentence has one root, no head crosses a sentence end, ``doc.sents`` yields
+the sentences and displaCy works. The sentences of all Docs in a batch are
+parsed side by side (`BunsetsuParser.parse_many`), so the cost grows with the
+number of sentences, not with the square of a Doc's bunsetsu.
 
 Training happens in ``initialize``: the gold trees of the training
-examples answer the cascaded-chunking questions, libsvm (scikit-learn) fits
+examples (a gold Doc with several roots is split into sentences after each
+root) answer the cascaded-chunking questions, libsvm (scikit-learn) fits
 SVC(kernel="poly", degree, gamma=1, coef0=1, C), and the classifier form
 named in the config is built. There is no per-batch ``update``: `spacy
 train` runs initialize, then evaluates (the configs use max_steps = 1).
@@ -38,7 +56,10 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
 from ..features.bunsetsu import FEATURE_GROUPS, check_groups
-from ..lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_group, bunsetsu_heads, check_bunsetsu_heads, set_bunsetsu_tree
+from ..lang.ja.bunsetsu import (
+    BUNSETSU_KEY, bunsetsu_group, bunsetsu_heads, bunsetsu_sentences, check_bunsetsu_heads, head_sentences,
+    sentence_heads, set_bunsetsu_tree,
+)
 from ..models.bunsetsu_parser import BunsetsuParser, MismatchedPartsError, check_classifier_options
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
 from ..serialization.parts import Parts, SerializedParts
@@ -179,10 +200,18 @@ class PKEDependencyParser(SerializedParts, Pipe):
             heads = spans.attrs.get("heads")
             if heads is None:
                 heads = bunsetsu_heads(ref, key)
-            if check_bunsetsu_heads(list(heads)) is not None:
-                self.cfg["stats"]["skipped_sentences"] = self.cfg["stats"].get("skipped_sentences", 0) + 1
-                continue
-            yield ref, spans, heads
+            heads = list(heads)
+            sentences = head_sentences(heads)
+            if len(sentences) > 1:  # several roots: one item per sentence, each checked on its own
+                spans = list(spans)
+                items = [(spans[s:e], sentence_heads(heads, s, e)) for s, e in sentences]
+            else:
+                items = [(spans, heads)]
+            for sent_spans, sent_heads in items:
+                if check_bunsetsu_heads(sent_heads) is not None:
+                    self.cfg["stats"]["skipped_sentences"] = self.cfg["stats"].get("skipped_sentences", 0) + 1
+                    continue
+                yield ref, sent_spans, sent_heads
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None):
         """Train: gold parse decisions -> libsvm -> the configured classifier."""
@@ -217,22 +246,40 @@ class PKEDependencyParser(SerializedParts, Pipe):
             raise ValueError(f"[{self.name}] {e}") from None
 
     def predict(self, docs: Iterable[Doc]) -> List[List[int]]:
-        """The bunsetsu heads (-1 = root) of each Doc ([] for an empty Doc)."""
+        """The bunsetsu heads of each Doc ([] for an empty Doc): Doc-level
+        bunsetsu indices, -1 for the root of each sentence. The sentences
+        (`bunsetsu_sentences`, see the module docstring) of all Docs are
+        parsed in one `parse_many` call."""
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
         docs = list(docs)
-        items = [(doc, self._bunsetsu(doc)) for doc in docs if len(doc)]
-        parsed = iter(self.parser.parse_many(items))
-        return [next(parsed) if len(doc) else [] for doc in docs]
+        items, origin = [], []  # one item per sentence; origin: (Doc index, first bunsetsu)
+        for d, doc in enumerate(docs):
+            if not len(doc):
+                continue
+            spans = self._bunsetsu(doc)
+            sentences = bunsetsu_sentences(doc, spans)
+            if len(sentences) > 1:
+                spans = list(spans)
+                items.extend((doc, spans[s:e]) for s, e in sentences)
+            else:
+                items.append((doc, spans))
+            origin.extend((d, s) for s, _ in sentences)
+        heads: List[List[int]] = [[] for _ in docs]
+        for (d, start), sent_heads in zip(origin, self.parser.parse_many(items)):
+            heads[d].extend(h + start if h >= 0 else -1 for h in sent_heads)
+        return heads
 
     def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:
         """Store the heads in the span group's ``attrs["heads"]`` and set the
-        token tree from them (`set_bunsetsu_tree`)."""
+        token tree from them (`set_bunsetsu_tree`), one tree per sentence:
+        each root (-1) ends a sentence (`head_sentences`)."""
         key = self.cfg["spans_key"]
         for doc, h in zip(docs, heads):
             if len(doc) == 0:
                 continue
-            set_bunsetsu_tree(doc, h, spans_key=key)
+            sentences = head_sentences(h)
+            set_bunsetsu_tree(doc, h, spans_key=key, sentences=sentences if len(sentences) > 1 else None)
 
     def __call__(self, doc: Doc) -> Doc:
         """Parse one Doc in place."""

@@ -1,24 +1,32 @@
 """Bunsetsu dependency scores, as Japanese dependency papers report them.
 
+Sentences are those of the gold tree: a Doc's gold heads have one root (-1)
+per sentence, and each root ends its sentence (`head_sentences`; the corpus
+readers give one sentence per Doc, `pke_dependency` parses a multi-sentence
+Doc into one tree per sentence).
+
 - ``bunsetsu_dep_acc``: the fraction of gold bunsetsu, leaving out each
   sentence's last one (its head, the root, is given), whose head is right.
   With predicted bunsetsu a gold bunsetsu counts as right only if a predicted
   bunsetsu has exactly its tokens and that one's head has exactly the tokens
   of the gold head.
-- ``bunsetsu_sent_acc``: the fraction of sentences (Docs) with every head
-  right and, with predicted bunsetsu, the same segmentation. A one-bunsetsu
-  sentence is right by definition (it is counted; the paper's tables do).
+- ``bunsetsu_sent_acc``: the fraction of gold sentences with every head
+  right and, with predicted bunsetsu, the same segmentation, and (in a
+  multi-sentence Doc) no predicted arc from or into the sentence across its
+  ends. A one-bunsetsu sentence is right by definition (it is counted; the
+  paper's tables do). For one-sentence Docs this is the fraction of Docs.
 - ``bunsetsu_seg_f``: bunsetsu boundary F1 (100 with gold bunsetsu).
 Gold heads come from ``doc.spans[KEY].attrs["heads"]`` of the reference Doc,
 predicted heads from the same attribute of the predicted Doc (set by
 `pke_dependency`), or from its token tree if the attribute is missing.
 """
+from bisect import bisect_right
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.training import Example
 from spacy.util import registry
 
-from ..lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_heads
+from ..lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_heads, head_sentences
 
 Bounds = List[Tuple[int, int]]
 
@@ -34,9 +42,54 @@ def _group(doc, key: str, role: str) -> Tuple[Bounds, Optional[List[int]]]:
     return bounds, (list(heads) if heads is not None else None)
 
 
+def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Bounds,
+               pred_heads: Optional[Sequence[int]]) -> Tuple[int, int, int, int]:
+    """(correct, scored, sentences right, sentences) for one Doc, by the gold
+    sentences (each gold root ends one; a Doc without bunsetsu is one empty
+    sentence). A Doc of one gold sentence counts as `sentence_counts`."""
+    sentences = head_sentences(gold_heads) or [(0, 0)]
+    if len(sentences) == 1:
+        c, s, ok = sentence_counts(gold_bounds, gold_heads, pred_bounds, pred_heads)
+        return c, s, int(ok), 1
+    # each predicted bunsetsu belongs to the gold sentence in which it starts
+    starts = [gold_bounds[a][0] for a, _ in sentences]
+    sent_of = [max(bisect_right(starts, start) - 1, 0) for start, _ in pred_bounds]
+    crossed = set()
+    if pred_heads is not None:
+        for p, ph in enumerate(pred_heads):
+            if ph >= 0 and sent_of[p] != sent_of[ph]:
+                crossed.update((sent_of[p], sent_of[ph]))
+    pred_in: List[Bounds] = [[] for _ in sentences]
+    for p, b in enumerate(pred_bounds):
+        pred_in[sent_of[p]].append(b)
+    index = {b: k for k, b in enumerate(pred_bounds)}
+    correct = scored = right = 0
+    for k, (a, e) in enumerate(sentences):
+        sent_scored = e - a - 1
+        sent_correct = 0
+        if pred_heads is not None:
+            for i in range(a, e - 1):
+                p = index.get(gold_bounds[i])
+                gh = gold_heads[i]
+                if p is None or gh < 0:
+                    continue
+                ph = pred_heads[p]
+                if ph >= 0 and pred_bounds[ph] == gold_bounds[gh]:
+                    sent_correct += 1
+        same = pred_in[k] == gold_bounds[a:e]
+        if pred_heads is None:
+            ok = sent_scored == 0 and same
+        else:
+            ok = sent_correct == sent_scored and same and k not in crossed
+        correct += sent_correct
+        scored += sent_scored
+        right += ok
+    return correct, scored, right, len(sentences)
+
+
 def sentence_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Bounds,
                     pred_heads: Optional[Sequence[int]]) -> Tuple[int, int, bool]:
-    """(correct, scored, sentence right) for one sentence."""
+    """(correct, scored, sentence right) for a Doc of one sentence."""
     scored = max(len(gold_bounds) - 1, 0)
     if pred_heads is None:
         return 0, scored, scored == 0 and gold_bounds == pred_bounds
@@ -66,11 +119,11 @@ def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_K
             pred_bounds, pred_heads = _group(pred, spans_key, "predicted")
         else:
             pred_bounds, pred_heads = [], None
-        c, s, ok = sentence_counts(gold_bounds, gold_heads, pred_bounds, pred_heads)
+        c, s, ok, m = doc_counts(gold_bounds, gold_heads, pred_bounds, pred_heads)
         correct += c
         scored += s
         right += ok
-        n += 1
+        n += m
         tp += len(set(gold_bounds) & set(pred_bounds))
         n_gold += len(gold_bounds)
         n_pred += len(pred_bounds)

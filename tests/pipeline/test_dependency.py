@@ -12,7 +12,9 @@ from spacy.training import Example
 
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
 from spacy_adf.features.bunsetsu import FeatureVocab
-from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_heads, check_bunsetsu_heads
+from spacy_adf.lang.ja.bunsetsu import (
+    BUNSETSU_KEY, bunsetsu_heads, bunsetsu_sentences, check_bunsetsu_heads, head_sentences,
+)
 from spacy_adf.models.cascaded_chunking import cascaded_parse, oracle_parse, oracle_rounds
 from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps
 
@@ -428,3 +430,226 @@ def test_pipeline_without_gold_bunsetsu(corpus):
     for doc in nlp.pipe(make_predicted(eg.reference, predicted_bunsetsu=False) for eg in dev):
         assert check_bunsetsu_heads(doc.spans[BUNSETSU_KEY].attrs["heads"]) is None
         assert len(list(doc.sents)) == 1
+
+
+# ---------------------------------------------------------------- sentences
+
+
+def _concat(vocab, refs, drop=(), sent_starts=False):
+    """One Doc of the sentences `refs` (words, POS, morphs, bunsetsu spans, no
+    tree), leaving out tokens whose text is in `drop`; with `sent_starts`,
+    token.is_sent_start marks the start of each ref (else no sentence
+    annotation). Returns (doc, token range of each ref)."""
+    words, spaces, tags, pos, morphs, lemmas, bounds, ranges, starts = [], [], [], [], [], [], [], [], []
+    for ref in refs:
+        first = len(words)
+        for span in ref.spans[BUNSETSU_KEY]:
+            start = len(words)
+            for t in span:
+                if t.text in drop:
+                    continue
+                words.append(t.text)
+                spaces.append(bool(t.whitespace_))
+                tags.append(t.tag_)
+                pos.append(t.pos_)
+                morphs.append(str(t.morph))
+                lemmas.append(t.lemma_)
+                starts.append(len(words) - 1 == first)
+            bounds.append((start, len(words)))
+        ranges.append((first, len(words)))
+    doc = Doc(vocab, words=words, spaces=spaces, tags=tags, pos=pos, morphs=morphs, lemmas=lemmas,
+              sent_starts=starts if sent_starts else None)
+    doc.spans[BUNSETSU_KEY] = [doc[s:e] for s, e in bounds]
+    return doc, ranges
+
+
+def _check_sentences(doc, ranges, alone):
+    """Each token range in `ranges` is one sentence of `doc`, parsed as the
+    heads in `alone` (one list per range, numbered from the sentence start)."""
+    group = doc.spans[BUNSETSU_KEY]
+    heads = group.attrs["heads"]
+    bounds = [(span.start, span.end) for span in group]
+    first = 0
+    for (start, end), expected in zip(ranges, alone):
+        last = first + len(expected)  # the sentence's bunsetsu are first..last-1
+        assert bounds[first][0] == start and bounds[last - 1][1] == end
+        assert [h - first if h >= 0 else -1 for h in heads[first:last]] == expected
+        assert all(first <= h < last for h in heads[first:last - 1])
+        first = last
+    assert first == len(group)
+    assert heads.count(-1) == len(ranges)
+    assert [(s.start, s.end) for s in doc.sents] == list(ranges)
+    roots = [t.i for t in doc if t.dep_ == "ROOT"]
+    assert len(roots) == len(ranges) and all(s <= r < e for r, (s, e) in zip(roots, ranges))
+    assert bunsetsu_heads(doc) == heads
+
+
+@pytest.fixture(scope="module")
+def dev_refs(trained, corpus):
+    nlp, _ = trained
+    return list(bunsetsu_docs(corpus / "dev.knp", nlp.vocab))
+
+
+def _alone(pipe, vocab, refs, **kwargs):
+    return [pipe(_concat(vocab, [ref], **kwargs)[0]).spans[BUNSETSU_KEY].attrs["heads"] for ref in refs]
+
+
+def test_multi_sentence_doc_is_parsed_sentence_by_sentence(trained, dev_refs):
+    nlp, _ = trained
+    pipe = nlp.get_pipe("pke_dependency")
+    groups = [dev_refs[0:3], dev_refs[3:5], dev_refs[5:8], dev_refs[8:9]]
+    docs = [_concat(nlp.vocab, refs) for refs in groups]
+    assert not docs[0][0].has_annotation("SENT_START")  # boundaries by punctuation
+    # a single sentence parses as it did as a Doc of its own (make_predicted)
+    assert _alone(pipe, nlp.vocab, dev_refs[:9]) == _heads(_parse(nlp, [Example(r, r) for r in dev_refs[:9]]))
+    for refs, (doc, ranges) in zip(groups, docs):
+        pipe(doc)
+        _check_sentences(doc, ranges, _alone(pipe, nlp.vocab, refs))
+    # a batch of multi-sentence Docs (one parse_many call) gives the same heads
+    again = [_concat(nlp.vocab, refs)[0] for refs in groups]
+    assert _heads(list(pipe.pipe(again, batch_size=8))) == _heads([doc for doc, _ in docs])
+    # the trees survive a re-parse (doc.sents now comes from the first parse)
+    doc, ranges = docs[0]
+    pipe(doc)
+    _check_sentences(doc, ranges, _alone(pipe, nlp.vocab, groups[0]))
+
+
+def test_doc_sents_boundaries_are_respected(trained, dev_refs):
+    nlp, _ = trained
+    pipe = nlp.get_pipe("pke_dependency")
+    refs = dev_refs[:3]
+    # without the 。 no punctuation marks the ends: one sentence ...
+    doc, ranges = _concat(nlp.vocab, refs, drop={"。"})
+    pipe(doc)
+    assert doc.spans[BUNSETSU_KEY].attrs["heads"].count(-1) == 1 and len(list(doc.sents)) == 1
+    # ... unless is_sent_start says where the sentences start
+    doc, ranges = _concat(nlp.vocab, refs, drop={"。"}, sent_starts=True)
+    assert doc.has_annotation("SENT_START")
+    pipe(doc)
+    _check_sentences(doc, ranges, _alone(pipe, nlp.vocab, refs, drop={"。"}))
+    # given sentence annotation wins over punctuation: all one sentence
+    doc, _ = _concat(nlp.vocab, refs)
+    for t in doc[1:]:
+        t.is_sent_start = False
+    pipe(doc)
+    assert doc.spans[BUNSETSU_KEY].attrs["heads"].count(-1) == 1
+    assert [(s.start, s.end) for s in doc.sents] == [(0, len(doc))]
+    # a boundary inside a bunsetsu ends the sentence after that bunsetsu
+    doc, ranges = _concat(nlp.vocab, refs, sent_starts=True)
+    group = doc.spans[BUNSETSU_KEY]
+    ends = {e for _, e in ranges}
+    k = next(k for k, span in enumerate(group) if len(span) > 1 and span.end not in ends)
+    doc[group[k].start + 1].is_sent_start = True
+    sentences = bunsetsu_sentences(doc, group)
+    assert len(sentences) == 4 and (k + 1) in [e for _, e in sentences]
+    pipe(doc)
+    heads = group.attrs["heads"]
+    assert heads[k] == -1 and heads.count(-1) == 4 and head_sentences(heads) == sentences
+    assert group[k].end in [s.end for s in doc.sents] and len(list(doc.sents)) == 4
+    for s, e in sentences:
+        assert all(s <= h < e for h in heads[s:e - 1])
+
+
+def test_sentence_boundary_rule_by_punctuation():
+    nlp = spacy.blank("xx")
+
+    def sentences(bunsetsu):
+        words = [w for b in bunsetsu for w in b]
+        doc = Doc(nlp.vocab, words=words)
+        spans, i = [], 0
+        for b in bunsetsu:
+            spans.append(doc[i:i + len(b)])
+            i += len(b)
+        return bunsetsu_sentences(doc, spans)
+
+    assert sentences([["a", "。"], ["b", "！", "？"], ["c"]]) == [(0, 1), (1, 2), (2, 3)]
+    assert sentences([["a", "。", "」"], ["b", "?"], ["c", "."], ["d", "！？"]]) == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    # an ender before the end of a bunsetsu (a quotation: 。」と) ends nothing
+    assert sentences([["「", "a", "。", "」", "と"], ["言う", "。"]]) == [(0, 2)]
+    # nor inside brackets or quotes: titles, quoted sentences
+    assert sentences([["『", "a", "！"], ["b", "』", "を"], ["見る", "。"]]) == [(0, 3)]
+    assert sentences([["「", "a", "。"], ["b", "。", "」"], ["c", "。"]]) == [(0, 2), (2, 3)]
+    # closing brackets and whitespace in the next bunsetsu join the sentence; an unclosed bracket is ignored
+    assert sentences([["a", "。"], ["」", " "], ["（", "b", "。"], ["c"]]) == [(0, 2), (2, 3), (3, 4)]
+    assert sentences([["a"], ["b"]]) == [(0, 2)]
+    assert sentences([]) == []
+
+
+def test_twenty_thousand_bunsetsu_doc(trained, dev_refs):
+    nlp, _ = trained
+    pipe = nlp.get_pipe("pke_dependency")
+    alone = _alone(pipe, nlp.vocab, dev_refs)
+    refs, expected, n = [], [], 0
+    while n < 20000:
+        k = len(refs) % len(dev_refs)
+        refs.append(dev_refs[k])
+        expected.append(alone[k])
+        n += len(alone[k])
+    doc, ranges = _concat(nlp.vocab, refs)
+    assert len(doc.spans[BUNSETSU_KEY]) >= 20000
+    pipe(doc)
+    _check_sentences(doc, ranges, expected)
+
+
+def test_gold_docs_with_several_roots_train_as_their_sentences(trained, corpus):
+    """Gold Docs of three sentences each (one root per sentence) train the
+    same parser as the sentences one Doc each."""
+    from spacy_adf.lang.ja.bunsetsu import set_bunsetsu_tree
+
+    nlp1, train = trained
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("pke_dependency", config={"degree": 2, "classifier": "pki"})
+    refs = [eg.reference for eg in train]
+    examples = []
+    for k in range(0, len(refs), 3):
+        group = refs[k:k + 3]
+        ref, _ = _concat(nlp.vocab, group)
+        heads, offset = [], 0
+        for r in group:
+            hs = r.spans[BUNSETSU_KEY].attrs["heads"]
+            heads += [h + offset if h >= 0 else -1 for h in hs]
+            offset += len(hs)
+        set_bunsetsu_tree(ref, heads, sentences=head_sentences(heads))
+        assert len(list(ref.sents)) == len(group)
+        examples.append(Example(make_predicted(ref), ref))
+    nlp.initialize(lambda: examples)
+    a, b = nlp.get_pipe("pke_dependency").parser, nlp1.get_pipe("pke_dependency").parser
+    assert a.features_to_bytes() == b.features_to_bytes()
+    assert a.support_vectors_to_bytes() == b.support_vectors_to_bytes()
+    assert nlp.evaluate(examples)["bunsetsu_dep_acc"] == 1.0
+
+
+def test_set_bunsetsu_tree_with_sentences():
+    from spacy_adf.lang.ja.bunsetsu import check_sentence_heads, set_bunsetsu_tree
+
+    nlp = spacy.blank("xx")
+    doc = Doc(nlp.vocab, words=list("abcde"))
+    doc.spans[BUNSETSU_KEY] = [doc[i:i + 1] for i in range(5)]
+    assert head_sentences([1, -1, 4, 4, -1]) == [(0, 2), (2, 5)]
+    assert set_bunsetsu_tree(doc, [1, -1, 4, 4, -1], sentences=[(0, 2), (2, 5)]) == [1, -1, 4, 4, -1]
+    assert [(s.start, s.end) for s in doc.sents] == [(0, 2), (2, 5)]
+    assert check_sentence_heads([2, -1, 4, 4, -1], [(0, 2), (2, 5)]) is not None
+    with pytest.raises(ValueError, match="cross a sentence end"):
+        set_bunsetsu_tree(doc, [2, -1, 4, 4, -1], sentences=[(0, 2), (2, 5)])
+    assert set_bunsetsu_tree(doc, [2, -1, 4, 4, -1], sentences=[(0, 2), (2, 5)], repair=True) == [1, -1, 4, 4, -1]
+    with pytest.raises(ValueError, match="bunsetsu 1 is a root"):  # without sentences: one sentence
+        set_bunsetsu_tree(doc, [1, -1, 4, 4, -1])
+
+
+def test_scorer_with_multi_sentence_docs():
+    nlp = spacy.blank("xx")
+
+    def doc(heads):
+        d = Doc(nlp.vocab, words=list("abcde"))
+        d.spans[BUNSETSU_KEY] = [d[i:i + 1] for i in range(5)]
+        d.spans[BUNSETSU_KEY].attrs["heads"] = heads
+        return d
+
+    gold = [1, -1, 4, 4, -1]  # two sentences: each one's last bunsetsu is left out
+    s = score_bunsetsu_deps([Example(doc(gold), doc(gold))])
+    assert s["bunsetsu_dep_acc"] == 1.0 and s["bunsetsu_sent_acc"] == 1.0
+    s = score_bunsetsu_deps([Example(doc([1, -1, 3, 4, -1]), doc(gold))])
+    assert s["bunsetsu_dep_acc"] == pytest.approx(2 / 3) and s["bunsetsu_sent_acc"] == 0.5
+    # one predicted sentence over two gold ones: the arc across the end spoils both
+    s = score_bunsetsu_deps([Example(doc([1, 4, 4, 4, -1]), doc(gold))])
+    assert s["bunsetsu_dep_acc"] == 1.0 and s["bunsetsu_sent_acc"] == 0.0

@@ -39,7 +39,35 @@ label ``"intra"`` (`INTRA_LABEL`); the head token attaches to the head token of
 the head bunsetsu with the bunsetsu's label (``labels``; ``"dep"`` if none are
 given); the root bunsetsu's head token is the ROOT (label ``"ROOT"``). A valid
 (head-final, projective) bunsetsu tree gives a projective token tree with one
-root, so ``doc.sents`` is one sentence.
+root, so ``doc.sents`` is one sentence. With ``sentences`` (bunsetsu index
+ranges, see below) every sentence is its own tree with its own ROOT, and
+``doc.sents`` yields those sentences.
+
+Sentences (`bunsetsu_sentences`, `head_sentences`)
+--------------------------------------------------
+
+A Doc may hold several sentences; a sentence is a run of whole bunsetsu
+(bunsetsu never span a sentence end). `bunsetsu_sentences` finds them:
+
+- if the Doc has sentence annotation (``doc.has_annotation("SENT_START")``,
+  e.g. from a sentencizer, ``token.is_sent_start`` set by hand, or an earlier
+  parse), from ``doc.sents``: a sentence ends after the bunsetsu that holds
+  the last token of a ``doc.sents`` sentence; a boundary that falls inside a
+  bunsetsu ends the sentence after that bunsetsu;
+- otherwise by punctuation: a sentence ends after a bunsetsu whose last token
+  is a sentence ender (a token made only of 。｡．.！!？?‼⁇⁈⁉, `SENTENCE_ENDERS`),
+  possibly followed by closing brackets or quotes (」』）)］]｝}〕〉》】〙〛”’"'
+  ..., `CLOSING_BRACKETS`), as in ``行った。`` or ``行こう！」``, unless that
+  position is inside a matched pair of brackets or quotes (「...」, 『...』,
+  （...）, “...” ...: an ender inside a quotation or title such as
+  ``「どうなるの！？どうなるの！？」って`` or ``『学校へ行こう！ＭＡＸ』`` ends
+  no sentence; a bracket that is never closed is ignored). A bunsetsu made
+  only of closing brackets and enders that follows a sentence end joins that
+  sentence. The last bunsetsu always ends a sentence.
+
+`head_sentences` reads the sentences back from bunsetsu heads: each root
+(-1) ends a sentence (a valid multi-sentence tree has its roots exactly at
+the sentence ends).
 
 Valid heads and repair (`check_bunsetsu_heads`, `repair_bunsetsu_heads`)
 -------------------------------------------------------------------------
@@ -55,7 +83,7 @@ i + 1). So crossing arcs are moved up to the bunsetsu that covers their old
 head, self-loops and backward heads attach to the next bunsetsu, and every
 valid arc of the sentence that does not cross an arc to its right is kept.
 """
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.attrs import DEP, HEAD
@@ -66,13 +94,28 @@ from .pos import FUNCTION_POS, FUNCTION_UPOS, PUNCT_POS, PUNCT_UPOS
 __all__ = [
     "BUNSETSU_KEY", "INTRA_LABEL", "ROOT_LABEL", "DEFAULT_LABEL", "check_bunsetsu_heads",
     "repair_bunsetsu_heads", "bunsetsu_group", "bunsetsu_head_token", "set_bunsetsu_tree",
-    "bunsetsu_heads",
+    "bunsetsu_heads", "bunsetsu_sentences", "head_sentences", "sentence_heads", "check_sentence_heads",
+    "SENTENCE_ENDERS", "CLOSING_BRACKETS",
 ]
 
 BUNSETSU_KEY = "bunsetsu"
 INTRA_LABEL = "intra"
 ROOT_LABEL = "ROOT"
 DEFAULT_LABEL = "dep"
+
+# characters of a sentence-ending token (full- and half-width)
+SENTENCE_ENDERS = frozenset("。｡．.！!？?‼⁇⁈⁉")
+# bracket pairs (a sentence ender inside a matched pair ends no sentence)
+BRACKET_PAIRS = {
+    "「": "」", "『": "』", "（": "）", "(": ")", "［": "］", "[": "]", "｛": "｝", "{": "}",
+    "〔": "〕", "〈": "〉", "《": "》", "【": "】", "〘": "〙", "〚": "〛", "“": "”", "‘": "’",
+    "«": "»", "｢": "｣", "〝": "〟",
+}
+# closing brackets and quotes that may follow a sentence ender (symmetric
+# quotes only close here, they are never paired)
+CLOSING_BRACKETS = frozenset(BRACKET_PAIRS.values()) | frozenset("\"'＂＇〞")
+
+Sentences = List[Tuple[int, int]]
 
 
 def check_bunsetsu_heads(heads: Sequence[int]) -> Optional[str]:
@@ -163,6 +206,143 @@ def _where(doc: Doc, name: Optional[str]) -> str:
     return f"sentence {name!r}" if name else f"sentence {doc.text[:40]!r}"
 
 
+def _is_ender(text: str) -> bool:
+    """A sentence-ending token: enders, maybe followed by closing brackets ("。", "！？", "。」")."""
+    k = len(text)
+    while k and text[k - 1] in CLOSING_BRACKETS:
+        k -= 1
+    return k > 0 and all(c in SENTENCE_ENDERS for c in text[:k])
+
+
+def _is_trailer(text: str) -> bool:
+    """A token that may follow a sentence ender before the sentence ends:
+    closing brackets, more enders, whitespace."""
+    return not text or text.isspace() or all(c in CLOSING_BRACKETS or c in SENTENCE_ENDERS for c in text)
+
+
+def _bracket_depths(texts: Sequence[str]) -> List[int]:
+    """For each token t, the number of matched bracket pairs (open o, close c)
+    with o <= t < c: the position after t is inside them. Unmatched brackets
+    count for nothing; a close matches the nearest open of its kind (opens
+    in between are dropped as unmatched). Linear time."""
+    n = len(texts)
+    diff = [0] * (n + 1)
+    stack: List[Tuple[str, int]] = []
+    waiting = {}  # close char -> opens of that kind on the stack
+    for t, text in enumerate(texts):
+        close = BRACKET_PAIRS.get(text)
+        if close is not None:
+            stack.append((close, t))
+            waiting[close] = waiting.get(close, 0) + 1
+        elif waiting.get(text):
+            while True:
+                c, o = stack.pop()
+                waiting[c] -= 1
+                if c == text:
+                    diff[o] += 1
+                    diff[t] -= 1
+                    break
+    depths, depth = [], 0
+    for t in range(n):
+        depth += diff[t]
+        depths.append(depth)
+    return depths
+
+
+def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
+    """The sentences of a Doc as bunsetsu index ranges ``[(start, end), ...]``
+    covering ``spans`` (the bunsetsu, in order, covering the Doc): from
+    ``doc.sents`` if the Doc has sentence annotation, else by sentence-final
+    punctuation (the rule of the module docstring). [] for no bunsetsu."""
+    bounds = [(span.start, span.end) for span in spans]
+    n_spans = len(bounds)
+    if n_spans == 0:
+        return []
+    n = len(doc)
+    owner = [0] * n  # token -> bunsetsu
+    for b, (start, end) in enumerate(bounds):
+        owner[start:end] = [b] * (end - start)
+    ends: List[int] = []
+    if doc.has_annotation("SENT_START"):
+        for sent in doc.sents:
+            if sent.end > sent.start:
+                end = owner[sent.end - 1] + 1
+                if not ends or end > ends[-1]:
+                    ends.append(end)
+    else:
+        span_end = [False] * n  # token t is the last token of a bunsetsu
+        for _, end in bounds:
+            span_end[end - 1] = True
+        texts = [t.text for t in doc]
+        depths = None
+        t = 0
+        while t < n:
+            if not _is_ender(texts[t]):
+                t += 1
+                continue
+            p = t
+            while p + 1 < n and _is_trailer(texts[p + 1]):
+                p += 1
+            if span_end[p]:
+                if depths is None:
+                    depths = _bracket_depths(texts)
+                if depths[p] == 0:
+                    ends.append(owner[p] + 1)
+            t = p + 1
+    if not ends or ends[-1] != n_spans:
+        ends.append(n_spans)
+    return list(zip([0] + ends[:-1], ends))
+
+
+def head_sentences(heads: Sequence[int]) -> Sentences:
+    """The sentences of bunsetsu heads as index ranges: each root (-1) ends
+    one; bunsetsu after the last root form a last sentence."""
+    n = len(heads)
+    ends = [i + 1 for i, h in enumerate(heads) if h == -1]
+    if n and (not ends or ends[-1] != n):
+        ends.append(n)
+    return list(zip([0] + ends[:-1], ends))
+
+
+def sentence_heads(heads: Sequence[int], start: int, end: int) -> List[int]:
+    """The heads of bunsetsu ``start:end`` relative to ``start`` (-1 stays -1)."""
+    return [h - start if h >= 0 else -1 for h in heads[start:end]]
+
+
+def check_sentence_heads(heads: Sequence[int], sentences: Sequence[Tuple[int, int]]) -> Optional[str]:
+    """What is wrong with the heads of a multi-sentence Doc (None if each
+    sentence's heads are a head-final projective tree of its own: no head
+    crosses a sentence end, one root per sentence, its last bunsetsu)."""
+    n = len(heads)
+    if n == 0:
+        return "the sentence has no bunsetsu"
+    problem = _ranges_problem(sentences, n)
+    if problem is not None:
+        return problem
+    for k, (s, e) in enumerate(sentences):
+        for i in range(s, e):
+            if heads[i] >= 0 and not s <= heads[i] < e:
+                return (f"bunsetsu {i} has head {heads[i]}, outside its sentence (bunsetsu {s}-{e - 1}): "
+                        "heads must not cross a sentence end")
+        problem = check_bunsetsu_heads(sentence_heads(heads, s, e))
+        if problem is not None:
+            return f"sentence {k} (bunsetsu {s}-{e - 1}, numbered from its start): {problem}"
+    return None
+
+
+def _ranges_problem(sentences: Sequence[Tuple[int, int]], n: int) -> Optional[str]:
+    """What is wrong with sentence ranges over n bunsetsu (None if they cover
+    them in order with non-empty ranges)."""
+    end = 0
+    for k, (s, e) in enumerate(sentences):
+        if s != end or e <= s:
+            return f"sentence {k} is bunsetsu [{s}, {e}), expected a non-empty range from {end}"
+        end = e
+    if end != n:
+        return f"the sentences end at bunsetsu {end}, there are {n}"
+    return None
+
+
 def set_bunsetsu_tree(
     doc: Doc,
     heads: Optional[Sequence[int]] = None,
@@ -171,6 +351,7 @@ def set_bunsetsu_tree(
     repair: bool = False,
     spans_key: str = BUNSETSU_KEY,
     name: Optional[str] = None,
+    sentences: Optional[Sequence[Tuple[int, int]]] = None,
 ) -> List[int]:
     """Set ``token.head`` / ``token.dep_`` (and so ``doc.sents``) from bunsetsu
     heads; return the heads used.
@@ -183,6 +364,13 @@ def set_bunsetsu_tree(
     The heads used are stored in the span group's ``attrs["heads"]`` (with
     ``attrs["original_heads"]`` if they were repaired) and the labels, if
     given, in ``attrs["dep_types"]``.
+
+    ``sentences``: bunsetsu index ranges ``[(start, end), ...]`` covering the
+    bunsetsu in order (e.g. `bunsetsu_sentences` or `head_sentences`); each
+    is its own tree with its own root (its last bunsetsu, head -1), heads are
+    Doc-level indices and must not cross a sentence end, repair works per
+    sentence, and ``doc.sents`` then yields these sentences. None: the Doc is
+    one sentence.
     """
     spans = bunsetsu_group(doc, spans_key)
     if heads is None:
@@ -197,7 +385,11 @@ def set_bunsetsu_tree(
         labels = [str(label) for label in labels]
         if len(labels) != n:
             raise ValueError(f"{_where(doc, name)}: {len(labels)} labels for {n} bunsetsu")
-    problem = check_bunsetsu_heads(heads)
+    if sentences is None:
+        problem = check_bunsetsu_heads(heads)
+    else:
+        sentences = [(int(a), int(b)) for a, b in sentences]
+        problem = check_sentence_heads(heads, sentences)
     original = heads
     if problem is not None:
         if not repair:
@@ -205,7 +397,14 @@ def set_bunsetsu_tree(
                 f"{_where(doc, name)}: {problem}; heads {heads}. Use repair=True (readers: "
                 "bad_heads='repair' or 'skip')"
             )
-        heads = repair_bunsetsu_heads(heads)
+        if sentences is None:
+            heads = repair_bunsetsu_heads(heads)
+        else:
+            bad_ranges = _ranges_problem(sentences, n)
+            if bad_ranges is not None:
+                raise ValueError(f"{_where(doc, name)}: {bad_ranges}")
+            heads = [h + s if h >= 0 else -1 for s, e in sentences
+                     for h in repair_bunsetsu_heads(sentence_heads(heads, s, e))]
     head_tokens = [bunsetsu_head_token(span) for span in spans]
     strings = doc.vocab.strings
     rel_heads = numpy.zeros(len(doc), dtype="int64")
