@@ -253,6 +253,9 @@ class CharSegmenter(SerializedParts):
         msg = srsly.msgpack_loads(data)
         if not isinstance(msg, dict) or "train" not in msg or "user" not in msg:
             raise ValueError(f"[{self.name}] the lexicon file is not an adf_segmenter lexicon")
+        for key in ("train", "user"):
+            if not isinstance(msg[key], list) or not all(isinstance(w, str) for w in msg[key]):
+                raise ValueError(f"[{self.name}] the lexicon's {key!r} words are not a list of strings")
         self.featurizer = make_featurizer(self.options)
         self.featurizer.add_words(matchable(msg["train"]), -1)
         self.train_words = set(msg["train"])

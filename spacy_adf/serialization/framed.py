@@ -3,6 +3,10 @@ srsly) holding a format name, a version, free-form metadata and named
 little-endian arrays with dtype and shape, plus a CRC32 over the arrays, so
 a truncated, corrupted or foreign file fails loudly with a ValueError.
 
+`wrap` and `unwrap` put any file of a component (the array files above,
+the segmenter's lexicon, the dependency features, ...) in a checksummed
+part frame that names the file (see SerializedParts).
+
 Models that were written before this framing was shared (the CRF and MaxEnt
 files of spacy-adf 0.1, version 1 of their formats) are read by
 `unpack_v1`, so pipelines saved then still load.
@@ -12,6 +16,7 @@ from typing import Any, Dict, Sequence, Tuple
 
 import numpy
 import srsly
+from srsly import msgpack
 
 
 def pack(fmt: str, version: int, arrays: Dict[str, numpy.ndarray], meta: Dict[str, Any]) -> bytes:
@@ -103,3 +108,73 @@ def unpack_v1(msg: dict, fmt: str, dtypes: Dict[str, str]) -> Dict[str, numpy.nd
     if crc != msg.get("crc32"):
         raise ValueError(f"the {fmt} data is corrupt (checksum mismatch)")
     return arrays
+
+
+# ---------------------------------------------------------------- part frames
+
+# Every file of a component except its JSON cfg is written inside a part
+# frame: a small msgpack header {"format": PART_FORMAT, "version", "part":
+# the file's name, "size", "crc32": of the payload} followed by the payload
+# (the part's own bytes) unchanged, so `unwrap` checks the whole file and
+# hands back a zero-copy view. The header always starts with PART_PREFIX.
+PART_FORMAT = "spacy_adf.part"
+PART_VERSION = 1
+_HEADER_KEYS = ("format", "version", "part", "size", "crc32")
+_MAX_HEADER = 1024  # bytes read for the header (it holds the part name and four numbers)
+PART_PREFIX = b"\x85" + srsly.msgpack_dumps("format") + srsly.msgpack_dumps(PART_FORMAT)
+
+
+def part_header(part: str, data) -> bytes:
+    """The frame header of `data` as the part `part` (frame = header + data)."""
+    return srsly.msgpack_dumps({"format": PART_FORMAT, "version": PART_VERSION, "part": part,
+                                "size": len(data), "crc32": zlib.crc32(data)})
+
+
+def wrap(part: str, data: bytes) -> bytes:
+    """`data` inside a checksummed frame naming it `part`."""
+    return part_header(part, data) + bytes(data)
+
+
+def is_wrapped(data) -> bool:
+    """Whether `data` starts like a part frame (written by `wrap`)."""
+    return bytes(data[:len(PART_PREFIX)]) == PART_PREFIX
+
+
+def unwrap(part: str, data) -> memoryview:
+    """The payload of a frame written by ``wrap(part, ...)``, as a view of
+    `data`, after checking the header, the part name, the size and the CRC32.
+    ValueError (saying what is wrong) otherwise."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError("the file data must be bytes")
+    if not data:
+        raise ValueError("the file is empty")
+    if not is_wrapped(data):
+        if PART_PREFIX.startswith(bytes(data)):
+            raise ValueError("the file is truncated (incomplete header)")
+        raise ValueError(f"the file does not start with a {PART_FORMAT} header")
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=_MAX_HEADER)
+    try:
+        unpacker.feed(bytes(data[:_MAX_HEADER]))
+        header = unpacker.unpack()
+        offset = unpacker.tell()
+    except msgpack.OutOfData:
+        raise ValueError("the file header is incomplete (truncated or damaged)") from None
+    except Exception as e:  # msgpack raises several types on garbage input
+        raise ValueError(f"the file header is unreadable ({e!r})") from None
+    if not isinstance(header, dict) or set(header) != set(_HEADER_KEYS):
+        raise ValueError("the file header is damaged (unexpected fields)")
+    if header["version"] != PART_VERSION:
+        raise ValueError(f"{PART_FORMAT} version {header['version']!r} is not supported "
+                         f"(expects {PART_VERSION})")
+    if header["part"] != part:
+        raise ValueError(f"the file holds the part {header['part']!r}, expected {part!r}")
+    size, crc = header["size"], header["crc32"]
+    if not isinstance(size, int) or not isinstance(crc, int):
+        raise ValueError("the file header is damaged (size or checksum is not a number)")
+    payload = memoryview(data)[offset:]
+    if len(payload) != size:
+        raise ValueError(f"the file is truncated or extended ({len(payload)} data bytes, "
+                         f"the header says {size})")
+    if zlib.crc32(payload) != crc:
+        raise ValueError("checksum mismatch")
+    return payload

@@ -1,13 +1,93 @@
 """Serialization shared by spacy-adf's components: a component lists its
 files as ``_parts()`` (name -> (dump to bytes, load from bytes), loaded in
-order) and gets spaCy's to/from bytes/disk with clear errors for missing,
-truncated or foreign files."""
-from pathlib import Path
-from typing import Callable, Dict, Tuple, Union
+order) and gets spaCy's to/from bytes/disk, with every file checked:
 
+- ``cfg`` (JSON, human-readable as spaCy's convention wants) carries a
+  ``"checksum"`` key: the CRC32 of the canonical JSON of its other keys
+  (sorted keys, no whitespace), verified on load when present. A cfg edited
+  by hand must drop the key (it is then read unchecked, as are the cfg files
+  of spacy-adf 0.1).
+- every other file is written inside a part frame (`framed.wrap`: format
+  name, the file's name, size, CRC32 of the payload). A file without a frame
+  is read as it is only when the cfg has no checksum (a spacy-adf 0.1
+  pipeline); after a checksummed cfg, every file must be framed.
+
+Every load error is a `PartLoadError` (a ValueError) naming the component,
+the file (its path, or the part name for from_bytes) and what to do."""
+import json
+import re
+import zlib
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Optional, Tuple, Union
+
+import srsly
 from spacy import util
 
+from . import framed
+
 Parts = Dict[str, Tuple[Callable[[], bytes], Callable[[bytes], None]]]
+
+CFG_PART = "cfg"  # the one JSON part: not framed, checksummed in-band
+CHECKSUM_KEY = "checksum"
+_CHECKSUM_VALUE = re.compile(r"crc32:[0-9a-f]{8}\Z")
+ADVICE = ("The file is damaged or was not written for this component by this spacy-adf version: "
+          "retrain the component or re-download the pipeline.")
+
+
+class PartLoadError(ValueError):
+    """A component file could not be loaded (the message names it)."""
+
+
+def describe(e: Exception, limit: int = 300) -> str:
+    """A short reason for a load error: the message of a plain ValueError,
+    else the exception's type and message (msgpack's ExtraData, JSON and
+    UTF-8 errors, ...), cut at `limit` characters."""
+    text = str(e) if type(e) in (ValueError, PartLoadError) else f"{type(e).__name__}: {e}"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def cfg_checksum(cfg: dict) -> str:
+    """"crc32:<8 hex digits>" of the canonical JSON of `cfg`."""
+    canonical = json.dumps(cfg, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return f"crc32:{zlib.crc32(canonical.encode('utf8')):08x}"
+
+
+def add_cfg_checksum(data: bytes) -> bytes:
+    """The JSON object `data` (a component's cfg), indented, with its checksum
+    as the last key."""
+    cfg = json.loads(data)
+    if not isinstance(cfg, dict):
+        raise TypeError("a cfg part must be a JSON object")
+    cfg.pop(CHECKSUM_KEY, None)
+    cfg[CHECKSUM_KEY] = cfg_checksum(cfg)
+    return json.dumps(cfg, indent=2, ensure_ascii=False).encode("utf8")
+
+
+def check_cfg(data) -> Tuple[bytes, bool]:
+    """(the cfg JSON without its checksum, whether it had one) after
+    checking that it is a UTF-8 JSON object whose checksum, if present,
+    matches. ValueError otherwise."""
+    try:
+        text = bytes(data).decode("utf8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"the file is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        cfg = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"the file is not valid JSON ({e})") from None
+    if not isinstance(cfg, dict):
+        raise ValueError("the file is not a JSON object")
+    if CHECKSUM_KEY not in cfg:
+        # spacy-adf 0.1, or edited by hand: read unchecked, unless the
+        # checksum is there under a damaged key
+        garbled = [k for k, v in cfg.items() if isinstance(v, str) and _CHECKSUM_VALUE.match(v)]
+        if garbled:
+            raise ValueError(f"the checksum is stored under the key {garbled[0]!r}")
+        return bytes(data), False
+    saved = cfg.pop(CHECKSUM_KEY)
+    if saved != cfg_checksum(cfg):
+        raise ValueError(f"checksum mismatch (a cfg edited by hand must drop its {CHECKSUM_KEY!r} key)")
+    return json.dumps(cfg, ensure_ascii=False).encode("utf8"), True
 
 
 class SerializedParts:
@@ -16,39 +96,71 @@ class SerializedParts:
     def _parts(self) -> Parts:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return util.to_bytes({k: dump for k, (dump, _) in self._parts().items()}, exclude)
+    # ------------------------------------------------------------ saving
 
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
-        try:
-            util.from_bytes(bytes_data, {k: load for k, (_, load) in self._parts().items()}, exclude)
-        except ValueError:
-            raise
-        except Exception as e:
-            raise ValueError(f"[{self.name}] could not read the component data: {e!r}") from None
-        return self
+    def _dumpers(self) -> Dict[str, Callable[[], bytes]]:
+        def checked(name, dump):
+            if name == CFG_PART:
+                return lambda: add_cfg_checksum(dump())
+            return lambda: framed.wrap(name, dump())
+
+        return {k: checked(k, dump) for k, (dump, _) in self._parts().items()}
+
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
+        return util.to_bytes(self._dumpers(), exclude)
 
     def to_disk(self, path: Union[str, Path], *, exclude=tuple()) -> None:
-        serialize = {
-            k: (lambda p, dump=dump: Path(p).write_bytes(dump()))
-            for k, (dump, _) in self._parts().items()
-        }
+        serialize = {k: (lambda p, dump=dump: Path(p).write_bytes(dump()))
+                     for k, dump in self._dumpers().items()}
         util.to_disk(path, serialize, exclude)
+
+    # ------------------------------------------------------------ loading
+
+    def _wanted(self, exclude) -> Parts:
+        return {k: v for k, v in self._parts().items() if k.split(".")[0] not in exclude}
+
+    def _load_error(self, where: str, e: Exception) -> PartLoadError:
+        reason = describe(e)
+        prefix = f"[{self.name}] "
+        if reason.startswith(prefix):
+            reason = reason[len(prefix):]
+        return PartLoadError(f"[{self.name}] cannot load {where}: {reason}. {ADVICE}")
+
+    def _load_parts(self, parts: Parts, items: Iterable[Tuple[str, Callable[[], bytes], str]]) -> None:
+        """Check and load each (name, read the data, where) in order."""
+        checked: Optional[bool] = None  # whether the cfg had a checksum (None: cfg not loaded)
+        for name, read, where in items:
+            try:
+                data = read()
+                if name == CFG_PART:
+                    data, checked = check_cfg(data)
+                elif checked or framed.is_wrapped(data):
+                    data = framed.unwrap(name, data)
+                # else: a file of spacy-adf 0.1, read as it is
+                parts[name][1](data)
+            except Exception as e:
+                raise self._load_error(where, e) from None
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
+        parts = self._wanted(exclude)
+        try:
+            msg = srsly.msgpack_loads(bytes_data)
+        except Exception as e:  # msgpack raises several types on garbage input
+            raise self._load_error("the serialized data", ValueError(f"unreadable ({describe(e)})")) from None
+        if not isinstance(msg, dict):
+            raise self._load_error("the serialized data", ValueError("not a map of parts"))
+        for name in parts:
+            if not isinstance(msg.get(name), bytes):
+                raise self._load_error(f"the part {name!r}", ValueError("missing from the serialized data"))
+        self._load_parts(parts, ((k, lambda k=k: msg[k], f"the part {k!r}") for k in parts))
+        return self
 
     def from_disk(self, path: Union[str, Path], *, exclude=tuple()):
         path = Path(path)
-        parts = self._parts()
+        parts = self._wanted(exclude)
         for name in parts:
-            if name not in exclude and not (path / name).exists():
-                raise ValueError(f"[{self.name}] missing file {path / name}: incomplete model directory")
-        deserialize = {
-            k: (lambda p, load=load: load(Path(p).read_bytes()))
-            for k, (_, load) in parts.items()
-        }
-        try:
-            util.from_disk(path, deserialize, exclude)
-        except ValueError:
-            raise
-        except Exception as e:
-            raise ValueError(f"[{self.name}] could not read {path}: {e!r}") from None
+            if not (path / name).exists():
+                raise PartLoadError(f"[{self.name}] missing file {path / name}: incomplete model "
+                                    "directory; re-download or re-save the pipeline")
+        self._load_parts(parts, ((k, (path / k).read_bytes, str(path / k)) for k in parts))
         return self

@@ -27,6 +27,7 @@ from spacy.vocab import Vocab
 from ..features.chars import texts_to_units, words_from_starts
 from ..ml.segmenter_crf import build_segmenter_model
 from ..models.char_segmenter import CharSegmenter
+from ..serialization.parts import ADVICE, PartLoadError, describe
 
 FILE_NAME = "segmenter"
 
@@ -140,15 +141,7 @@ class SegmenterTokenizer:
         return srsly.msgpack_dumps({"format": "spacy_adf.Segmenter", "segmenter": data})
 
     def from_bytes(self, data: bytes, *, exclude=tuple(), **kwargs) -> "SegmenterTokenizer":
-        try:
-            msg = srsly.msgpack_loads(data)
-        except Exception as e:
-            raise ValueError(f"spacy_adf.Segmenter.v1: unreadable tokenizer data ({e!r})") from None
-        if not isinstance(msg, dict) or msg.get("format") != "spacy_adf.Segmenter":
-            raise ValueError("spacy_adf.Segmenter.v1: the tokenizer data is not a segmenter's")
-        if msg["segmenter"] is not None:
-            self.segmenter.from_bytes(msg["segmenter"])
-        return self
+        return self._load(data, "the tokenizer data")
 
     def to_disk(self, path: Union[str, Path], *, exclude=tuple(), **kwargs) -> None:
         path = Path(path)
@@ -158,8 +151,38 @@ class SegmenterTokenizer:
     def from_disk(self, path: Union[str, Path], *, exclude=tuple(), **kwargs) -> "SegmenterTokenizer":
         path = Path(path)
         if not (path / FILE_NAME).exists():
-            raise ValueError(f"spacy_adf.Segmenter.v1: missing {path / FILE_NAME}")
-        return self.from_bytes((path / FILE_NAME).read_bytes())
+            raise ValueError(f"spacy_adf.Segmenter.v1: missing {path / FILE_NAME}: incomplete "
+                             "pipeline directory; re-download or re-save the pipeline")
+        try:
+            data = (path / FILE_NAME).read_bytes()
+        except OSError as e:
+            raise ValueError(f"spacy_adf.Segmenter.v1: cannot read {path / FILE_NAME}: {e}") from None
+        return self._load(data, str(path / FILE_NAME))
+
+    def _load(self, data: bytes, where: str) -> "SegmenterTokenizer":
+        """Load the tokenizer file: a msgpack map {"format", "segmenter": the
+        segmenter's bytes or None}. The segmenter's bytes carry its cfg
+        checksum and part frames (SerializedParts); the map around them is
+        checked field by field."""
+        def fail(reason: str) -> ValueError:
+            return ValueError(f"spacy_adf.Segmenter.v1: cannot load {where}: {reason}. {ADVICE}")
+
+        try:
+            msg = srsly.msgpack_loads(data)
+        except Exception as e:  # msgpack raises several types on garbage input
+            raise fail(f"unreadable ({describe(e)})") from None
+        if not isinstance(msg, dict) or msg.get("format") != "spacy_adf.Segmenter":
+            raise fail("not a spacy_adf.Segmenter.v1 tokenizer file")
+        if set(msg) != {"format", "segmenter"} or not isinstance(msg["segmenter"], (bytes, type(None))):
+            raise fail("unexpected fields")
+        if msg["segmenter"] is not None:
+            try:
+                self.segmenter.from_bytes(msg["segmenter"])
+            except PartLoadError as e:  # names the part and says what to do
+                raise ValueError(f"spacy_adf.Segmenter.v1: cannot load {where}: {e}") from None
+            except Exception as e:
+                raise fail(describe(e)) from None
+        return self
 
 
 @registry.tokenizers("spacy_adf.Segmenter.v1")

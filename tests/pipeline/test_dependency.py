@@ -295,16 +295,17 @@ def test_corrupt_and_mismatched_model_files(trained, tmp_path):
     clf.write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError):
         spacy.load(tmp_path / "m")
-    # a classifier of another form than the config names
+    # a classifier of another form than the config names (files are framed: framed.wrap)
+    from spacy_adf.serialization.framed import wrap
     pipe.set_classifier("pkb")
-    clf.write_bytes(pipe.classifier.to_bytes())
+    clf.write_bytes(wrap("classifier", pipe.classifier.to_bytes()))
     pipe.set_classifier("pki")
     with pytest.raises(ValueError, match="config says 'pki'"):
         spacy.load(tmp_path / "m")
     # a feature vocabulary of another model
-    clf.write_bytes(pipe.classifier.to_bytes())
+    clf.write_bytes(wrap("classifier", pipe.classifier.to_bytes()))
     import srsly
-    (tmp_path / "m" / "pke_dependency" / "features").write_bytes(srsly.msgpack_dumps(["a", "b"]))
+    (tmp_path / "m" / "pke_dependency" / "features").write_bytes(wrap("features", srsly.msgpack_dumps(["a", "b"])))
     with pytest.raises(ValueError, match="mismatched"):
         spacy.load(tmp_path / "m")
     (tmp_path / "m" / "pke_dependency" / "cfg").unlink()
