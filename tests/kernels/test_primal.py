@@ -209,7 +209,7 @@ def test_merged_libsvm_gives_the_same_decisions(d):
     X = to_csr(rows, V)
     y = numpy.array([_label(x) for x in rows])
     stats = {}
-    merged, _ = train_svm(X, y, degree=d, C=1.0, tol=1e-10, stats=stats)
+    merged, _ = train_svm(X, y, degree=d, C=1.0, tol=1e-10, merge=True, stats=stats)
     plain, _ = train_svm(X, y, degree=d, C=1.0, tol=1e-10, merge=False)
     assert stats["n_examples"] == 200 and stats["n_unique"] < 200
     assert merged.n_sv < plain.n_sv
