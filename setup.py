@@ -26,6 +26,7 @@ MODULES = [
     "spacy_adf.kernels.mining",
     "spacy_adf.kernels.classifiers",
     "spacy_adf.kernels.datrie",
+    "spacy_adf.kernels.expansion",
 ]
 
 COMPILE_ARGS = ["-O3", "-Wno-unused-function", "-Wno-unreachable-code"]

@@ -3,14 +3,20 @@ libsvm, then classify with PKB (baseline), PKI (inverted index, exact) or PKE
 (expanded subset weights, approximate by sigma and xi).
 
 Modules, bottom up: ``coefficients`` (the subset weights c_d(r)), ``svm``
-(libsvm training, `SupportVectors`), ``csr`` (input conversion),
-``idsets.pxd`` (nogil sorted-id helpers), ``mining`` (PKE's subset miner and
-trie layout), ``classifiers`` (PKB, PKI, PKE and their factory / loader),
-``datrie`` (a double-array trie over PKE's subsets, a yardstick)."""
+(libsvm training, `SupportVectors`, duplicate merging), ``csr`` (input
+conversion), ``idsets.pxd`` (nogil sorted-id helpers), ``mining`` (PKE's
+subset miner and trie layout), ``classifiers`` (PKB, PKI, PKE and their
+factory / loader), ``datrie`` (a double-array trie over PKE's subsets, a
+yardstick), ``expansion`` (the explicit subset features phi, interned) and
+``primal`` (the kernel SVM trained as a linear SVM on phi with liblinear,
+straight to PKE's weights: no support vectors, no mining)."""
 from .classifiers import PKB, PKE, PKI, KernelClassifier, load_classifier, make_classifier
 from .coefficients import subset_weights
 from .csr import as_csr, as_ids
-from .svm import SupportVectors, fit_svc, to_csr, train_svm
+from .expansion import SubsetIndex
+from .primal import PrimalSVM, train_primal
+from .svm import SupportVectors, fit_svc, merge_duplicates, to_csr, train_svm
 
-__all__ = ["subset_weights", "SupportVectors", "fit_svc", "train_svm", "to_csr", "as_csr", "as_ids",
+__all__ = ["subset_weights", "SupportVectors", "fit_svc", "train_svm", "merge_duplicates", "to_csr",
+           "as_csr", "as_ids", "SubsetIndex", "PrimalSVM", "train_primal",
            "KernelClassifier", "PKB", "PKI", "PKE", "make_classifier", "load_classifier"]

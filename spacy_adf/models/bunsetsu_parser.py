@@ -13,10 +13,14 @@ from spacy.tokens import Doc, Span
 
 from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, pair_ids, segment_ids
 from ..kernels import KernelClassifier, SupportVectors, load_classifier, make_classifier, train_svm
+from ..kernels.primal import PrimalSVM, train_primal
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from .cascaded_chunking import ParseState, oracle_rounds
 
 KINDS = ("pkb", "pki", "pke")
+# "libsvm": the kernel SVM (support vectors, any classifier form); "primal":
+# a linear SVM on the explicit subset features (`kernels/primal.py`), PKE only
+TRAINERS = ("libsvm", "primal")
 
 
 class MismatchedPartsError(ValueError):
@@ -53,6 +57,15 @@ def check_classifier_options(kind: str, degree: int, sigma: float, xi: int, C: f
         raise ValueError(f"C must be > 0, not {C!r}")
 
 
+def check_trainer(trainer: str, kind: str) -> None:
+    """ValueError for an unknown trainer, or a classifier form it cannot give."""
+    if trainer not in TRAINERS:
+        raise ValueError(f"trainer must be one of {list(TRAINERS)}, not {trainer!r}")
+    if trainer == "primal" and kind != "pke":
+        raise ValueError(f'the primal trainer gives PKE only (subset weights, no support vectors): '
+                         f'classifier {kind!r} needs trainer = "libsvm"')
+
+
 class BunsetsuParser:
     """Cascaded-chunking parser over bunsetsu spans with a kernel SVM.
 
@@ -74,6 +87,8 @@ class BunsetsuParser:
         self.vocab = vocab or FeatureVocab()
         self.support_vectors = support_vectors
         self.classifier = classifier
+        self.primal: Optional[PrimalSVM] = None  # trainer "primal": all subset weights (not saved)
+        self.train_stats: dict = {}
         self.decision_seconds = 0.0  # time inside the kernel classifier, for benchmarks
         self.n_decisions = 0
 
@@ -123,19 +138,45 @@ class BunsetsuParser:
         return _csr(rows, len(self.vocab)), numpy.asarray(labels, dtype=numpy.int64)
 
     def train(self, X, y, degree: int = 3, C: float = 1.0, cache_size: float = 1000.0,
-              max_iter: int = -1) -> float:
-        """Fit the SVM with libsvm; returns the training seconds."""
+              max_iter: int = -1, trainer: str = "libsvm", merge_duplicates: bool = False) -> float:
+        """Fit the SVM with libsvm (support vectors) or, with trainer
+        "primal", as a linear SVM on the subset features (PKE only; max_iter
+        <= 0 means liblinear's 1000); identical decisions are trained once
+        with their count as weight (always for primal; for libsvm with
+        `merge_duplicates`, off by default: it moves decision values by ~5e-4). Returns
+        the training seconds; `train_stats` gets the details."""
+        check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:
             raise ValueError("the training data must contain both D and O decisions "
                              "(give sentences with three or more bunsetsu)")
         start = time.perf_counter()
-        self.support_vectors, _ = train_svm(X, y, degree=degree, C=C, cache_size=cache_size,
-                                            max_iter=max_iter)
+        self.train_stats = {"trainer": trainer}
+        if trainer == "primal":
+            self.primal = train_primal(X, y, degree=degree, C=C, merge=True,
+                                       max_iter=max_iter if max_iter > 0 else 1000,
+                                       stats=self.train_stats)
+            self.support_vectors = None
+        else:
+            self.support_vectors, _ = train_svm(X, y, degree=degree, C=C, merge=merge_duplicates,
+                                                stats=self.train_stats, cache_size=cache_size,
+                                                max_iter=max_iter)
+            self.primal = None
         return time.perf_counter() - start
 
     def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
-        """(Re)build the classifier form from the support vectors; returns seconds."""
+        """(Re)build the classifier form from the support vectors (or, after
+        trainer "primal", PKE from the primal weights); returns seconds."""
+        if self.support_vectors is None and self.primal is not None:
+            check_trainer("primal", kind)
+            start = time.perf_counter()
+            self.classifier = self.primal.to_pke(sigma=sigma, xi=xi)
+            return time.perf_counter() - start
         if self.support_vectors is None:
+            if (self.classifier is not None
+                    and getattr(self.classifier, "stats", {}).get("trainer") == "primal"):
+                raise ValueError("this parser was trained by the primal trainer: its PKE cannot be "
+                                 "rebuilt after loading (the full subset weights are not saved) and "
+                                 'PKB / PKI need support vectors (trainer = "libsvm"): retrain')
             raise ValueError("the parser has no trained SVM: initialize / train it first")
         start = time.perf_counter()
         self.classifier = make_classifier(kind, self.support_vectors, sigma=sigma, xi=xi)

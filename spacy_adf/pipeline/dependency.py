@@ -37,8 +37,11 @@ Training happens in ``initialize``: the gold trees of the training
 examples (a gold Doc with several roots is split into sentences after each
 root) answer the cascaded-chunking questions, libsvm (scikit-learn) fits
 SVC(kernel="poly", degree, gamma=1, coef0=1, C), and the classifier form
-named in the config is built. There is no per-batch ``update``: `spacy
-train` runs initialize, then evaluates (the configs use max_steps = 1).
+named in the config is built. With ``trainer = "primal"`` a linear SVM on
+the explicit subset features (liblinear, `kernels/primal.py`) gives PKE's
+weights directly: PKE only, no support vectors. There is no per-batch
+``update``: `spacy train` runs initialize, then evaluates (the configs use
+max_steps = 1).
 
 The component is a thin adapter: the parser itself, its training and the
 serialization of its trained parts are `models.bunsetsu_parser.BunsetsuParser`;
@@ -60,7 +63,7 @@ from ..lang.ja.bunsetsu import (
     BUNSETSU_KEY, bunsetsu_group, bunsetsu_heads, bunsetsu_sentences, check_bunsetsu_heads, head_sentences,
     sentence_heads, set_bunsetsu_tree,
 )
-from ..models.bunsetsu_parser import BunsetsuParser, MismatchedPartsError, check_classifier_options
+from ..models.bunsetsu_parser import BunsetsuParser, MismatchedPartsError, check_classifier_options, check_trainer
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
 from ..serialization.parts import Parts, SerializedParts
 
@@ -99,6 +102,7 @@ if not Span.has_extension("bunsetsu_head"):
         "features": list(FEATURE_GROUPS),
         "min_feature_count": 1,
         "cache_size": 1000.0,
+        "trainer": "libsvm",
         "scorer": {"@scorers": "spacy_adf.bunsetsu_dep_scorer.v1"},
     },
     default_score_weights={"bunsetsu_dep_acc": 1.0, "bunsetsu_sent_acc": 0.0, "bunsetsu_seg_f": None},
@@ -106,6 +110,7 @@ if not Span.has_extension("bunsetsu_head"):
 def make_pke_dependency(
     nlp: Language, name: str, *, spans_key: str, degree: int, C: float, classifier: str, sigma: float,
     xi: int, features: List[str], min_feature_count: int, cache_size: float, scorer: Optional[Callable],
+    trainer: str = "libsvm",
 ) -> "PKEDependencyParser":
     """Create a pke_dependency parser.
 
@@ -116,12 +121,15 @@ def make_pke_dependency(
     features: the feature groups of `spacy_adf.features.bunsetsu`.
     min_feature_count: drop features seen in fewer training decisions.
     cache_size: libsvm's kernel cache in MB.
+    trainer: "libsvm" (the kernel SVM; any classifier form) or "primal" (a
+        linear SVM on the explicit subset features, `kernels/primal.py`: no
+        support vectors, so PKE only; its weights are PKE's directly).
     scorer: called by `score` with the component's ``spans_key``; None: no scores.
     """
     return PKEDependencyParser(
         nlp.vocab, name, spans_key=spans_key, degree=degree, C=C, classifier=classifier, sigma=sigma,
         xi=xi, features=features, min_feature_count=min_feature_count, cache_size=cache_size,
-        scorer=scorer,
+        scorer=scorer, trainer=trainer,
     )
 
 
@@ -139,9 +147,10 @@ class PKEDependencyParser(SerializedParts, Pipe):
         self, vocab: Vocab, name: str = "pke_dependency", *, spans_key: str = BUNSETSU_KEY,
         degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
         features: Sequence[str] = FEATURE_GROUPS, min_feature_count: int = 1, cache_size: float = 1000.0,
-        scorer: Optional[Callable] = make_bunsetsu_dep_scorer(),
+        scorer: Optional[Callable] = make_bunsetsu_dep_scorer(), trainer: str = "libsvm",
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
+        check_trainer(trainer, classifier)
         check_groups(features)
         if not spans_key:
             raise ValueError("spans_key must name the span group that holds the bunsetsu")
@@ -156,7 +165,7 @@ class PKEDependencyParser(SerializedParts, Pipe):
             "spans_key": spans_key, "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "features": list(features),
             "min_feature_count": int(min_feature_count), "cache_size": float(cache_size),
-            "stats": {},
+            "stats": {}, "trainer": trainer,
         }
         self.parser = BunsetsuParser(features)
 
@@ -178,6 +187,7 @@ class PKEDependencyParser(SerializedParts, Pipe):
         sigma = self.cfg["sigma"] if sigma is None else float(sigma)
         xi = self.cfg["xi"] if xi is None else int(xi)
         check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
+        check_trainer(self.cfg.get("trainer", "libsvm"), kind)
         seconds = self.parser.build(kind, sigma=sigma, xi=xi)
         self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
         self.cfg["stats"]["build_seconds"] = seconds
@@ -214,7 +224,7 @@ class PKEDependencyParser(SerializedParts, Pipe):
                 yield ref, sent_spans, sent_heads
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None):
-        """Train: gold parse decisions -> libsvm -> the configured classifier."""
+        """Train: gold parse decisions -> libsvm (or the primal trainer) -> the configured classifier."""
         validate_get_examples(get_examples, "PKEDependencyParser.initialize")
         cfg = self.cfg
         cfg["stats"] = {}
@@ -222,12 +232,15 @@ class PKEDependencyParser(SerializedParts, Pipe):
         if X.shape[0] == 0:
             raise ValueError(f"[{self.name}] no training decisions: the examples need sentences with "
                              "three or more bunsetsu")
-        svm_seconds = self.parser.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"])
+        svm_seconds = self.parser.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
+                                        trainer=cfg.get("trainer", "libsvm"))
         sv = self.parser.support_vectors
         cfg["stats"].update({
             "n_decisions": int(X.shape[0]), "n_positive": int((y > 0).sum()),
-            "n_features": len(self.parser.vocab), "n_sv": sv.n_sv, "svm_seconds": svm_seconds,
+            "n_features": len(self.parser.vocab), "n_sv": sv.n_sv if sv is not None else self.parser.primal.n_sv,
+            "svm_seconds": svm_seconds,
         })
+        cfg["stats"]["training"] = self.parser.train_stats
         self.set_classifier(cfg["classifier"])
 
     # ------------------------------------------------------------ prediction
@@ -328,6 +341,8 @@ class PKEDependencyParser(SerializedParts, Pipe):
             raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
                              f"(expects {FORMAT_VERSION}); retrain or install the matching version")
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
+        cfg.setdefault("trainer", "libsvm")  # cfg files from before the option: libsvm
+        check_trainer(cfg["trainer"], cfg["classifier"])
         self.cfg.update(cfg)
         self.parser = BunsetsuParser(check_groups(cfg["features"]))
 

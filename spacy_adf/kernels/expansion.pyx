@@ -1,0 +1,364 @@
+# cython: language_level=3
+"""The explicit feature map of the polynomial kernel over binary features,
+for the primal trainer (`primal.py`).
+
+For sets X, Y: (1 + |X & Y|)^d = sum_{s subset of X & Y, |s| <= d} c_d(|s|)
+(`coefficients.py`), so K(X, Y) = phi(X) . phi(Y) with one coordinate per
+subset s of X with |s| <= d, of value sqrt(c_d(|s|)). The empty subset is a
+coordinate too: column 0, value sqrt(c_d(0)) = 1 in every row (the kernel's
+constant term; see `primal.py` for how it stands in for the bias).
+
+`SubsetIndex` interns the subsets that occur in the examples it is given and
+writes phi as a CSR matrix. A subset is interned exactly, as the pair (id of
+its prefix, last feature id) over its sorted feature ids, so subsets form a
+trie: every id knows its parent (the subset without its largest feature), its
+last feature and its size, which is what PKE's trie layout needs. The pair is
+the 64-bit key ((parent + 1) << 32) | feature of an open-addressing table
+(linear probing, slots picked by a bijective 64-bit mixer of the key): no
+hash collisions merge two subsets. Ids are dense, in order of first
+occurrence; id 0 is the empty set. The enumeration, the table and the CSR
+writing are nogil loops over flat arrays.
+
+Memory: per distinct subset 12 bytes in the table (at most half full, so
+16-24 bytes) plus 17 bytes of per-id arrays; per non-zero of phi 12 bytes
+(int32 column, float64 value) in the output.
+"""
+from libc.math cimport sqrt
+from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy
+
+import numpy
+import scipy.sparse
+
+from .coefficients import subset_weights
+from .csr import as_csr
+from .idsets cimport sort_unique
+
+__all__ = ["SubsetIndex", "expansion_nnz"]
+
+cdef enum:
+    MAX_DEGREE = 15
+
+
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
+    """splitmix64's finalizer: a bijection of uint64 that spreads the bits."""
+    x ^= x >> 30
+    x *= 0xbf58476d1ce4e5b9ULL
+    x ^= x >> 27
+    x *= 0x94d049bb133111ebULL
+    x ^= x >> 31
+    return x
+
+
+cdef struct Table:
+    uint64_t* keys      # 0 = empty slot (real keys are >= 2^32)
+    int32_t* vals       # subset id of the key
+    uint64_t mask       # slots - 1 (a power of two minus one)
+    # per subset id (id 0 = the empty set)
+    int32_t* parent
+    int32_t* item
+    int8_t* size
+    int64_t* support    # weighted number of added examples that contain the subset
+    int64_t n
+    int64_t cap
+
+
+cdef int _grow_ids(Table* t) noexcept nogil:
+    cdef int64_t cap = t.cap * 2 + 4096
+    cdef void* p
+    p = realloc(t.parent, cap * sizeof(int32_t))
+    if p == NULL:
+        return -1
+    t.parent = <int32_t*>p
+    p = realloc(t.item, cap * sizeof(int32_t))
+    if p == NULL:
+        return -1
+    t.item = <int32_t*>p
+    p = realloc(t.size, cap * sizeof(int8_t))
+    if p == NULL:
+        return -1
+    t.size = <int8_t*>p
+    p = realloc(t.support, cap * sizeof(int64_t))
+    if p == NULL:
+        return -1
+    t.support = <int64_t*>p
+    t.cap = cap
+    return 0
+
+
+cdef int _rehash(Table* t) noexcept nogil:
+    """Double the slots and re-insert every key."""
+    cdef uint64_t old_slots = t.mask + 1, slots = old_slots * 2, mask = slots - 1, i, h
+    cdef uint64_t* keys = <uint64_t*>calloc(slots, sizeof(uint64_t))
+    cdef int32_t* vals = <int32_t*>malloc(slots * sizeof(int32_t))
+    if keys == NULL or vals == NULL:
+        free(keys)
+        free(vals)
+        return -1
+    for i in range(old_slots):
+        if t.keys[i] != 0:
+            h = _mix(t.keys[i]) & mask
+            while keys[h] != 0:
+                h = (h + 1) & mask
+            keys[h] = t.keys[i]
+            vals[h] = t.vals[i]
+    free(t.keys)
+    free(t.vals)
+    t.keys = keys
+    t.vals = vals
+    t.mask = mask
+    return 0
+
+
+cdef inline int64_t _lookup(const Table* t, uint64_t key) noexcept nogil:
+    cdef uint64_t h = _mix(key) & t.mask
+    while t.keys[h] != 0:
+        if t.keys[h] == key:
+            return t.vals[h]
+        h = (h + 1) & t.mask
+    return -1
+
+
+cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept nogil:
+    """The id of (parent, item), added if new; -1 when out of memory or ids."""
+    cdef uint64_t key = ((<uint64_t>(parent + 1)) << 32) | <uint64_t><uint32_t>item
+    cdef uint64_t h = _mix(key) & t.mask
+    cdef int64_t sid
+    while t.keys[h] != 0:
+        if t.keys[h] == key:
+            return t.vals[h]
+        h = (h + 1) & t.mask
+    if t.n >= 2147483647:
+        return -1
+    if t.n == t.cap and _grow_ids(t) < 0:
+        return -1
+    sid = t.n
+    t.n += 1
+    t.parent[sid] = parent
+    t.item[sid] = item
+    t.size[sid] = <int8_t>size
+    t.support[sid] = 0
+    t.keys[h] = key
+    t.vals[h] = <int32_t>sid
+    if <uint64_t>t.n * 2 > t.mask + 1:  # at most half full
+        if _rehash(t) < 0:
+            return -1
+    return sid
+
+
+cdef struct Out:
+    int32_t* ix
+    double* val
+    int64_t pos
+
+
+cdef int _expand(Table* t, const int32_t* a, int m, int start, int depth, int32_t parent, int d,
+                 bint add, int64_t weight, const double* scale, Out* out) noexcept nogil:
+    """Write the subsets parent + {a[k]} (k >= start), then their supersets
+    in a[k + 1:], depth first. `depth` is the size of `parent`. Without `add`
+    an unseen subset is skipped with all its supersets (they were never
+    interned: every subset of an added example is, with its prefixes)."""
+    cdef int k
+    cdef int64_t sid
+    for k in range(start, m):
+        if add:
+            sid = _intern(t, parent, a[k], depth + 1)
+            if sid < 0:
+                return -1
+            t.support[sid] += weight
+        else:
+            sid = _lookup(t, ((<uint64_t>(parent + 1)) << 32) | <uint64_t><uint32_t>a[k])
+            if sid < 0:
+                continue
+        out.ix[out.pos] = <int32_t>sid
+        out.val[out.pos] = scale[depth + 1]
+        out.pos += 1
+        if depth + 1 < d and k + 1 < m:
+            if _expand(t, a, m, k + 1, depth + 1, <int32_t>sid, d, add, weight, scale, out) < 0:
+                return -1
+    return 0
+
+
+cdef int64_t _n_subsets(int64_t m, int d) noexcept nogil:
+    """sum_{r=1..min(d, m)} C(m, r)."""
+    cdef int64_t total = 0, c = 1
+    cdef int r
+    for r in range(1, d + 1):
+        if r > m:
+            break
+        c = c * (m - r + 1) // r
+        total += c
+    return total
+
+
+def expansion_nnz(X, int degree, bint include_empty=True):
+    """Non-zeros of phi(X) (for sizing before expanding): per row,
+    sum_{r=1..d} C(|X_i|, r), plus one for the empty set."""
+    indptr, indices = as_csr(X)
+    lengths = numpy.diff(indptr)
+    total = 0
+    for m, k in zip(*numpy.unique(lengths, return_counts=True)):
+        total += int(k) * (_n_subsets(int(m), degree) + (1 if include_empty else 0))
+    return total
+
+
+cdef class SubsetIndex:
+    """Interned subsets (|s| <= degree) of feature-id sets, and phi as CSR.
+
+    ``expand(X, add=True, counts=None)`` adds the subsets of the rows of X
+    (a binary CSR matrix or (indptr, indices)) to the index, counts their
+    support (each row weighted by ``counts``, default 1) and returns phi(X),
+    a CSR matrix with ``n_subsets`` columns at the time of the call (within
+    a row the columns follow the enumeration order, not ascending ids).
+    With ``add=False`` unseen subsets are dropped (their weight in a model
+    trained on the index is 0) and the index is unchanged. Negative ids are
+    ignored and repeated ids count once.
+    """
+    cdef Table t
+    cdef readonly int degree
+    cdef double scale[MAX_DEGREE + 1]
+
+    def __cinit__(self, int degree, int64_t expected=0):
+        cdef uint64_t slots = 1024
+        if degree < 1 or degree > MAX_DEGREE:
+            raise ValueError(f"the degree must be 1 to {MAX_DEGREE}, not {degree}")
+        while slots < <uint64_t>(2 * expected + 2):
+            slots *= 2
+        self.t.keys = <uint64_t*>calloc(slots, sizeof(uint64_t))
+        self.t.vals = <int32_t*>malloc(slots * sizeof(int32_t))
+        self.t.mask = slots - 1
+        self.t.parent = NULL
+        self.t.item = NULL
+        self.t.size = NULL
+        self.t.support = NULL
+        self.t.n = 0
+        self.t.cap = 0
+        if self.t.keys == NULL or self.t.vals == NULL or _grow_ids(&self.t) < 0:
+            raise MemoryError()
+        # id 0: the empty set (its parent is -1, it has no item)
+        self.t.parent[0] = -1
+        self.t.item[0] = -1
+        self.t.size[0] = 0
+        self.t.support[0] = 0
+        self.t.n = 1
+        self.degree = degree
+        c = subset_weights(degree)
+        for r in range(degree + 1):
+            self.scale[r] = sqrt(float(c[r]))
+
+    def __dealloc__(self):
+        free(self.t.keys)
+        free(self.t.vals)
+        free(self.t.parent)
+        free(self.t.item)
+        free(self.t.size)
+        free(self.t.support)
+
+    @property
+    def n_subsets(self) -> int:
+        """Distinct subsets interned so far, the empty set included (id 0)."""
+        return self.t.n
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the table and the per-id arrays."""
+        return int((self.t.mask + 1) * 12 + self.t.cap * 17)
+
+    def expand(self, X, bint add=True, counts=None, bint include_empty=True):
+        """phi(X) as a float64 CSR matrix (see the class doc)."""
+        indptr, indices = as_csr(X)
+        cdef const int64_t[::1] p = indptr
+        cdef const int32_t[::1] ix = indices
+        cdef Py_ssize_t n = p.shape[0] - 1, i, j
+        cdef const int64_t[::1] w
+        if counts is None:
+            w = numpy.ones(n, dtype=numpy.int64)
+        else:
+            w = numpy.ascontiguousarray(counts, dtype=numpy.int64)
+            if w.shape[0] != n:
+                raise ValueError("counts must have one entry per row")
+            if n and numpy.min(counts) < 0:
+                raise ValueError("counts must be >= 0")
+        bound = expansion_nnz((indptr, indices), self.degree, include_empty)
+        if bound >= 2147483647:
+            raise ValueError(f"phi would have {bound} non-zeros; scikit-learn's liblinear takes "
+                             "fewer than 2^31: train on fewer examples or a lower degree")
+        out_ix = numpy.empty(bound, dtype=numpy.int32)
+        out_val = numpy.empty(bound, dtype=numpy.float64)
+        out_ptr = numpy.zeros(n + 1, dtype=numpy.int64)
+        cdef int32_t[::1] oix = out_ix
+        cdef double[::1] oval = out_val
+        cdef int64_t[::1] optr = out_ptr
+        max_len = int(numpy.diff(indptr).max()) if n else 0
+        cdef int32_t* buf = <int32_t*>malloc((max_len + 1) * sizeof(int32_t))
+        if buf == NULL:
+            raise MemoryError()
+        cdef Out out
+        out.ix = &oix[0] if bound else NULL
+        out.val = &oval[0] if bound else NULL
+        out.pos = 0
+        cdef int m, rc = 0, d = self.degree
+        cdef Table* t = &self.t
+        try:
+            with nogil:
+                for i in range(n):
+                    m = 0
+                    for j in range(p[i], p[i + 1]):
+                        if ix[j] >= 0:
+                            buf[m] = ix[j]
+                            m += 1
+                    m = <int>sort_unique(buf, m)
+                    if include_empty:
+                        out.ix[out.pos] = 0
+                        out.val[out.pos] = self.scale[0]
+                        out.pos += 1
+                    if add:
+                        t.support[0] += w[i]
+                    rc = _expand(t, buf, m, 0, 0, 0, d, add, w[i], self.scale, &out)
+                    if rc < 0:
+                        break
+                    optr[i + 1] = out.pos
+        finally:
+            free(buf)
+        if rc < 0:
+            raise MemoryError("out of memory (or of int32 subset ids) while interning subsets")
+        nnz = out.pos
+        if nnz < bound:  # unseen subsets (add=False) or repeated ids: trim
+            out_ix = out_ix[:nnz].copy()
+            out_val = out_val[:nnz].copy()
+        phi = scipy.sparse.csr_matrix((out_val, out_ix, out_ptr), shape=(n, int(self.t.n)))
+        return phi
+
+    def arrays(self):
+        """Copies of the per-id arrays: parent (int32, -1 for the empty set),
+        item (int32: the subset's largest feature id, -1 for the empty set),
+        size (int8) and support (int64)."""
+        cdef Py_ssize_t n = self.t.n
+        parent = numpy.empty(n, dtype=numpy.int32)
+        item = numpy.empty(n, dtype=numpy.int32)
+        size = numpy.empty(n, dtype=numpy.int8)
+        support = numpy.empty(n, dtype=numpy.int64)
+        cdef int32_t[::1] a_parent = parent
+        cdef int32_t[::1] a_item = item
+        cdef int8_t[::1] a_size = size
+        cdef int64_t[::1] a_support = support
+        memcpy(&a_parent[0], self.t.parent, n * sizeof(int32_t))
+        memcpy(&a_item[0], self.t.item, n * sizeof(int32_t))
+        memcpy(&a_size[0], self.t.size, n * sizeof(int8_t))
+        memcpy(&a_support[0], self.t.support, n * sizeof(int64_t))
+        return {"parent": parent, "item": item, "size": size, "support": support}
+
+    def lookup(self, feature_ids) -> int:
+        """The id of a subset given as feature ids (any order), -1 if absent."""
+        ids = sorted(set(int(f) for f in feature_ids))
+        if len(ids) > self.degree:
+            return -1
+        cdef int64_t sid = 0
+        for f in ids:
+            if f < 0 or f > 2147483647:
+                return -1
+            sid = _lookup(&self.t, ((<uint64_t>(sid + 1)) << 32) | <uint64_t><uint32_t>f)
+            if sid < 0:
+                return -1
+        return sid
