@@ -66,3 +66,13 @@ def knp_text(n: int, seed: int = 0, prefix: str = "syn") -> str:
             lines.extend(morphs)
         lines.append("EOS")
     return "\n".join(lines) + "\n"
+
+
+def corpus_examples(nlp, path):
+    """Examples of a KNP file: gold references, predicted Docs with their
+    words, POS and bunsetsu but no tree."""
+    from spacy.training import Example
+
+    from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
+
+    return [Example(make_predicted(ref), ref) for ref in bunsetsu_docs(path, nlp.vocab)]

@@ -6,17 +6,15 @@ import itertools
 import numpy
 import pytest
 import spacy
-from spacy.training import Example
 
 pytest.importorskip("sklearn")
 
-from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
 from spacy_adf.kernels import PKB, PKE, load_classifier, subset_weights, to_csr, train_svm
 from spacy_adf.kernels.expansion import SubsetIndex, expansion_nnz
 from spacy_adf.kernels.primal import PrimalSVM, fit_linear_svc, train_primal
 from spacy_adf.kernels.svm import merge_duplicates
 
-from tests.helpers.dep_data import knp_text
+from tests.helpers.dep_data import corpus_examples
 
 V = 40
 
@@ -222,15 +220,11 @@ def test_merged_libsvm_gives_the_same_decisions(d):
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    d = tmp_path_factory.mktemp("dep_primal")
-    (d / "train.knp").write_text(knp_text(120, seed=0, prefix="tr"), encoding="utf8")
-    (d / "dev.knp").write_text(knp_text(40, seed=1, prefix="dv"), encoding="utf8")
-    return d
+def corpus(dep_corpus):
+    return dep_corpus
 
 
-def _examples(nlp, path):
-    return [Example(make_predicted(ref), ref) for ref in bunsetsu_docs(path, nlp.vocab)]
+_examples = corpus_examples
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from spacy_adf.lang.ja.bunsetsu import (
 from spacy_adf.models.cascaded_chunking import cascaded_parse, oracle_parse, oracle_rounds
 from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps
 
-from tests.helpers.dep_data import knp_text
+from tests.helpers.dep_data import corpus_examples
 
 KWDLC = Path(__file__).resolve().parents[3] / "shared" / "data" / "kwdlc"
 
@@ -95,15 +95,11 @@ def test_oracle_reproduces_every_kwdlc_training_tree():
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    d = tmp_path_factory.mktemp("dep")
-    (d / "train.knp").write_text(knp_text(120, seed=0, prefix="tr"), encoding="utf8")
-    (d / "dev.knp").write_text(knp_text(40, seed=1, prefix="dv"), encoding="utf8")
-    return d
+def corpus(dep_corpus):
+    return dep_corpus
 
 
-def _examples(nlp, path):
-    return [Example(make_predicted(ref), ref) for ref in bunsetsu_docs(path, nlp.vocab)]
+_examples = corpus_examples
 
 
 @pytest.fixture(scope="module")
