@@ -86,7 +86,7 @@ valid arc of the sentence that does not cross an arc to its right is kept.
 from typing import List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import DEP, HEAD
+from spacy.attrs import DEP, HEAD, ORTH
 from spacy.tokens import Doc, Span, SpanGroup
 
 from .pos import FUNCTION_POS, FUNCTION_UPOS, PUNCT_POS, PUNCT_UPOS
@@ -206,6 +206,35 @@ def _where(doc: Doc, name: Optional[str]) -> str:
     return f"sentence {name!r}" if name else f"sentence {doc.text[:40]!r}"
 
 
+_ENDER, _TRAILER, _BRACKET = 1, 2, 4
+_KIND_OF_ORTH: dict = {}  # ORTH id -> kind bits (the same id for a string in every vocab)
+
+
+def _token_kinds(doc: Doc) -> List[int]:
+    """Kind bits per token: sentence ender, trailer, bracket or quote."""
+    cache = _KIND_OF_ORTH
+    strings = doc.vocab.strings
+    kinds = []
+    for orth in doc.to_array(ORTH).tolist():
+        kind = cache.get(orth)
+        if kind is None:
+            text = strings[orth]
+            kind = ((_ENDER if _is_ender(text) else 0) | (_TRAILER if _is_trailer(text) else 0)
+                    | (_BRACKET if text in BRACKET_PAIRS or text in CLOSING_BRACKETS else 0))
+            if len(cache) < 1_000_000:
+                cache[orth] = kind
+        kinds.append(kind)
+    return kinds
+
+
+def _owners(bounds: Sequence[Tuple[int, int]], n: int) -> numpy.ndarray:
+    """The bunsetsu index of every token (the bunsetsu cover the Doc)."""
+    owner = numpy.zeros(n, dtype=numpy.int64)
+    for b, (start, end) in enumerate(bounds):
+        owner[start:end] = b
+    return owner
+
+
 def _is_ender(text: str) -> bool:
     """A sentence-ending token: enders, maybe followed by closing brackets ("。", "！？", "。」")."""
     k = len(text)
@@ -254,41 +283,47 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
     covering ``spans`` (the bunsetsu, in order, covering the Doc): from
     ``doc.sents`` if the Doc has sentence annotation, else by sentence-final
     punctuation (the rule of the module docstring). [] for no bunsetsu."""
-    bounds = [(span.start, span.end) for span in spans]
-    n_spans = len(bounds)
+    n_spans = len(spans)
     if n_spans == 0:
         return []
     n = len(doc)
-    owner = [0] * n  # token -> bunsetsu
-    for b, (start, end) in enumerate(bounds):
-        owner[start:end] = [b] * (end - start)
     ends: List[int] = []
-    if doc.has_annotation("SENT_START"):
+    has_sents = doc.has_annotation("SENT_START")
+    if not has_sents:
+        # Token kinds from ORTH ids (each distinct string classified once):
+        # most Docs have one ender, at their end, and need no more than this.
+        kinds = _token_kinds(doc)
+        candidates = [t for t in range(n - 1) if kinds[t] & _ENDER]
+        if not candidates:
+            return [(0, n_spans)]
+    bounds = [(span.start, span.end) for span in spans]
+    if has_sents:
+        owner = _owners(bounds, n)
         for sent in doc.sents:
             if sent.end > sent.start:
-                end = owner[sent.end - 1] + 1
+                end = int(owner[sent.end - 1]) + 1
                 if not ends or end > ends[-1]:
                     ends.append(end)
     else:
-        span_end = [False] * n  # token t is the last token of a bunsetsu
-        for _, end in bounds:
-            span_end[end - 1] = True
-        texts = [t.text for t in doc]
-        depths = None
-        t = 0
-        while t < n:
-            if not _is_ender(texts[t]):
-                t += 1
-                continue
+        owner = depths = None
+        for t in candidates:
             p = t
-            while p + 1 < n and _is_trailer(texts[p + 1]):
+            while p + 1 < n and kinds[p + 1] & _TRAILER:
                 p += 1
-            if span_end[p]:
-                if depths is None:
-                    depths = _bracket_depths(texts)
-                if depths[p] == 0:
-                    ends.append(owner[p] + 1)
-            t = p + 1
+            if p == n - 1:
+                break  # the last bunsetsu ends a sentence anyway
+            if owner is None:
+                owner = _owners(bounds, n)
+                span_end = numpy.zeros(n, bool)
+                span_end[[e - 1 for _, e in bounds]] = True
+            if not span_end[p]:
+                continue
+            if depths is None:
+                depths = _bracket_depths([doc[i].text if kinds[i] & _BRACKET else "" for i in range(n)])
+            if depths[p] == 0:
+                end = int(owner[p]) + 1
+                if not ends or end > ends[-1]:
+                    ends.append(end)
     if not ends or ends[-1] != n_spans:
         ends.append(n_spans)
     return list(zip([0] + ends[:-1], ends))
