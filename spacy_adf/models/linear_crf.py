@@ -16,7 +16,7 @@ from ..core.online import train_crf_online
 from ..core.params import SparseGrad
 from ..features.crf_layout import build_crf
 from ..features.extract import FeatureTable
-from ..serialization.framed import check_format, pack, peek_format, unpack_message, unpack_v1
+from ..serialization.framed import pack, read_model
 from .sparse_model import SparseModel
 
 FORMAT = "spacy_adf.crf"
@@ -148,15 +148,9 @@ class LinearChainCRF(SparseModel):
     def from_bytes(self, data: bytes, *, expected_labels: int = -1) -> "LinearChainCRF":
         """Load a CRF written by to_bytes (or by spacy-adf 0.1); with
         `expected_labels`, check it against the label count of the cfg."""
-        _, msg = peek_format(data, "CRF model")
-        if msg.get("format") != FORMAT:
-            raise ValueError("the data is not a spacy-adf CRF model (wrong format marker)")
-        version = check_format(msg, FORMAT, [1, VERSION])
-        if version == 1:
-            arrays, n_labels = unpack_v1(msg, FORMAT, _DTYPES), msg.get("n_labels")
-        else:
-            arrays, meta = unpack_message(msg, FORMAT, _DTYPES)
-            n_labels = meta.get("n_labels")
+        meta, arrays = read_model(data, FORMAT, VERSION, _DTYPES, "CRF model")
+        n_labels = meta.get("n_labels")
+        arrays = arrays()
         if not isinstance(n_labels, int):
             raise ValueError("the CRF model data is incomplete or corrupt (no label count)")
         if expected_labels >= 0 and n_labels != expected_labels:

@@ -13,7 +13,7 @@ from spacy.tokens import Doc
 from ..core.maxent import MaxEntModel, train_maxent_online
 from ..core.params import SparseGrad
 from ..features.ngrams import FeatureIndex, NgramFeaturizer, stack_rows
-from ..serialization.framed import check_format, pack, peek_format, unpack_message, unpack_v1
+from ..serialization.framed import pack, read_model
 from .sparse_model import SparseModel
 
 FORMAT = "spacy_adf.maxent"
@@ -106,15 +106,11 @@ class MaxEntText(SparseModel):
         return pack(FORMAT, VERSION, arrays, {"initialized": True, "n_labels": maxent.n_labels})
 
     def from_bytes(self, data: bytes, *, expected_labels: int) -> "MaxEntText":
-        _, msg = peek_format(data, "adf_textcat model")
-        if msg.get("format") != FORMAT:
-            raise ValueError("the data is not an adf_textcat model (wrong format marker)")
-        version = check_format(msg, FORMAT, [1, VERSION])
-        meta = msg if version == 1 else msg.get("meta")
-        if not isinstance(meta, dict) or not meta.get("initialized"):
+        meta, arrays = read_model(data, FORMAT, VERSION, _DTYPES, "adf_textcat model")
+        if not meta.get("initialized"):
             self.set(None, None)
             return self
-        arrays = unpack_v1(msg, FORMAT, _DTYPES) if version == 1 else unpack_message(msg, FORMAT, _DTYPES)[0]
+        arrays = arrays()
         n_labels = meta.get("n_labels")
         if not isinstance(n_labels, int):
             raise ValueError("the adf_textcat model data is incomplete or corrupt (no label count)")

@@ -65,6 +65,22 @@ def unpack(data, fmt: str, version: int, dtypes: Dict[str, str]):
     return unpack_message(msg, fmt, dtypes)
 
 
+def read_model(data, fmt: str, version: int, dtypes: Dict[str, str], what: str):
+    """(meta, arrays) of model data in format `fmt` at `version`, or at
+    version 1 (spacy-adf 0.1: metadata at the top level, see unpack_v1);
+    arrays() unpacks and checks the arrays (a model may have none, e.g. an
+    uninitialized one, which its meta says)."""
+    _, msg = peek_format(data, what)
+    if msg.get("format") != fmt:
+        raise ValueError(f"the data is not a spacy-adf {what} (wrong format marker)")
+    if check_format(msg, fmt, [1, version]) == 1:
+        return msg, lambda: unpack_v1(msg, fmt, dtypes)
+    meta = msg.get("meta")
+    if not isinstance(meta, dict):
+        raise ValueError(f"the {fmt} data is incomplete or corrupt (no metadata)")
+    return meta, lambda: unpack_message(msg, fmt, dtypes)[0]
+
+
 def unpack_message(msg: dict, fmt: str, dtypes: Dict[str, str]):
     """(arrays, meta) of an already decoded, format-checked message."""
     arrays = {}
