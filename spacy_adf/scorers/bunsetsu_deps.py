@@ -46,11 +46,10 @@ def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Boun
                pred_heads: Optional[Sequence[int]]) -> Tuple[int, int, int, int]:
     """(correct, scored, sentences right, sentences) for one Doc, by the gold
     sentences (each gold root ends one; a Doc without bunsetsu is one empty
-    sentence). A Doc of one gold sentence counts as `sentence_counts`."""
-    sentences = head_sentences(gold_heads) or [(0, 0)]
-    if len(sentences) == 1:
-        c, s, ok = sentence_counts(gold_bounds, gold_heads, pred_bounds, pred_heads)
-        return c, s, int(ok), 1
+    sentence)."""
+    if not gold_bounds:  # one empty sentence: right if nothing was predicted either
+        return 0, 0, int(not pred_bounds), 1
+    sentences = head_sentences(gold_heads)
     # each predicted bunsetsu belongs to the gold sentence in which it starts
     starts = [gold_bounds[a][0] for a, _ in sentences]
     sent_of = [max(bisect_right(starts, start) - 1, 0) for start, _ in pred_bounds]
@@ -85,25 +84,6 @@ def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Boun
         scored += sent_scored
         right += ok
     return correct, scored, right, len(sentences)
-
-
-def sentence_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Bounds,
-                    pred_heads: Optional[Sequence[int]]) -> Tuple[int, int, bool]:
-    """(correct, scored, sentence right) for a Doc of one sentence."""
-    scored = max(len(gold_bounds) - 1, 0)
-    if pred_heads is None:
-        return 0, scored, scored == 0 and gold_bounds == pred_bounds
-    index = {b: k for k, b in enumerate(pred_bounds)}
-    correct = 0
-    for k in range(scored):
-        p = index.get(gold_bounds[k])
-        gh = gold_heads[k]
-        if p is None or gh < 0:
-            continue
-        ph = pred_heads[p]
-        if ph >= 0 and pred_bounds[ph] == gold_bounds[gh]:
-            correct += 1
-    return correct, scored, correct == scored and gold_bounds == pred_bounds
 
 
 def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_KEY) -> Dict[str, float]:
