@@ -152,18 +152,22 @@ def _convert_all(sentences, vocab, convert, bad_heads, stats) -> Iterator[Doc]:
             yield doc
 
 
-def make_predicted(reference: Doc, predicted_bunsetsu: bool = True) -> Doc:
-    """A Doc with the reference's tokens, tags, POS, morphs and lemmas (and the
-    bunsetsu spans, without heads, if ``predicted_bunsetsu``) but no tree."""
-    doc = Doc(
-        reference.vocab,
-        words=[t.text for t in reference],
-        spaces=[bool(t.whitespace_) for t in reference],
-        tags=[t.tag_ for t in reference],
-        pos=[t.pos_ for t in reference],
-        morphs=[str(t.morph) for t in reference],
-        lemmas=[t.lemma_ for t in reference],
-    )
+def make_predicted(reference: Doc, predicted_bunsetsu: bool = True, predicted_tags: bool = True) -> Doc:
+    """A Doc with the reference's tokens, tags, POS, morphs and lemmas (just
+    the tokens unless ``predicted_tags``; and the bunsetsu spans, without
+    heads, if ``predicted_bunsetsu``) but no tree."""
+    words = [t.text for t in reference]
+    spaces = [bool(t.whitespace_) for t in reference]
+    if predicted_tags:
+        doc = Doc(
+            reference.vocab, words=words, spaces=spaces,
+            tags=[t.tag_ for t in reference],
+            pos=[t.pos_ for t in reference],
+            morphs=[str(t.morph) for t in reference],
+            lemmas=[t.lemma_ for t in reference],
+        )
+    else:
+        doc = Doc(reference.vocab, words=words, spaces=spaces)
     if "sent_id" in reference.user_data:
         doc.user_data["sent_id"] = reference.user_data["sent_id"]
     if predicted_bunsetsu and BUNSETSU_KEY in reference.spans:
@@ -182,6 +186,7 @@ class BunsetsuCorpus:
         limit: int = 0,
         bad_heads: str = "skip",
         predicted_bunsetsu: bool = True,
+        predicted_tags: bool = True,
     ):
         check_bad_heads_mode(bad_heads)
         if format not in FORMATS:
@@ -191,11 +196,12 @@ class BunsetsuCorpus:
         self.limit = limit
         self.bad_heads = bad_heads
         self.predicted_bunsetsu = predicted_bunsetsu
+        self.predicted_tags = predicted_tags
         self.stats: Counter = Counter()
 
     def __call__(self, nlp) -> Iterator[Example]:
         for reference in bunsetsu_docs(self.path, nlp.vocab, self.format, self.limit, self.bad_heads, self.stats):
-            yield Example(make_predicted(reference, self.predicted_bunsetsu), reference)
+            yield Example(make_predicted(reference, self.predicted_bunsetsu, self.predicted_tags), reference)
 
 
 @registry.readers("spacy_adf.BunsetsuCorpus.v1")
@@ -205,12 +211,16 @@ def create_bunsetsu_reader(
     limit: int = 0,
     bad_heads: str = "skip",
     predicted_bunsetsu: bool = True,
+    predicted_tags: bool = True,
 ) -> BunsetsuCorpus:
     """Bunsetsu dependency Examples from a KNP, CaboCha or CoNLL-U
     (BunsetuBILabel) file: the reference Doc has tokens, POS, morphs, bunsetsu
     spans with gold heads and the token tree; the predicted Doc the same tokens
     and attributes and (``predicted_bunsetsu=True``) the bunsetsu spans, no
-    heads. ``bad_heads``: "skip" (default), "repair" or "raise"."""
+    heads; with ``predicted_tags=False`` just the tokens (to train the
+    morphological taggers of the raw-text pipeline). ``bad_heads``: "skip"
+    (default), "repair" or "raise"."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
-    return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads, predicted_bunsetsu=predicted_bunsetsu)
+    return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads,
+                          predicted_bunsetsu=predicted_bunsetsu, predicted_tags=predicted_tags)

@@ -77,6 +77,20 @@ def bunsetsu_templates() -> List[str]:
     return words + tags + mixed + morph + chars
 
 
+@registry.misc("spacy_adf.templates.ja_morph.v1")
+def ja_morph_templates() -> List[str]:
+    """Japanese morphological tagging from words alone (the raw-text
+    pipeline's POS and conjugation taggers): words at +-2 and their bigrams,
+    the first and last characters of the word (inflection endings, unknown
+    words) and the characters across each word boundary."""
+    return [
+        "w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]",
+        "w[-1]|w[0]", "w[0]|w[1]", "w[-1]|w[0]|w[1]",
+        "prefix1[0]", "prefix2[0]", "suffix1[0]", "suffix2[0]", "suffix3[0]",
+        "suffix1[-1]|prefix1[0]", "suffix1[0]|prefix1[1]", "suffix2[-1]", "prefix2[1]",
+    ]
+
+
 @registry.misc("spacy_adf.templates.bioner.v1")
 def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False) -> List[str]:
     """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): words

@@ -43,7 +43,7 @@ if not Doc.has_extension("adf_marginals"):
 
 @Language.factory(
     "adf_tagger",
-    assigns=["doc.ents", "doc.spans", "token.tag", "token.pos"],
+    assigns=["doc.ents", "doc.spans", "token.tag", "token.pos", "token.morph"],
     default_config={
         "model": DEFAULT_CRF_MODEL,
         "target": "ents",
@@ -68,7 +68,8 @@ def make_adf_tagger(
 ) -> "ADFTagger":
     """Create an adf_tagger.
 
-    target: "ents", "spans:KEY", "tag", "pos" or "_.EXTENSION"; the scores
+    target: "ents", "spans:KEY", "tag", "pos", "_.EXTENSION" or
+        "morph:FIELD[,FIELD...]" (fills those token.morph fields); the scores
         spacy train weighs follow it (ents_f, spans_KEY_f, tag_acc, ...).
     scheme: "BIO" or "BILUO" tags for span targets.
     covering: for span groups ("spans:KEY") that cover every Doc (bunsetsu): no

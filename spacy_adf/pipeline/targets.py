@@ -2,7 +2,19 @@
 
 A target turns gold annotation into one label string per token of the
 predicted Doc, names the CRF's tag set, and writes predicted labels back.
-Spec strings: "ents", "spans:KEY", "tag", "pos", "_.EXTENSION".
+Spec strings: "ents", "spans:KEY", "tag", "pos", "_.EXTENSION",
+"morph:FIELD[,FIELD...]".
+
+Morph targets
+-------------
+
+"morph:SrcPos,SrcSubPos" labels each token with the values of those
+``token.morph`` fields together ("SrcPos=名詞|SrcSubPos=普通名詞"; "_" when the
+token has a morph analysis without any of them, e.g. the conjugation fields
+of a noun) and writes predicted labels back into those fields, keeping the
+token's other fields: several taggers can each fill a part of the analysis
+(the Japanese pipeline predicts POS and conjugation this way). A reference
+token with no morph analysis at all is unknown (None), as for other targets.
 
 Span targets
 ------------
@@ -240,6 +252,74 @@ class TokenAttrTarget(Target):
         )
 
 
+NO_MORPH = "_"
+
+
+class MorphTarget(Target):
+    def __init__(self, spec: str):
+        self.spec = spec
+        fields = [f.strip() for f in spec[len("morph:"):].split(",")]
+        if not fields or any(not f or not f.replace("_", "").isalnum() for f in fields):
+            raise ValueError(
+                f"target {spec!r} needs morph field names, e.g. 'morph:SrcPos,SrcSubPos' "
+                f"or 'morph:ConjForm'"
+            )
+        if len(set(fields)) != len(fields):
+            raise ValueError(f"target {spec!r} names a morph field twice")
+        self.fields = tuple(fields)
+        self.name = "morph_" + "_".join(self.fields)
+        # a corpus has few distinct analyses: label per analysis, fields per label
+        self._label_cache: Dict[int, str] = {}
+        self._fields_cache: Dict[str, Dict[str, str]] = {}
+
+    def label(self, token: Token) -> Optional[str]:
+        if not token.has_morph():
+            return None
+        key = token.morph.key
+        label = self._label_cache.get(key)
+        if label is None:
+            feats = token.morph.to_dict()
+            parts = [f"{f}={feats[f]}" for f in self.fields if f in feats]
+            label = self._label_cache[key] = "|".join(parts) or NO_MORPH
+        return label
+
+    def labels_in(self, example):
+        return [v for v in (self.label(t) for t in example.reference) if v is not None]
+
+    def gold(self, example):
+        ref = example.reference
+        if same_tokens(example.predicted, ref):
+            return [self.label(t) for t in ref]
+        align = example.alignment.x2y
+        out: List[Optional[str]] = []
+        for i in range(len(example.predicted)):
+            idx = align[i]
+            out.append(self.label(ref[int(idx[0])]) if len(idx) == 1 else None)
+        return out
+
+    def _label_fields(self, label: str) -> Dict[str, str]:
+        fields = self._fields_cache.get(label)
+        if fields is None:
+            fields = {} if label == NO_MORPH else dict(p.split("=", 1) for p in label.split("|"))
+            self._fields_cache[label] = fields
+        return fields
+
+    def set(self, doc, tags, confidences):
+        for token, tag in zip(doc, tags):
+            feats = {k: v for k, v in token.morph.to_dict().items() if k not in self.fields}
+            feats.update(self._label_fields(tag))
+            token.set_morph(feats if feats else None)
+
+    @property
+    def score_weights(self):
+        return {f"{self.name}_acc": 1.0}
+
+    def score(self, examples, **kwargs):
+        return Scorer.score_token_attr(
+            examples, self.name, getter=lambda token, attr: self.label(token) or "", **kwargs
+        )
+
+
 def check_cover(n: int, triples: Sequence[Tuple[int, int, str]], spec: str) -> None:
     """Raise unless sorted (start, end, label) spans cover tokens 0..n in order."""
     end = 0
@@ -266,6 +346,11 @@ def make_target(spec: str, scheme: str = "BIO", covering: bool = False) -> Targe
         if covering:
             raise ValueError(f"covering applies to span groups ('spans:KEY'), not to {spec!r}")
         return TokenAttrTarget(spec)
+    if spec.startswith("morph:"):
+        if covering:
+            raise ValueError(f"covering applies to span groups ('spans:KEY'), not to {spec!r}")
+        return MorphTarget(spec)
     raise ValueError(
-        f"unknown target {spec!r}: use 'ents', 'spans:KEY', 'tag', 'pos' or '_.EXTENSION'"
+        f"unknown target {spec!r}: use 'ents', 'spans:KEY', 'tag', 'pos', '_.EXTENSION' "
+        f"or 'morph:FIELD[,FIELD...]'"
     )

@@ -1,0 +1,76 @@
+"""Assemble a raw-text pipeline from trained pipelines: a base (a pipeline
+directory whose tokenizer is kept, or ``blank:LANG``) plus components
+sourced from other trained pipelines, in order, saved as one pipeline
+directory that `spacy package` takes.
+
+    python -m scripts.assemble_pipeline training/pipeline_en --base blank:en \\
+        --source tagger=training/pos_conll2000/model-last \\
+        --source np_chunker=training/np/model-last:chunker \\
+        --name adf_chunk --version 0.1.0
+
+``--source NAME=PATH[:COMPONENT]`` adds COMPONENT (default NAME) of the
+pipeline at PATH under the name NAME; ``--source PATH`` adds all of its
+components under their own names. Each sourced component keeps its trained
+weights and settings exactly (spaCy's ``add_pipe(source=...)``).
+"""
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import spacy
+
+
+def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
+    """(name or None, pipeline path, component or None) of a --source value."""
+    name, sep, rest = spec.partition("=")
+    if not sep:
+        name, rest = None, spec
+    path, sep, component = rest.rpartition(":")
+    if not sep or not component or "/" in component:
+        path, component = rest, None
+    return name, Path(path), component or name
+
+
+def assemble(base: str, sources: List[str], name: Optional[str] = None, version: Optional[str] = None):
+    if base.startswith("blank:"):
+        nlp = spacy.blank(base[len("blank:"):])
+    else:
+        nlp = spacy.load(base)
+    loaded = {}
+    for spec in sources:
+        as_name, path, component = parse_source(spec)
+        if not path.exists():
+            raise SystemExit(f"--source {spec}: no pipeline at {path} (train it first)")
+        if path not in loaded:
+            loaded[path] = spacy.load(path)
+        source = loaded[path]
+        components = [component] if component else list(source.pipe_names)
+        for comp in components:
+            if comp not in source.pipe_names:
+                raise SystemExit(f"--source {spec}: {path} has no component {comp!r} "
+                                 f"(it has {source.pipe_names})")
+            nlp.add_pipe(comp, name=as_name if component else comp, source=source)
+    if name:
+        nlp.meta["name"] = name
+    if version:
+        nlp.meta["version"] = version
+    return nlp
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("output", type=Path)
+    p.add_argument("--base", required=True, help="a pipeline directory or blank:LANG")
+    p.add_argument("--source", action="append", default=[], help="NAME=PATH[:COMPONENT] or PATH")
+    p.add_argument("--name", default=None, help="meta name (spacy package prefixes the language)")
+    p.add_argument("--version", default=None)
+    args = p.parse_args(argv)
+    nlp = assemble(args.base, args.source, args.name, args.version)
+    nlp.to_disk(args.output)
+    print(f"saved {nlp.lang} pipeline {nlp.pipe_names} to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

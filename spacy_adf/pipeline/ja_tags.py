@@ -1,0 +1,62 @@
+"""`ja_tags_from_morph`: ``token.tag_`` and ``token.pos_`` from the source
+POS in ``token.morph``, as the Japanese corpus readers write them.
+
+The Japanese raw-text pipeline predicts the source analysis with adf_tagger
+morph targets (``morph:SrcPos,SrcSubPos``, ``morph:ConjType``, ...). The
+bunsetsu chunker's templates also read ``tag_`` ("POS-subPOS") and ``pos_``
+(UD POS), which the readers derive from the same fields
+(`spacy_adf.lang.ja.pos.make_tag`, `juman_upos` / `unidic_upos`); this
+component derives them the same way, so a chunker trained on gold Docs sees
+the same feature values on predicted ones. A token without ``SrcPos`` gets
+neither (it keeps what it had).
+"""
+from typing import Dict, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..lang.ja.pos import juman_upos, main_subpos, make_tag, unidic_upos
+
+TAGSETS = {"juman": juman_upos, "unidic": unidic_upos}
+
+
+@Language.factory(
+    "ja_tags_from_morph",
+    assigns=["token.tag", "token.pos"],
+    requires=["token.morph"],
+    default_config={"tagset": "juman"},
+)
+def make_ja_tags_from_morph(nlp: Language, name: str, *, tagset: str) -> "JaTagsFromMorph":
+    """tagset: "juman" (KNP corpora, e.g. KWDLC) or "unidic" (CaboCha, UD)."""
+    return JaTagsFromMorph(name, tagset=tagset)
+
+
+class JaTagsFromMorph:
+    def __init__(self, name: str = "ja_tags_from_morph", *, tagset: str = "juman"):
+        if tagset not in TAGSETS:
+            raise ValueError(f"[{name}] tagset must be one of {sorted(TAGSETS)}, not {tagset!r}")
+        self.name = name
+        self.tagset = tagset
+        self._upos = TAGSETS[tagset]
+        self._cache: Dict[int, Tuple[str, str]] = {}  # morph key -> (tag_, pos_)
+
+    def __call__(self, doc: Doc) -> Doc:
+        for token in doc:
+            key = token.morph.key
+            tags = self._cache.get(key)
+            if tags is None:
+                feats = token.morph.to_dict()
+                pos = feats.get("SrcPos")
+                if pos is None:
+                    tags = ("", "")
+                else:
+                    subpos = feats.get("SrcSubPos", "*")
+                    tags = (make_tag(pos, subpos), self._upos(pos, main_subpos(subpos)))
+                self._cache[key] = tags
+            if tags[0]:
+                token.tag_, token.pos_ = tags
+        return doc
+
+    def pipe(self, docs, batch_size: int = 128):
+        for doc in docs:
+            yield self(doc)
