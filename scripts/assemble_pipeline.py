@@ -19,6 +19,21 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 import spacy
+from spacy.lang.char_classes import ALPHA, HYPHENS
+from spacy.util import compile_infix_regex
+
+# spaCy's infix rule that splits "rate-sensitive" into three tokens; the Penn
+# Treebank (CoNLL-2000, the English POS tagger's and chunkers' training data)
+# keeps hyphenated words whole
+HYPHEN_INFIX = r"(?<=[{a}0-9])(?:{h})(?=[{a}])".format(a=ALPHA, h=HYPHENS)
+
+
+def keep_hyphenated_words(nlp) -> None:
+    """Make the tokenizer keep hyphenated words whole (saved with it)."""
+    infixes = [x for x in nlp.Defaults.infixes if x != HYPHEN_INFIX]
+    if len(infixes) == len(nlp.Defaults.infixes):
+        raise SystemExit(f"--keep-hyphenated: the {nlp.lang} tokenizer has no hyphen infix rule to remove")
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
 
 
 def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
@@ -32,11 +47,14 @@ def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
     return name, Path(path), component or name
 
 
-def assemble(base: str, sources: List[str], name: Optional[str] = None, version: Optional[str] = None):
+def assemble(base: str, sources: List[str], name: Optional[str] = None, version: Optional[str] = None,
+             keep_hyphenated: bool = False):
     if base.startswith("blank:"):
         nlp = spacy.blank(base[len("blank:"):])
     else:
         nlp = spacy.load(base)
+    if keep_hyphenated:
+        keep_hyphenated_words(nlp)
     loaded = {}
     for spec in sources:
         as_name, path, component = parse_source(spec)
@@ -65,8 +83,10 @@ def main(argv=None) -> int:
     p.add_argument("--source", action="append", default=[], help="NAME=PATH[:COMPONENT] or PATH")
     p.add_argument("--name", default=None, help="meta name (spacy package prefixes the language)")
     p.add_argument("--version", default=None)
+    p.add_argument("--keep-hyphenated", action="store_true",
+                   help="tokenizer: keep hyphenated words whole, as the Penn Treebank does")
     args = p.parse_args(argv)
-    nlp = assemble(args.base, args.source, args.name, args.version)
+    nlp = assemble(args.base, args.source, args.name, args.version, args.keep_hyphenated)
     nlp.to_disk(args.output)
     print(f"saved {nlp.lang} pipeline {nlp.pipe_names} to {args.output}")
     return 0
