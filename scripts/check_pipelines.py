@@ -70,7 +70,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--pipeline", action="append", required=True, help="KEY=DIR:TEXT")
     p.add_argument("--workdir", type=Path, required=True)
+    p.add_argument("--output", type=Path, default=None, help="a JSON summary of the check")
     args = p.parse_args(argv)
+    args.workdir = args.workdir.resolve()  # the venv's python runs with cwd=workdir
     specs = []
     for spec in args.pipeline:
         key, _, rest = spec.partition("=")
@@ -84,20 +86,28 @@ def main(argv=None) -> int:
     py = make_venv(args.workdir / "venv")
     for wheel in wheels:
         run([py, "-m", "pip", "install", "-q", "--no-deps", wheel])
-    ok = True
+    script = args.workdir / "annotate.py"
+    script.write_text(ANNOTATE, encoding="utf8")
+    ok, summary = True, {}
     for (key, model, text), wheel in zip(specs, wheels):
         package = wheel.name.split("-")[0]
-        here = json.loads(run([sys.executable, "-c", ANNOTATE, model, text],
+        here = json.loads(run([sys.executable, script, model, text],
                               capture_output=True, text=True).stdout)
-        there = json.loads(run([py, "-c", ANNOTATE, package, text.resolve()],
+        there = json.loads(run([py, script, package, text.resolve()],
                                capture_output=True, text=True, cwd=args.workdir).stdout)
         same = here == there
         kept = all(d["text_kept"] for d in there)
         ok = ok and same and kept
+        summary[key] = {"package": package, "wheel": wheel.name, "pipeline": str(model), "texts": str(text),
+                        "documents": len(there), "identical": same, "text_kept": kept,
+                        "first_document": there[0] if there else None}
         print(f"{key}: {package} installed from {wheel.name}; {len(there)} documents; "
               f"annotations identical to {model}: {same}; text kept: {kept}")
         for doc in there[:2]:
             print("    " + describe(doc, "" if key in ("ja", "zh") else " "))
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(summary, ensure_ascii=False, indent=2) + "\n", encoding="utf8")
     return 0 if ok else 1
 
 
