@@ -143,6 +143,10 @@ def _docbin_shards(source: str, group: Sequence[Shard]):
     from spacy.tokens import DocBin
     from spacy.vocab import Vocab
 
+    if len(group) == 1 and group[0].start == 0:
+        # the whole file is one shard: pass its bytes on undecoded
+        yield group[0], Path(source).read_bytes(), []
+        return
     docs = list(DocBin(store_user_data=True).from_disk(source).get_docs(Vocab()))
     for shard in group:
         yield shard, DocBin(docs=docs[shard.start:shard.stop], store_user_data=True).to_bytes(), []

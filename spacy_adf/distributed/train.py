@@ -92,6 +92,10 @@ class ShardTrainer:
             n = max(1, round(full * len(self.examples) / max(len(examples), 1)))
             pipe.trainer.n_samples = lambda n=n: n
 
+    def ready(self) -> int:
+        """The shard's number of Examples, once the actor is built."""
+        return len(self.examples)
+
     def load_mixed(self, mixed: Optional[dict]) -> None:
         """Start from the mixed weights (a copy: Ray's buffers are read-only)
         and, once the optimizer has a state, the mixed learning rates."""
@@ -176,6 +180,7 @@ class IPM:
         blob = ray.put(self.nlp.to_bytes())
         text = self.nlp.config.to_str()
         self.actors = [actor.remote(text, blob, k, self.n_shards) for k in range(self.n_shards)]
+        self.shard_sizes = ray.get([a.ready.remote() for a in self.actors])
 
     def epoch(self, epoch: int) -> List[dict]:
         """One epoch on every shard from the current mixed state; the driver's
