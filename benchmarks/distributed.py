@@ -149,17 +149,15 @@ def single_process(model: Path, corpus: Path, output: Path) -> dict:
 
     nlp = spacy.load(model)
     output.mkdir(parents=True, exist_ok=True)
-    h = hashlib.sha256()
     n = 0
     start = time.perf_counter()
     for i, f in enumerate(sorted(corpus.glob("*.spacy"))):
         docs = list(nlp.pipe(DocBin().from_disk(f).get_docs(nlp.vocab), batch_size=256))
         (output / f"shard-{i:06d}.spacy").write_bytes(DocBin(docs=docs, store_user_data=True).to_bytes())
-        digest_docs(docs, h)
         n += len(docs)
     seconds = time.perf_counter() - start
-    return {"n_docs": n, "seconds": seconds, "docs_per_second": n / seconds, "digest": h.hexdigest(),
-            "peak_rss_mb": peak_rss_mb()}
+    return {"n_docs": n, "seconds": seconds, "docs_per_second": n / seconds,
+            "digest": digest_output(output, nlp.vocab), "peak_rss_mb": peak_rss_mb()}
 
 
 def bench_annotate(model: Path, conll: Path, sentences: int, workers: List[int]) -> dict:
@@ -217,6 +215,12 @@ def bench_annotate(model: Path, conll: Path, sentences: int, workers: List[int])
 # ----------------------------------------------------------------- report
 
 
+def steady(seconds: List[float]) -> float:
+    """Mean epoch time without the first epoch."""
+    rest = seconds[1:] or seconds
+    return sum(rest) / len(rest)
+
+
 def report(data: dict) -> str:
     lines = ["## Distributed annotation and parameter mixing on Ray (`python -m benchmarks.distributed`)", ""]
     m = data["machine"]
@@ -244,22 +248,23 @@ def report(data: dict) -> str:
     if "train" in data:
         t = data["train"]
         lines += [f"### IPM training: CoNLL-2000 base NPs, {t['epochs']} epochs, {t['workers']} Ray workers", "",
-                  "| run | F after epoch 1 | final F | F - single | mean epoch s | epoch s / single | bytes per shard per direction | load before |",
+                  "| run | F after epoch 1 | final F | F - single | mean epoch s (epochs 2+) | epoch s / single | bytes per shard per direction | load before |",
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         s = t["single"]
-        single_epoch = sum(s["epoch_seconds"]) / len(s["epoch_seconds"])
+        single_epoch = steady(s["epoch_seconds"])
         lines.append(f"| single-process spacy train | {100 * s['f'][0]:.2f} | {100 * s['f_final']:.2f} | - | "
                      f"{single_epoch:.2f} | 1.00 | - | {s['load_before'][0]:.2f} |")
         for n, r in t["ipm"].items():
-            mean = sum(r["epoch_seconds"]) / len(r["epoch_seconds"])
+            mean = steady(r["epoch_seconds"])
             lines.append(f"| IPM, {n} shard(s) | {100 * r['f'][0]:.2f} | {100 * r['f'][-1]:.2f} | "
                          f"{100 * (r['f'][-1] - s['f_final']):+.2f} | {mean:.2f} | {mean / single_epoch:.2f} | "
                          f"{r['bytes_per_shard']:,} | {r['load_before'][0]:.2f} |")
         lines.append("")
         lines.append("Single-process F after epoch 1 is spacy train's first evaluation (after its first batch: it "
                      "evaluates at steps 0, 140, ...); its final F is model-last scored on the test file after all "
-                     "epochs. IPM epoch times leave out the actors' start (each builds the pipeline and reads the "
-                     "corpus once: setup_seconds in the JSON). ")
+                     "epochs. Epoch times are the mean over epochs 2 and later: the first IPM epoch of runs made before "
+                     "IPM.start waited for its actors included their start (each builds the pipeline and reads the "
+                     "corpus once). ")
         lines.append("Epoch time = one pass of every shard, mixing, dev evaluation and saving model-last (spacy train's "
                      "epoch also evaluates and saves once per epoch here: eval_frequency = 140 steps = one epoch).")
         lines.append("")
