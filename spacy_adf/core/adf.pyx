@@ -283,6 +283,22 @@ cdef class SparseADF:
             out[g] = self.G * self.groups[g].rate
         return out
 
+    def set_learning_rates(self, rates):
+        """Replace the per-group rates gamma_k (the inverse of
+        learning_rates(); e.g. rates mixed across the shards of a distributed
+        run). Flushes first: the pending lazy L2 decay of every group is
+        applied with the rate it was accrued under."""
+        r = numpy.ascontiguousarray(rates, dtype=numpy.float64)
+        if r.shape != (self.params.n_groups,):
+            raise ValueError(f"rates have shape {r.shape}, expected ({self.params.n_groups},)")
+        if not numpy.all(numpy.isfinite(r)) or numpy.any(r <= 0.0):
+            raise ValueError("learning rates must be finite and positive")
+        self.flush()
+        cdef const double[::1] rv = r
+        cdef int g
+        for g in range(self.params.n_groups):
+            self.groups[g].rate = <float>max(rv[g] / self.G, 1e-30)
+
     def averaged_weights(self):
         """Mean of the weights over all updates so far (float32 copy). Flushes."""
         if not self.use_averages:

@@ -1,0 +1,26 @@
+"""The one place that imports Ray and starts or joins a Ray cluster."""
+from typing import Optional
+
+INSTALL_HINT = 'spacy_adf.distributed needs Ray, which is not installed: pip install "spacy-adf[ray]"'
+
+
+def require_ray():
+    """The ray module, or an ImportError that names the extra to install."""
+    try:
+        import ray
+    except ImportError:
+        raise ImportError(INSTALL_HINT) from None
+    return ray
+
+
+def start_ray(workers: int, address: Optional[str] = None):
+    """Join the cluster at `address` ("auto" for the one `ray start` made on
+    this machine), or start an embedded local Ray with `workers` CPUs and no
+    dashboard. A Ray that is already up in this process is reused."""
+    ray = require_ray()
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    return ray
