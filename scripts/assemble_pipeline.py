@@ -47,8 +47,20 @@ def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
     return name, Path(path), component or name
 
 
+def add_quote_tags(nlp, after: str) -> None:
+    """An attribute_ruler after the POS tagger `after` that tags running-text
+    quotes as the Penn Treebank does: a straight quote is opening (``) unless
+    it follows its word without a space (''), and typographic ones by their
+    direction. The tagger learned quotes as PTB tokens (`` and ''), so it has
+    no evidence for the direction of a straight quote."""
+    ruler = nlp.add_pipe("attribute_ruler", name="quote_tags", after=after)
+    ruler.add([[{"ORTH": {"IN": ['"', "\u201c"]}}]], {"TAG": "``"})
+    ruler.add([[{"SPACY": False}, {"ORTH": '"'}]], {"TAG": "''"}, index=1)
+    ruler.add([[{"ORTH": "\u201d"}]], {"TAG": "''"})
+
+
 def assemble(base: str, sources: List[str], name: Optional[str] = None, version: Optional[str] = None,
-             keep_hyphenated: bool = False):
+             keep_hyphenated: bool = False, quote_tags_after: Optional[str] = None):
     if base.startswith("blank:"):
         nlp = spacy.blank(base[len("blank:"):])
     else:
@@ -69,6 +81,8 @@ def assemble(base: str, sources: List[str], name: Optional[str] = None, version:
                 raise SystemExit(f"--source {spec}: {path} has no component {comp!r} "
                                  f"(it has {source.pipe_names})")
             nlp.add_pipe(comp, name=as_name if component else comp, source=source)
+    if quote_tags_after:
+        add_quote_tags(nlp, quote_tags_after)
     if name:
         nlp.meta["name"] = name
     if version:
@@ -85,8 +99,10 @@ def main(argv=None) -> int:
     p.add_argument("--version", default=None)
     p.add_argument("--keep-hyphenated", action="store_true",
                    help="tokenizer: keep hyphenated words whole, as the Penn Treebank does")
+    p.add_argument("--quote-tags-after", default=None, metavar="TAGGER",
+                   help="add an attribute_ruler after TAGGER that tags straight and typographic quotes as PTB `` / ''")
     args = p.parse_args(argv)
-    nlp = assemble(args.base, args.source, args.name, args.version, args.keep_hyphenated)
+    nlp = assemble(args.base, args.source, args.name, args.version, args.keep_hyphenated, args.quote_tags_after)
     nlp.to_disk(args.output)
     print(f"saved {nlp.lang} pipeline {nlp.pipe_names} to {args.output}")
     return 0
