@@ -43,7 +43,7 @@ def check_groups(groups: Iterable[str]) -> List[str]:
     return groups
 
 
-def _fields(token) -> Tuple[str, str, str, str, str]:
+def token_fields(token) -> Tuple[str, str, str, str, str]:
     """(surface, POS, sub-POS, conjugation type, conjugation form)."""
     m = token.morph.to_dict()
     pos = m.get("SrcPos") or token.pos_ or "-"
@@ -51,7 +51,7 @@ def _fields(token) -> Tuple[str, str, str, str, str]:
     return token.text, pos, sub, m.get("ConjType", "-"), m.get("ConjForm", "-")
 
 
-def _is_punct(fields, token) -> bool:
+def is_punct_token(fields, token) -> bool:
     return fields[1] in PUNCT_POS or (fields[1] == token.pos_ and token.pos_ in PUNCT_UPOS)
 
 
@@ -83,11 +83,11 @@ class BunsetsuFeaturizer:
         n = len(spans)
         for b, span in enumerate(spans):
             h = bunsetsu_head_token(span)
-            hf = _fields(doc[h])
+            hf = token_fields(doc[h])
             func, puncts, brackets, last = None, [], False, None
             for token in span:
-                f = _fields(token)
-                if _is_punct(f, token):
+                f = token_fields(token)
+                if is_punct_token(f, token):
                     puncts.append(f[0])
                     brackets = brackets or f[2] in BRACKET_SUBPOS
                 else:
