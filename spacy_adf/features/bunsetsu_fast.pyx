@@ -284,16 +284,18 @@ cdef class TokenFeatureTable:
                 t = self.chain[t]
         return self._add(doc, i, h, key)
 
-    def read(self, items):
-        """A `SegmentBatch` of (Doc, bunsetsu spans) items: the spans cover
-        the Doc in order (checked by the caller); empty Docs are skipped."""
+    def read(self, items, on_bad=None):
+        """A `SegmentBatch` of (Doc, bunsetsu spans) items; empty Docs are
+        skipped. Spans that do not cover their Doc with non-empty spans in
+        order are a ValueError: ``on_bad(doc)`` is called first, to raise a
+        better one (`lang.ja.bunsetsu.bunsetsu_group` names the problem)."""
         batch = SegmentBatch()
         for doc, spans in items:
             if len(doc):
-                self._read_doc(batch, doc, spans)
+                self._read_doc(batch, doc, spans, on_bad)
         return batch
 
-    cdef _read_doc(self, SegmentBatch batch, doc, spans):
+    cdef _read_doc(self, SegmentBatch batch, doc, spans, on_bad):
         cdef Py_ssize_t n = len(doc), i, b, nb, s, e
         arr = doc.to_array([ORTH, MORPH, POS, TAG, SENT_START])
         cdef const uint64_t[:, ::1] a = numpy.ascontiguousarray(arr, dtype=numpy.uint64)
@@ -313,10 +315,20 @@ cdef class TokenFeatureTable:
                 split = True  # sentence annotation: doc.sents decides
             if i < n - 1 and self.flags[types[i]] & F_ENDER:
                 split = True  # a sentence ender before the end: the punctuation rule decides
+        cdef bint bad = False
+        e = 0
         for span in spans:
-            starts.push_back(span.start)
-            ends.push_back(span.end)
+            s = span.start
+            bad = bad or s != e
+            e = span.end
+            bad = bad or e <= s
+            starts.push_back(s)
+            ends.push_back(e)
         nb = starts.size()
+        if bad or e != n:
+            if on_bad is not None:
+                on_bad(doc)
+            raise ValueError("the bunsetsu spans must cover the Doc with non-empty spans in order")
         if split:
             sentences = bunsetsu_sentences(doc, spans)
         else:

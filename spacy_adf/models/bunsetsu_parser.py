@@ -4,7 +4,7 @@ serialization of its trained parts, without spaCy pipeline concerns (the
 component and the benchmark share it)."""
 import time
 from collections import Counter
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import scipy.sparse
@@ -246,8 +246,8 @@ class BunsetsuParser:
             raise ValueError(f"path must be one of {list(PATHS)}, not {self.path!r}")
         return self.path == "cython" and isinstance(self.classifier, KernelClassifier)
 
-    def parse_docs(self, items: Sequence[Tuple[Doc, Sequence[Span]]], labels: Tuple[int, int, int]
-                   ) -> List[Tuple[List[int], numpy.ndarray]]:
+    def parse_docs(self, items: Sequence[Tuple[Doc, Sequence[Span]]], labels: Tuple[int, int, int],
+                   on_bad: Optional[Callable[[Doc], object]] = None) -> List[Tuple[List[int], numpy.ndarray]]:
         """The Cython path: items are whole non-empty Docs with their
         bunsetsu spans (covering the Doc, in order); each Doc is parsed
         sentence by sentence (one sentence unless it has sentence annotation
@@ -255,13 +255,15 @@ class BunsetsuParser:
         the python path). Returns per item (its Doc-level bunsetsu heads, -1
         for each sentence's root; the (n_tokens, 2) uint64 HEAD / DEP array
         of its token tree for `Doc.from_array`, `labels` = the string ids of
-        the intra-bunsetsu, root and dependency labels)."""
+        the intra-bunsetsu, root and dependency labels). Spans that do not
+        cover their Doc are a ValueError (``on_bad(doc)`` is called first, to
+        raise a better one)."""
         if self.classifier is None:
             raise ValueError("the parser has no classifier: initialize / train it first")
         table = self._table
         if table is None or table.vocab is not self.vocab:
             table = self._table = TokenFeatureTable(self.groups, self.vocab)
-        batch = table.read(items)
+        batch = table.read(items, on_bad)
         feats, offsets, sentences = batch.arrays()
         ids = self.vocab.ids
         distance = [ids.get(s, -1) if "distance" in self.groups else -1 for s in DISTANCE_FEATURES]

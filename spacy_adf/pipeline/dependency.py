@@ -310,13 +310,17 @@ class PKEDependencyParser(SerializedParts, Pipe):
         return heads
 
     def _predict_cython(self, docs: List[Doc]) -> "ParsedHeads":
-        items = [(doc, self._bunsetsu(doc)) for doc in docs if len(doc)]
+        key = self.cfg["spans_key"]
+        items = []
+        for doc in docs:  # the reader checks the spans (self._bunsetsu names a problem)
+            if len(doc):
+                items.append((doc, doc.spans[key] if key in doc.spans else self._bunsetsu(doc)))
         labels = None
         for vocab in {id(doc.vocab): doc.vocab for doc, _ in items}.values():
             # the label strings must be in every Doc's StringStore (the ids are the same)
             strings = vocab.strings
             labels = (strings.add(INTRA_LABEL), strings.add(ROOT_LABEL), strings.add(DEFAULT_LABEL))
-        parsed = iter(self.parser.parse_docs(items, labels) if items else ())
+        parsed = iter(self.parser.parse_docs(items, labels, on_bad=self._bunsetsu) if items else ())
         heads = ParsedHeads()
         for doc in docs:
             h, tree = next(parsed) if len(doc) else ([], None)
