@@ -343,6 +343,30 @@ cdef class TokenFeatureTable:
                 self._segment(batch, types.data(), starts[b], ends[b], b == s, b == e - 1)
         return None
 
+    cdef void _static(self, SegmentBatch batch, const int32_t* types, const int32_t* row, const int32_t* frow,
+                      int32_t start, int32_t end, int32_t lastw, bint brackets, bint no_punct,
+                      int side) noexcept:
+        """Start a segment's list of static features as modifier (side 0:
+        the "m." columns and constants) or as head (side 1: "h."; each "h."
+        column or constant follows its "m." one)."""
+        cdef vector[int32_t]* out = &batch.feats
+        cdef int k
+        cdef int32_t t
+        batch.seg_off.push_back(out.size())
+        for k in range(5):
+            _put(out, row[C_MH + 5 * side + k])
+        for k in range(5):
+            _put(out, frow[C_MF + 5 * side + k])
+        if lastw >= 0:
+            _put(out, self.rows[NCOL_ * types[lastw] + C_MLCF + side])
+        for t in range(start, end):
+            if self.flags[types[t]] & F_PUNCT:
+                _put(out, self.rows[NCOL_ * types[t] + C_MPU + side])
+        if brackets:
+            _put(out, self.consts[K_MBR + side])
+        if no_punct:
+            _put(out, self.consts[K_MPU_NONE + side])
+
     cdef void _segment(self, SegmentBatch batch, const int32_t* types, int32_t start, int32_t end,
                        bint first, bint last) noexcept:
         """Append one segment's five feature lists (`bunsetsu.segment_ids`)."""
@@ -378,38 +402,11 @@ cdef class TokenFeatureTable:
         batch.seg_start.push_back(start)
         batch.seg_end.push_back(end)
         batch.seg_head.push_back(h)
-        # as modifier
-        batch.seg_off.push_back(out.size())
-        for k in range(5):
-            _put(out, row[C_MH + k])
-        for k in range(5):
-            _put(out, frow[C_MF + k])
-        if lastw >= 0:
-            _put(out, self.rows[NCOL_ * types[lastw] + C_MLCF])
-        for t in range(start, end):
-            if self.flags[types[t]] & F_PUNCT:
-                _put(out, self.rows[NCOL_ * types[t] + C_MPU])
-        if brackets:
-            _put(out, c[K_MBR])
-        if np_ == 0:
-            _put(out, c[K_MPU_NONE])
+        # as modifier, as head
+        self._static(batch, types, row, frow, start, end, lastw, brackets, np_ == 0, 0)
         if first:
             _put(out, c[K_FIRST])
-        # as head
-        batch.seg_off.push_back(out.size())
-        for k in range(5):
-            _put(out, row[C_HH + k])
-        for k in range(5):
-            _put(out, frow[C_HF + k])
-        if lastw >= 0:
-            _put(out, self.rows[NCOL_ * types[lastw] + C_HLCF])
-        for t in range(start, end):
-            if self.flags[types[t]] & F_PUNCT:
-                _put(out, self.rows[NCOL_ * types[t] + C_HPU])
-        if brackets:
-            _put(out, c[K_HBR])
-        if np_ == 0:
-            _put(out, c[K_HPU_NONE])
+        self._static(batch, types, row, frow, start, end, lastw, brackets, np_ == 0, 1)
         if last:
             _put(out, c[K_LAST])
         # between a pair
