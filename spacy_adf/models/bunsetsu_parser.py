@@ -30,6 +30,9 @@ TRAINERS = ("libsvm", "primal")
 # (PKB, PKI or PKE) and falls back to "python" for anything else.
 PATHS = ("cython", "python")
 DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
+# the Cython path's token table starts afresh past this many distinct tokens
+# (about 200 bytes each), so a long stream of new words cannot grow it forever
+MAX_TOKEN_TYPES = 1_000_000
 
 
 class MismatchedPartsError(ValueError):
@@ -261,7 +264,7 @@ class BunsetsuParser:
         if self.classifier is None:
             raise ValueError("the parser has no classifier: initialize / train it first")
         table = self._table
-        if table is None or table.vocab is not self.vocab:
+        if table is None or table.vocab is not self.vocab or len(table) > MAX_TOKEN_TYPES:
             table = self._table = TokenFeatureTable(self.groups, self.vocab)
         batch = table.read(items, on_bad)
         feats, offsets, sentences = batch.arrays()

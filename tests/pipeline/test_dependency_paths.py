@@ -244,3 +244,16 @@ def test_same_heads_on_every_kwdlc_test_sentence(shared_data):
         pipe.set_classifier(kind)
         ref, fast = _both(nlp, lambda: [make_predicted(r) for r in refs[:200]])
         assert fast == ref
+
+
+def test_token_table_starts_afresh_when_full(models, random_refs, monkeypatch):
+    from spacy_adf.models import bunsetsu_parser
+
+    nlp = models[2]
+    parser = nlp.get_pipe("pke_dependency").parser
+    expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:40]], "cython"))
+    monkeypatch.setattr(bunsetsu_parser, "MAX_TOKEN_TYPES", 5)
+    old = parser._table
+    assert len(old) > 5
+    got = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:40]], "cython"))
+    assert parser._table is not old and got == expected
