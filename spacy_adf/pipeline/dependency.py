@@ -30,8 +30,17 @@ with ``"intra"``, and the last bunsetsu of each sentence has its head word as
 a ROOT. Cascaded chunking only builds head-final projective trees, so every
 sentence has one root, no head crosses a sentence end, ``doc.sents`` yields
 the sentences and displaCy works. The sentences of all Docs in a batch are
-parsed side by side (`BunsetsuParser.parse_many`), so the cost grows with the
-number of sentences, not with the square of a Doc's bunsetsu.
+parsed in one call, so the cost grows with the number of sentences, not with
+the square of a Doc's bunsetsu.
+
+Two paths give the same trees: by default (``self.parser.path == "cython"``)
+`BunsetsuParser.parse_docs` reads each Doc's token attributes and spans once
+and runs the features, the cascade and the classifier in C over the whole
+batch (`features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`), and the token
+trees come back as arrays that `set_annotations` writes with one
+`Doc.from_array` per Doc; with ``"python"`` (and for a classifier that is not
+PKB, PKI or PKE) `BunsetsuParser.parse_many` parses the sentences side by side
+from feature strings, the reference implementation.
 
 Training happens in ``initialize``: the gold trees of the training
 examples (a gold Doc with several roots is split into sentences after each
