@@ -104,6 +104,9 @@ class BunsetsuParser:
         self.decision_seconds = 0.0  # time inside the kernel classifier (python path), for benchmarks
         self.n_decisions = 0         # questions asked (both paths)
         self.n_classifier_calls = 0  # classifier calls of the cython path (repeated questions are not re-asked)
+        # seconds in the cython path's stages: reading the Docs into arrays, the
+        # cascade (pair features and classifier), the token-tree arrays
+        self.stage_seconds = {"read": 0.0, "cascade": 0.0, "tree": 0.0}
         self.path = "cython"
         self._table: Optional[TokenFeatureTable] = None  # per-token feature ids for self.vocab
 
@@ -266,14 +269,22 @@ class BunsetsuParser:
         table = self._table
         if table is None or table.vocab is not self.vocab or len(table) > MAX_TOKEN_TYPES:
             table = self._table = TokenFeatureTable(self.groups, self.vocab)
+        start = time.perf_counter()
         batch = table.read(items, on_bad)
         feats, offsets, sentences = batch.arrays()
         ids = self.vocab.ids
         distance = [ids.get(s, -1) if "distance" in self.groups else -1 for s in DISTANCE_FEATURES]
+        read = time.perf_counter()
         heads, n_questions, n_calls = cascade_heads(self.classifier, feats, offsets, sentences, distance)
+        cascade = time.perf_counter()
+        trees = batch.tree(heads, *labels)
+        stages = self.stage_seconds
+        stages["read"] += read - start
+        stages["cascade"] += cascade - read
+        stages["tree"] += time.perf_counter() - cascade
         self.n_decisions += n_questions
         self.n_classifier_calls += n_calls
-        return batch.tree(heads, *labels)
+        return trees
 
     def _classify(self, rows: List[List[int]]) -> numpy.ndarray:
         csr = _rows(rows)

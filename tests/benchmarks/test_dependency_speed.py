@@ -20,6 +20,7 @@ def test_bench_rows_and_markdown(dep_corpus):
         assert row["identical_trees"]
         assert row["python_sent_per_s"] > 0 and row["cython_sent_per_s"] > 0
         assert 0 < row["classifier_calls"] <= row["questions"]
+        assert set(row["cython_us_per_sent"]) == {"read", "cascade", "tree", "rest"}
     assert nlp.get_pipe("pke_dependency").parser.path == "cython"
     report = {"command": "python -m benchmarks.dependency_speed", "degree": 2, "n_train": len(train),
               "n_sv": 1, "sigma": 0.0, "xi": 1, "repeats": 1, "batch_size": 16, "pke": pke, "pkb": pkb,
