@@ -257,3 +257,20 @@ def test_token_table_starts_afresh_when_full(models, random_refs, monkeypatch):
     assert len(old) > 5
     got = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:40]], "cython"))
     assert parser._table is not old and got == expected
+
+
+def test_other_classifiers_take_the_python_path(models, random_refs):
+    """A classifier without the C-level decision (the double-array trie) is
+    parsed on the Python path, with the same trees as PKE's own trie."""
+    from spacy_adf.kernels.datrie import DoubleArrayPKE
+
+    nlp = models[2]
+    parser = nlp.get_pipe("pke_dependency").parser
+    expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:50]], "cython"))
+    pke = parser.classifier
+    parser.classifier = DoubleArrayPKE(pke)
+    try:
+        assert not parser.uses_cython
+        assert _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:50]], "cython")) == expected
+    finally:
+        parser.classifier = pke
