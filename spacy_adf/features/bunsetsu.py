@@ -20,6 +20,11 @@ head ("db.").
 Token fields come from ``token.morph`` (SrcPos, SrcSubPos, ConjType,
 ConjForm, as the bunsetsu readers write them) and fall back to ``pos_`` /
 ``tag_`` when a field is missing, so Docs from other taggers work too.
+
+This module is the reference (training, and the Python parse path);
+`bunsetsu_fast.pyx` gives the same feature sets as ids for the Cython parse
+path, building each token's strings with `token_fields` and
+`is_punct_token` once per distinct token.
 """
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
