@@ -23,11 +23,15 @@ MODULES = [
     "spacy_adf.core.maxent",
     "spacy_adf.features.extract",
     "spacy_adf.features.chars",
+    "spacy_adf.features.bunsetsu_fast",
     "spacy_adf.kernels.mining",
     "spacy_adf.kernels.classifiers",
     "spacy_adf.kernels.datrie",
     "spacy_adf.kernels.expansion",
+    "spacy_adf.kernels.cascade",
 ]
+# modules that use the C++ standard library (vector, unordered_map)
+CPP_MODULES = {"spacy_adf.features.bunsetsu_fast"}
 
 COMPILE_ARGS = ["-O3", "-Wno-unused-function", "-Wno-unreachable-code"]
 if sys.platform == "win32":  # pragma: no cover
@@ -41,6 +45,7 @@ def make_extension(name):
         include_dirs=[numpy.get_include()],
         extra_compile_args=COMPILE_ARGS,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        language="c++" if name in CPP_MODULES else None,
     )
 
 

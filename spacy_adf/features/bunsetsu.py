@@ -20,6 +20,11 @@ head ("db.").
 Token fields come from ``token.morph`` (SrcPos, SrcSubPos, ConjType,
 ConjForm, as the bunsetsu readers write them) and fall back to ``pos_`` /
 ``tag_`` when a field is missing, so Docs from other taggers work too.
+
+This module is the reference (training, and the Python parse path);
+`bunsetsu_fast.pyx` gives the same feature sets as ids for the Cython parse
+path, building each token's strings with `token_fields` and
+`is_punct_token` once per distinct token.
 """
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -43,7 +48,7 @@ def check_groups(groups: Iterable[str]) -> List[str]:
     return groups
 
 
-def _fields(token) -> Tuple[str, str, str, str, str]:
+def token_fields(token) -> Tuple[str, str, str, str, str]:
     """(surface, POS, sub-POS, conjugation type, conjugation form)."""
     m = token.morph.to_dict()
     pos = m.get("SrcPos") or token.pos_ or "-"
@@ -51,7 +56,7 @@ def _fields(token) -> Tuple[str, str, str, str, str]:
     return token.text, pos, sub, m.get("ConjType", "-"), m.get("ConjForm", "-")
 
 
-def _is_punct(fields, token) -> bool:
+def is_punct_token(fields, token) -> bool:
     return fields[1] in PUNCT_POS or (fields[1] == token.pos_ and token.pos_ in PUNCT_UPOS)
 
 
@@ -83,11 +88,11 @@ class BunsetsuFeaturizer:
         n = len(spans)
         for b, span in enumerate(spans):
             h = bunsetsu_head_token(span)
-            hf = _fields(doc[h])
+            hf = token_fields(doc[h])
             func, puncts, brackets, last = None, [], False, None
             for token in span:
-                f = _fields(token)
-                if _is_punct(f, token):
+                f = token_fields(token)
+                if is_punct_token(f, token):
                     puncts.append(f[0])
                     brackets = brackets or f[2] in BRACKET_SUBPOS
                 else:

@@ -7,9 +7,11 @@ Modules, bottom up: ``coefficients`` (the subset weights c_d(r)), ``svm``
 conversion), ``idsets.pxd`` (nogil sorted-id helpers), ``mining`` (PKE's
 subset miner and trie layout), ``classifiers`` (PKB, PKI, PKE and their
 factory / loader), ``datrie`` (a double-array trie over PKE's subsets, a
-yardstick), ``expansion`` (the explicit subset features phi, interned) and
+yardstick), ``expansion`` (the explicit subset features phi, interned),
 ``primal`` (the kernel SVM trained as a linear SVM on phi with liblinear,
-straight to PKE's weights: no support vectors, no mining)."""
+straight to PKE's weights: no support vectors, no mining) and ``cascade``
+(cascaded chunking over flat per-segment feature ids, calling a classifier's
+nogil decision declared in ``classifiers.pxd``: pke_dependency's Cython path)."""
 from .classifiers import PKB, PKE, PKI, KernelClassifier, load_classifier, make_classifier
 from .coefficients import subset_weights
 from .csr import as_csr, as_ids

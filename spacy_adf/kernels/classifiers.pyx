@@ -25,20 +25,11 @@ from .svm import SupportVectors
 __all__ = ["KernelClassifier", "PKB", "PKI", "PKE", "make_classifier", "load_classifier"]
 
 
-cdef struct Scratch:
-    int32_t* buf        # the sorted, deduplicated input (ranks for PKE)
-    int32_t* count      # PKI: r_j per support example, all zero between calls
-    int32_t* touched    # PKI: support examples with r_j > 0
-    uint64_t* bits      # PKE: the input's ranks as a bitmap, all zero between calls
-
-
 cdef class KernelClassifier:
-    """Shared driver: validation, scratch memory and the batch loop."""
-    cdef readonly int degree
-    cdef readonly double bias          # b + w(empty set): what an empty input scores
-    cdef readonly int n_features
+    """Shared driver: validation, scratch memory and the batch loop (its
+    fields and C methods are declared in classifiers.pxd)."""
 
-    cdef int _alloc(self, Scratch* s, Py_ssize_t max_len) except -1:
+    cdef int alloc_scratch(self, Scratch* s, Py_ssize_t max_len) except -1:
         s.buf = <int32_t*>malloc((max_len + 1) * sizeof(int32_t))
         s.count = NULL
         s.touched = NULL
@@ -47,13 +38,13 @@ cdef class KernelClassifier:
             raise MemoryError()
         return 0
 
-    cdef void _release(self, Scratch* s) noexcept:
+    cdef void release_scratch(self, Scratch* s) noexcept:
         free(s.buf)
         free(s.count)
         free(s.touched)
         free(s.bits)
 
-    cdef double _decide(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
+    cdef double decide_ids(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
         return 0.0
 
     def decision(self, feature_ids) -> float:
@@ -61,10 +52,10 @@ cdef class KernelClassifier:
         cdef const int32_t[::1] x = as_ids(feature_ids)
         cdef Scratch s
         cdef double out
-        self._alloc(&s, x.shape[0])
+        self.alloc_scratch(&s, x.shape[0])
         with nogil:
-            out = self._decide(&x[0] if x.shape[0] else NULL, x.shape[0], &s)
-        self._release(&s)
+            out = self.decide_ids(&x[0] if x.shape[0] else NULL, x.shape[0], &s)
+        self.release_scratch(&s)
         return out
 
     def decision_batch(self, X):
@@ -77,11 +68,11 @@ cdef class KernelClassifier:
         cdef double[::1] o = out
         cdef Scratch s
         max_len = int(numpy.diff(indptr).max()) if n else 0
-        self._alloc(&s, max_len)
+        self.alloc_scratch(&s, max_len)
         with nogil:
             for i in range(n):
-                o[i] = self._decide(&ix[p[i]] if p[i + 1] > p[i] else NULL, p[i + 1] - p[i], &s)
-        self._release(&s)
+                o[i] = self.decide_ids(&ix[p[i]] if p[i + 1] > p[i] else NULL, p[i + 1] - p[i], &s)
+        self.release_scratch(&s)
         return out
 
     def __reduce__(self):
@@ -140,7 +131,7 @@ cdef class PKB(_SVBased):
     O(|X| + sum_j |X_j|) per decision."""
     FORMAT = "spacy_adf.kernels.pkb"
 
-    cdef double _decide(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
+    cdef double decide_ids(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
         cdef Py_ssize_t i, m, k
         cdef int64_t a, e
         cdef int r
@@ -196,16 +187,16 @@ cdef class PKI(_SVBased):
         return (sv.indptr.nbytes + sv.indices.nbytes + sv.coef.nbytes + self._inv[0].nbytes
                 + self._inv[1].nbytes)
 
-    cdef int _alloc(self, Scratch* s, Py_ssize_t max_len) except -1:
-        KernelClassifier._alloc(self, s, max_len)
+    cdef int alloc_scratch(self, Scratch* s, Py_ssize_t max_len) except -1:
+        KernelClassifier.alloc_scratch(self, s, max_len)
         s.count = <int32_t*>calloc(self.n_sv + 1, sizeof(int32_t))
         s.touched = <int32_t*>malloc((self.n_sv + 1) * sizeof(int32_t))
         if s.count == NULL or s.touched == NULL:
-            self._release(s)
+            self.release_scratch(s)
             raise MemoryError()
         return 0
 
-    cdef double _decide(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
+    cdef double decide_ids(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
         cdef Py_ssize_t i, m, nt = 0
         cdef int64_t a
         cdef int32_t f, j
@@ -358,11 +349,11 @@ cdef class PKE(KernelClassifier):
                 stack.append((c, feats + (int(feat_of[item[c]]),)))
         return out
 
-    cdef int _alloc(self, Scratch* s, Py_ssize_t max_len) except -1:
-        KernelClassifier._alloc(self, s, max_len)
+    cdef int alloc_scratch(self, Scratch* s, Py_ssize_t max_len) except -1:
+        KernelClassifier.alloc_scratch(self, s, max_len)
         s.bits = <uint64_t*>calloc(self.n_items // 64 + 1, sizeof(uint64_t))
         if s.bits == NULL:
-            self._release(s)
+            self.release_scratch(s)
             raise MemoryError()
         return 0
 
@@ -404,7 +395,7 @@ cdef class PKE(KernelClassifier):
                 k += 1
         return total
 
-    cdef double _decide(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
+    cdef double decide_ids(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
         cdef Py_ssize_t i, m = 0
         cdef int32_t r, node
         cdef double total = self.bias

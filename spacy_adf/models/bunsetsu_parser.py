@@ -4,7 +4,7 @@ serialization of its trained parts, without spaCy pipeline concerns (the
 component and the benchmark share it)."""
 import time
 from collections import Counter
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import scipy.sparse
@@ -12,7 +12,9 @@ import srsly
 from spacy.tokens import Doc, Span
 
 from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, pair_ids, segment_ids
+from ..features.bunsetsu_fast import TokenFeatureTable
 from ..kernels import KernelClassifier, SupportVectors, load_classifier, make_classifier, train_svm
+from ..kernels.cascade import cascade_heads
 from ..kernels.primal import PrimalSVM, train_primal
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from .cascaded_chunking import ParseState, oracle_rounds
@@ -21,6 +23,16 @@ KINDS = ("pkb", "pki", "pke")
 # "libsvm": the kernel SVM (support vectors, any classifier form); "primal":
 # a linear SVM on the explicit subset features (`kernels/primal.py`), PKE only
 TRAINERS = ("libsvm", "primal")
+# how `parse_docs` parses: "cython" (features, rounds and classifier calls in
+# C over flat arrays: `features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`) or
+# "python" (the reference: `parse_many` on feature strings and ids per
+# segment). Both give the same heads; "cython" needs a `KernelClassifier`
+# (PKB, PKI or PKE) and falls back to "python" for anything else.
+PATHS = ("cython", "python")
+DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
+# the Cython path's token table starts afresh past this many distinct tokens
+# (about 200 bytes each), so a long stream of new words cannot grow it forever
+MAX_TOKEN_TYPES = 1_000_000
 
 
 class MismatchedPartsError(ValueError):
@@ -89,8 +101,14 @@ class BunsetsuParser:
         self.classifier = classifier
         self.primal: Optional[PrimalSVM] = None  # trainer "primal": all subset weights (not saved)
         self.train_stats: dict = {}
-        self.decision_seconds = 0.0  # time inside the kernel classifier, for benchmarks
-        self.n_decisions = 0
+        self.decision_seconds = 0.0  # time inside the kernel classifier (python path), for benchmarks
+        self.n_decisions = 0         # questions asked (both paths)
+        self.n_classifier_calls = 0  # classifier calls of the cython path (repeated questions are not re-asked)
+        # seconds in the cython path's stages: reading the Docs into arrays, the
+        # cascade (pair features and classifier), the token-tree arrays
+        self.stage_seconds = {"read": 0.0, "cascade": 0.0, "tree": 0.0}
+        self.path = "cython"
+        self._table: Optional[TokenFeatureTable] = None  # per-token feature ids for self.vocab
 
     # ------------------------------------------------------------ training
 
@@ -208,7 +226,7 @@ class BunsetsuParser:
                 segs = segment_ids(self.featurizer, self.featurizer.segments(doc, spans), self.vocab)
                 active.append((k, ParseState(n), segs))
         fz, ids = self.featurizer, self.vocab.ids
-        distance = [ids.get(s, -1) for s in ("dist=1", "dist=2-5", "dist=6+")]
+        distance = [ids.get(s, -1) for s in DISTANCE_FEATURES]
         while active:
             rows, counts = [], []
             for _, state, segs in active:
@@ -226,6 +244,47 @@ class BunsetsuParser:
                     still.append((k, state, segs))
             active = still
         return results
+
+    @property
+    def uses_cython(self) -> bool:
+        """Whether `parse_docs` takes the Cython path (see `PATHS`)."""
+        if self.path not in PATHS:
+            raise ValueError(f"path must be one of {list(PATHS)}, not {self.path!r}")
+        return self.path == "cython" and isinstance(self.classifier, KernelClassifier)
+
+    def parse_docs(self, items: Sequence[Tuple[Doc, Sequence[Span]]], labels: Tuple[int, int, int],
+                   on_bad: Optional[Callable[[Doc], object]] = None) -> List[Tuple[List[int], numpy.ndarray]]:
+        """The Cython path: items are whole non-empty Docs with their
+        bunsetsu spans (covering the Doc, in order); each Doc is parsed
+        sentence by sentence (one sentence unless it has sentence annotation
+        or a sentence ender before its end: then `bunsetsu_sentences`, as for
+        the python path). Returns per item (its Doc-level bunsetsu heads, -1
+        for each sentence's root; the (n_tokens, 2) uint64 HEAD / DEP array
+        of its token tree for `Doc.from_array`, `labels` = the string ids of
+        the intra-bunsetsu, root and dependency labels). Spans that do not
+        cover their Doc are a ValueError (``on_bad(doc)`` is called first, to
+        raise a better one)."""
+        if self.classifier is None:
+            raise ValueError("the parser has no classifier: initialize / train it first")
+        table = self._table
+        if table is None or table.vocab is not self.vocab or len(table) > MAX_TOKEN_TYPES:
+            table = self._table = TokenFeatureTable(self.groups, self.vocab)
+        start = time.perf_counter()
+        batch = table.read(items, on_bad)
+        feats, offsets, sentences = batch.arrays()
+        ids = self.vocab.ids
+        distance = [ids.get(s, -1) if "distance" in self.groups else -1 for s in DISTANCE_FEATURES]
+        read = time.perf_counter()
+        heads, n_questions, n_calls = cascade_heads(self.classifier, feats, offsets, sentences, distance)
+        cascade = time.perf_counter()
+        trees = batch.tree(heads, *labels)
+        stages = self.stage_seconds
+        stages["read"] += read - start
+        stages["cascade"] += cascade - read
+        stages["tree"] += time.perf_counter() - cascade
+        self.n_decisions += n_questions
+        self.n_classifier_calls += n_calls
+        return trees
 
     def _classify(self, rows: List[List[int]]) -> numpy.ndarray:
         csr = _rows(rows)

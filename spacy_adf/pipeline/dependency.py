@@ -30,8 +30,17 @@ with ``"intra"``, and the last bunsetsu of each sentence has its head word as
 a ROOT. Cascaded chunking only builds head-final projective trees, so every
 sentence has one root, no head crosses a sentence end, ``doc.sents`` yields
 the sentences and displaCy works. The sentences of all Docs in a batch are
-parsed side by side (`BunsetsuParser.parse_many`), so the cost grows with the
-number of sentences, not with the square of a Doc's bunsetsu.
+parsed in one call, so the cost grows with the number of sentences, not with
+the square of a Doc's bunsetsu.
+
+Two paths give the same trees: by default (``self.parser.path == "cython"``)
+`BunsetsuParser.parse_docs` reads each Doc's token attributes and spans once
+and runs the features, the cascade and the classifier in C over the whole
+batch (`features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`), and the token
+trees come back as arrays that `set_annotations` writes with one
+`Doc.from_array` per Doc; with ``"python"`` (and for a classifier that is not
+PKB, PKI or PKE) `BunsetsuParser.parse_many` parses the sentences side by side
+from feature strings, the reference implementation.
 
 Training happens in ``initialize``: the gold trees of the training
 examples (a gold Doc with several roots is split into sentences after each
@@ -51,7 +60,9 @@ back as annotations, and owns the ``cfg`` file.
 import json
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
+import numpy
 from spacy import util
+from spacy.attrs import DEP, HEAD
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span
@@ -60,8 +71,8 @@ from spacy.vocab import Vocab
 
 from ..features.bunsetsu import FEATURE_GROUPS, check_groups
 from ..lang.ja.bunsetsu import (
-    BUNSETSU_KEY, bunsetsu_group, bunsetsu_heads, bunsetsu_sentences, check_bunsetsu_heads, head_sentences,
-    sentence_heads, set_bunsetsu_tree,
+    BUNSETSU_KEY, DEFAULT_LABEL, INTRA_LABEL, ROOT_LABEL, bunsetsu_group, bunsetsu_heads, bunsetsu_sentences,
+    check_bunsetsu_heads, head_sentences, sentence_heads, set_bunsetsu_tree,
 )
 from ..models.bunsetsu_parser import BunsetsuParser, MismatchedPartsError, check_classifier_options, check_trainer
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
@@ -69,6 +80,7 @@ from ..serialization.parts import Parts, SerializedParts
 
 # the "format_version" of the cfg file; the other files carry their own formats
 FORMAT_VERSION = 1
+TREE_ATTRS = [HEAD, DEP]
 
 
 def _span_head(span: Span) -> Optional[Span]:
@@ -131,6 +143,24 @@ def make_pke_dependency(
         xi=xi, features=features, min_feature_count=min_feature_count, cache_size=cache_size,
         scorer=scorer, trainer=trainer,
     )
+
+
+class ParsedHeads(list):
+    """What `PKEDependencyParser.predict` returns on the Cython path: the
+    heads of each Doc (a list, as on the Python path), plus the token tree
+    of each Doc (`trees`, None for an empty Doc) and a copy of its heads
+    (`given`), so `set_annotations` can tell that the heads are unchanged."""
+
+    def __init__(self):
+        super().__init__()
+        self.trees: List[Optional[numpy.ndarray]] = []
+        self.given: List[List[int]] = []
+
+    def tree(self, k: int, heads: Sequence[int], n_tokens: int) -> Optional[numpy.ndarray]:
+        """The token tree of Doc k if `heads` are still the ones it was made from."""
+        if k >= len(self.trees) or self.trees[k] is None or len(self.trees[k]) != n_tokens:
+            return None
+        return self.trees[k] if list(heads) == self.given[k] else None
 
 
 class PKEDependencyParser(SerializedParts, Pipe):
@@ -262,10 +292,15 @@ class PKEDependencyParser(SerializedParts, Pipe):
         """The bunsetsu heads of each Doc ([] for an empty Doc): Doc-level
         bunsetsu indices, -1 for the root of each sentence. The sentences
         (`bunsetsu_sentences`, see the module docstring) of all Docs are
-        parsed in one `parse_many` call."""
+        parsed in one call: `BunsetsuParser.parse_docs` (the Cython path,
+        the default; the result is then a `ParsedHeads`, which also carries
+        the token trees for `set_annotations`) or `parse_many` (the Python
+        reference, ``self.parser.path = "python"``)."""
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
         docs = list(docs)
+        if self.parser.uses_cython:
+            return self._predict_cython(docs)
         items, origin = [], []  # one item per sentence; origin: (Doc index, first bunsetsu)
         for d, doc in enumerate(docs):
             if not len(doc):
@@ -283,13 +318,43 @@ class PKEDependencyParser(SerializedParts, Pipe):
             heads[d].extend(h + start if h >= 0 else -1 for h in sent_heads)
         return heads
 
+    def _predict_cython(self, docs: List[Doc]) -> "ParsedHeads":
+        key = self.cfg["spans_key"]
+        items = []
+        for doc in docs:  # the reader checks the spans (self._bunsetsu names a problem)
+            if len(doc):
+                items.append((doc, doc.spans[key] if key in doc.spans else self._bunsetsu(doc)))
+        labels = None
+        for vocab in {id(doc.vocab): doc.vocab for doc, _ in items}.values():
+            # the label strings must be in every Doc's StringStore (the ids are the same)
+            strings = vocab.strings
+            labels = (strings.add(INTRA_LABEL), strings.add(ROOT_LABEL), strings.add(DEFAULT_LABEL))
+        parsed = iter(self.parser.parse_docs(items, labels, on_bad=self._bunsetsu) if items else ())
+        heads = ParsedHeads()
+        for doc in docs:
+            h, tree = next(parsed) if len(doc) else ([], None)
+            heads.append(h)
+            heads.trees.append(tree)
+            heads.given.append(list(h))
+        return heads
+
     def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:
         """Store the heads in the span group's ``attrs["heads"]`` and set the
         token tree from them (`set_bunsetsu_tree`), one tree per sentence:
-        each root (-1) ends a sentence (`head_sentences`)."""
+        each root (-1) ends a sentence (`head_sentences`). Heads of the
+        Cython path (a `ParsedHeads`, heads unchanged since `predict`) come
+        with their token trees: one `Doc.from_array` per Doc writes them."""
         key = self.cfg["spans_key"]
-        for doc, h in zip(docs, heads):
+        trees = heads if isinstance(heads, ParsedHeads) else None
+        for k, (doc, h) in enumerate(zip(docs, heads)):
             if len(doc) == 0:
+                continue
+            tree = trees.tree(k, h, len(doc)) if trees is not None else None
+            if tree is not None:
+                doc.from_array(TREE_ATTRS, tree)
+                group = doc.spans[key]
+                group.attrs["heads"] = list(h)
+                group.attrs.pop("original_heads", None)
                 continue
             sentences = head_sentences(h)
             set_bunsetsu_tree(doc, h, spans_key=key, sentences=sentences if len(sentences) > 1 else None)

@@ -95,7 +95,7 @@ __all__ = [
     "BUNSETSU_KEY", "INTRA_LABEL", "ROOT_LABEL", "DEFAULT_LABEL", "check_bunsetsu_heads",
     "repair_bunsetsu_heads", "bunsetsu_group", "bunsetsu_head_token", "set_bunsetsu_tree",
     "bunsetsu_heads", "bunsetsu_sentences", "head_sentences", "sentence_heads", "check_sentence_heads",
-    "SENTENCE_ENDERS", "CLOSING_BRACKETS",
+    "SENTENCE_ENDERS", "CLOSING_BRACKETS", "token_class", "is_sentence_ender",
 ]
 
 BUNSETSU_KEY = "bunsetsu"
@@ -179,8 +179,9 @@ def bunsetsu_group(doc: Doc, spans_key: str = BUNSETSU_KEY) -> SpanGroup:
     return spans
 
 
-def _token_class(token) -> int:
-    """0 content word, 1 function word, 2 punctuation / symbol / space."""
+def token_class(token) -> int:
+    """0 content word, 1 function word, 2 punctuation / symbol / space (the
+    classes of the head-word rule, `bunsetsu_head_token`)."""
     pos = token.morph.get("SrcPos")
     if pos:
         return 2 if pos[0] in PUNCT_POS else 1 if pos[0] in FUNCTION_POS else 0
@@ -193,7 +194,7 @@ def bunsetsu_head_token(span: Span) -> int:
     the module docstring)."""
     best, best_class = span.end - 1, 3
     for token in reversed(span):
-        cls = _token_class(token)
+        cls = token_class(token)
         if cls < best_class:
             best, best_class = token.i, cls
             if cls == 0:
@@ -219,7 +220,7 @@ def _token_kinds(doc: Doc) -> List[int]:
         kind = cache.get(orth)
         if kind is None:
             text = strings[orth]
-            kind = ((_ENDER if _is_ender(text) else 0) | (_TRAILER if _is_trailer(text) else 0)
+            kind = ((_ENDER if is_sentence_ender(text) else 0) | (_TRAILER if _is_trailer(text) else 0)
                     | (_BRACKET if text in BRACKET_PAIRS or text in CLOSING_BRACKETS else 0))
             if len(cache) < 1_000_000:
                 cache[orth] = kind
@@ -235,7 +236,7 @@ def _owners(bounds: Sequence[Tuple[int, int]], n: int) -> numpy.ndarray:
     return owner
 
 
-def _is_ender(text: str) -> bool:
+def is_sentence_ender(text: str) -> bool:
     """A sentence-ending token: enders, maybe followed by closing brackets ("。", "！？", "。」")."""
     k = len(text)
     while k and text[k - 1] in CLOSING_BRACKETS:

@@ -1,0 +1,173 @@
+# cython: language_level=3
+"""Cascaded chunking (Kudo & Matsumoto 2002; `models/cascaded_chunking.py`
+is the reference) over flat per-segment feature ids, with a kernel
+classifier's nogil decision (`classifiers.pxd`): the whole parse of a batch
+of sentences in C, no Python call per round or per question.
+
+Input, as `features.bunsetsu_fast.SegmentBatch.arrays` gives it: segment g's
+features are five id lists in ``feats``, list k at
+``seg_off[5g + k]:seg_off[5g + k + 1]``: as modifier, as head, between a
+pair, as a child of the modifier (da), as a child of the head (db);
+sentence s is segments ``sent_seg[s]:sent_seg[s + 1]``. The question "does
+i modify j?" has the features: i as modifier, j as head, the distance id
+(`distance`: ids of 1, 2-5, 6+, -1 if unknown), the "between" lists of the
+segments strictly between them, the da lists of i's children and the db
+lists of j's children (the children the parse has attached so far), the set
+`bunsetsu.pair_ids` gives. The classifiers sort and deduplicate, so the
+order does not matter.
+
+A question asked again with nothing changed (same head candidate, same
+children on both sides: children only grow, so equal counts mean equal
+sets) has the same feature set and so the same answer: it is answered from
+the previous round instead of the classifier (`n_calls` counts the
+classifier's work, `n_questions` every question, as the Python path counts).
+"""
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+
+import numpy
+
+from .classifiers cimport KernelClassifier, Scratch
+
+__all__ = ["cascade_heads"]
+
+
+cdef struct Work:
+    int32_t* rem        # the remaining segments (sentence-local)
+    int32_t* first      # first child, -1 if none
+    int32_t* sibling    # next child of the same head
+    int32_t* nchild
+    int32_t* asked_j    # the last question of each modifier: head, child counts, answer
+    int32_t* asked_ci
+    int32_t* asked_cj
+    uint8_t* asked_tag
+    uint8_t* tags
+    int32_t* buf        # the question's feature ids
+
+
+cdef inline Py_ssize_t _append(int32_t* buf, Py_ssize_t m, const int32_t* f, int64_t a, int64_t b) noexcept nogil:
+    while a < b:
+        buf[m] = f[a]
+        m += 1
+        a += 1
+    return m
+
+
+cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t* off, int64_t g0, int32_t n,
+                          const int32_t* dist, int32_t* heads, Work* w, Scratch* s,
+                          int64_t* n_questions, int64_t* n_calls) noexcept nogil:
+    """Heads (sentence-local, -1 for the root) of segments g0 .. g0 + n - 1."""
+    cdef int32_t k, m = n, newm, i, j, c, d, df, q
+    cdef int64_t gi, gj
+    cdef Py_ssize_t nf
+    cdef bint tag
+    for k in range(n):
+        heads[k] = -1
+        w.rem[k] = k
+        w.first[k] = -1
+        w.sibling[k] = -1
+        w.nchild[k] = 0
+        w.asked_j[k] = -1
+    while m > 1:
+        for k in range(m - 2):
+            i = w.rem[k]
+            j = w.rem[k + 1]
+            n_questions[0] += 1
+            if w.asked_j[i] == j and w.asked_ci[i] == w.nchild[i] and w.asked_cj[i] == w.nchild[j]:
+                w.tags[k] = w.asked_tag[i]
+                continue
+            gi = g0 + i
+            gj = g0 + j
+            nf = _append(w.buf, 0, f, off[5 * gi], off[5 * gi + 1])
+            nf = _append(w.buf, nf, f, off[5 * gj + 1], off[5 * gj + 2])
+            d = j - i
+            df = dist[0 if d == 1 else 1 if d <= 5 else 2]
+            if df >= 0:
+                w.buf[nf] = df
+                nf += 1
+            for q in range(i + 1, j):
+                nf = _append(w.buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3])
+            c = w.first[i]
+            while c >= 0:
+                nf = _append(w.buf, nf, f, off[5 * (g0 + c) + 3], off[5 * (g0 + c) + 4])
+                c = w.sibling[c]
+            c = w.first[j]
+            while c >= 0:
+                nf = _append(w.buf, nf, f, off[5 * (g0 + c) + 4], off[5 * (g0 + c) + 5])
+                c = w.sibling[c]
+            tag = clf.decide_ids(w.buf, nf, s) > 0
+            n_calls[0] += 1
+            w.tags[k] = tag
+            w.asked_j[i] = j
+            w.asked_ci[i] = w.nchild[i]
+            w.asked_cj[i] = w.nchild[j]
+            w.asked_tag[i] = tag
+        w.tags[m - 2] = True  # the segment before the last can only modify the last
+        newm = 0
+        for k in range(m):
+            i = w.rem[k]
+            if k < m - 1 and w.tags[k] and (k == 0 or not w.tags[k - 1]):
+                j = w.rem[k + 1]  # not yet overwritten: newm <= k
+                heads[i] = j
+                w.sibling[i] = w.first[j]
+                w.first[j] = i
+                w.nchild[j] += 1
+            else:
+                w.rem[newm] = i
+                newm += 1
+        m = newm
+
+
+def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance):
+    """(heads, n_questions, n_calls): the sentence-relative head of every
+    segment (int32, -1 for each sentence's root) by cascaded chunking with
+    `clf` (D when its decision value is > 0), the questions asked and the
+    classifier calls made (see the module docstring)."""
+    cdef const int32_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.int32)
+    cdef const int64_t[::1] off = numpy.ascontiguousarray(seg_off, dtype=numpy.int64)
+    cdef const int64_t[::1] ss = numpy.ascontiguousarray(sent_seg, dtype=numpy.int64)
+    cdef int32_t dist[3]
+    cdef Py_ssize_t n_sent = ss.shape[0] - 1, k
+    cdef int64_t n_seg = ss[n_sent] if n_sent >= 0 else 0
+    cdef int64_t max_n = 0, max_f = 0, n_questions = 0, n_calls = 0
+    if n_sent < 0 or off.shape[0] != 5 * n_seg + 1:
+        raise ValueError("seg_off needs 5 offsets per segment and a final one")
+    for k in range(3):
+        dist[k] = int(distance[k])
+    for k in range(n_sent):
+        if ss[k + 1] < ss[k] or ss[k] < 0:
+            raise ValueError("sentence offsets must ascend")
+        max_n = max(max_n, ss[k + 1] - ss[k])
+        max_f = max(max_f, off[5 * ss[k + 1]] - off[5 * ss[k]])
+    if off[5 * n_seg] != f.shape[0]:
+        raise ValueError("the segment offsets do not match the features")
+    heads = numpy.full(n_seg, -1, dtype=numpy.int32)
+    cdef int32_t[::1] h = heads
+    cdef Work w
+    cdef Scratch s
+    cdef int32_t* ints = <int32_t*>malloc((9 * max_n + max_f + 4) * sizeof(int32_t))
+    cdef uint8_t* bytes_ = <uint8_t*>malloc(2 * max_n + 2)
+    if ints == NULL or bytes_ == NULL:
+        free(ints)
+        free(bytes_)
+        raise MemoryError()
+    w.rem, w.first, w.sibling, w.nchild = ints, ints + max_n, ints + 2 * max_n, ints + 3 * max_n
+    w.asked_j, w.asked_ci, w.asked_cj = ints + 4 * max_n, ints + 5 * max_n, ints + 6 * max_n
+    w.buf = ints + 9 * max_n
+    w.asked_tag, w.tags = bytes_, bytes_ + max_n + 1
+    try:
+        clf.alloc_scratch(&s, max_f + 1)
+        try:
+            with nogil:
+                for k in range(n_sent):
+                    if ss[k + 1] - ss[k] > 2:
+                        _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist,
+                                        &h[ss[k]], &w, &s, &n_questions, &n_calls)
+                    elif ss[k + 1] - ss[k] == 2:
+                        h[ss[k]] = 1
+        finally:
+            clf.release_scratch(&s)
+    finally:
+        free(ints)
+        free(bytes_)
+    return heads, int(n_questions), int(n_calls)

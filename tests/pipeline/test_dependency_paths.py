@@ -1,0 +1,276 @@
+"""pke_dependency's two parse paths give the same trees: the Cython path
+(the default: `features/bunsetsu_fast.pyx` + `kernels/cascade.pyx`) and the
+Python reference (``parser.path = "python"``: feature strings, ids per
+segment, `parse_many`). Synthetic corpora here; every KWDLC test sentence in
+the slow test at the end (reads ../shared/data)."""
+import pickle
+import random
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
+from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_heads, check_bunsetsu_heads
+
+from tests.helpers.dep_data import corpus_examples, knp_text
+
+
+def _train(corpus, **config):
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("pke_dependency", config=config)
+    train = corpus_examples(nlp, corpus / "train.knp")
+    nlp.initialize(lambda: train)
+    return nlp
+
+
+@pytest.fixture(scope="module")
+def models(dep_corpus):
+    """Degree 2 and 3 parsers on the synthetic corpus (PKE, exact and pruned)."""
+    return {2: _train(dep_corpus, degree=2, classifier="pke", sigma=0.0),
+            3: _train(dep_corpus, degree=3, classifier="pke", sigma=0.001)}
+
+
+@pytest.fixture(scope="module")
+def random_refs(models, tmp_path_factory):
+    """300 fresh random synthetic sentences (another seed than the training
+    corpus: unseen combinations, longer sentences)."""
+    path = tmp_path_factory.mktemp("deppaths") / "random.knp"
+    path.write_text(knp_text(300, seed=11, prefix="rnd"), encoding="utf8")
+    return list(bunsetsu_docs(path, models[2].vocab))
+
+
+def _parse(nlp, docs, path, batch_size=64):
+    pipe = nlp.get_pipe("pke_dependency")
+    pipe.parser.path = path
+    try:
+        out = list(pipe.pipe(docs, batch_size=batch_size))
+    finally:
+        pipe.parser.path = "cython"
+    return out
+
+
+def _trees(docs):
+    """Bunsetsu heads and the token tree (HEAD, DEP) of each Doc."""
+    return [(d.spans[BUNSETSU_KEY].attrs.get("heads") if BUNSETSU_KEY in d.spans else None,
+             d.to_array(["HEAD", "DEP"]).tolist()) for d in docs]
+
+
+def _both(nlp, make_docs, batch_size=64):
+    ref = _trees(_parse(nlp, make_docs(), "python", batch_size))
+    fast = _trees(_parse(nlp, make_docs(), "cython", batch_size))
+    return ref, fast
+
+
+def test_cython_is_the_default_path(models):
+    parser = models[2].get_pipe("pke_dependency").parser
+    assert parser.path == "cython" and parser.uses_cython
+
+
+@pytest.mark.parametrize("degree", [2, 3])
+@pytest.mark.parametrize("kind", ["pkb", "pki", "pke"])
+def test_same_trees_on_random_sentences(models, random_refs, degree, kind):
+    nlp = models[degree]
+    pipe = nlp.get_pipe("pke_dependency")
+    pipe.set_classifier(kind)
+    try:
+        ref, fast = _both(nlp, lambda: [make_predicted(r) for r in random_refs])
+    finally:
+        pipe.set_classifier("pke")
+    assert fast == ref
+    assert all(check_bunsetsu_heads(h) is None for h, _ in fast)
+    assert sum(h == r.spans[BUNSETSU_KEY].attrs["heads"] for (h, _), r in zip(fast, random_refs)) > 250
+
+
+def _concat(vocab, refs, sent_starts=False):
+    """One Doc of several sentences (no tree); is_sent_start set if asked."""
+    words, pos, tags, morphs, bounds, starts = [], [], [], [], [], []
+    for ref in refs:
+        first = len(words)
+        for span in ref.spans[BUNSETSU_KEY]:
+            bounds.append((len(words), len(words) + len(span)))
+            for t in span:
+                words.append(t.text)
+                pos.append(t.pos_)
+                tags.append(t.tag_)
+                morphs.append(str(t.morph))
+                starts.append(len(words) - 1 == first)
+    doc = Doc(vocab, words=words, pos=pos, tags=tags, morphs=morphs,
+              sent_starts=starts if sent_starts else None)
+    doc.spans[BUNSETSU_KEY] = [doc[s:e] for s, e in bounds]
+    return doc
+
+
+def test_same_trees_on_multi_sentence_docs(models, random_refs):
+    """Sentences found by punctuation and by doc.sents, Docs of one to five
+    sentences, several batch sizes."""
+    nlp = models[3]
+    rng = random.Random(3)
+    groups, k = [], 0
+    while k < len(random_refs):
+        n = rng.randint(1, 5)
+        groups.append(random_refs[k:k + n])
+        k += n
+    for sent_starts in (False, True):
+        for batch_size in (1, 7, 1000):
+            ref, fast = _both(nlp, lambda: [_concat(nlp.vocab, g, sent_starts) for g in groups], batch_size)
+            assert fast == ref
+    heads = fast[0][0]
+    assert heads.count(-1) == len(groups[0])
+
+
+def test_bad_and_small_inputs(models):
+    """Empty Docs, one and two bunsetsu, a one-token Doc, unseen words without
+    POS, mixed in one batch with normal Docs."""
+    nlp = models[3]
+    vocab = nlp.vocab
+
+    def docs():
+        out = [Doc(vocab, words=[])]
+        one = Doc(vocab, words=["本", "を"])
+        one.spans[BUNSETSU_KEY] = [one[0:2]]
+        out.append(one)
+        tok = Doc(vocab, words=["本"])
+        tok.spans[BUNSETSU_KEY] = [tok[0:1]]
+        out.append(tok)
+        two = Doc(vocab, words=["本", "を", "読む"])
+        two.spans[BUNSETSU_KEY] = [two[0:2], two[2:3]]
+        out.append(two)
+        unseen = Doc(vocab, words=["未知語", "ぞ", "謎", "へ", "x", "y", "z", "。"])
+        unseen.spans[BUNSETSU_KEY] = [unseen[0:2], unseen[2:4], unseen[4:5], unseen[5:6], unseen[6:8]]
+        out.append(unseen)
+        # every token its own bunsetsu, unseen, with enders inside: several sentences
+        odd = Doc(vocab, words=["甲", "。", "乙", "丙", "！", "丁"])
+        odd.spans[BUNSETSU_KEY] = [odd[i:i + 1] for i in range(6)]
+        out.append(odd)
+        out.append(Doc(vocab, words=[]))
+        return out
+
+    ref, fast = _both(nlp, docs, batch_size=100)
+    assert fast == ref
+    assert [h for h, _ in fast] == [None, [-1], [-1], [1, -1], fast[4][0], fast[5][0], None]
+    assert check_bunsetsu_heads(fast[4][0]) is None
+    assert fast[5][0].count(-1) == 3
+
+
+def test_bad_spans_give_the_reference_errors(models):
+    nlp = models[2]
+    pipe = nlp.get_pipe("pke_dependency")
+    doc = Doc(nlp.vocab, words=["本", "を", "読む"])
+    with pytest.raises(ValueError, match=r"no doc.spans\['bunsetsu'\]"):
+        pipe(doc)
+    doc.spans[BUNSETSU_KEY] = [doc[0:2]]
+    with pytest.raises(ValueError, match="ends at token 2"):
+        pipe(doc)
+    doc.spans[BUNSETSU_KEY] = [doc[0:1], doc[2:3]]
+    with pytest.raises(ValueError, match="expected to start at 1"):
+        pipe(doc)
+
+
+def test_heads_edited_between_predict_and_set_annotations(models, random_refs):
+    """set_annotations writes the heads it is given: edited heads are not
+    overwritten by the trees predict made."""
+    nlp = models[2]
+    pipe = nlp.get_pipe("pke_dependency")
+    docs = [make_predicted(r) for r in random_refs[:5] if len(r.spans[BUNSETSU_KEY]) >= 3]
+    heads = pipe.predict(docs)
+    n = len(heads[0])
+    heads[0] = [n - 1] * (n - 1) + [-1]
+    pipe.set_annotations(docs, heads)
+    assert docs[0].spans[BUNSETSU_KEY].attrs["heads"] == heads[0]
+    assert bunsetsu_heads(docs[0]) == heads[0]
+    assert all(bunsetsu_heads(d) == h for d, h in zip(docs[1:], heads[1:]))
+
+
+def test_counts_and_pickling(models, random_refs):
+    nlp = models[3]
+    parser = nlp.get_pipe("pke_dependency").parser
+    parser.n_decisions = parser.n_classifier_calls = 0
+    _parse(nlp, [make_predicted(r) for r in random_refs], "cython")
+    asked, calls = parser.n_decisions, parser.n_classifier_calls
+    parser.n_decisions = 0
+    _parse(nlp, [make_predicted(r) for r in random_refs], "python")
+    assert parser.n_decisions == asked and 0 < calls <= asked
+    # the parser pickles (its token table pickles empty and refills)
+    expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs], "cython"))
+    pipe = nlp.get_pipe("pke_dependency")
+    pipe.parser = pickle.loads(pickle.dumps(parser))
+    try:
+        assert _trees(_parse(nlp, [make_predicted(r) for r in random_refs], "cython")) == expected
+    finally:
+        pipe.parser = parser
+
+
+def test_multiprocess_pipe(models, random_refs):
+    nlp = models[2]
+    single = _trees(nlp.pipe([make_predicted(r) for r in random_refs[:60]]))
+    multi = _trees(nlp.pipe([make_predicted(r) for r in random_refs[:60]], n_process=2, batch_size=8))
+    assert multi == single
+
+
+def test_unknown_path_is_an_error(models):
+    parser = models[2].get_pipe("pke_dependency").parser
+    parser.path = "fortran"
+    try:
+        with pytest.raises(ValueError, match="path must be one of"):
+            parser.uses_cython
+    finally:
+        parser.path = "cython"
+
+
+@pytest.mark.slow
+def test_same_heads_on_every_kwdlc_test_sentence(shared_data):
+    """A degree-3 PKE parser trained on 300 KWDLC training sentences parses
+    every KWDLC test sentence to the same trees on both paths (and PKB agrees
+    with PKI on a sample, through the Cython path)."""
+    from spacy.training import Example
+
+    kwdlc = shared_data / "kwdlc"
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("pke_dependency", config={"degree": 3, "classifier": "pke", "sigma": 0.001})
+    train = [Example(make_predicted(r), r)
+             for r in bunsetsu_docs(kwdlc / "train.knp", nlp.vocab, format="knp", limit=300)]
+    nlp.initialize(lambda: train)
+    refs = list(bunsetsu_docs(kwdlc / "test.knp", nlp.vocab, format="knp"))
+    assert len(refs) > 2000
+    ref, fast = _both(nlp, lambda: [make_predicted(r) for r in refs], batch_size=256)
+    assert fast == ref
+    # the whole test file as multi-sentence Docs of 10 sentences
+    groups = [refs[k:k + 10] for k in range(0, len(refs), 10)]
+    ref, fast = _both(nlp, lambda: [_concat(nlp.vocab, g) for g in groups], batch_size=32)
+    assert fast == ref
+    pipe = nlp.get_pipe("pke_dependency")
+    for kind in ("pki", "pkb"):
+        pipe.set_classifier(kind)
+        ref, fast = _both(nlp, lambda: [make_predicted(r) for r in refs[:200]])
+        assert fast == ref
+
+
+def test_token_table_starts_afresh_when_full(models, random_refs, monkeypatch):
+    from spacy_adf.models import bunsetsu_parser
+
+    nlp = models[2]
+    parser = nlp.get_pipe("pke_dependency").parser
+    expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:40]], "cython"))
+    monkeypatch.setattr(bunsetsu_parser, "MAX_TOKEN_TYPES", 5)
+    old = parser._table
+    assert len(old) > 5
+    got = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:40]], "cython"))
+    assert parser._table is not old and got == expected
+
+
+def test_other_classifiers_take_the_python_path(models, random_refs):
+    """A classifier without the C-level decision (the double-array trie) is
+    parsed on the Python path, with the same trees as PKE's own trie."""
+    from spacy_adf.kernels.datrie import DoubleArrayPKE
+
+    nlp = models[2]
+    parser = nlp.get_pipe("pke_dependency").parser
+    expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:50]], "cython"))
+    pke = parser.classifier
+    parser.classifier = DoubleArrayPKE(pke)
+    try:
+        assert not parser.uses_cython
+        assert _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:50]], "cython")) == expected
+    finally:
+        parser.classifier = pke
