@@ -2,7 +2,8 @@
 
 The driver initializes the pipeline from a `spacy train` config exactly as
 `spacy train` does (init_nlp: labels, feature tables from the whole training
-corpus) and ships its bytes to N Ray actors. Actor k reads the training
+corpus) and ships its bytes to N Ray actors (with what the bytes leave out
+but training needs: the segmenter lexicon's jackknife folds). Actor k reads the training
 corpus, shuffles it with the config's seed (the same order on every actor)
 and keeps every N-th Example from position k: the N shards cover the corpus
 exactly once. Each epoch every actor sets the mixed weights (and, for ADF,
@@ -34,6 +35,7 @@ from spacy.training.loop import (DIR_MODEL_BEST, DIR_MODEL_LAST, create_before_t
 from spacy.util import load_config, load_model_from_config, registry, resolve_dot_names
 from thinc.api import Config, fix_random_seed
 
+from ..pipeline.segmenter import ADFSegmenter
 from ..pipeline.trainable import SparseTrainedPipe
 from .mixing import mix, state_nbytes
 from .raysupport import start_ray
@@ -63,6 +65,12 @@ def check_optimizer(optimizer) -> None:
                          f"spacy_adf.SGD.v1, spacy_adf.Perceptron.v1), not {type(optimizer).__name__}")
 
 
+def lexicon_folds(nlp: Language) -> Dict[str, Dict[str, int]]:
+    """The training folds of each adf_segmenter's lexicon, which nlp.to_bytes
+    does not keep (CharSegmenter.lexicon_folds): the actors restore them."""
+    return {name: proc.segmenter.lexicon_folds() for name, proc in nlp.pipeline if isinstance(proc, ADFSegmenter)}
+
+
 def resolve_training(nlp: Language):
     config = nlp.config.interpolate()
     return config, registry.resolve(config["training"], schema=ConfigSchemaTraining)
@@ -71,9 +79,12 @@ def resolve_training(nlp: Language):
 class ShardTrainer:
     """One shard's on-line learner (made a Ray actor by IPM.start)."""
 
-    def __init__(self, config: str, nlp_bytes: bytes, shard: int, n_shards: int) -> None:
+    def __init__(self, config: str, nlp_bytes: bytes, folds: Dict[str, Dict[str, int]], shard: int,
+                 n_shards: int) -> None:
         nlp = load_model_from_config(Config().from_str(config), auto_fill=False, validate=False)
         self.nlp = nlp.from_bytes(nlp_bytes)
+        for name, fold_of in folds.items():
+            self.nlp.get_pipe(name).segmenter.set_lexicon_folds(fold_of)
         config, T = resolve_training(self.nlp)
         self.seed = T["seed"] or 0
         fix_random_seed(self.seed + shard)
@@ -195,9 +206,9 @@ class IPM:
         # shards share the workers' CPUs: 8 shards on 2 CPUs run 4 to a CPU
         cpus = min(1.0, self.workers / self.n_shards)
         actor = ray.remote(num_cpus=cpus)(ShardTrainer)
-        blob = ray.put(self.nlp.to_bytes())
+        blob, folds = ray.put(self.nlp.to_bytes()), ray.put(lexicon_folds(self.nlp))
         text = self.nlp.config.to_str()
-        self.actors = [actor.remote(text, blob, k, self.n_shards) for k in range(self.n_shards)]
+        self.actors = [actor.remote(text, blob, folds, k, self.n_shards) for k in range(self.n_shards)]
         self.shard_sizes = ray.get([a.ready.remote() for a in self.actors])
 
     # ------------------------------------------------------------ one epoch

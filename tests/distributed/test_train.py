@@ -102,22 +102,52 @@ def test_spacy_package_accepts_ipm_output(np_ipm, tmp_path):
     assert nlp.pipe_names == spacy.load(out / "model-last").pipe_names
 
 
+def write_seg_corpus(tmp_path):
+    train_file, dev_file = tmp_path / "train.txt", tmp_path / "dev.txt"
+    train = make_sentences(300, seed=0)
+    # words seen in one sentence only: the lexicon hides each from its own fold
+    train += [s + [chr(0x4E00 + 7 * i) + chr(0x4F00 + 11 * i)] for i, s in enumerate(make_sentences(30, seed=2))]
+    train_file.write_text("".join(" ".join(s) + "\n" for s in train), encoding="utf8")
+    dev = make_sentences(60, seed=1)
+    dev_file.write_text("".join(" ".join(s) + "\n" for s in dev), encoding="utf8")
+    return {"paths.train": str(train_file), "paths.dev": str(dev_file), "training.max_epochs": 2,
+            "training.logger.console": False}, dev
+
+
+def test_shard_trainer_restores_the_lexicon_folds(tmp_path):
+    """nlp.to_bytes keeps the lexicon's words, not their jackknife folds: a
+    shard gets them from the driver and extracts the same training features
+    as the driver's pipeline (without them, every word is visible to its own
+    sentence and IPM's segmenter loses about 5 F on Weibo)."""
+    from spacy.training.initialize import init_nlp
+    from spacy.util import load_config
+
+    from spacy_adf.distributed.train import ShardTrainer, lexicon_folds
+
+    over, _ = write_seg_corpus(tmp_path)
+    nlp = init_nlp(load_config(SEG_CONFIG, overrides=over, interpolate=False))
+    folds = lexicon_folds(nlp)
+    assert set(folds["adf_segmenter"].values()) - {-1}  # some words are hidden from their fold
+    shard = ShardTrainer(nlp.config.to_str(), nlp.to_bytes(), folds, 0, 1)
+    copy = shard.nlp.get_pipe("adf_segmenter")
+    assert copy.segmenter.lexicon_folds() == folds["adf_segmenter"]
+    pipe = nlp.get_pipe("adf_segmenter")
+    for eg in shard.examples[:20]:
+        for a, b in zip(pipe.training_samples(eg), copy.training_samples(eg)):
+            assert all(numpy.array_equal(x, y) for x, y in zip(a, b))
+
+
 def test_ipm_trains_the_segmenter(ray_local, tmp_path):
     """adf_segmenter (the Weibo config) on a synthetic corpus: 2 shards, the
     mixed weights and rates, a pipeline that segments, and annotation of raw
     text with it equal to nlp.pipe."""
     from spacy_adf.distributed.train import IPM
 
-    train_file, dev_file = tmp_path / "train.txt", tmp_path / "dev.txt"
-    train_file.write_text("".join(" ".join(s) + "\n" for s in make_sentences(300, seed=0)), encoding="utf8")
-    dev = make_sentences(60, seed=1)
-    dev_file.write_text("".join(" ".join(s) + "\n" for s in dev), encoding="utf8")
-    ipm = IPM(SEG_CONFIG, tmp_path / "out", workers=2, shards=2,
-              overrides={"paths.train": str(train_file), "paths.dev": str(dev_file), "training.max_epochs": 2,
-                         "training.logger.console": False})
+    over, dev = write_seg_corpus(tmp_path)
+    ipm = IPM(SEG_CONFIG, tmp_path / "out", workers=2, shards=2, overrides=over)
     try:
         ipm.start()
-        assert sorted(ipm.shard_sizes) == [150, 150]
+        assert sorted(ipm.shard_sizes) == [165, 165]
         history = ipm.run()
         mixed = ipm.mixed["adf_segmenter"]
         assert numpy.array_equal(ipm.pipes["adf_segmenter"].trainer.model.params.weights, mixed["weights"])
