@@ -13,13 +13,14 @@ created with max_restarts / max_task_retries = -1: when a worker process
 dies, Ray restarts the actor (which loads the pipeline again) and runs the
 shard again, and the rename makes the retry the only copy.
 """
+import contextlib
 import json
 import os
 import resource
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, Iterator, List, Optional
 
 import spacy
 from spacy.tokens import DocBin
@@ -46,6 +47,26 @@ def write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+@contextlib.contextmanager
+def cached_msgpack_codecs() -> Iterator[None]:
+    """srsly looks its msgpack encoders and decoders up in catalogue on every
+    msgpack call: a copy of spaCy's whole function registry plus an entry
+    point scan, ~0.2 ms a call. DocBin makes two such calls per Doc with span
+    groups (the chunker's), more than the chunker's own time per Doc. Inside
+    this block each registry answers from one lookup made on entry."""
+    import srsly.msgpack
+
+    registries = (srsly.msgpack.msgpack_encoders, srsly.msgpack.msgpack_decoders)
+    for reg in registries:
+        codecs = reg.get_all()
+        reg.get_all = lambda codecs=codecs: codecs  # an instance attribute shadows the method
+    try:
+        yield
+    finally:
+        for reg in registries:
+            del reg.get_all
+
+
 def docs_to_bytes(docs, fmt: str) -> bytes:
     """A shard file's bytes. DocBin keeps user data only if a Doc has some:
     storing it costs a msgpack call per Doc (~0.2 ms each) even when empty."""
@@ -70,9 +91,10 @@ class PipelineWorker:
     def annotate(self, shard: Shard, name: str) -> Dict[str, object]:
         """Read one shard of the input, annotate it and write its file."""
         start = time.perf_counter()
-        items, bad = read_shard(shard, self.text_field, self.nlp.vocab)
-        docs = list(self.nlp.pipe(items, batch_size=self.batch_size))
-        write_atomic(self.output / name, docs_to_bytes(docs, self.fmt))
+        with cached_msgpack_codecs():
+            items, bad = read_shard(shard, self.text_field, self.nlp.vocab)
+            docs = list(self.nlp.pipe(items, batch_size=self.batch_size))
+            write_atomic(self.output / name, docs_to_bytes(docs, self.fmt))
         return {"n_docs": len(docs), "seconds": time.perf_counter() - start, "bad_lines": bad,
                 "peak_rss_mb": peak_rss_mb(), "pid": os.getpid()}
 
