@@ -56,7 +56,9 @@ def cached_msgpack_codecs() -> Iterator[None]:
     this block each registry answers from one lookup made on entry."""
     import srsly.msgpack
 
-    registries = (srsly.msgpack.msgpack_encoders, srsly.msgpack.msgpack_decoders)
+    # registries not cached yet (an enclosing block already did the others)
+    registries = [reg for reg in (srsly.msgpack.msgpack_encoders, srsly.msgpack.msgpack_decoders)
+                  if "get_all" not in vars(reg)]
     for reg in registries:
         codecs = reg.get_all()
         reg.get_all = lambda codecs=codecs: codecs  # an instance attribute shadows the method
