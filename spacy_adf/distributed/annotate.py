@@ -218,6 +218,10 @@ class Annotation:
         return {"n_shards": len(self.shards), "n_shards_run": len(results), "n_docs": sum(shard_docs.values()),
                 "n_docs_run": n_new, "seconds": seconds, "docs_per_second": n_new / seconds if seconds else 0.0,
                 "bad_lines": [str(b) for b in bad],
+                # the share of the run's wall time the workers spent inside shards
+                # (reading, annotating, writing): what the driver and Ray leave them
+                "worker_busy": (sum(r["seconds"] for r in results) / (seconds * len(self.actors))
+                                if seconds and self.actors else 0.0),
                 "peak_rss_mb_per_worker": _peak_per_pid(results)}
 
     def shutdown(self) -> None:
