@@ -1,101 +1,143 @@
 """Distributed annotation and iterative parameter mixing on an embedded Ray
-(2 workers on this machine), against single-process spaCy.
+(2 workers on this machine), against single-process spaCy, for two tasks:
+the base-NP chunker (CoNLL-2000) and the Weibo word segmenter (NLPCC-2016).
 
-1. train: `spacy train configs/chunking_np.cfg` on CoNLL-2000 (single process,
-   per-epoch F and wall time from the TimingLogger), then IPM with 1, 2, 4
-   and 8 shards on 2 workers for the same number of epochs.
-2. annotate: the base-NP chunker over CoNLL-2000 train+test as tagged Docs
-   (DocBin files of 10,948 sentences), repeated to --sentences: single-process
-   nlp.pipe (read, annotate, write a DocBin per file) vs
-   `spacy_adf.distributed.annotate` with 1 and 2 workers; outputs compared
-   (a digest of every Doc's tokens and chunks, in order); then a 2-worker
-   run in which one worker process is killed after the first shard.
+1. train (per task): `spacy train CONFIG` (single process, per-epoch F and
+   wall time from the TimingLogger), then IPM with each of --shards on
+   --workers workers for the same number of epochs (--epochs; default the
+   task's: 8 for NPs, 10 for Weibo), with the per-epoch time breakdown
+   (shard training, setting and reading weights in the shards, transfer,
+   mixing, evaluation and saving on the driver). Final F: model-last of
+   each run scored on the dev corpus (CoNLL-2000 test, NLPCC-2016 dev).
+2. annotate (per task): single-process nlp.pipe (read, annotate, write a
+   DocBin per shard, the workers' serialization) over --sentences documents
+   vs `spacy_adf.distributed.annotate` with 2 workers on the same input;
+   1 worker, and 2 workers of which one is killed after the first shard, on
+   the first --small-sentences documents. Outputs compared (a digest of every
+   Doc's tokens, whitespace, tags and chunks, in order).
+   NPs: CoNLL-2000 train+test as tagged Docs (DocBin files of 10,948
+   sentences, a shard each) with the chunker trained in stage 1. Weibo: the
+   NLPCC-2016 train, dev and test sentences as raw text (words joined
+   without spaces), repeated, one line each, in one text file (shards of
+   10,000 lines), with the tokenizer form of the segmenter trained in stage
+   1 (or --weibo-model).
 
-Writes metrics/distributed.json and the `distributed` section of
-docs/benchmarks.md. The machine is shared: the load average before and
+Writes --output (metrics/distributed.json) and, unless --no-docs, the
+`distributed` section of docs/benchmarks.md. The load average before and
 after every measurement is recorded with it.
 
-    python -m benchmarks.distributed [--sentences 200000] [--epochs 8] [--stages train annotate]
+    python -m benchmarks.distributed [--tasks np weibo] [--stages train annotate]
+        [--epochs E] [--shards 2 4 8] [--sentences 1000000] [--small-sentences 200000]
 """
 import argparse
 import hashlib
 import io
+import itertools
 import json
 import os
 import shutil
 import signal
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Iterator, List, Optional
 
-from .harness import DATA, REPO, fmt, machine_info, module_command, read_jsonl, run_child, write_json, write_section
+from .harness import DATA, REPO, machine_info, module_command, read_jsonl, run_child, write_json, write_section
 
-CONFIG = REPO / "configs" / "chunking_np.cfg"
 WORK = REPO / "training" / "distributed"
 METRICS = REPO / "metrics" / "distributed.json"
+TASKS = {
+    "np": {"config": "chunking_np.cfg", "epochs": 8, "score": "spans_chunks_f", "shard_size": 10_948,
+           "title": "base-NP chunker, CoNLL-2000"},
+    "weibo": {"config": "seg_zh_weibo.cfg", "epochs": 10, "score": "token_f", "shard_size": 10_000,
+              "title": "Weibo word segmenter, NLPCC-2016"},
+}
+WEIBO_FILES = ["nlpcc2016-word-seg-train.dat", "nlpcc2016-wordseg-dev.dat", "nlpcc2016-wordseg-test.dat"]
 
 
 def load() -> List[float]:
     return list(os.getloadavg())
 
 
-def conll_overrides(conll: Path, epochs: int) -> Dict[str, object]:
-    return {"paths.train": str(conll / "train.txt"), "paths.dev": str(conll / "test.txt"),
-            "training.max_epochs": epochs}
+def corpus_paths(task: str, data: Path):
+    """(train, dev) files of a task."""
+    if task == "np":
+        return data / "conll2000" / "train.txt", data / "conll2000" / "test.txt"
+    return data / "nlpcc2016_weibo" / WEIBO_FILES[0], data / "nlpcc2016_weibo" / WEIBO_FILES[1]
+
+
+def steady(seconds: List[float]) -> float:
+    """Mean epoch time without the first epoch (feature caching, actor warm-up)."""
+    rest = seconds[1:] or seconds
+    return sum(rest) / len(rest) if rest else float("nan")
 
 
 # ------------------------------------------------------------------ train
 
 
-def final_f(model: Path, conll: Path) -> float:
-    """Base-NP F of a saved pipeline on the CoNLL-2000 test file (spacy
-    train logs its last evaluation at step 980 of 1120: one batch into epoch 8)."""
+def final_f(task: str, model: Path, dev: Path) -> float:
+    """The task's F of a saved pipeline on the dev corpus."""
     import spacy
     from spacy.training import Example
 
-    from spacy_adf.corpora.conll import conll_to_docs
-
     nlp = spacy.load(model)
-    pairs = conll_to_docs(nlp.vocab, conll / "test.txt", columns=["words", "tag", "iob"],
-                          iob_target="spans:chunks", keep_labels=["NP"])
-    return nlp.evaluate([Example(p, r) for p, r in pairs])["spans_chunks_f"]
+    if task == "np":
+        from spacy_adf.corpora.conll import conll_to_docs
+
+        pairs = conll_to_docs(nlp.vocab, dev, columns=["words", "tag", "iob"], iob_target="spans:chunks",
+                              keep_labels=["NP"])
+        examples = [Example(p, r) for p, r in pairs]
+    else:
+        from spacy_adf.corpora.segmented import SegmentedCorpus
+
+        examples = list(SegmentedCorpus(dev)(nlp))
+    return nlp.evaluate(examples)[TASKS[task]["score"]]
 
 
-def bench_train(conll: Path, epochs: int, shards: List[int], workers: int) -> dict:
+def bench_train(task: str, data: Path, epochs: int, shards: List[int], workers: int, eval_every: int) -> dict:
     from spacy_adf.distributed.train import IPM
 
-    out = {"epochs": epochs, "workers": workers}
-    log = WORK / "single.jsonl"
-    cmd = module_command("spacy", "train", CONFIG, "--output", WORK / "single", "--paths.train",
-                         conll / "train.txt", "--paths.dev", conll / "test.txt", "--paths.log", log,
-                         "--training.max_epochs", epochs)
+    config = REPO / "configs" / TASKS[task]["config"]
+    train, dev = corpus_paths(task, data)
+    work = WORK / task
+    out = {"epochs": epochs, "workers": workers, "eval_every": eval_every}
+    log = work / "single.jsonl"
+    cmd = module_command("spacy", "train", config, "--output", work / "single", "--paths.train", train,
+                         "--paths.dev", dev, "--paths.log", log, "--training.max_epochs", epochs)
     before = load()
-    child = run_child(cmd, WORK / "single.log")
+    child = run_child(cmd, work / "single.log")
     records = read_jsonl(log)
     walls = [r["wall_seconds"] for r in records]
-    out["single"] = {"f": [r["score"] for r in records], "f_final": final_f(WORK / "single" / "model-last", conll), "wall_seconds": child["wall_seconds"],
-                     "epoch_seconds": [b - a for a, b in zip([0.0] + walls, walls)],
+    # the first record is spacy train's evaluation after its first batch (step 0); then one per epoch
+    out["single"] = {"f": [r["score"] for r in records], "f_final": final_f(task, work / "single" / "model-last", dev),
+                     "wall_seconds": child["wall_seconds"], "log_wall_seconds": walls,
+                     "epoch_seconds": [b - a for a, b in zip(walls, walls[1:])],
                      "peak_rss_mb": child["peak_rss_mb"], "load_before": before, "load_after": load()}
+    print(f"[{task}] spacy train: F {out['single']['f_final']:.4f}, "
+          f"epoch {steady(out['single']['epoch_seconds']):.2f} s", flush=True)
     out["ipm"] = {}
+    overrides = {"paths.train": str(train), "paths.dev": str(dev), "training.max_epochs": epochs}
     for n in shards:
         before = load()
         start = time.perf_counter()
-        ipm = IPM(CONFIG, WORK / f"ipm{n}", workers=workers, shards=n,
-                  overrides=conll_overrides(conll, epochs), stdout=io.StringIO())
+        folder = work / f"ipm{n}"
+        ipm = IPM(config, folder, workers=workers, shards=n, overrides=overrides, eval_every=eval_every,
+                  stdout=io.StringIO())
         try:
             ipm.start()
             setup = time.perf_counter() - start
             history = ipm.run()
         finally:
             ipm.shutdown()
-        out["ipm"][str(n)] = {"f": [h["score"] for h in history],
+        f = final_f(task, folder / "model-last", dev)
+        out["ipm"][str(n)] = {"f": [h["score"] for h in history], "f_final": f, "history": history,
                               "epoch_seconds": [h["epoch_seconds"] for h in history],
-                              "train_seconds": [h["train_seconds"] for h in history],
-                              "shard_seconds": [h["shard_seconds"] for h in history],
-                              "bytes_per_shard": history[0]["bytes_per_shard"],
+                              "bytes_per_shard": history[0]["bytes_per_shard"], "shard_sizes": ipm.shard_sizes,
+                              "run_seconds": ipm.total_seconds, "final_save_seconds": ipm.final_save_seconds,
                               "wall_seconds": time.perf_counter() - start, "setup_seconds": setup,
                               "load_before": before, "load_after": load()}
-        print(f"IPM {n} shards: F {history[-1]['score']:.4f}", flush=True)
+        print(f"[{task}] IPM {n} shards: F {f:.4f}, epoch {steady(out['ipm'][str(n)]['epoch_seconds']):.2f} s",
+              flush=True)
+        shutil.rmtree(folder, ignore_errors=True)
     import ray
 
     ray.shutdown()
@@ -105,195 +147,329 @@ def bench_train(conll: Path, epochs: int, shards: List[int], workers: int) -> di
 # --------------------------------------------------------------- annotate
 
 
-def make_corpus(conll: Path, vocab, folder: Path, sentences: int) -> int:
+def make_np_corpus(model: Path, data: Path, folder: Path, sentences: int) -> int:
     """DocBin files of CoNLL-2000 train+test tagged Docs (words and POS, no
     chunks), repeated until `sentences`; the number of sentences written."""
+    import spacy
     from spacy.tokens import DocBin
 
     from spacy_adf.corpora.conll import conll_to_docs
 
+    vocab = spacy.load(model).vocab
     docs = [pred for name in ("train.txt", "test.txt")
-            for pred, _ in conll_to_docs(vocab, conll / name, columns=["words", "tag", "iob"],
+            for pred, _ in conll_to_docs(vocab, data / "conll2000" / name, columns=["words", "tag", "iob"],
                                          iob_target="spans:chunks")]
-    data = DocBin(docs=docs).to_bytes()
+    blob = DocBin(docs=docs).to_bytes()
     folder.mkdir(parents=True, exist_ok=True)
     n_files = -(-sentences // len(docs))
     for i in range(n_files):
-        (folder / f"part-{i:04d}.spacy").write_bytes(data)
+        (folder / f"part-{i:04d}.spacy").write_bytes(blob)
     return n_files * len(docs)
 
 
-def digest_docs(docs, h=None):
-    h = h or hashlib.sha256()
+def weibo_lines(data: Path) -> List[str]:
+    """Every NLPCC-2016 sentence as raw text (words joined without spaces)."""
+    lines = []
+    for name in WEIBO_FILES:
+        with open(data / "nlpcc2016_weibo" / name, encoding="utf8") as f:
+            lines.extend(text for text in ("".join(line.split()) for line in f) if text)
+    return lines
+
+
+def make_weibo_corpus(data: Path, folder: Path, sentences: int) -> int:
+    """One text file of `sentences` raw Weibo lines (the corpus repeated)."""
+    lines = weibo_lines(data)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "weibo.txt", "w", encoding="utf8") as f:
+        for text in itertools.islice(itertools.cycle(lines), sentences):
+            f.write(text + "\n")
+    return sentences
+
+
+def prefix_corpus(task: str, corpus: Path, folder: Path, sentences: int) -> int:
+    """The first `sentences` documents of `corpus` (NPs: whole files, hard-linked)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if task == "weibo":
+        with open(corpus / "weibo.txt", encoding="utf8") as f, open(folder / "weibo.txt", "w", encoding="utf8") as g:
+            n = 0
+            for line in itertools.islice(f, sentences):
+                g.write(line)
+                n += 1
+        return n
+    files = sorted(corpus.glob("*.spacy"))
+    per_file = TASKS["np"]["shard_size"]
+    for f in files[:max(1, -(-sentences // per_file))]:
+        os.link(f, folder / f.name)
+    return min(len(files), max(1, -(-sentences // per_file))) * per_file
+
+
+def weibo_tokenizer_form(model_last: Path, folder: Path) -> Path:
+    """The tokenizer form (spacy_adf.Segmenter.v1) of a trained adf_segmenter pipeline."""
+    import spacy
+
+    nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.Segmenter.v1"}},
+                                    "initialize": {"tokenizer": {"segmenter_model": str(model_last)}}})
+    nlp.initialize()
+    nlp.to_disk(folder)
+    return folder
+
+
+def digest_docs(docs, h):
+    """Hash every Doc's tokens, whitespace, tags (their hashes: the same in
+    every process) and chunks."""
+    from spacy.attrs import ORTH, SPACY, TAG
+
     for d in docs:
-        chunks = [(s.start, s.end, s.label_) for s in d.spans.get("chunks", [])]
-        h.update(json.dumps([[t.text for t in d], [t.tag_ for t in d], chunks]).encode("utf8"))
-    return h
+        h.update(d.to_array([ORTH, SPACY, TAG]).tobytes())
+        h.update(repr([(s.start, s.end, s.label_) for s in d.spans.get("chunks", [])]).encode("utf8"))
 
 
-def digest_output(folder: Path, vocab) -> str:
+def digest_output(folder: Path, vocab, limit: Optional[int] = None) -> str:
+    """A digest of the first `limit` Docs (all) of the shard files, in order."""
     from spacy.tokens import DocBin
 
+    from spacy_adf.distributed.annotate import cached_msgpack_codecs
+
+    def docs() -> Iterator:
+        for f in sorted(folder.glob("shard-*.spacy")):
+            yield from DocBin().from_disk(f).get_docs(vocab)
+
     h = hashlib.sha256()
-    for f in sorted(folder.glob("shard-*.spacy")):
-        digest_docs(DocBin().from_disk(f).get_docs(vocab), h)
+    with cached_msgpack_codecs():
+        digest_docs(itertools.islice(docs(), limit), h)
     return h.hexdigest()
 
 
-def single_process(model: Path, corpus: Path, output: Path) -> dict:
-    """What one worker does, in this process: read, nlp.pipe, write."""
-    import spacy
-    from spacy.tokens import DocBin
+def read_items(path: Path, vocab) -> Iterator:
+    """Docs of a DocBin file, or the lines of a text file."""
+    if path.suffix == ".spacy":
+        from spacy.tokens import DocBin
 
-    from spacy_adf.distributed.annotate import peak_rss_mb
+        yield from DocBin().from_disk(path).get_docs(vocab)
+    else:
+        with open(path, encoding="utf8") as f:
+            for line in f:
+                yield line.rstrip("\n")
+
+
+def single_process(model: Path, corpus: Path, output: Path, shard_size: int) -> dict:
+    """Everything a worker does, in this process, with the same shard files
+    and the same serialization: read, nlp.pipe, write a DocBin per shard."""
+    import spacy
+
+    from spacy_adf.distributed.annotate import cached_msgpack_codecs, docs_to_bytes, peak_rss_mb
 
     nlp = spacy.load(model)
     output.mkdir(parents=True, exist_ok=True)
-    n = 0
+    n = shard = 0
     start = time.perf_counter()
-    for i, f in enumerate(sorted(corpus.glob("*.spacy"))):
-        docs = list(nlp.pipe(DocBin().from_disk(f).get_docs(nlp.vocab), batch_size=256))
-        (output / f"shard-{i:06d}.spacy").write_bytes(DocBin(docs=docs, store_user_data=True).to_bytes())
-        n += len(docs)
+    with cached_msgpack_codecs():
+        for path in sorted(corpus.iterdir()):
+            docs = nlp.pipe(read_items(path, nlp.vocab), batch_size=256)
+            while True:
+                batch = list(itertools.islice(docs, shard_size))
+                if not batch:
+                    break
+                (output / f"shard-{shard:06d}.spacy").write_bytes(docs_to_bytes(batch, "spacy"))
+                shard += 1
+                n += len(batch)
     seconds = time.perf_counter() - start
-    return {"n_docs": n, "seconds": seconds, "docs_per_second": n / seconds,
-            "digest": digest_output(output, nlp.vocab), "peak_rss_mb": peak_rss_mb()}
+    return {"n_docs": n, "seconds": seconds, "docs_per_second": n / seconds, "peak_rss_mb": peak_rss_mb()}
 
 
-def bench_annotate(model: Path, conll: Path, sentences: int, workers: List[int]) -> dict:
-    import spacy
+def ray_run(model: Path, corpus: Path, folder: Path, workers: int, shard_size: int, kill: bool) -> dict:
+    import ray
 
     from spacy_adf.distributed.annotate import Annotation
 
-    nlp = spacy.load(model)
-    corpus = WORK / "corpus"
-    shutil.rmtree(corpus, ignore_errors=True)
-    n = make_corpus(conll, nlp.vocab, corpus, sentences)
-    out = {"sentences": n, "model": str(model.relative_to(REPO))}
+    shutil.rmtree(folder, ignore_errors=True)
     before = load()
-    out["single"] = dict(single_process(model, corpus, WORK / "ann_single"), load_before=before, load_after=load())
-    print(f"single process: {out['single']['docs_per_second']:.0f} docs/s", flush=True)
-    for w in workers + ["killed"]:
-        n_workers = 2 if w == "killed" else w
-        folder = WORK / f"ann_{w}"
+    t0 = time.perf_counter()
+    run = Annotation(str(model), str(corpus), str(folder), workers=workers, shard_size=shard_size, progress=False)
+    t_plan = time.perf_counter() - t0
+    run.start()
+    t_start = time.perf_counter() - t0 - t_plan
+    killed: List[int] = []
+
+    def kill_first(result):
+        if not killed:
+            os.kill(run.pids[0], signal.SIGKILL)
+            killed.append(run.pids[0])
+
+    try:
+        summary = run.run(on_shard=kill_first if kill else None)
+    finally:
+        run.shutdown()
+        ray.shutdown()  # the next run starts its own Ray with its number of CPUs
+    summary.pop("bad_lines")
+    summary.update(workers=workers, plan_seconds=t_plan, start_seconds=t_start,
+                   total_seconds=time.perf_counter() - t0, load_before=before, load_after=load(),
+                   killed_pid=killed[0] if killed else None)
+    return summary
+
+
+def bench_annotate(task: str, model: Path, data: Path, sentences: int, small: int) -> dict:
+    import spacy
+
+    shard_size = TASKS[task]["shard_size"]
+    vocab = spacy.load(model).vocab
+    corpus, corpus_small = WORK / task / "corpus", WORK / task / "corpus_small"
+    for folder in (corpus, corpus_small):
         shutil.rmtree(folder, ignore_errors=True)
-        before = load()
-        t0 = time.perf_counter()
-        run = Annotation(str(model), str(corpus), str(folder), workers=n_workers, shard_size=10_948,
-                         progress=False)
-        run.start()
-        t_start = time.perf_counter() - t0
-        killed = []
-
-        def kill_first(result, run=run, killed=killed):
-            if not killed:
-                os.kill(run.pids[0], signal.SIGKILL)
-                killed.append(run.pids[0])
-
-        try:
-            summary = run.run(on_shard=kill_first if w == "killed" else None)
-        finally:
-            run.shutdown()
-            import ray
-
-            ray.shutdown()  # the next run starts its own Ray with its number of CPUs
-        summary.update(start_seconds=t_start, total_seconds=time.perf_counter() - t0,
-                       digest=digest_output(folder, nlp.vocab), load_before=before, load_after=load(),
-                       killed_pid=killed[0] if killed else None)
-        summary["identical_to_single"] = summary["digest"] == out["single"]["digest"]
+    if task == "np":
+        n = make_np_corpus(model, data, corpus, sentences)
+    else:
+        n = make_weibo_corpus(data, corpus, sentences)
+    n_small = prefix_corpus(task, corpus, corpus_small, min(small, n))
+    out = {"sentences": n, "small_sentences": n_small, "model": str(model), "shard_size": shard_size}
+    before = load()
+    single_out = WORK / task / "ann_single"
+    shutil.rmtree(single_out, ignore_errors=True)
+    out["single"] = dict(single_process(model, corpus, single_out, shard_size), load_before=before,
+                         load_after=load())
+    digests = {n: digest_output(single_out, vocab), n_small: digest_output(single_out, vocab, n_small)}
+    shutil.rmtree(single_out, ignore_errors=True)
+    print(f"[{task}] single process: {out['single']['docs_per_second']:.0f} docs/s ({n:,} docs)", flush=True)
+    runs = [("ray_2", corpus, 2, False), ("ray_1", corpus_small, 1, False), ("ray_killed", corpus_small, 2, True)]
+    for key, inp, workers, kill in runs:
+        folder = WORK / task / f"ann_{key}"
+        summary = ray_run(model, inp, folder, workers, shard_size, kill)
+        summary["identical_to_single"] = digest_output(folder, vocab) == digests.get(summary["n_docs"])
         summary["speedup"] = summary["docs_per_second"] / out["single"]["docs_per_second"]
-        summary.pop("bad_lines")
-        out[f"ray_{w}"] = summary
-        print(f"ray {w}: {summary['docs_per_second']:.0f} docs/s, identical {summary['identical_to_single']}",
-              flush=True)
+        out[key] = summary
+        print(f"[{task}] {key}: {summary['docs_per_second']:.0f} docs/s ({summary['n_docs']:,} docs), "
+              f"identical {summary['identical_to_single']}", flush=True)
         shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(corpus, ignore_errors=True)
-    shutil.rmtree(WORK / "ann_single", ignore_errors=True)
+    shutil.rmtree(corpus_small, ignore_errors=True)
     return out
 
 
 # ----------------------------------------------------------------- report
 
 
-def steady(seconds: List[float]) -> float:
-    """Mean epoch time without the first epoch."""
-    rest = seconds[1:] or seconds
-    return sum(rest) / len(rest)
+def mean_after_first(history: List[dict], key: str, reduce=max) -> float:
+    values = [reduce(h[key]) if isinstance(h[key], list) else h[key] for h in history]
+    return steady(values)
 
 
 def report(data: dict) -> str:
     lines = ["## Distributed annotation and parameter mixing on Ray (`python -m benchmarks.distributed`)", ""]
     m = data["machine"]
-    lines.append(f"{m['cores']} cores, {m['cpu']}; embedded Ray {data.get('ray_version')}. The machine was shared "
-                 "with other work during the run: the load averages (1 min) before each measurement are given; "
-                 "the timings are under that load.")
+    lines.append(f"{m['cores']} cores, {m['cpu']}; embedded Ray {data.get('ray_version')}. The 1-minute load "
+                 "averages before each measurement are given: other work on the machine slows every run.")
     lines.append("")
-    if "annotate" in data:
-        a = data["annotate"]
-        lines += [f"### Annotation: base-NP chunker, {a['sentences']:,} sentences (CoNLL-2000 train+test repeated, "
-                  "tagged DocBin input)", "",
-                  "| run | docs/s | speed-up | run s | Ray start + pipeline load s | identical to nlp.pipe | peak RSS per worker MiB | load before |",
-                  "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: |"]
-        s = a["single"]
-        lines.append(f"| single-process nlp.pipe | {s['docs_per_second']:.0f} | 1.00 | {s['seconds']:.1f} | - | - | "
-                     f"{s['peak_rss_mb']:.0f} (the process) | {s['load_before'][0]:.2f} |")
-        for key in sorted(k for k in a if k.startswith("ray_")):
-            r = a[key]
-            rss = ", ".join(f"{v:.0f}" for v in r["peak_rss_mb_per_worker"].values())
-            label = "2 workers, one killed after the first shard" if key == "ray_killed" else f"{key[4:]} Ray worker(s)"
-            lines.append(f"| {label} | {r['docs_per_second']:.0f} | {r['speedup']:.2f} | {r['seconds']:.1f} | "
-                         f"{r['start_seconds']:.1f} | {r['identical_to_single']} ({r['n_docs']:,} docs) | {rss} | "
-                         f"{r['load_before'][0]:.2f} |")
-        lines.append("")
-    if "train" in data:
-        t = data["train"]
-        lines += [f"### IPM training: CoNLL-2000 base NPs, {t['epochs']} epochs, {t['workers']} Ray workers", "",
-                  "| run | F after epoch 1 | final F | F - single | mean epoch s (epochs 2+) | epoch s / single | bytes per shard per direction | load before |",
-                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-        s = t["single"]
-        single_epoch = steady(s["epoch_seconds"])
-        lines.append(f"| single-process spacy train | {100 * s['f'][0]:.2f} | {100 * s['f_final']:.2f} | - | "
-                     f"{single_epoch:.2f} | 1.00 | - | {s['load_before'][0]:.2f} |")
-        for n, r in t["ipm"].items():
-            mean = steady(r["epoch_seconds"])
-            lines.append(f"| IPM, {n} shard(s) | {100 * r['f'][0]:.2f} | {100 * r['f'][-1]:.2f} | "
-                         f"{100 * (r['f'][-1] - s['f_final']):+.2f} | {mean:.2f} | {mean / single_epoch:.2f} | "
-                         f"{r['bytes_per_shard']:,} | {r['load_before'][0]:.2f} |")
-        lines.append("")
-        lines.append("Single-process F after epoch 1 is spacy train's first evaluation (after its first batch: it "
-                     "evaluates at steps 0, 140, ...); its final F is model-last scored on the test file after all "
-                     "epochs. Epoch times are the mean over epochs 2 and later: the first IPM epoch of runs made before "
-                     "IPM.start waited for its actors included their start (each builds the pipeline and reads the "
-                     "corpus once). ")
-        lines.append("Epoch time = one pass of every shard, mixing, dev evaluation and saving model-last (spacy train's "
-                     "epoch also evaluates and saves once per epoch here: eval_frequency = 140 steps = one epoch).")
-        lines.append("")
+    for task in TASKS:
+        if task not in data.get("tasks", {}):
+            continue
+        title = TASKS[task]["title"]
+        if "annotate" in data["tasks"][task]:
+            a = data["tasks"][task]["annotate"]
+            lines += [f"### Annotation: {title} ({a['sentences']:,} sentences; 1 worker and the killed-worker run: "
+                      f"the first {a['small_sentences']:,})", "",
+                      "| run | docs | docs/s | speed-up | run s | workers busy | plan + Ray start + pipeline load s "
+                      "| identical to nlp.pipe | peak RSS per worker MiB | load before |",
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |"]
+            s = a["single"]
+            lines.append(f"| single-process nlp.pipe | {s['n_docs']:,} | {s['docs_per_second']:.0f} | 1.00 | "
+                         f"{s['seconds']:.1f} | - | - | - | {s['peak_rss_mb']:.0f} (the process) | {s['load_before'][0]:.2f} |")
+            labels = {"ray_2": "2 Ray workers", "ray_1": "1 Ray worker",
+                      "ray_killed": "2 workers, one killed after the first shard"}
+            for key, label in labels.items():
+                if key not in a:
+                    continue
+                r = a[key]
+                rss = ", ".join(f"{v:.0f}" for v in r["peak_rss_mb_per_worker"].values())
+                lines.append(f"| {label} | {r['n_docs']:,} | {r['docs_per_second']:.0f} | {r['speedup']:.2f} | "
+                             f"{r['seconds']:.1f} | {100 * r['worker_busy']:.0f}% | {r['plan_seconds'] + r['start_seconds']:.1f} | "
+                             f"{r['identical_to_single']} | {rss} | {r['load_before'][0]:.2f} |")
+            lines += ["", "Workers busy: the share of a run's wall time its workers spent inside shards (reading, "
+                      "annotating, writing); the rest is the driver's and Ray's cost and the last shards' tail. "
+                      "The single process writes the same shard files with the workers' serialization.", ""]
+        if "train" in data["tasks"][task]:
+            t = data["tasks"][task]["train"]
+            s = t["single"]
+            single_epoch = steady(s["epoch_seconds"])
+            lines += [f"### IPM training: {title}, {t['epochs']} epochs, {t['workers']} Ray workers", "",
+                      "| run | F after epoch 1 | final F | F - single | epoch s (mean, epochs 2+) | epoch / single | "
+                      "bytes per shard per direction | load before |",
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            f1 = s["f"][1] if len(s["f"]) > 1 else s["f"][0]
+            lines.append(f"| single-process spacy train | {100 * f1:.2f} | {100 * s['f_final']:.2f} | - | "
+                         f"{single_epoch:.2f} | 1.00 | - | {s['load_before'][0]:.2f} |")
+            for n, r in t["ipm"].items():
+                mean = steady(r["epoch_seconds"])
+                lines.append(f"| IPM, {n} shard(s) | {100 * r['f'][0]:.2f} | {100 * r['f_final']:.2f} | "
+                             f"{100 * (r['f_final'] - s['f_final']):+.2f} | {mean:.2f} | {mean / single_epoch:.2f} | "
+                             f"{r['bytes_per_shard']:,} | {r['load_before'][0]:.2f} |")
+            lines += ["", "Driver-side breakdown per IPM epoch (mean over epochs 2+, seconds; evaluation and "
+                      "saving overlap the next epoch's training, so they are not part of the epoch time except "
+                      "through the CPU they take):", "",
+                      "| shards | epoch | wait for shards | slowest shard: train | set + read weights in shard | "
+                      "transfer | mix | evaluate | save model-best (thread) |",
+                      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+            for n, r in t["ipm"].items():
+                h = r["history"]
+                load_state = steady([max(a + b for a, b in zip(x["shard_load_seconds"], x["shard_state_seconds"]))
+                                     for x in h])
+                lines.append(f"| {n} | {steady(r['epoch_seconds']):.2f} | {mean_after_first(h, 'wait_seconds'):.2f} | "
+                             f"{mean_after_first(h, 'shard_train_seconds'):.2f} | {load_state:.3f} | "
+                             f"{mean_after_first(h, 'transfer_seconds'):.3f} | {mean_after_first(h, 'mix_seconds'):.3f} | "
+                             f"{mean_after_first(h, 'eval_seconds'):.2f} | {mean_after_first(h, 'save_seconds'):.2f} |")
+            lines += ["", "Single-process F after epoch 1 is spacy train's evaluation after the first epoch; final F is "
+                      "model-last scored on the dev corpus after all epochs (the same for every run). Single-process "
+                      "epoch time: the time between spacy train's per-epoch evaluations (training, evaluation, saving "
+                      "model-last and model-best). IPM epoch time: the time between two mixes (one pass of every "
+                      "shard, transfer, mixing; the driver evaluates epoch e and saves while the shards train "
+                      "epoch e + 1).", ""]
     return "\n".join(lines)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=DATA)
-    p.add_argument("--sentences", type=int, default=200_000)
-    p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--shards", type=int, nargs="+", default=[1, 2, 4, 8])
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
     p.add_argument("--stages", nargs="+", default=["train", "annotate"], choices=["train", "annotate"])
+    p.add_argument("--sentences", type=int, default=1_000_000, help="documents for single-process and 2 workers")
+    p.add_argument("--small-sentences", type=int, default=200_000,
+                   help="documents for the 1-worker and killed-worker runs")
+    p.add_argument("--epochs", type=int, default=None, help="epochs of every training run (default: 8 NPs, 10 Weibo)")
+    p.add_argument("--shards", type=int, nargs="+", default=[2, 4, 8])
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--eval-every", type=int, default=1, help="IPM: evaluate every E epochs (and after the last)")
+    p.add_argument("--weibo-model", type=Path, default=None,
+                   help="Weibo annotation pipeline (default: the tokenizer form of stage 1's spacy train model)")
+    p.add_argument("--output", type=Path, default=METRICS, help="the JSON file")
+    p.add_argument("--no-docs", action="store_true", help="do not write docs/benchmarks.md")
     args = p.parse_args()
     from importlib.metadata import version
 
-    conll = args.data / "conll2000"
     WORK.mkdir(parents=True, exist_ok=True)
-    data = json.loads(METRICS.read_text()) if METRICS.exists() else {}
+    data = json.loads(args.output.read_text()) if args.output.exists() else {}
+    data.pop("train", None), data.pop("annotate", None)  # the one-task layout of earlier runs
     data.update(machine=machine_info(), ray_version=version("ray"))
-    if "train" in args.stages:
-        data["train"] = bench_train(conll, args.epochs, args.shards, args.workers)
-        write_json(METRICS, data)
-    if "annotate" in args.stages:
-        data["annotate"] = bench_annotate(WORK / "single" / "model-last", conll, args.sentences, [1, 2])
-        write_json(METRICS, data)
-    write_section(REPO / "docs" / "benchmarks.md", "distributed", report(data))
-    print(report(data))
+    data.setdefault("tasks", {})
+    for task in args.tasks:
+        results = data["tasks"].setdefault(task, {})
+        (WORK / task).mkdir(parents=True, exist_ok=True)
+        if "train" in args.stages:
+            epochs = args.epochs or TASKS[task]["epochs"]
+            results["train"] = bench_train(task, args.data, epochs, args.shards, args.workers, args.eval_every)
+            write_json(args.output, data)
+        if "annotate" in args.stages:
+            model = WORK / task / "single" / "model-last"
+            if task == "weibo" and args.weibo_model is not None:
+                model = args.weibo_model
+            if not model.exists():
+                raise SystemExit(f"no pipeline at {model}: run the train stage first")
+            if task == "weibo" and args.weibo_model is None:
+                model = weibo_tokenizer_form(model, WORK / task / "tokenizer_form")
+            results["annotate"] = bench_annotate(task, model, args.data, args.sentences, args.small_sentences)
+            write_json(args.output, data)
+    text = report(data)
+    if not args.no_docs:
+        write_section(REPO / "docs" / "benchmarks.md", "distributed", text)
+    print(text)
 
 
 if __name__ == "__main__":

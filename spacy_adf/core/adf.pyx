@@ -61,6 +61,7 @@ cdef class SparseADF:
         self.window_fill = 0
         self.n_windows = 0
         cdef int n = params.n_groups
+        cdef int g
         self.groups = <GroupState*>PyMem_Malloc(sizeof(GroupState) * n)
         if not self.groups:
             raise MemoryError()
@@ -279,8 +280,10 @@ cdef class SparseADF:
     def learning_rates(self):
         """Current per-group rates gamma_k (float64, O(groups))."""
         out = numpy.empty(self.params.n_groups, dtype=numpy.float64)
+        cdef double[::1] o = out
+        cdef int g
         for g in range(self.params.n_groups):
-            out[g] = self.G * self.groups[g].rate
+            o[g] = self.G * self.groups[g].rate
         return out
 
     def set_learning_rates(self, rates):

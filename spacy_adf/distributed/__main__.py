@@ -3,7 +3,7 @@
   annotate MODEL INPUT OUTPUT --workers N [--address ADDR] [--shard-size S]
            [--format spacy|jsonl] [--text-field text] [--batch-size B]
   train CONFIG --output DIR --workers N [--shards S] [--address ADDR]
-        [--paths.train ...] (any spacy train config override)
+        [--eval-every E] [--paths.train ...] (any spacy train config override)
 """
 import argparse
 import json
@@ -32,6 +32,8 @@ def main(argv=None) -> int:
     t.add_argument("config")
     t.add_argument("--output", "-o", default=None, help="output directory (model-last, model-best)")
     t.add_argument("--shards", type=int, default=None, help="shards (actors) per epoch; default: --workers")
+    t.add_argument("--eval-every", type=int, default=1,
+                   help="evaluate on dev (and write model-best if better) every E epochs and after the last")
     for p in (a, t):
         p.add_argument("--workers", "-w", type=int, default=2, help="CPUs of the embedded Ray")
         p.add_argument("--address", default=None, help="join this Ray cluster instead ('auto': the local one)")
@@ -47,7 +49,7 @@ def main(argv=None) -> int:
         else:
             overrides = parse_config_overrides(extra)
             train(args.config, args.output, workers=args.workers, shards=args.shards,
-                  overrides=overrides, address=args.address)
+                  overrides=overrides, address=args.address, eval_every=args.eval_every)
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -16,11 +16,15 @@ def require_ray():
 def start_ray(workers: int, address: Optional[str] = None):
     """Join the cluster at `address` ("auto" for the one `ray start` made on
     this machine), or start an embedded local Ray with `workers` CPUs and no
-    dashboard. A Ray that is already up in this process is reused."""
+    dashboard whose workers run at this process's priority (Ray's default
+    makes them 15 nicer than the driver: on a busy machine they would get
+    only what every other process leaves, although they do all the work).
+    A Ray that is already up in this process is reused."""
     ray = require_ray()
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                     _system_config={"worker_niceness": 0})
     return ray

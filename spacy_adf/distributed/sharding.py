@@ -8,12 +8,17 @@ order, so their output names (`shard-000000.spacy`, ...) sort in input order,
 and the plan covers every line of every input exactly once. Blank lines are
 not documents; a line that cannot be read (bad UTF-8, bad JSON, no text) is
 reported with its file and line number and left out, the rest goes on.
+
+The driver only plans: one pass over each text or JSONL input finds the byte
+offset where each shard starts (line_index), so the worker that annotates a
+shard reads it itself with one seek and one read (read_shard).
 """
 import glob
+import itertools
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterator, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 FORMATS = {".spacy": "docbin", ".jsonl": "jsonl", ".json": "jsonl"}
 
@@ -24,6 +29,8 @@ class Shard:
     source: str  # input file
     start: int  # first line (Doc) of the source in the shard, 0-based
     stop: int  # one past the last
+    offset: int = 0  # byte offset of line `start` (text and JSONL sources)
+    end: int = -1  # byte offset one past line `stop` - 1 (-1: to the end of the source)
 
     def name(self, suffix: str = ".spacy") -> str:
         return f"shard-{self.index:06d}{suffix}"
@@ -68,24 +75,57 @@ def count_items(path: Path) -> int:
         from spacy.tokens import DocBin
 
         return len(DocBin().from_disk(path))
-    n, last = 0, b"\n"
+    return line_index(path, 1 << 62)[0]
+
+
+def line_index(path: Path, every: int) -> Tuple[int, List[int]]:
+    """(lines of a text or JSONL file, byte offsets of lines 0, every,
+    2 every, ...): one pass in 4 MiB blocks, newlines found by numpy."""
+    import numpy
+
+    n, pos, last, offsets = 0, 0, b"\n", [0]
+    mark = every
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            n += block.count(b"\n")
+        for block in iter(lambda: f.read(1 << 22), b""):
+            newlines = numpy.flatnonzero(numpy.frombuffer(block, dtype=numpy.uint8) == 10)
+            while mark <= n + len(newlines):
+                offsets.append(pos + int(newlines[mark - n - 1]) + 1)
+                mark += every
+            n += len(newlines)
+            pos += len(block)
             last = block[-1:]
-    return n + (last != b"\n")
+    return n + (last != b"\n"), offsets
 
 
-def plan_shards(sizes: Sequence[Tuple[str, int]], shard_size: int) -> List[Shard]:
+def plan_shards(sizes: Sequence[Tuple[str, int]], shard_size: int,
+                offsets: Optional[Dict[str, List[int]]] = None) -> List[Shard]:
     """Shards of at most shard_size items over (source, n_items) pairs, in
-    order; a shard never spans two sources."""
+    order; a shard never spans two sources. `offsets[source]` (line_index)
+    gives each shard of a text source its byte range."""
     if shard_size < 1:
         raise ValueError(f"shard_size must be positive, got {shard_size}")
     shards: List[Shard] = []
     for source, n in sizes:
-        for start in range(0, n, shard_size):
-            shards.append(Shard(len(shards), str(source), start, min(start + shard_size, n)))
+        marks = (offsets or {}).get(str(source))
+        for k, start in enumerate(range(0, n, shard_size)):
+            byte_range = {}
+            if marks is not None:
+                byte_range = {"offset": marks[k], "end": marks[k + 1] if k + 1 < len(marks) else -1}
+            shards.append(Shard(len(shards), str(source), start, min(start + shard_size, n), **byte_range))
     return shards
+
+
+def plan_inputs(paths: Sequence[Path], shard_size: int) -> Tuple[List[Tuple[str, int]], List[Shard]]:
+    """(source, n_items) of every input and the shard plan over them; each
+    input is read once (text and JSONL: their shards' byte ranges too)."""
+    sizes, offsets = [], {}
+    for path in paths:
+        if input_format(path) == "docbin":
+            sizes.append((str(path), count_items(path)))
+        else:
+            n, offsets[str(path)] = line_index(path, shard_size)
+            sizes.append((str(path), n))
+    return sizes, plan_shards(sizes, shard_size, offsets)
 
 
 def _text_line(raw: bytes, fmt: str, text_field: str) -> str:
@@ -109,44 +149,33 @@ def _text_line(raw: bytes, fmt: str, text_field: str) -> str:
     return text
 
 
-def read_shards(shards: Sequence[Shard], text_field: str = "text") -> Iterator[Tuple[Shard, list, List[BadLine]]]:
-    """(shard, payload, bad lines) in plan order, each source read once from
-    start to end. The payload is a list of texts, or for a DocBin input the
-    bytes of a DocBin of the shard's Docs."""
-    by_source: dict = {}
-    for shard in shards:
-        by_source.setdefault(shard.source, []).append(shard)
-    for source, group in by_source.items():
-        fmt = input_format(source)
-        if fmt == "docbin":
-            yield from _docbin_shards(source, group)
-            continue
-        with open(source, "rb") as f:
-            lines = enumerate(f)
-            for shard in group:
-                items, bad = [], []
-                for i, raw in lines:
-                    if i >= shard.start:
-                        try:
-                            text = _text_line(raw, fmt, text_field)
-                        except ValueError as e:
-                            bad.append(BadLine(source, i + 1, str(e)))
-                        else:
-                            if text.strip():
-                                items.append(text)
-                    if i + 1 >= shard.stop:
-                        break
-                yield shard, items, bad
+def read_shard(shard: Shard, text_field: str = "text", vocab=None) -> Tuple[list, List[BadLine]]:
+    """(items, bad lines) of one shard, read by the worker that annotates it:
+    the texts of a text or JSONL shard (its byte range only: one seek and one
+    read), or the Docs of a DocBin shard (with `vocab`)."""
+    fmt = input_format(shard.source)
+    if fmt == "docbin":
+        from spacy.tokens import DocBin
+        from spacy.vocab import Vocab
 
-
-def _docbin_shards(source: str, group: Sequence[Shard]):
-    from spacy.tokens import DocBin
-    from spacy.vocab import Vocab
-
-    if len(group) == 1 and group[0].start == 0:
-        # the whole file is one shard: pass its bytes on undecoded
-        yield group[0], Path(source).read_bytes(), []
-        return
-    docs = list(DocBin(store_user_data=True).from_disk(source).get_docs(Vocab()))
-    for shard in group:
-        yield shard, DocBin(docs=docs[shard.start:shard.stop], store_user_data=True).to_bytes(), []
+        docs = DocBin(store_user_data=True).from_disk(shard.source).get_docs(vocab or Vocab())
+        return list(itertools.islice(docs, shard.start, shard.stop)), []
+    with open(shard.source, "rb") as f:
+        f.seek(shard.offset)
+        data = f.read(shard.end - shard.offset) if shard.end >= 0 else f.read()
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    if len(lines) != shard.stop - shard.start:
+        raise ValueError(f"{shard.source} changed since the shard plan was made: lines {shard.start + 1}-"
+                         f"{shard.stop} are now {len(lines)} lines")
+    items, bad = [], []
+    for i, raw in enumerate(lines, start=shard.start):
+        try:
+            text = _text_line(raw, fmt, text_field)
+        except ValueError as e:
+            bad.append(BadLine(shard.source, i + 1, str(e)))
+        else:
+            if text.strip():
+                items.append(text)
+    return items, bad

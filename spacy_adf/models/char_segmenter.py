@@ -126,6 +126,24 @@ class CharSegmenter(SerializedParts):
             self.train_words.update(words)
             self.featurizer.add_words(matchable(words), fold)
 
+    def lexicon_folds(self) -> Dict[str, int]:
+        """word -> training fold of every lexicon word (-1: visible to every
+        fold). Serialization keeps only the words (a loaded lexicon is all
+        visible): a process that trains a loaded copy restores the folds with
+        set_lexicon_folds, or its lexicon features see every sentence's own
+        words and the model learns to over-trust them."""
+        return dict(self.featurizer.fold_of)
+
+    def set_lexicon_folds(self, fold_of: Dict[str, int]) -> None:
+        """A lexicon of the same words with the given folds (lexicon_folds of
+        the pipeline this one was copied from); user words stay forced."""
+        user = sorted(self.user_words)
+        self.featurizer = make_featurizer(self.options)
+        for word, fold in fold_of.items():
+            self.featurizer.add_word(word, fold)
+        self.user_words = set()
+        self.add_words(user)
+
     def build_crf(self, sequences: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int]],
                   n_examples: int) -> None:
         """Feature table and zero weights from (codes, bounds, gold, fold) of

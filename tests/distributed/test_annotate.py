@@ -111,3 +111,19 @@ def test_missing_model(tmp_path):
     (tmp_path / "in.txt").write_text("x\n")
     with pytest.raises(FileNotFoundError, match="no pipeline at"):
         annotate(str(tmp_path / "nope"), str(tmp_path / "in.txt"), str(tmp_path / "out"))
+
+
+def test_cached_msgpack_codecs_nests_and_restores():
+    import srsly
+    import srsly.msgpack
+
+    from spacy_adf.distributed.annotate import cached_msgpack_codecs
+
+    regs = (srsly.msgpack.msgpack_encoders, srsly.msgpack.msgpack_decoders)
+    data = {"a": [1, 2.5, "x"]}
+    with cached_msgpack_codecs():
+        with cached_msgpack_codecs():
+            assert srsly.msgpack_loads(srsly.msgpack_dumps(data)) == data
+        assert all("get_all" in vars(r) for r in regs)  # the inner block left the outer cache alone
+        assert srsly.msgpack_loads(srsly.msgpack_dumps(data)) == data
+    assert not any("get_all" in vars(r) for r in regs)

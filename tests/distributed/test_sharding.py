@@ -4,7 +4,8 @@ import pytest
 
 pytest.importorskip("ray", reason='Ray is not installed (pip install "spacy-adf[ray]")')
 
-from spacy_adf.distributed.sharding import count_items, list_inputs, plan_shards, read_shards  # noqa: E402
+from spacy_adf.distributed.sharding import (count_items, line_index, list_inputs, plan_inputs,  # noqa: E402
+                                            plan_shards, read_shard)
 
 
 @pytest.mark.parametrize("sizes,shard_size", [([10, 0, 7], 3), ([1], 5), ([25, 25], 5), ([4, 9, 1], 1)])
@@ -26,12 +27,13 @@ def test_count_and_read_with_bad_lines(tmp_path):
         + json.dumps({"text": "x4"}) + "\n", encoding="utf8")
     files = list_inputs(str(tmp_path))
     assert [f.name for f in files] == ["a.txt", "b.jsonl"]
-    sizes = [(str(f), count_items(f)) for f in files]
+    assert [count_items(f) for f in files] == [5, 4]
+    sizes, shards = plan_inputs(files, 2)
     assert [n for _, n in sizes] == [5, 4]
-    out = list(read_shards(plan_shards(sizes, 2)))
-    texts = [t for _, items, _ in out for t in items]
+    out = [read_shard(s) for s in shards]
+    texts = [t for items, _ in out for t in items]
     assert texts == ["one", "two", "four", "x1", "x4"]
-    bad = [str(b) for _, _, lines in out for b in lines]
+    bad = [str(b) for _, lines in out for b in lines]
     assert len(bad) == 3
     assert bad[0].startswith(f"{tmp_path / 'a.txt'}:3: not UTF-8")
     assert bad[1].startswith(f"{tmp_path / 'b.jsonl'}:2: bad JSON")
@@ -41,3 +43,17 @@ def test_count_and_read_with_bad_lines(tmp_path):
 def test_no_inputs(tmp_path):
     with pytest.raises(FileNotFoundError, match="no input files"):
         list_inputs(str(tmp_path / "*.txt"))
+
+
+@pytest.mark.parametrize("text", [b"", b"a\n", b"a", b"a\nbb\n\nccc\nd", b"a\nbb\n\nccc\nd\n", b"\n\n\n\n"])
+@pytest.mark.parametrize("every", [1, 2, 3, 10])
+def test_byte_ranges_read_exactly_the_planned_lines(tmp_path, text, every):
+    path = tmp_path / "in.txt"
+    path.write_bytes(text)
+    lines = text.decode().splitlines()
+    n, offsets = line_index(path, every)
+    assert n == len(lines)
+    assert offsets[:-(-n // every) or 1] == [len("".join(x + "\n" for x in lines[:k])) for k in range(0, max(n, 1), every)]
+    _, shards = plan_inputs([path], every)
+    got = [t for s in shards for t in read_shard(s)[0]]
+    assert got == [x for x in lines if x.strip()]

@@ -1,6 +1,12 @@
-"""Iterative parameter mixing on the sample chunking corpus, 2 shards on a
-local 2-CPU Ray: mixed weights are the plain average of the shards', the
-rates their geometric mean, and the trained pipeline loads and predicts."""
+"""Iterative parameter mixing on the sample chunking corpus and on a
+synthetic segmentation corpus, 2 shards on a local 2-CPU Ray: mixed weights
+are the plain average of the shards', the rates their geometric mean, the
+trained pipelines load, predict, annotate and package with `spacy package`."""
+import importlib.util
+import json
+import subprocess
+import sys
+
 import numpy
 import pytest
 import spacy
@@ -12,9 +18,12 @@ from spacy_adf.corpora.conll import conll_to_docs  # noqa: E402
 from spacy_adf.distributed.annotate import annotate  # noqa: E402
 from spacy_adf.distributed.train import IPM  # noqa: E402
 
+from tests.helpers.seg_data import make_sentences  # noqa: E402
+
 from .conftest import REPO, SAMPLE  # noqa: E402
 
 CONFIG = REPO / "configs" / "chunking_np.cfg"
+SEG_CONFIG = REPO / "configs" / "seg_zh_weibo.cfg"
 
 
 def overrides(**extra):
@@ -41,24 +50,121 @@ def test_mixed_weights_are_the_plain_average(ray_local):
         ipm.shutdown()
 
 
-def test_trained_pipeline_loads_and_predicts(ray_local, tmp_path):
+@pytest.fixture(scope="module")
+def np_ipm(ray_local, tmp_path_factory):
+    """The output folder of a 2-epoch IPM run of the chunker, and its history."""
     from spacy_adf.distributed.train import train
 
-    history = train(CONFIG, tmp_path / "out", workers=2, shards=2, overrides=overrides())
+    out = tmp_path_factory.mktemp("np_ipm")
+    history = train(CONFIG, out, workers=2, shards=2, overrides=overrides())
+    return out, history
+
+
+def test_trained_pipeline_loads_and_predicts(np_ipm, tmp_path):
+    out, history = np_ipm
     assert len(history) == 2 and history[-1]["score"] > 0.9
+    for key in ("epoch_seconds", "wait_seconds", "transfer_seconds", "mix_seconds", "eval_seconds",
+                "save_seconds", "shard_train_seconds"):
+        assert key in history[-1]
     for name in ("model-last", "model-best"):
-        nlp = spacy.load(tmp_path / "out" / name)
+        nlp = spacy.load(out / name)
         assert nlp.meta["performance"]["spans_chunks_f"] > 0.9
+    assert not list(out.glob(".*tmp"))
     # annotate tagged Docs (DocBin input) with it: the same as nlp.pipe
-    nlp = spacy.load(tmp_path / "out" / "model-last")
+    nlp = spacy.load(out / "model-last")
     docs = [pred for pred, _ in conll_to_docs(nlp.vocab, SAMPLE / "dev.txt", columns=["words", "tag", "iob"],
                                               iob_target="spans:chunks", limit=30)]
     inp = tmp_path / "dev.spacy"
     DocBin(docs=docs).to_disk(inp)
-    annotate(str(tmp_path / "out" / "model-last"), str(inp), str(tmp_path / "ann"), workers=2, shard_size=8,
+    annotate(str(out / "model-last"), str(inp), str(tmp_path / "ann"), workers=2, shard_size=8,
              progress=False)
     got = [d for f in sorted((tmp_path / "ann").glob("shard-*.spacy")) for d in DocBin().from_disk(f).get_docs(nlp.vocab)]
     want = list(nlp.pipe(DocBin(docs=docs).get_docs(nlp.vocab)))
     assert [[(s.start, s.end, s.label_) for s in d.spans["chunks"]] for d in got] == \
         [[(s.start, s.end, s.label_) for s in d.spans["chunks"]] for d in want]
     assert any(len(d.spans["chunks"]) for d in got)
+
+
+def test_spacy_package_accepts_ipm_output(np_ipm, tmp_path):
+    """`spacy package --build sdist` of IPM's model-last: the meta validates,
+    the package directory and the sdist are made, the packaged data loads."""
+    if importlib.util.find_spec("build") is None:  # spacy package then runs setup.py sdist
+        pytest.importorskip("setuptools")
+    out, _ = np_ipm
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "spacy", "package", str(out / "model-last"), str(pkg),
+                           "--name", "ipm_np", "--version", "0.0.1", "--build", "sdist"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+    root = pkg / "en_ipm_np-0.0.1"
+    assert list((root / "dist").glob("en_ipm_np-0.0.1.tar.gz"))
+    meta = json.loads((root / "meta.json").read_text())
+    assert meta["performance"]["spans_chunks_f"] > 0.9 and "spacy-adf" in " ".join(meta["requirements"])
+    nlp = spacy.load(root / "en_ipm_np" / "en_ipm_np-0.0.1")
+    assert nlp.pipe_names == spacy.load(out / "model-last").pipe_names
+
+
+def write_seg_corpus(tmp_path):
+    train_file, dev_file = tmp_path / "train.txt", tmp_path / "dev.txt"
+    train = make_sentences(300, seed=0)
+    # words seen in one sentence only: the lexicon hides each from its own fold
+    train += [s + [chr(0x4E00 + 7 * i) + chr(0x4F00 + 11 * i)] for i, s in enumerate(make_sentences(30, seed=2))]
+    train_file.write_text("".join(" ".join(s) + "\n" for s in train), encoding="utf8")
+    dev = make_sentences(60, seed=1)
+    dev_file.write_text("".join(" ".join(s) + "\n" for s in dev), encoding="utf8")
+    return {"paths.train": str(train_file), "paths.dev": str(dev_file), "training.max_epochs": 2,
+            "training.logger.console": False}, dev
+
+
+def test_shard_trainer_restores_the_lexicon_folds(tmp_path):
+    """nlp.to_bytes keeps the lexicon's words, not their jackknife folds: a
+    shard gets them from the driver and extracts the same training features
+    as the driver's pipeline (without them, every word is visible to its own
+    sentence and IPM's segmenter loses about 5 F on Weibo)."""
+    from spacy.training.initialize import init_nlp
+    from spacy.util import load_config
+
+    from spacy_adf.distributed.train import ShardTrainer, lexicon_folds
+
+    over, _ = write_seg_corpus(tmp_path)
+    nlp = init_nlp(load_config(SEG_CONFIG, overrides=over, interpolate=False))
+    folds = lexicon_folds(nlp)
+    assert set(folds["adf_segmenter"].values()) - {-1}  # some words are hidden from their fold
+    shard = ShardTrainer(nlp.config.to_str(), nlp.to_bytes(), folds, 0, 1)
+    copy = shard.nlp.get_pipe("adf_segmenter")
+    assert copy.segmenter.lexicon_folds() == folds["adf_segmenter"]
+    pipe = nlp.get_pipe("adf_segmenter")
+    for eg in shard.examples[:20]:
+        for a, b in zip(pipe.training_samples(eg), copy.training_samples(eg)):
+            assert all(numpy.array_equal(x, y) for x, y in zip(a, b))
+
+
+def test_ipm_trains_the_segmenter(ray_local, tmp_path):
+    """adf_segmenter (the Weibo config) on a synthetic corpus: 2 shards, the
+    mixed weights and rates, a pipeline that segments, and annotation of raw
+    text with it equal to nlp.pipe."""
+    from spacy_adf.distributed.train import IPM
+
+    over, dev = write_seg_corpus(tmp_path)
+    ipm = IPM(SEG_CONFIG, tmp_path / "out", workers=2, shards=2, overrides=over)
+    try:
+        ipm.start()
+        assert sorted(ipm.shard_sizes) == [165, 165]
+        history = ipm.run()
+        mixed = ipm.mixed["adf_segmenter"]
+        assert numpy.array_equal(ipm.pipes["adf_segmenter"].trainer.model.params.weights, mixed["weights"])
+        assert mixed["rates"].min() < 0.1  # ADF's rates decayed (c = 0.1)
+    finally:
+        ipm.shutdown()
+    assert len(history) == 2 and history[-1]["score"] > 0.9
+    nlp = spacy.load(tmp_path / "out" / "model-last")
+    assert nlp.meta["performance"]["token_f"] > 0.9
+    texts = ["".join(s) for s in dev]
+    assert sum([t.text for t in d] == s for d, s in zip(nlp.pipe(texts), dev)) > 50
+    inp = tmp_path / "raw.txt"
+    inp.write_text("\n".join(texts) + "\n", encoding="utf8")
+    annotate(str(tmp_path / "out" / "model-last"), str(inp), str(tmp_path / "ann"), workers=2, shard_size=16,
+             progress=False)
+    got = [d for f in sorted((tmp_path / "ann").glob("shard-*.spacy")) for d in DocBin().from_disk(f).get_docs(nlp.vocab)]
+    assert [[t.text for t in d] for d in got] == [[t.text for t in d] for d in nlp.pipe(texts)]
