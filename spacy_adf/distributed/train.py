@@ -4,9 +4,11 @@ The driver initializes the pipeline from a `spacy train` config exactly as
 `spacy train` does (init_nlp: labels, feature tables from the whole training
 corpus) and ships its bytes to N Ray actors (with what the bytes leave out
 but training needs: the segmenter lexicon's jackknife folds). Actor k reads the training
-corpus, shuffles it with the config's seed (the same order on every actor)
-and keeps every N-th Example from position k: the N shards cover the corpus
-exactly once. Each epoch every actor sets the mixed weights (and, for ADF,
+corpus and shuffles it with the config's seed (the same order on every
+actor). Each epoch the corpus is split anew: every actor draws the same
+permutation (seeded by the seed and the epoch) and takes every N-th Example
+from position k, so the N shards cover the corpus exactly once per epoch
+(a fixed split converged more slowly at many shards). Each epoch every actor sets the mixed weights (and, for ADF,
 the mixed per-feature rates), trains one pass over its shard with the
 config's optimizer and batcher (spaCy's own update / finish_update calls),
 settles its lazy updates and returns its weights; the driver mixes them
@@ -76,6 +78,16 @@ def resolve_training(nlp: Language):
     return config, registry.resolve(config["training"], schema=ConfigSchemaTraining)
 
 
+def epoch_split(n: int, seed: int, epoch: int, shard: int, n_shards: int) -> List[int]:
+    """The indices shard `shard` of `n_shards` trains on in `epoch`: every
+    n_shards-th position of one permutation of range(n) that every actor
+    draws alike (seeded by the seed and the epoch), so the shards partition
+    the corpus in every epoch."""
+    order = list(range(n))
+    random.Random(f"{seed}/split/{epoch}").shuffle(order)
+    return order[shard::n_shards]
+
+
 class ShardTrainer:
     """One shard's on-line learner (made a Ray actor by IPM.start)."""
 
@@ -91,6 +103,8 @@ class ShardTrainer:
         (train_corpus,) = resolve_dot_names(config, [T["train_corpus"]])
         examples = list(train_corpus(self.nlp))
         random.Random(self.seed).shuffle(examples)
+        self.all_examples = examples
+        self.n_shards = n_shards
         self.examples = examples[shard::n_shards]
         self.shard = shard
         self.optimizer = T["optimizer"]
@@ -128,8 +142,8 @@ class ShardTrainer:
         t0 = time.perf_counter()
         self.load_mixed(mixed)
         t1 = time.perf_counter()
-        examples = list(self.examples)
-        random.Random(f"{self.seed}/{self.shard}/{epoch}").shuffle(examples)
+        picked = epoch_split(len(self.all_examples), self.seed, epoch, self.shard, self.n_shards)
+        examples = [self.all_examples[i] for i in picked]
         losses: Dict[str, float] = {}
         words = steps = 0
         dropout = self.dropout if isinstance(self.dropout, float) else 0.0

@@ -16,7 +16,7 @@ pytest.importorskip("ray", reason='Ray is not installed (pip install "spacy-adf[
 
 from spacy_adf.corpora.conll import conll_to_docs  # noqa: E402
 from spacy_adf.distributed.annotate import annotate  # noqa: E402
-from spacy_adf.distributed.train import IPM  # noqa: E402
+from spacy_adf.distributed.train import IPM, epoch_split  # noqa: E402
 
 from tests.helpers.seg_data import make_sentences  # noqa: E402
 
@@ -168,3 +168,14 @@ def test_ipm_trains_the_segmenter(ray_local, tmp_path):
              progress=False)
     got = [d for f in sorted((tmp_path / "ann").glob("shard-*.spacy")) for d in DocBin().from_disk(f).get_docs(nlp.vocab)]
     assert [[t.text for t in d] for d in got] == [[t.text for t in d] for d in nlp.pipe(texts)]
+
+
+@pytest.mark.parametrize("n,n_shards", [(0, 2), (1, 3), (10, 2), (101, 8)])
+def test_every_epoch_split_partitions_the_corpus(n, n_shards):
+    for epoch in range(3):
+        parts = [epoch_split(n, 0, epoch, k, n_shards) for k in range(n_shards)]
+        assert sorted(i for part in parts for i in part) == list(range(n))
+        assert max(map(len, parts)) - min(map(len, parts)) <= 1
+    if n > 10:  # a new split each epoch, the same on every actor
+        assert epoch_split(n, 0, 0, 0, n_shards) != epoch_split(n, 0, 1, 0, n_shards)
+        assert epoch_split(n, 0, 1, 0, n_shards) == epoch_split(n, 0, 1, 0, n_shards)
