@@ -20,11 +20,20 @@ def run(cmd, **kw):
 def build_sdist(model, out_dir, name, version="0.0.1"):
     """`spacy package MODEL OUT_DIR --name NAME --version VERSION --build sdist`;
     returns the path of the sdist (the newest .tar.gz under OUT_DIR)."""
+    return build_package(model, out_dir, name, version, "sdist")
+
+
+def build_package(model, out_dir, name, version, build="sdist"):
+    """`spacy package MODEL OUT_DIR --name NAME --version VERSION --build
+    BUILD` (sdist or wheel); returns the last such file under OUT_DIR by name."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     run([sys.executable, "-m", "spacy", "package", model, out_dir, "--name", name,
-         "--version", version, "--force", "--build", "sdist"])
-    return sorted(out_dir.rglob("*.tar.gz"))[-1]
+         "--version", version, "--force", "--build", build])
+    found = sorted(out_dir.rglob("*.tar.gz" if build == "sdist" else "*.whl"))
+    if not found:
+        raise SystemExit(f"spacy package wrote no {build} for {model} under {out_dir}")
+    return found[-1]
 
 
 def make_venv(env_dir):

@@ -49,8 +49,16 @@ def prf(pred: Set, gold: Set) -> Dict[str, float]:
     return {"p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0, "pred": len(pred), "gold": len(gold)}
 
 
-def char_spans(doc, spans, offset: int = 0) -> Set[CharSpan]:
-    return {(offset + s.start_char, offset + s.end_char, s.label_) for s in spans}
+def char_spans(spans) -> Set[CharSpan]:
+    return {(s.start_char, s.end_char, s.label_) for s in spans}
+
+
+def annotate_words(nlp, ref):
+    """A Doc with `ref`'s words and spaces only, through every component."""
+    doc = spacy.tokens.Doc(nlp.vocab, words=[t.text for t in ref], spaces=[bool(t.whitespace_) for t in ref])
+    for _, proc in nlp.pipeline:
+        doc = proc(doc)
+    return doc
 
 
 def speed(nlp, texts: Sequence[str], repeats: int) -> Dict[str, float]:
@@ -68,17 +76,18 @@ def speed(nlp, texts: Sequence[str], repeats: int) -> Dict[str, float]:
 PTB_RAW = {"``": '"', "''": '"', "-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}"}
 
 
-def _joined(words: Iterable[str]) -> Tuple[str, List[int]]:
+def _joined(words: Iterable[str]) -> Tuple[str, List[int], List[int]]:
     """The words joined by spaces (PTB quote and bracket tokens as the
-    characters they stand for), and each word's start offset."""
-    starts, text = [], ""
+    characters they stand for), and each word's start and end offsets."""
+    starts, ends, text = [], [], ""
     for w in words:
         w = PTB_RAW.get(w, w)
         if text:
             text += " "
         starts.append(len(text))
         text += w
-    return text, starts
+        ends.append(len(text))
+    return text, starts, ends
 
 
 # ------------------------------------------------------------------ English
@@ -92,12 +101,11 @@ def english(nlp, test: Path, repeats: int) -> Dict:
     raw_gold = {k: set() for k in chunkers}  # offsets in the raw text
     texts, results = [], {}
     for n, (_, ref) in enumerate(pairs):
-        text, starts = _joined(t.text for t in ref)
+        text, starts, ends = _joined(t.text for t in ref)
         texts.append(text)
-        ends = [st + len(PTB_RAW.get(t.text, t.text)) for st, t in zip(starts, ref)]
         for k in chunkers:
             want = [s for s in ref.spans["gold"] if k == "phrases" or s.label_ == "NP"]
-            gold[k] |= {(n, *c) for c in char_spans(ref, want)}
+            gold[k] |= {(n, *c) for c in char_spans(want)}
             raw_gold[k] |= {(n, starts[s.start], ends[s.end - 1], s.label_) for s in want}
     tagger = nlp.get_pipe("tagger")
     pred = {mode: {k: set() for k in chunkers} for mode in ("gold_pos", "predicted_pos", "raw_text")}
@@ -106,18 +114,15 @@ def english(nlp, test: Path, repeats: int) -> Dict:
         for name, proc in nlp.pipeline:  # gold POS: the chunkers alone
             if name != "tagger":
                 proc(with_tags)
-        words_only = spacy.tokens.Doc(nlp.vocab, words=[t.text for t in ref],
-                                      spaces=[bool(t.whitespace_) for t in ref])
-        for _, proc in nlp.pipeline:
-            proc(words_only)
+        words_only = annotate_words(nlp, ref)
         pos_right += sum(a.tag_ == b.tag_ for a, b in zip(words_only, ref))
         n_tokens += len(ref)
         for k in chunkers:
-            pred["gold_pos"][k] |= {(n, *c) for c in char_spans(with_tags, with_tags.spans.get(k, []))}
-            pred["predicted_pos"][k] |= {(n, *c) for c in char_spans(words_only, words_only.spans.get(k, []))}
+            pred["gold_pos"][k] |= {(n, *c) for c in char_spans(with_tags.spans.get(k, []))}
+            pred["predicted_pos"][k] |= {(n, *c) for c in char_spans(words_only.spans.get(k, []))}
     for n, doc in enumerate(nlp.pipe(texts)):
         for k in chunkers:
-            pred["raw_text"][k] |= {(n, *c) for c in char_spans(doc, doc.spans.get(k, []))}
+            pred["raw_text"][k] |= {(n, *c) for c in char_spans(doc.spans.get(k, []))}
     for mode, by_key in pred.items():
         want = raw_gold if mode == "raw_text" else gold
         results[mode] = {chunkers[k]: prf(by_key[k], want[k]) for k in chunkers}
@@ -201,18 +206,14 @@ def biomedical(nlp, test: Path, repeats: int) -> Dict:
                                input_attrs=(), sep="\t"))
     gold, raw_gold, on_words, raw, texts = set(), set(), set(), set(), []
     for n, (_, ref) in enumerate(pairs):
-        gold |= {(n, *c) for c in char_spans(ref, ref.ents)}
-        text, starts = _joined(t.text for t in ref)
-        ends = [st + len(PTB_RAW.get(t.text, t.text)) for st, t in zip(starts, ref)]
+        gold |= {(n, *c) for c in char_spans(ref.ents)}
+        text, starts, ends = _joined(t.text for t in ref)
         raw_gold |= {(n, starts[e.start], ends[e.end - 1], e.label_) for e in ref.ents}
-        words_only = spacy.tokens.Doc(nlp.vocab, words=[t.text for t in ref],
-                                      spaces=[bool(t.whitespace_) for t in ref])
-        for _, proc in nlp.pipeline:
-            proc(words_only)
-        on_words |= {(n, *c) for c in char_spans(words_only, words_only.ents)}
+        words_only = annotate_words(nlp, ref)
+        on_words |= {(n, *c) for c in char_spans(words_only.ents)}
         texts.append(text)
     for n, doc in enumerate(nlp.pipe(texts)):
-        raw |= {(n, *c) for c in char_spans(doc, doc.ents)}
+        raw |= {(n, *c) for c in char_spans(doc.ents)}
     return {"sentences": len(pairs), "predicted_pos_gold_words": prf(on_words, gold),
             "raw_text": prf(raw, raw_gold), "speed": speed(nlp, texts, repeats)}
 

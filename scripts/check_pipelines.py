@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.packaging import make_venv, run
+from benchmarks.packaging import build_package, make_venv, run
 
 # Everything a component of ours writes, as JSON: tokens, tags, morphs,
 # entities, every span group, the token tree.
@@ -41,15 +41,9 @@ print(json.dumps(out, ensure_ascii=False))
 
 
 def build_wheel(model: Path, out_dir: Path) -> Path:
+    """The pipeline's wheel, named and versioned by its meta, in a folder of its own."""
     meta = json.loads((model / "meta.json").read_text())
-    out_dir.mkdir(parents=True, exist_ok=True)
-    run([sys.executable, "-m", "spacy", "package", model, out_dir, "--name", meta["name"],
-         "--version", meta["version"], "--force", "--build", "wheel"])
-    package = f"{meta['lang']}_{meta['name']}"
-    wheels = sorted(out_dir.glob(f"{package}-{meta['version']}/dist/*.whl"))
-    if not wheels:
-        raise SystemExit(f"spacy package wrote no wheel for {model} under {out_dir}")
-    return wheels[-1]
+    return build_package(model, out_dir / f"{meta['lang']}_{meta['name']}", meta["name"], meta["version"], "wheel")
 
 
 def describe(doc: dict, sep: str) -> str:

@@ -105,8 +105,9 @@ class ShardTrainer:
         random.Random(self.seed).shuffle(examples)
         self.all_examples = examples
         self.n_shards = n_shards
-        self.examples = examples[shard::n_shards]
         self.shard = shard
+        # the same in every epoch's split: every n_shards-th of the corpus from position `shard`
+        self.n_examples = len(range(shard, len(examples), n_shards))
         self.optimizer = T["optimizer"]
         check_optimizer(self.optimizer)
         self.batcher, self.dropout = T["batcher"], T["dropout"]
@@ -115,12 +116,12 @@ class ShardTrainer:
         self.pipes = sparse_pipes(self.nlp, self.frozen)
         for pipe in self.pipes.values():
             full = pipe.trainer.n_samples()
-            n = max(1, round(full * len(self.examples) / max(len(examples), 1)))
+            n = max(1, round(full * self.n_examples / max(len(examples), 1)))
             pipe.trainer.n_samples = lambda n=n: n
 
     def ready(self) -> int:
         """The shard's number of Examples, once the actor is built."""
-        return len(self.examples)
+        return self.n_examples
 
     def load_mixed(self, mixed: Optional[dict]) -> None:
         """Start from the mixed weights, copied into the model's own buffer

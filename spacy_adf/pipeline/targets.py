@@ -196,7 +196,30 @@ class SpanTarget(Target):
         )
 
 
-class TokenAttrTarget(Target):
+class TokenTarget(Target):
+    """A label per token, read from the reference token by `label` (None:
+    unknown); a predicted token aligned to several reference tokens is
+    unknown too."""
+
+    def label(self, token: Token) -> Optional[str]:
+        raise NotImplementedError
+
+    def labels_in(self, example):
+        return [v for v in (self.label(t) for t in example.reference) if v is not None]
+
+    def gold(self, example):
+        ref = example.reference
+        if same_tokens(example.predicted, ref):
+            return [self.label(t) for t in ref]
+        align = example.alignment.x2y
+        out: List[Optional[str]] = []
+        for i in range(len(example.predicted)):
+            idx = align[i]
+            out.append(self.label(ref[int(idx[0])]) if len(idx) == 1 else None)
+        return out
+
+
+class TokenAttrTarget(TokenTarget):
     def __init__(self, spec: str):
         self.spec = spec
         if spec.startswith("_."):
@@ -211,26 +234,12 @@ class TokenAttrTarget(Target):
             self.ext = None
             self.attr = spec  # "tag" or "pos"
 
-    def _get(self, token):
+    def label(self, token):
         if self.ext is not None:
             value = token._.get(self.ext)
             return None if value in (None, "") else str(value)
         value = getattr(token, self.attr + "_")
         return value or None
-
-    def labels_in(self, example):
-        return [v for v in (self._get(t) for t in example.reference) if v is not None]
-
-    def gold(self, example):
-        if same_tokens(example.predicted, example.reference):
-            return [self._get(t) for t in example.reference]
-        out: List[Optional[str]] = []
-        align = example.alignment.x2y
-        ref = example.reference
-        for i in range(len(example.predicted)):
-            idx = align[i]
-            out.append(self._get(ref[int(idx[0])]) if len(idx) == 1 else None)
-        return out
 
     def set(self, doc, tags, confidences):
         for token, tag in zip(doc, tags):
@@ -255,7 +264,7 @@ class TokenAttrTarget(Target):
 NO_MORPH = "_"
 
 
-class MorphTarget(Target):
+class MorphTarget(TokenTarget):
     def __init__(self, spec: str):
         self.spec = spec
         fields = [f.strip() for f in spec[len("morph:"):].split(",")]
@@ -282,20 +291,6 @@ class MorphTarget(Target):
             parts = [f"{f}={feats[f]}" for f in self.fields if f in feats]
             label = self._label_cache[key] = "|".join(parts) or NO_MORPH
         return label
-
-    def labels_in(self, example):
-        return [v for v in (self.label(t) for t in example.reference) if v is not None]
-
-    def gold(self, example):
-        ref = example.reference
-        if same_tokens(example.predicted, ref):
-            return [self.label(t) for t in ref]
-        align = example.alignment.x2y
-        out: List[Optional[str]] = []
-        for i in range(len(example.predicted)):
-            idx = align[i]
-            out.append(self.label(ref[int(idx[0])]) if len(idx) == 1 else None)
-        return out
 
     def _label_fields(self, label: str) -> Dict[str, str]:
         fields = self._fields_cache.get(label)
@@ -342,14 +337,12 @@ def make_target(spec: str, scheme: str = "BIO", covering: bool = False) -> Targe
         raise ValueError(f"target must be a string, got {spec!r}")
     if spec == "ents" or spec.startswith("spans:"):
         return SpanTarget(spec, scheme, covering)
-    if spec in ("tag", "pos") or spec.startswith("_."):
+    token_target = (TokenAttrTarget if spec in ("tag", "pos") or spec.startswith("_.")
+                    else MorphTarget if spec.startswith("morph:") else None)
+    if token_target is not None:
         if covering:
             raise ValueError(f"covering applies to span groups ('spans:KEY'), not to {spec!r}")
-        return TokenAttrTarget(spec)
-    if spec.startswith("morph:"):
-        if covering:
-            raise ValueError(f"covering applies to span groups ('spans:KEY'), not to {spec!r}")
-        return MorphTarget(spec)
+        return token_target(spec)
     raise ValueError(
         f"unknown target {spec!r}: use 'ents', 'spans:KEY', 'tag', 'pos', '_.EXTENSION' "
         f"or 'morph:FIELD[,FIELD...]'"
