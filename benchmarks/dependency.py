@@ -49,17 +49,19 @@ def read_docs(path: Path, vocab, limit: int = 0) -> list:
     return list(bunsetsu_docs(path, vocab, format="knp", limit=limit, bad_heads="skip"))
 
 
-def train_parser(train_docs, degree: int, C: float, model_dir: Optional[Path]):
-    """A blank pipeline with a trained pke_dependency (PKI form), reused
-    from model_dir when it holds one with the same degree and C."""
+def train_parser(train_docs, degree: int, C: float, model_dir: Optional[Path], merge: bool = False):
+    """A blank pipeline with a trained pke_dependency (PKI form; libsvm,
+    identical decisions merged when `merge`), reused from model_dir when it
+    holds one with the same degree, C and merging."""
     if model_dir is not None and (model_dir / "config.cfg").exists():
         nlp = spacy.load(model_dir)
         cfg = nlp.get_pipe("pke_dependency").cfg
-        if cfg["degree"] == degree and cfg["C"] == C:
+        if cfg["degree"] == degree and cfg["C"] == C and cfg.get("merge_duplicates", False) == merge:
             print(f"reusing {model_dir}", flush=True)
             return nlp
     nlp = spacy.blank("xx")
-    nlp.add_pipe("pke_dependency", config={"degree": degree, "C": C, "classifier": "pki", "cache_size": 2000.0})
+    nlp.add_pipe("pke_dependency", config={"degree": degree, "C": C, "classifier": "pki", "cache_size": 2000.0,
+                                           "merge_duplicates": merge})
     examples = [Example(make_predicted(ref), ref) for ref in train_docs]
     start = time.perf_counter()
     nlp.initialize(lambda: examples)
@@ -148,7 +150,7 @@ def bench_double_array(pipe, refs, sigma: float, xi: int, repeats: int = 1) -> D
 
 def bench_degree(degree: int, train_docs, test_refs, args) -> Dict:
     model_dir = args.model_dir / f"dep_kwdlc_d{degree}" if args.model_dir else None
-    nlp = train_parser(train_docs, degree, args.C, model_dir)
+    nlp = train_parser(train_docs, degree, args.C, model_dir, args.merge_duplicates)
     pipe = nlp.get_pipe("pke_dependency")
     stats = dict(pipe.cfg["stats"])
     r = args.repeats
@@ -276,6 +278,8 @@ def parse_args(argv=None):
     p.add_argument("--ginza-json", type=Path, default=REPO / "metrics" / "bench_ginza.json")
     p.add_argument("--no-double-array", dest="double_array", action="store_false",
                    help="skip the double-array trie row (PKE at --xi-sigma, xi 1)")
+    p.add_argument("--merge-duplicates", action="store_true",
+                   help="libsvm trains identical decisions once, weighted (benchmarks.dependency_merge compares)")
     p.add_argument("--train-only", action="store_true",
                    help="train (or keep) the parsers in --model-dir and stop: lets the degrees train in parallel")
     p.add_argument("--out-json", type=Path, default=REPO / "metrics" / "bench_dependency.json")
@@ -295,7 +299,8 @@ def main(argv=None) -> int:
     train_docs = read_docs(kw / "train.knp", vocab, args.limit)
     if args.train_only:
         for degree in args.degrees:
-            train_parser(train_docs, degree, args.C, args.model_dir / f"dep_kwdlc_d{degree}")
+            train_parser(train_docs, degree, args.C, args.model_dir / f"dep_kwdlc_d{degree}",
+                         args.merge_duplicates)
         return 0
     test_refs = read_docs(kw / "test.knp", vocab, args.test_limit)
     report = {"command": command.strip(), "machine": machine_info(), "n_train": len(train_docs),

@@ -115,6 +115,7 @@ if not Span.has_extension("bunsetsu_head"):
         "min_feature_count": 1,
         "cache_size": 1000.0,
         "trainer": "libsvm",
+        "merge_duplicates": False,
         "scorer": {"@scorers": "spacy_adf.bunsetsu_dep_scorer.v1"},
     },
     default_score_weights={"bunsetsu_dep_acc": 1.0, "bunsetsu_sent_acc": 0.0, "bunsetsu_seg_f": None},
@@ -122,7 +123,7 @@ if not Span.has_extension("bunsetsu_head"):
 def make_pke_dependency(
     nlp: Language, name: str, *, spans_key: str, degree: int, C: float, classifier: str, sigma: float,
     xi: int, features: List[str], min_feature_count: int, cache_size: float, scorer: Optional[Callable],
-    trainer: str = "libsvm",
+    trainer: str = "libsvm", merge_duplicates: bool = False,
 ) -> "PKEDependencyParser":
     """Create a pke_dependency parser.
 
@@ -136,12 +137,17 @@ def make_pke_dependency(
     trainer: "libsvm" (the kernel SVM; any classifier form) or "primal" (a
         linear SVM on the explicit subset features, `kernels/primal.py`: no
         support vectors, so PKE only; its weights are PKE's directly).
+    merge_duplicates: libsvm only: train identical decisions (same features,
+        same label) once, with their count as sample weight. The same SVM
+        problem in less time, but libsvm stops at its tolerance on another
+        path, so decision values move slightly (benchmarks/dependency_merge.py
+        measures both). The primal trainer always merges.
     scorer: called by `score` with the component's ``spans_key``; None: no scores.
     """
     return PKEDependencyParser(
         nlp.vocab, name, spans_key=spans_key, degree=degree, C=C, classifier=classifier, sigma=sigma,
         xi=xi, features=features, min_feature_count=min_feature_count, cache_size=cache_size,
-        scorer=scorer, trainer=trainer,
+        scorer=scorer, trainer=trainer, merge_duplicates=merge_duplicates,
     )
 
 
@@ -178,6 +184,7 @@ class PKEDependencyParser(SerializedParts, Pipe):
         degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
         features: Sequence[str] = FEATURE_GROUPS, min_feature_count: int = 1, cache_size: float = 1000.0,
         scorer: Optional[Callable] = make_bunsetsu_dep_scorer(), trainer: str = "libsvm",
+        merge_duplicates: bool = False,
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
         check_trainer(trainer, classifier)
@@ -195,7 +202,7 @@ class PKEDependencyParser(SerializedParts, Pipe):
             "spans_key": spans_key, "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "features": list(features),
             "min_feature_count": int(min_feature_count), "cache_size": float(cache_size),
-            "stats": {}, "trainer": trainer,
+            "stats": {}, "trainer": trainer, "merge_duplicates": bool(merge_duplicates),
         }
         self.parser = BunsetsuParser(features)
 
@@ -263,7 +270,8 @@ class PKEDependencyParser(SerializedParts, Pipe):
             raise ValueError(f"[{self.name}] no training decisions: the examples need sentences with "
                              "three or more bunsetsu")
         svm_seconds = self.parser.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
-                                        trainer=cfg.get("trainer", "libsvm"))
+                                        trainer=cfg.get("trainer", "libsvm"),
+                                        merge_duplicates=cfg.get("merge_duplicates", False))
         sv = self.parser.support_vectors
         cfg["stats"].update({
             "n_decisions": int(X.shape[0]), "n_positive": int((y > 0).sum()),

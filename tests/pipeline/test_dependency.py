@@ -207,6 +207,26 @@ def test_training_is_deterministic(corpus):
     assert runs[0] == runs[1]
 
 
+def test_merged_duplicates_train_the_same_parser(corpus, trained):
+    """merge_duplicates (libsvm): each distinct decision once, weighted by its
+    count; the same SVM, so the same parses of the training data."""
+    nlp_plain, train = trained
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("pke_dependency", config={"degree": 2, "classifier": "pki", "merge_duplicates": True})
+    train = _examples(nlp, corpus / "train.knp")
+    nlp.initialize(lambda: train)
+    pipe = nlp.get_pipe("pke_dependency")
+    stats = pipe.cfg["stats"]["training"]
+    assert pipe.cfg["merge_duplicates"] is True
+    assert stats["n_unique"] <= stats["n_examples"] == pipe.cfg["stats"]["n_decisions"]
+    assert nlp.evaluate(train)["bunsetsu_dep_acc"] == 1.0
+    assert _heads(_parse(nlp, train)) == _heads(_parse(nlp_plain, train))
+    loaded = spacy.blank("xx")
+    loaded.add_pipe("pke_dependency")
+    loaded.get_pipe("pke_dependency").from_bytes(pipe.to_bytes())
+    assert loaded.get_pipe("pke_dependency").cfg["merge_duplicates"] is True
+
+
 # ---------------------------------------------------------------- bad input
 
 
