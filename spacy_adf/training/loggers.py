@@ -1,19 +1,73 @@
 """`spacy_adf.TimingLogger.v1`: spaCy's console logger plus a JSON-lines
 record of every evaluation with precise timings, for benchmarks.
 
-Each record: {"epoch", "step", "score", "other_scores", "losses",
+Each record of `path`: {"epoch", "step", "score", "other_scores", "losses",
 "wall_seconds" (since training started), "train_seconds" (the same, minus the
 time spent in evaluations)}. spaCy evaluates inside the step that logs, so an
 evaluation's cost is that step's duration minus the mean duration of the
-steps before it.
+steps before it (this estimate also takes in the checkpoint saved after the
+evaluation). Records also carry "process_seconds" (since the process
+started), "eval_seconds" and "save_seconds" (measured, see below).
+
+`process_path` (optional) is a second JSON-lines file with the whole
+process's time line, every time both as ``time`` (``time.time()``) and as
+``process_seconds`` (since the process started, from ``/proc/self/stat``):
+
+* ``{"event": "process", "process_start_time", "pid"}``;
+* ``init_start``: the logger factory's first call, made by spaCy's
+  ``init_nlp`` when it resolves ``[training]``, after the nlp object was
+  built from the config and right before the corpora are resolved and
+  ``nlp.initialize`` runs (corpus reading, labels, feature tables);
+* ``init_end``: the factory's last call before the training loop, made by
+  spaCy's ``train`` when it resolves ``[training]`` again, right after
+  initialize;
+* ``setup``: the logger's setup, just before the first training step;
+* ``first_update``: the first ``nlp.update`` call; spaCy's batcher reads the
+  training corpus again on the first step, so ``first_update - setup`` is
+  that second reading;
+* ``evaluation`` (one per evaluation): ``update_end`` (the step's last
+  ``finish_update`` returned), ``evaluate_start`` / ``evaluate_end``
+  (``Language.evaluate``), ``logged`` (the log call, after spaCy saved the
+  checkpoint), ``dev_read_seconds`` (update end to evaluate start: reading
+  the dev corpus), ``eval_seconds`` (update end to evaluate end: dev corpus
+  reading plus ``Language.evaluate``), ``save_seconds`` (evaluate end to the
+  log call: ``update_meta`` and the checkpoint saved to disk), ``score``;
+* ``finalize``: the training loop ended (spaCy then saves ``model-last``);
+* ``exit``: written by an ``atexit`` hook, when the interpreter starts to
+  shut down (so ``exit - finalize`` is the final save).
+
+The exact times come from wrapping, for the duration of training, the
+instance attributes ``nlp.evaluate``, ``nlp.update`` and each trainable
+component's ``finish_update`` (removed again in ``finalize``).
 """
+import atexit
 import json
+import os
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Optional, Tuple
+from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
 from spacy import Language
 from spacy.util import registry
+
+# times (time.time()) of every call of the logger factory in this process
+_FACTORY_CALLS: List[float] = []
+
+
+def process_start_time() -> Optional[float]:
+    """The ``time.time()`` at which this process started, from the start
+    time in ``/proc/self/stat`` (clock ticks since boot, 10 ms on most
+    systems) and ``CLOCK_BOOTTIME``; None where that is not available."""
+    try:
+        stat = Path("/proc/self/stat").read_text()
+        # the command name (field 2) may hold spaces: split after its ')'
+        fields = stat[stat.rindex(")") + 2:].split()
+        start_ticks = int(fields[19])  # field 22 of the whole line
+        ticks = os.sysconf("SC_CLK_TCK")
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - start_ticks / ticks
+        return time.time() - age
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 def _plain(value):
@@ -29,32 +83,127 @@ def _plain(value):
         return str(value)
 
 
+class _ProcessClock:
+    """Wall-clock stamps of the training process's phases."""
+
+    def __init__(self) -> None:
+        self.start = process_start_time()
+        self.update_end: Optional[float] = None
+        self.first_update: Optional[float] = None
+        self.evaluate_start: Optional[float] = None
+        self.evaluate_end: Optional[float] = None
+        self._wrapped: List[Tuple[Any, str]] = []
+
+    def since_start(self, t: Optional[float]) -> Optional[float]:
+        return None if t is None or self.start is None else t - self.start
+
+    def stamp(self, event: str, t: Optional[float] = None, **extra) -> Dict[str, Any]:
+        t = time.time() if t is None else t
+        return {"event": event, "time": t, "process_seconds": self.since_start(t), **extra}
+
+    def _wrap(self, obj: Any, name: str, before: Optional[Callable[[], None]],
+              after: Optional[Callable[[], None]]) -> None:
+        method = getattr(obj, name)
+
+        def wrapper(*args, **kwargs):
+            if before is not None:
+                before()
+            result = method(*args, **kwargs)
+            if after is not None:
+                after()
+            return result
+
+        try:
+            setattr(obj, name, wrapper)
+        except (AttributeError, TypeError):  # no instance __dict__: keep it unwrapped
+            return
+        self._wrapped.append((obj, name))
+
+    def instrument(self, nlp: Language) -> None:
+        def first_update():
+            if self.first_update is None:
+                self.first_update = time.time()
+
+        def update_end():
+            self.update_end = time.time()
+
+        def evaluate_start():
+            self.evaluate_start = time.time()
+
+        def evaluate_end():
+            self.evaluate_end = time.time()
+
+        self._wrap(nlp, "update", first_update, None)
+        self._wrap(nlp, "evaluate", evaluate_start, evaluate_end)
+        # the components being trained (spaCy calls setup with the frozen ones disabled)
+        for _, proc in nlp.pipeline:
+            if getattr(proc, "is_trainable", False) and hasattr(proc, "finish_update"):
+                self._wrap(proc, "finish_update", None, update_end)
+
+    def restore(self) -> None:
+        for obj, name in self._wrapped:
+            try:
+                delattr(obj, name)
+            except AttributeError:
+                pass
+        self._wrapped = []
+
+
 @registry.loggers("spacy_adf.TimingLogger.v1")
-def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar: bool = False):
+def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar: bool = False,
+                  process_path: Optional[str] = None):
+    _FACTORY_CALLS.append(time.time())
     console_logger = registry.loggers.get("spacy.ConsoleLogger.v3")(
         progress_bar="train" if progress_bar else None, console_output=console
     )
 
     def setup(nlp: Language, stdout: IO, stderr: IO) -> Tuple[Callable, Callable]:
+        t_setup = time.time()
         log_console, finalize_console = console_logger(nlp, stdout, stderr)
-        out = None
+        out = proc_out = None
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             out = open(path, "w", encoding="utf8")
+        clock = _ProcessClock()
+        if process_path:
+            Path(process_path).parent.mkdir(parents=True, exist_ok=True)
+            proc_out = open(process_path, "w", encoding="utf8")
+        clock.instrument(nlp)
+
+        def write_event(record: Dict[str, Any]) -> None:
+            if proc_out is not None:
+                proc_out.write(json.dumps(record) + "\n")
+                proc_out.flush()
+
+        write_event({"event": "process", "process_start_time": clock.start, "pid": os.getpid(),
+                     "factory_calls": len(_FACTORY_CALLS)})
+        if len(_FACTORY_CALLS) >= 2:  # init_nlp resolved [training] too
+            write_event(clock.stamp("init_start", _FACTORY_CALLS[0]))
+            write_event(clock.stamp("init_end", _FACTORY_CALLS[-1]))
+        write_event(clock.stamp("setup", t_setup))
         state = {"start": time.perf_counter(), "last": None, "eval": 0.0,
-                 "n_steps": 0, "step_time": 0.0}
+                 "n_steps": 0, "step_time": 0.0, "first_update_written": False}
 
         def log_step(info: Optional[Dict[str, Any]]) -> None:
+            t_log = time.time()
             now = time.perf_counter()
             last = state["last"] if state["last"] is not None else state["start"]
             gap = now - last
             state["last"] = now
+            if not state["first_update_written"] and clock.first_update is not None:
+                write_event(clock.stamp("first_update", clock.first_update))
+                state["first_update_written"] = True
             if info is None:
                 state["n_steps"] += 1
                 state["step_time"] += gap
             else:
                 mean_step = state["step_time"] / state["n_steps"] if state["n_steps"] else 0.0
                 state["eval"] += max(gap - mean_step, 0.0)
+                timed = (clock.update_end is not None and clock.evaluate_start is not None
+                         and clock.evaluate_end is not None
+                         and clock.update_end <= clock.evaluate_start <= clock.evaluate_end)
+                eval_seconds = clock.evaluate_end - clock.update_end if timed else None
+                save_seconds = t_log - clock.evaluate_end if timed else None
                 if out is not None:
                     wall = now - state["start"]
                     record = {
@@ -65,15 +214,40 @@ def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar
                         "losses": _plain(info.get("losses", {})),
                         "wall_seconds": wall,
                         "train_seconds": wall - state["eval"],
+                        "process_seconds": clock.since_start(t_log),
+                        "eval_seconds": eval_seconds,
+                        "save_seconds": save_seconds,
                     }
                     out.write(json.dumps(record) + "\n")
                     out.flush()
+                write_event(clock.stamp(
+                    "evaluation", t_log, epoch=info.get("epoch"), step=info.get("step"),
+                    score=_plain(info.get("score")),
+                    update_end=clock.since_start(clock.update_end) if timed else None,
+                    evaluate_start=clock.since_start(clock.evaluate_start) if timed else None,
+                    evaluate_end=clock.since_start(clock.evaluate_end) if timed else None,
+                    logged=clock.since_start(t_log),
+                    update_end_time=clock.update_end if timed else None,
+                    evaluate_end_time=clock.evaluate_end if timed else None,
+                    dev_read_seconds=(clock.evaluate_start - clock.update_end) if timed else None,
+                    eval_seconds=eval_seconds, save_seconds=save_seconds))
             log_console(info)
 
         def finalize() -> None:
+            clock.restore()
             finalize_console()
             if out is not None:
                 out.close()
+            if proc_out is not None:
+                write_event(clock.stamp("finalize"))
+                proc_out.close()
+                target = process_path
+
+                def at_exit() -> None:
+                    with open(target, "a", encoding="utf8") as file_:
+                        file_.write(json.dumps(clock.stamp("exit")) + "\n")
+
+                atexit.register(at_exit)
 
         return log_step, finalize
 
