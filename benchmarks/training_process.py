@@ -252,7 +252,7 @@ def time_to_target(timeline: List[Dict[str, Any]], target: Optional[float],
         if not scores:
             return {"target": None, "target_derived": True, "reached": False,
                     "time_to_target": None, "evaluation": None}
-        target = max(scores) - near_best
+        target = max(max(scores) - near_best, 0.0)
     hit = next((e for e in timeline if e["score"] is not None and e["score"] >= target - 1e-9),
                None)
     return {"target": target, "target_derived": derived, "reached": hit is not None,

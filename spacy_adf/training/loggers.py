@@ -14,11 +14,11 @@ process's time line, every time both as ``time`` (``time.time()``) and as
 ``process_seconds`` (since the process started, from ``/proc/self/stat``):
 
 * ``{"event": "process", "process_start_time", "pid"}``;
-* ``init_start``: the logger factory's first call, made by spaCy's
+* ``init_start``: the logger factory's first of two calls, made by spaCy's
   ``init_nlp`` when it resolves ``[training]``, after the nlp object was
   built from the config and right before the corpora are resolved and
   ``nlp.initialize`` runs (corpus reading, labels, feature tables);
-* ``init_end``: the factory's last call before the training loop, made by
+* ``init_end``: the factory's second call, before the training loop, made by
   spaCy's ``train`` when it resolves ``[training]`` again, right after
   initialize;
 * ``setup``: the logger's setup, just before the first training step;
@@ -50,8 +50,9 @@ from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 from spacy import Language
 from spacy.util import registry
 
-# times (time.time()) of every call of the logger factory in this process
+# times (time.time()) of the logger factory's calls since the last setup
 _FACTORY_CALLS: List[float] = []
+_MISSING = object()
 
 
 def process_start_time() -> Optional[float]:
@@ -92,7 +93,7 @@ class _ProcessClock:
         self.first_update: Optional[float] = None
         self.evaluate_start: Optional[float] = None
         self.evaluate_end: Optional[float] = None
-        self._wrapped: List[Tuple[Any, str]] = []
+        self._wrapped: List[Tuple[Any, str, Any]] = []
 
     def since_start(self, t: Optional[float]) -> Optional[float]:
         return None if t is None or self.start is None else t - self.start
@@ -113,11 +114,12 @@ class _ProcessClock:
                 after()
             return result
 
+        previous = getattr(obj, "__dict__", {}).get(name, _MISSING)
         try:
             setattr(obj, name, wrapper)
         except (AttributeError, TypeError):  # no instance __dict__: keep it unwrapped
             return
-        self._wrapped.append((obj, name))
+        self._wrapped.append((obj, name, previous))
 
     def instrument(self, nlp: Language) -> None:
         def first_update():
@@ -141,9 +143,12 @@ class _ProcessClock:
                 self._wrap(proc, "finish_update", None, update_end)
 
     def restore(self) -> None:
-        for obj, name in self._wrapped:
+        for obj, name, previous in reversed(self._wrapped):
             try:
-                delattr(obj, name)
+                if previous is _MISSING:
+                    delattr(obj, name)
+                else:
+                    setattr(obj, name, previous)
             except AttributeError:
                 pass
         self._wrapped = []
@@ -175,11 +180,13 @@ def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar
                 proc_out.write(json.dumps(record) + "\n")
                 proc_out.flush()
 
+        calls = list(_FACTORY_CALLS)
+        _FACTORY_CALLS.clear()
         write_event({"event": "process", "process_start_time": clock.start, "pid": os.getpid(),
-                     "factory_calls": len(_FACTORY_CALLS)})
-        if len(_FACTORY_CALLS) >= 2:  # init_nlp resolved [training] too
-            write_event(clock.stamp("init_start", _FACTORY_CALLS[0]))
-            write_event(clock.stamp("init_end", _FACTORY_CALLS[-1]))
+                     "factory_calls": len(calls)})
+        if len(calls) >= 2:  # spaCy's init_nlp, then its train: initialize ran in between
+            write_event(clock.stamp("init_start", calls[-2]))
+            write_event(clock.stamp("init_end", calls[-1]))
         write_event(clock.stamp("setup", t_setup))
         state = {"start": time.perf_counter(), "last": None, "eval": 0.0,
                  "n_steps": 0, "step_time": 0.0, "first_update_written": False}
@@ -244,8 +251,11 @@ def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar
                 target = process_path
 
                 def at_exit() -> None:
-                    with open(target, "a", encoding="utf8") as file_:
-                        file_.write(json.dumps(clock.stamp("exit")) + "\n")
+                    try:
+                        with open(target, "a", encoding="utf8") as file_:
+                            file_.write(json.dumps(clock.stamp("exit")) + "\n")
+                    except OSError:
+                        pass
 
                 atexit.register(at_exit)
 
