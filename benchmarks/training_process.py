@@ -397,6 +397,9 @@ def markdown_section(report: Dict) -> str:
             f"{fmt(d['checkpoint_saves'], '.1f')} / {fmt(d['final_save'], '.1f')}; "
             f"{len(ev)} evaluations of {fmt(statistics.median(ev) if ev else None, '.2f')} s "
             f"(median); scores " + ", ".join(fmt(e["score"]) for e in r["evaluations"]))
+    for name, err in (report.get("failures") or {}).items():
+        last = [line.strip() for line in err.splitlines() if line.strip()][-1:] or [""]
+        lines += ["", f"**{name} failed:** `{last[0][:300]}` (the JSON has the log's end)"]
     if report.get("repo_changed_during_run"):
         lines += ["", "**Warning: the repository changed during this run; the figures may "
                       "mix code versions.**"]
@@ -542,8 +545,9 @@ def bench_pkuseg(args, workdir: Path) -> Dict[str, Any]:
     r["projected_20_pass_seconds"] = outside + 20 * r["mean_seconds_per_pass"]
     r["own_f_last"] = r["own_f_per_pass"][-1] if r["own_f_per_pass"] else None
     texts = ["".join(s) for s in gold]
+    # best of 2 at most: a pass over the Weibo dev set takes ~15 s
     words, chars_per_s, chars_per_s_docs = seg.pkuseg_segment(job / "model", texts, None,
-                                                              args.repeats)
+                                                              min(args.repeats, 2))
     r.update(seg.score(gold, words, seg.lexicon_of(train)), chars_per_s=chars_per_s,
              chars_per_s_docs=chars_per_s_docs, command=shlex.join(cmd))
     print(f"[{NAME}] spacy-pkuseg: F {r['f']:.2f}, whole {r['train_wall_seconds']:.1f} s, "
@@ -622,35 +626,57 @@ def run(args, workdir: Path, argv: List[str]) -> Dict[str, Any]:
               "start; the machine is not idle", flush=True)
     results: Dict[str, Dict] = {}
     references: Dict[str, Dict] = {}
+    failures: Dict[str, str] = {}
     pos_model = args.pos_model.resolve() if args.pos_model else None
+
+    def attempt(name: str, job, *job_args):
+        """Run one job; a failure is recorded and the run goes on."""
+        try:
+            return job(*job_args)
+        except Exception as err:  # noqa: BLE001 - one failed job must not lose the others
+            failures[name] = f"{type(err).__name__}: {err}"
+            tail = "\n".join(failures[name].splitlines()[-12:])
+            print(f"[{NAME}] {name} FAILED:\n{tail}", flush=True)
+            return None
+
+    def report(complete: bool) -> Dict[str, Any]:
+        return {
+            "benchmark": NAME, "complete": complete,
+            "command": shlex.join(["python", "-m", "benchmarks.training_process", *argv]),
+            "started": started, "total_wall_seconds": time.perf_counter() - t0,
+            "repo_changed_during_run": repo_state() != state, "machine": machine,
+            "units": {"*_seconds, time_to_target, *_at": "seconds since the benchmark started "
+                      "the training process", "score/target": "main score x 100",
+                      "peak_rss_mb": "MiB, ru_maxrss of the child"},
+            "settings": {"data": str(args.data), "configs": args.configs,
+                         "references": args.references, "pkuseg_iters": args.pkuseg_iters,
+                         "limit": args.limit, "dev_limit": args.dev_limit,
+                         "epochs": args.epochs, "repeats": args.repeats, "quick": args.quick,
+                         "near_best": NEAR_BEST, "pipe_batch_size": PIPE_BATCH_SIZE},
+            "results": results, "references": references, "failures": failures,
+            "done_when": done_when_ratios(results, references),
+        }
+
     for key in args.configs:
-        results[key] = bench_config(key, args, workdir, pos_model)
-        if key == "pos" and pos_model is None:
-            pos_model = Path(results[key]["model_dir"])
+        r = attempt(key, bench_config, key, args, workdir, pos_model)
+        if r is not None:
+            results[key] = r
+            if key == "pos" and pos_model is None:
+                pos_model = Path(r["model_dir"])
         task = CONFIGS[key].get("crfsuite_task")
         if task and "crfsuite" in args.references:
-            references[f"crfsuite-{task}"] = bench_crfsuite(task, args, workdir)
+            r = attempt(f"crfsuite-{task}", bench_crfsuite, task, args, workdir)
+            if r is not None:
+                references[f"crfsuite-{task}"] = r
         if CONFIGS[key].get("pkuseg") and "pkuseg" in args.references:
-            references["pkuseg-weibo"] = bench_pkuseg(args, workdir)
-    changed = repo_state() != state
-    if changed:
+            r = attempt("pkuseg-weibo", bench_pkuseg, args, workdir)
+            if r is not None:
+                references["pkuseg-weibo"] = r
+        write_json(args.out_json, report(complete=False))  # partial figures survive a crash
+    final = report(complete=True)
+    if final["repo_changed_during_run"]:
         print(f"[{NAME}] WARNING: the repository changed during the run", flush=True)
-    return {
-        "benchmark": NAME, "command": shlex.join(["python", "-m", "benchmarks.training_process",
-                                                  *argv]),
-        "started": started, "total_wall_seconds": time.perf_counter() - t0,
-        "repo_changed_during_run": changed, "machine": machine,
-        "units": {"*_seconds, time_to_target, *_at": "seconds since the benchmark started the "
-                  "training process", "score/target": "main score x 100",
-                  "peak_rss_mb": "MiB, ru_maxrss of the child"},
-        "settings": {"data": str(args.data), "configs": args.configs,
-                     "references": args.references, "pkuseg_iters": args.pkuseg_iters,
-                     "limit": args.limit, "dev_limit": args.dev_limit, "epochs": args.epochs,
-                     "repeats": args.repeats, "quick": args.quick, "near_best": NEAR_BEST,
-                     "pipe_batch_size": PIPE_BATCH_SIZE},
-        "results": results, "references": references,
-        "done_when": done_when_ratios(results, references),
-    }
+    return final
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -673,6 +699,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(section)
     print(f"[{NAME}] wrote {args.out_json} and {args.out_md} in "
           f"{report['total_wall_seconds'] / 60:.1f} min", flush=True)
+    if report["failures"]:
+        print(f"[{NAME}] FAILED: {', '.join(report['failures'])}", flush=True)
+        return 1
     return 0
 
 
