@@ -158,3 +158,12 @@ def test_parse_args_defaults_and_quick():
     assert bench.parse_args(["--references", "none"]).references == []
     with pytest.raises(SystemExit):
         bench.parse_args(["--configs", "nope"])
+
+
+def test_config_groups():
+    assert bench.parse_args(["--configs", "all"]).configs == ["all"]  # all phrases
+    assert bench.parse_args(["--configs", "every"]).configs[0] == "pos"
+    assert "jnlpba" in bench.parse_args(["--configs", "every"]).configs
+    assert bench.parse_args(["--configs", "issue17"]).configs == [
+        "pos", "np", "all", "weibo", "jnlpba_pos"]
+    assert bench.parse_args(["--configs", "np,quick"]).configs == ["np", "all", "weibo"]
