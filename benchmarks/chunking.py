@@ -271,7 +271,9 @@ def crfsuite_tag_all(tagger, test: List[Sentence], parsed) -> Tuple[List[List[st
 
 
 def bench_crfsuite(system: str, task: str, train_path: Path, test: List[Sentence],
-                   templates: List[str], workdir: Path) -> Dict:
+                   templates: List[str], workdir: Path, run=run_child) -> Dict:
+    """`run(cmd, log_path)` runs the training child (``wall_seconds``,
+    ``peak_rss_mb``); benchmarks.training_process passes its launcher."""
     import pycrfsuite
 
     algorithm, params = CRFSUITE_SYSTEMS[system]
@@ -282,8 +284,8 @@ def bench_crfsuite(system: str, task: str, train_path: Path, test: List[Sentence
             "algorithm": algorithm, "params": params, "model": str(model),
             "result": str(job / "result.json")}
     (job / "spec.json").write_text(json.dumps(spec), encoding="utf8")
-    child = run_child(module_command("benchmarks.chunking", "--crfsuite-worker", job / "spec.json"),
-                      job / "train.log")
+    child = run(module_command("benchmarks.chunking", "--crfsuite-worker", job / "spec.json"),
+                job / "train.log")
     trained = json.loads((job / "result.json").read_text(encoding="utf8"))
 
     parsed = parse_templates(templates)

@@ -15,7 +15,9 @@ the output folder are given on the command line), run alone on the machine:
   (checkpoints after each evaluation and the final ``model-last``) and exit
   (interpreter shutdown);
 * peak RSS of the ``spacy train`` process (``ru_maxrss`` through
-  ``os.wait4``);
+  ``os.wait4``, reaped by a bare launcher process: a child's ``ru_maxrss``
+  starts at its forking parent's peak, and this benchmark's own process
+  loads models);
 * tagging speed of ``model-last`` through ``nlp.pipe`` on the config's dev
   corpus (tokens/s over the reader's Docs, copied before timing; characters/s
   over raw texts for the segmenters), best of ``--repeats``, and one
@@ -78,7 +80,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, Child, fmt, machine_info, markers,
+from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, fmt, machine_info, markers,
                                 read_jsonl, repo_state, write_json, write_section)
 
 NAME = "bench_training_process"
@@ -364,7 +366,7 @@ def markdown_section(report: Dict) -> str:
         for key, r in refs.items():
             if key.startswith("crfsuite"):
                 lines.append(
-                    f"| python-crfsuite L-BFGS | CoNLL-2000 {r['task_title']} | F1 "
+                    f"| python-crfsuite L-BFGS | {r['task_title']} | F1 "
                     f"{r['f1']:.2f} | {r['passes']} | {r['append_seconds']:.1f} | "
                     f"{r['train_seconds']:.1f} | {r['child_wall_seconds']:.1f} | "
                     f"{r['peak_rss_mb']:,.0f} | {r['tokens_per_second']:,.0f} tokens/s |")
@@ -407,6 +409,50 @@ def markdown_section(report: Dict) -> str:
         lines += ["", "**Warning: the repository changed during this run; the figures may "
                       "mix code versions.**"]
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- children
+
+# A child's ru_maxrss starts at its parent's peak RSS: on Linux, exec records
+# the high-water mark of the memory it replaces, i.e. the forking parent's
+# (even after the parent freed it). This benchmark's own process loads
+# models, so every measured command runs under a small launcher (a bare
+# interpreter, ~10 MB) that starts it, reaps it with os.wait4 and reports
+# its wall time and peak RSS.
+_LAUNCHER = (
+    "import json, os, subprocess, sys, time\n"
+    "out, log, cwd = sys.argv[1:4]\n"
+    "with open(log, 'w', encoding='utf8') as f:\n"
+    "    t0 = time.time(); p0 = time.perf_counter()\n"
+    "    proc = subprocess.Popen(sys.argv[4:], stdout=f, stderr=subprocess.STDOUT, cwd=cwd)\n"
+    "    _, status, ru = os.wait4(proc.pid, 0)\n"
+    "    wall = time.perf_counter() - p0; t1 = time.time()\n"
+    "with open(out, 'w', encoding='utf8') as f:\n"
+    "    json.dump({'start_time': t0, 'end_time': t1, 'wall_seconds': wall,\n"
+    "               'peak_rss_mb': ru.ru_maxrss / 1024.0,\n"
+    "               'returncode': os.waitstatus_to_exitcode(status)}, f)\n"
+)
+
+
+def isolated_run(cmd: Sequence[Any], log_path: Path, cwd: Path = REPO) -> Dict[str, Any]:
+    """Run `cmd` to the end under the launcher, output in `log_path`:
+    ``wall_seconds``, ``peak_rss_mb`` (MiB, the command's own), ``returncode``
+    and ``start_time`` / ``end_time`` (time.time() around it); raises
+    RuntimeError with the end of the log on a non-zero exit."""
+    import json
+    import subprocess
+
+    log_path = Path(log_path)
+    result_path = log_path.with_name(log_path.name + ".rusage.json")
+    subprocess.run([sys.executable, "-c", _LAUNCHER, str(result_path), str(log_path), str(cwd),
+                    *(str(c) for c in cmd)], check=True)
+    result = json.loads(result_path.read_text(encoding="utf8"))
+    if result["returncode"] != 0:
+        tail = "".join(log_path.read_text(encoding="utf8").splitlines(True)[-40:])
+        raise RuntimeError(f"child failed with exit code {result['returncode']}: "
+                           f"{shlex.join(str(c) for c in cmd)}\n--- last lines of {log_path} "
+                           f"---\n{tail}")
+    return result
 
 
 # ---------------------------------------------------------------- runners
@@ -487,10 +533,8 @@ def bench_config(key: str, args, workdir: Path, pos_model: Optional[Path]) -> Di
     overrides = config_overrides(key, args.data, pos_model)
     cmd = train_command(key, overrides, job, args)
     print(f"[{NAME}] {key}: {shlex.join(cmd)}", flush=True)
-    t_start = time.time()
-    child = Child(cmd, job / "train.log")
-    res = child.wait()
-    t_end = time.time()
+    res = isolated_run(cmd, job / "train.log")
+    t_start, t_end = res["start_time"], res["end_time"]
     log = read_process_log(job / "process.jsonl")
     process = phase_breakdown(log, t_start, t_end)
     timeline = evaluation_timeline(log, t_start)
@@ -522,8 +566,9 @@ def bench_crfsuite(task: str, args, workdir: Path) -> Dict[str, Any]:
     test = chunking.read_conll2000(args.data / "conll2000" / "test.txt", args.dev_limit)
     print(f"[{NAME}] crfsuite-{task} (L-BFGS)", flush=True)
     r = chunking.bench_crfsuite("crfsuite-lbfgs", task, train_path, test,
-                                list(chunking_templates()), workdir / "crfsuite")
-    r["task_title"] = chunking.TASKS[task]["title"]
+                                list(chunking_templates()), workdir / "crfsuite",
+                                run=isolated_run)
+    r["task_title"] = "CoNLL-2000 " + chunking.TASKS[task]["title"]
     print(f"[{NAME}] crfsuite-{task}: F1 {r['f1']:.2f}, features + train "
           f"{r['append_seconds'] + r['train_seconds']:.1f} s, whole {r['child_wall_seconds']:.1f} s, "
           f"peak RSS {r['peak_rss_mb']:,.0f} MB", flush=True)
@@ -542,7 +587,7 @@ def bench_pkuseg(args, workdir: Path) -> Dict[str, Any]:
     dev_file = seg.write_sighan(job / "dev.txt", gold)
     cmd = seg.pkuseg_command(train_file, dev_file, job / "model", args.pkuseg_iters)
     print(f"[{NAME}] spacy-pkuseg, Weibo, {args.pkuseg_iters} passes", flush=True)
-    child = Child(cmd, job / "train.log", cwd=job).wait()
+    child = isolated_run(cmd, job / "train.log", cwd=job)
     r = seg.pkuseg_result(child, job / "train.log")
     outside = r["train_wall_seconds"] - sum(r["seconds_per_pass"])
     r["projected_20_pass_seconds"] = outside + 20 * r["mean_seconds_per_pass"]
@@ -555,6 +600,128 @@ def bench_pkuseg(args, workdir: Path) -> Dict[str, Any]:
              chars_per_s_docs=chars_per_s_docs, command=shlex.join(cmd))
     print(f"[{NAME}] spacy-pkuseg: F {r['f']:.2f}, whole {r['train_wall_seconds']:.1f} s, "
           f"peak RSS {r['peak_rss_mb']:,.0f} MB", flush=True)
+    return r
+
+
+
+# ------------------------------------------- optional: crfsuite on JNLPBA
+
+
+def bio_tags(eg) -> List[str]:
+    """Gold BIO entity tags on the predicted tokens (misaligned tokens: O)."""
+    out, prev = [], None
+    for tag in eg.get_aligned_ner():
+        if not tag or tag == "O" or tag == "-":
+            out.append("O")
+            prev = None
+            continue
+        move, label = tag.split("-", 1)
+        out.append(("I-" if move in ("I", "L") and prev == label else "B-") + label)
+        prev = None if move in ("L", "U") else label
+    return out
+
+
+def template_attributes(templates, doc) -> List[List[str]]:
+    """crfsuite attributes of a Doc: template index and hash of every
+    active feature of the adf model's own templates (the same features)."""
+    return [[f"{j}:{h}" for j, h in enumerate(row) if h]
+            for row in templates.hashes(doc).tolist()]
+
+
+def crfsuite_attrs_worker(spec_path: str) -> None:
+    """Child process: read attribute sequences, train crfsuite L-BFGS, write a result JSON."""
+    import json
+
+    import pycrfsuite
+
+    spec = json.loads(Path(spec_path).read_text(encoding="utf8"))
+    trainer = pycrfsuite.Trainer(spec["algorithm"], spec["params"], verbose=False)
+    start = time.perf_counter()
+    with open(spec["train"], encoding="utf8") as file_:
+        for line in file_:
+            seq = json.loads(line)
+            trainer.append(seq["x"], seq["y"])
+    append_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    trainer.train(spec["model"])
+    train_seconds = time.perf_counter() - start
+    log = trainer.logparser
+    last = log.last_iteration or {}
+    Path(spec["result"]).write_text(json.dumps({
+        "append_seconds": append_seconds, "train_seconds": train_seconds,
+        "iterations": len(log.iterations), "active_features": last.get("active_features"),
+        "n_features": log.featgen_num_features}), encoding="utf8")
+
+
+def bench_crfsuite_jnlpba(adf: Dict[str, Any], args, workdir: Path) -> Dict[str, Any]:
+    """python-crfsuite L-BFGS on JNLPBA with the adf model's own templates
+    (POS from the same WSJ tagger): features extracted in this process
+    (POS tagging + template hashes, timed), training in a child."""
+    import json
+
+    import pycrfsuite
+    import spacy
+    from spacy.util import load_config, resolve_dot_names
+
+    from benchmarks.chunking import tag_prf
+    from benchmarks.harness import module_command
+
+    key = "jnlpba_pos"
+    job = workdir / "crfsuite-jnlpba"
+    job.mkdir(parents=True, exist_ok=True)
+    nlp = spacy.load(adf["model_dir"])
+    pos, ner = nlp.get_pipe("pos"), nlp.get_pipe("ner")
+    templates = ner.sequence_crf.templates
+    cfg = load_config(REPO / CONFIGS[key]["config"], interpolate=False,
+                      overrides=config_overrides(key, args.data, Path(adf["model_dir"])))
+    if args.limit:
+        cfg["corpora"]["train"]["limit"] = args.limit
+    if args.dev_limit:
+        cfg["corpora"]["dev"]["limit"] = args.dev_limit
+    train_corpus, dev_corpus = resolve_dot_names(cfg.interpolate(),
+                                                 ["corpora.train", "corpora.dev"])
+
+    def featurize(examples):
+        docs = list(pos.pipe([eg.predicted for eg in examples], batch_size=PIPE_BATCH_SIZE))
+        return [template_attributes(templates, d) for d in docs]
+
+    train = list(train_corpus(nlp))
+    start = time.perf_counter()
+    xs = featurize(train)
+    feature_seconds = time.perf_counter() - start
+    with open(job / "train.jsonl", "w", encoding="utf8") as file_:
+        for eg, x in zip(train, xs):
+            file_.write(json.dumps({"x": x, "y": bio_tags(eg)}) + "\n")
+    del xs
+    spec = {"train": str(job / "train.jsonl"), "algorithm": "lbfgs",
+            "params": {"c2": 1.0, "max_iterations": args.jnlpba_crfsuite_iters},
+            "model": str(job / "model.crfsuite"), "result": str(job / "result.json")}
+    (job / "spec.json").write_text(json.dumps(spec), encoding="utf8")
+    print(f"[{NAME}] crfsuite-jnlpba (L-BFGS, at most {args.jnlpba_crfsuite_iters} "
+          f"iterations): {len(train)} sentences", flush=True)
+    child = isolated_run(module_command("benchmarks.training_process", "--crfsuite-attrs-worker",
+                                        job / "spec.json"), job / "train.log")
+    trained = json.loads((job / "result.json").read_text(encoding="utf8"))
+    dev = list(dev_corpus(nlp))
+    tagger = pycrfsuite.Tagger()
+    tagger.open(spec["model"])
+    start = time.perf_counter()
+    pred = [tagger.tag(x) for x in featurize(dev)]
+    tag_seconds = time.perf_counter() - start
+    tagger.close()
+    scores = tag_prf([bio_tags(eg) for eg in dev], pred)
+    n_tokens = sum(len(eg.predicted) for eg in dev)
+    os.remove(job / "train.jsonl")
+    r = {**scores, "task_title": "JNLPBA (templates of the adf model, WSJ POS)",
+         "passes": trained["iterations"], "params": spec["params"],
+         "feature_seconds_parent": feature_seconds,
+         "append_seconds": feature_seconds + trained["append_seconds"],
+         "train_seconds": trained["train_seconds"], "child_wall_seconds": child["wall_seconds"],
+         "peak_rss_mb": child["peak_rss_mb"], "tokens_per_second": n_tokens / tag_seconds,
+         "active_features": trained["active_features"]}
+    print(f"[{NAME}] crfsuite-jnlpba: F1 {r['f1']:.2f}, features {feature_seconds:.1f} s + "
+          f"append {trained['append_seconds']:.1f} s, train {r['train_seconds']:.1f} s, peak "
+          f"RSS {r['peak_rss_mb']:,.0f} MB", flush=True)
     return r
 
 
@@ -574,6 +741,12 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         "crfsuite runs with np/all, pkuseg with weibo)")
     p.add_argument("--pkuseg-iters", type=int, default=None,
                    help="spacy-pkuseg passes (default 2; its own default is 20, ~43 min here)")
+    p.add_argument("--jnlpba-crfsuite", action="store_true",
+                   help="also train python-crfsuite L-BFGS on JNLPBA with the jnlpba_pos "
+                        "model's templates (long: not in the default run)")
+    p.add_argument("--jnlpba-crfsuite-iters", type=int, default=1000,
+                   help="L-BFGS max_iterations for --jnlpba-crfsuite (CoNLL-2000: 1000)")
+    p.add_argument("--crfsuite-attrs-worker", metavar="SPEC", help=argparse.SUPPRESS)
     p.add_argument("--pos-model", type=Path, default=None,
                    help="POS model for jnlpba_pos (default: the pos run's model-last)")
     p.add_argument("--limit", type=int, default=None, help="first N training sentences")
@@ -676,6 +849,10 @@ def run(args, workdir: Path, argv: List[str]) -> Dict[str, Any]:
             r = attempt(f"crfsuite-{task}", bench_crfsuite, task, args, workdir)
             if r is not None:
                 references[f"crfsuite-{task}"] = r
+        if key == "jnlpba_pos" and args.jnlpba_crfsuite and key in results:
+            r = attempt("crfsuite-jnlpba", bench_crfsuite_jnlpba, results[key], args, workdir)
+            if r is not None:
+                references["crfsuite-jnlpba"] = r
         if CONFIGS[key].get("pkuseg") and "pkuseg" in args.references:
             r = attempt("pkuseg-weibo", bench_pkuseg, args, workdir)
             if r is not None:
@@ -690,6 +867,9 @@ def run(args, workdir: Path, argv: List[str]) -> Dict[str, Any]:
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    if args.crfsuite_attrs_worker:
+        crfsuite_attrs_worker(args.crfsuite_attrs_worker)
+        return 0
     temporary = args.workdir is None
     workdir = Path(tempfile.mkdtemp(prefix="bench_process_")) if temporary else args.workdir
     workdir = workdir.resolve()

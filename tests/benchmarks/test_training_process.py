@@ -117,7 +117,7 @@ def test_markdown_section(log):
     result = {"config": "configs/chunking_np.cfg", "peak_rss_mb": 390.0, "process": process,
               "evaluations": timeline, "target": bench.time_to_target(timeline, 94.5),
               "speed": {"unit": "tokens", "per_second": 90000.0, "eval_over_pipe": 1.5}}
-    crf = {"task_title": "base-NP", "f1": 93.99, "passes": 175, "append_seconds": 12.0,
+    crf = {"task_title": "CoNLL-2000 base-NP", "f1": 93.99, "passes": 175, "append_seconds": 12.0,
            "train_seconds": 88.0, "child_wall_seconds": 101.0, "peak_rss_mb": 300.0,
            "tokens_per_second": 22000.0}
     pk = {"f": 90.1, "own_f_last": 90.0, "passes": 2, "seconds_per_pass": [100.0, 102.0],
@@ -167,3 +167,16 @@ def test_config_groups():
     assert bench.parse_args(["--configs", "issue17"]).configs == [
         "pos", "np", "all", "weibo", "jnlpba_pos"]
     assert bench.parse_args(["--configs", "np,quick"]).configs == ["np", "all", "weibo"]
+
+
+def test_isolated_run_reports_the_commands_own_peak_rss(tmp_path):
+    import sys
+
+    ballast = bytearray(400 * 1024 * 1024)  # this process's peak RSS >= 400 MB
+    ballast[::4096] = b"\x01" * len(ballast[::4096])
+    r = bench.isolated_run([sys.executable, "-c", "print('hi')"], tmp_path / "log")
+    assert r["returncode"] == 0 and (tmp_path / "log").read_text().strip() == "hi"
+    assert r["peak_rss_mb"] < 200 and r["end_time"] >= r["start_time"]
+    del ballast
+    with pytest.raises(RuntimeError, match="exit code 3"):
+        bench.isolated_run([sys.executable, "-c", "import sys; sys.exit(3)"], tmp_path / "log2")
