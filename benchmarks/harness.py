@@ -81,42 +81,63 @@ def repo_state() -> str:
 # ------------------------------------------------------- child processes
 
 
+# A child's ru_maxrss starts at its forking parent's peak RSS: on Linux, exec
+# records the high-water mark of the memory it replaces (the copy of the
+# parent's). A benchmark process that has loaded models would inflate every
+# child's figure, so each measured command runs under a small launcher (a
+# bare interpreter, ~10 MB) that starts it, reaps it with os.wait4 and
+# writes its wall time and peak RSS to a JSON file.
+_LAUNCHER = (
+    "import json, os, subprocess, sys, time\n"
+    "out, log, cwd = sys.argv[1:4]\n"
+    "with open(log, 'w', encoding='utf8') as f:\n"
+    "    t0 = time.time(); p0 = time.perf_counter()\n"
+    "    proc = subprocess.Popen(sys.argv[4:], stdout=f, stderr=subprocess.STDOUT, cwd=cwd)\n"
+    "    _, status, ru = os.wait4(proc.pid, 0)\n"
+    "    wall = time.perf_counter() - p0; t1 = time.time()\n"
+    "with open(out, 'w', encoding='utf8') as f:\n"
+    "    json.dump({'start_time': t0, 'end_time': t1, 'wall_seconds': wall,\n"
+    "               'peak_rss_mb': ru.ru_maxrss / 1024.0,\n"
+    "               'returncode': os.waitstatus_to_exitcode(status)}, f)\n"
+)
+
+
 class Child:
-    """A child process writing stdout and stderr to `log_path`, reaped with
-    ``os.wait4`` so that its peak RSS (``ru_maxrss``) is known."""
+    """A measured child process writing stdout and stderr to `log_path`,
+    started and reaped by the launcher above, so that its wall time and its
+    own peak RSS (``ru_maxrss``) are known."""
 
     def __init__(self, cmd: Sequence[str], log_path: Path, cwd: Path = REPO) -> None:
         self.cmd = [str(c) for c in cmd]
         self.log_path = Path(log_path)
-        self._log = open(self.log_path, "w", encoding="utf8")
+        self.result_path = self.log_path.with_name(self.log_path.name + ".rusage.json")
+        self.result_path.unlink(missing_ok=True)
         self.start = time.perf_counter()
-        self.proc = subprocess.Popen(self.cmd, stdout=self._log, stderr=subprocess.STDOUT, cwd=cwd)
+        self.proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(self.result_path),
+                                      str(self.log_path), str(cwd), *self.cmd])
 
     def poll(self, check: bool = True) -> Optional[Dict[str, Any]]:
         """The result if the child has ended, else None."""
-        return self._reap(os.WNOHANG, check)
+        return None if self.proc.poll() is None else self._result(check)
 
     def wait(self, check: bool = True) -> Dict[str, Any]:
-        """Wait for the child: ``wall_seconds``, ``peak_rss_mb`` (MiB) and
-        ``returncode``; with `check`, a non-zero exit raises RuntimeError
-        with the end of the log."""
-        return self._reap(0, check)
+        """Wait for the child: ``wall_seconds``, ``peak_rss_mb`` (MiB),
+        ``returncode`` and ``start_time`` / ``end_time`` (time.time()); with
+        `check`, a non-zero exit raises RuntimeError with the end of the log."""
+        self.proc.wait()
+        return self._result(check)
 
-    def _reap(self, options: int, check: bool) -> Optional[Dict[str, Any]]:
-        pid, status, usage = os.wait4(self.proc.pid, options)
-        if pid == 0:
-            return None
-        wall = time.perf_counter() - self.start
-        self._log.close()
-        self.proc.returncode = os.waitstatus_to_exitcode(status)
-        if check and self.proc.returncode != 0:
+    def _result(self, check: bool) -> Dict[str, Any]:
+        if self.proc.returncode != 0 or not self.result_path.exists():
+            raise RuntimeError(f"the launcher of {shlex.join(self.cmd)} failed "
+                               f"(exit code {self.proc.returncode})")
+        result = json.loads(self.result_path.read_text(encoding="utf8"))
+        if check and result["returncode"] != 0:
             tail = "".join(self.log_path.read_text(encoding="utf8").splitlines(True)[-40:])
             raise RuntimeError(
-                f"child failed with exit code {self.proc.returncode}: {shlex.join(self.cmd)}\n"
+                f"child failed with exit code {result['returncode']}: {shlex.join(self.cmd)}\n"
                 f"--- last lines of {self.log_path} ---\n{tail}")
-        # ru_maxrss is in KiB on Linux
-        return {"wall_seconds": wall, "peak_rss_mb": usage.ru_maxrss / 1024.0,
-                "returncode": self.proc.returncode}
+        return result
 
 
 def run_child(cmd: Sequence[str], log_path: Path, cwd: Path = REPO) -> Dict[str, Any]:

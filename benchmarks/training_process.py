@@ -81,7 +81,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, fmt, machine_info, markers,
-                                read_jsonl, repo_state, write_json, write_section)
+                                read_jsonl, repo_state, run_child, write_json, write_section)
 
 NAME = "bench_training_process"
 DEFAULT_JSON = REPO / "metrics" / "bench_training_process.json"
@@ -413,48 +413,6 @@ def markdown_section(report: Dict) -> str:
 
 # ---------------------------------------------------------------- children
 
-# A child's ru_maxrss starts at its parent's peak RSS: on Linux, exec records
-# the high-water mark of the memory it replaces, i.e. the forking parent's
-# (even after the parent freed it). This benchmark's own process loads
-# models, so every measured command runs under a small launcher (a bare
-# interpreter, ~10 MB) that starts it, reaps it with os.wait4 and reports
-# its wall time and peak RSS.
-_LAUNCHER = (
-    "import json, os, subprocess, sys, time\n"
-    "out, log, cwd = sys.argv[1:4]\n"
-    "with open(log, 'w', encoding='utf8') as f:\n"
-    "    t0 = time.time(); p0 = time.perf_counter()\n"
-    "    proc = subprocess.Popen(sys.argv[4:], stdout=f, stderr=subprocess.STDOUT, cwd=cwd)\n"
-    "    _, status, ru = os.wait4(proc.pid, 0)\n"
-    "    wall = time.perf_counter() - p0; t1 = time.time()\n"
-    "with open(out, 'w', encoding='utf8') as f:\n"
-    "    json.dump({'start_time': t0, 'end_time': t1, 'wall_seconds': wall,\n"
-    "               'peak_rss_mb': ru.ru_maxrss / 1024.0,\n"
-    "               'returncode': os.waitstatus_to_exitcode(status)}, f)\n"
-)
-
-
-def isolated_run(cmd: Sequence[Any], log_path: Path, cwd: Path = REPO) -> Dict[str, Any]:
-    """Run `cmd` to the end under the launcher, output in `log_path`:
-    ``wall_seconds``, ``peak_rss_mb`` (MiB, the command's own), ``returncode``
-    and ``start_time`` / ``end_time`` (time.time() around it); raises
-    RuntimeError with the end of the log on a non-zero exit."""
-    import json
-    import subprocess
-
-    log_path = Path(log_path)
-    result_path = log_path.with_name(log_path.name + ".rusage.json")
-    subprocess.run([sys.executable, "-c", _LAUNCHER, str(result_path), str(log_path), str(cwd),
-                    *(str(c) for c in cmd)], check=True)
-    result = json.loads(result_path.read_text(encoding="utf8"))
-    if result["returncode"] != 0:
-        tail = "".join(log_path.read_text(encoding="utf8").splitlines(True)[-40:])
-        raise RuntimeError(f"child failed with exit code {result['returncode']}: "
-                           f"{shlex.join(str(c) for c in cmd)}\n--- last lines of {log_path} "
-                           f"---\n{tail}")
-    return result
-
-
 # ---------------------------------------------------------------- runners
 
 
@@ -533,7 +491,7 @@ def bench_config(key: str, args, workdir: Path, pos_model: Optional[Path]) -> Di
     overrides = config_overrides(key, args.data, pos_model)
     cmd = train_command(key, overrides, job, args)
     print(f"[{NAME}] {key}: {shlex.join(cmd)}", flush=True)
-    res = isolated_run(cmd, job / "train.log")
+    res = run_child(cmd, job / "train.log")
     t_start, t_end = res["start_time"], res["end_time"]
     log = read_process_log(job / "process.jsonl")
     process = phase_breakdown(log, t_start, t_end)
@@ -567,7 +525,7 @@ def bench_crfsuite(task: str, args, workdir: Path) -> Dict[str, Any]:
     print(f"[{NAME}] crfsuite-{task} (L-BFGS)", flush=True)
     r = chunking.bench_crfsuite("crfsuite-lbfgs", task, train_path, test,
                                 list(chunking_templates()), workdir / "crfsuite",
-                                run=isolated_run)
+                                run=run_child)
     r["task_title"] = "CoNLL-2000 " + chunking.TASKS[task]["title"]
     print(f"[{NAME}] crfsuite-{task}: F1 {r['f1']:.2f}, features + train "
           f"{r['append_seconds'] + r['train_seconds']:.1f} s, whole {r['child_wall_seconds']:.1f} s, "
@@ -587,7 +545,7 @@ def bench_pkuseg(args, workdir: Path) -> Dict[str, Any]:
     dev_file = seg.write_sighan(job / "dev.txt", gold)
     cmd = seg.pkuseg_command(train_file, dev_file, job / "model", args.pkuseg_iters)
     print(f"[{NAME}] spacy-pkuseg, Weibo, {args.pkuseg_iters} passes", flush=True)
-    child = isolated_run(cmd, job / "train.log", cwd=job)
+    child = run_child(cmd, job / "train.log", cwd=job)
     r = seg.pkuseg_result(child, job / "train.log")
     outside = r["train_wall_seconds"] - sum(r["seconds_per_pass"])
     r["projected_20_pass_seconds"] = outside + 20 * r["mean_seconds_per_pass"]
@@ -701,7 +659,7 @@ def bench_crfsuite_jnlpba(adf: Dict[str, Any], args, workdir: Path) -> Dict[str,
     (job / "spec.json").write_text(json.dumps(spec), encoding="utf8")
     print(f"[{NAME}] crfsuite-jnlpba (L-BFGS, at most {args.jnlpba_crfsuite_iters} "
           f"iterations): {len(train)} sentences", flush=True)
-    child = isolated_run(module_command("benchmarks.training_process", "--crfsuite-attrs-worker",
+    child = run_child(module_command("benchmarks.training_process", "--crfsuite-attrs-worker",
                                         job / "spec.json"), job / "train.log")
     trained = json.loads((job / "result.json").read_text(encoding="utf8"))
     dev = list(dev_corpus(nlp))

@@ -75,3 +75,24 @@ def test_machine_info_keys():
     for key in ("cores", "cpu", "load_average_at_start", "python", "spacy", "spacy_adf",
                 "git_commit"):
         assert key in info
+
+
+def test_child_reports_the_commands_own_peak_rss(tmp_path):
+    """Children run under the launcher: this process's 400 MB peak does not
+    show up in the command's ru_maxrss (it would after a direct fork + exec)."""
+    import sys
+
+    import pytest
+
+    from benchmarks.harness import Child, run_child
+
+    ballast = bytearray(400 * 1024 * 1024)
+    ballast[::4096] = b"\x01" * len(ballast[::4096])
+    r = run_child([sys.executable, "-c", "print('hi')"], tmp_path / "log")
+    assert r["returncode"] == 0 and (tmp_path / "log").read_text().strip() == "hi"
+    assert r["peak_rss_mb"] < 200 and r["end_time"] >= r["start_time"] and r["wall_seconds"] > 0
+    del ballast
+    with pytest.raises(RuntimeError, match="exit code 3"):
+        run_child([sys.executable, "-c", "import sys; sys.exit(3)"], tmp_path / "log2")
+    child = Child([sys.executable, "-c", "import sys; sys.exit(4)"], tmp_path / "log3")
+    assert child.wait(check=False)["returncode"] == 4
