@@ -138,10 +138,10 @@ def make_pke_dependency(
         linear SVM on the explicit subset features, `kernels/primal.py`: no
         support vectors, so PKE only; its weights are PKE's directly).
     merge_duplicates: libsvm only: train identical decisions (same features,
-        same label) once, with their count as sample weight. The same SVM
-        problem in less time, but libsvm stops at its tolerance on another
-        path, so decision values move slightly (benchmarks/dependency_merge.py
-        measures both). The primal trainer always merges.
+        same label) once, with their count as sample weight: the same SVM
+        problem, but libsvm stops at its tolerance on another path, so
+        decision values move slightly, and it measured no faster on KWDLC
+        (benchmarks/dependency_merge.py). The primal trainer always merges.
     scorer: called by `score` with the component's ``spans_key``; None: no scores.
     """
     return PKEDependencyParser(
