@@ -136,6 +136,21 @@ def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc
     )
 
 
+def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:
+    """`make_predicted` of the reference `_make_reference` builds from the
+    same fields, without walking the reference's tokens (a third of reading
+    a corpus): the words, every token followed by a space (the reference's
+    unknown spacing read back), and each input column that has a value."""
+    kwargs: Dict[str, List[str]] = {}
+    for attr, key in (("tag", "tags"), ("pos", "pos"), ("lemma", "lemmas")):
+        column = fields.get(attr)
+        # has_annotation: some token has a non-empty value
+        if attr in attrs and column is not None and any(column):
+            kwargs[key] = column
+    words = fields["words"]
+    return Doc(vocab, words=words, spaces=[True] * len(words), **kwargs)
+
+
 def _make_reference(
     vocab: Vocab,
     fields: Dict[str, List[str]],
@@ -209,7 +224,7 @@ def conll_to_docs(
             reference = _make_reference(vocab, fields, span_key, keep)
         except ValueError as err:
             raise ValueError(f"{path}, sentence starting at line {lineno}: {err}") from err
-        yield make_predicted(reference, attrs), reference
+        yield _predicted_from_fields(vocab, fields, attrs), reference
         count += 1
 
 

@@ -483,3 +483,31 @@ def test_column_files_have_unknown_spacing(nlp, chunk_path):
     examples = list(reader(nlp))
     assert all(eg.reference.has_unknown_spaces for eg in examples)
     assert examples[0].reference.text == examples[0].predicted.text
+
+
+@pytest.mark.parametrize("columns,input_attrs", [
+    (["words", "tag", "iob"], ["tag"]),
+    (["words", "tag", "pos", "lemma", "iob"], ["tag", "pos", "lemma"]),
+    (["words", "tag", "pos", "lemma", "iob"], ["pos"]),
+    (["words", "tag", "iob"], []),
+])
+def test_predicted_docs_are_make_predicted_of_the_reference(tmp_path, columns, input_attrs):
+    """conll_to_docs builds the predicted Doc from the columns; it must be the
+    Doc make_predicted(reference) gives (same bytes, same spacing flag)."""
+    from spacy_adf.corpora.conll import make_predicted
+    rows = {"words": ["Dogs", "bark", "."], "tag": ["NNS", "VBP", "."], "pos": ["NOUN", "VERB", "PUNCT"],
+            "lemma": ["dog", "bark", "."], "iob": ["B-NP", "B-VP", "O"]}
+    text = "\n".join(" ".join(rows[c][i] for c in columns) for i in range(3)) + "\n\n"
+    text += "\n".join(" ".join(rows[c][i] for c in columns) for i in (2, 0)) + "\n"
+    path = tmp_path / "c.txt"
+    path.write_text(text, encoding="utf8")
+    nlp = spacy.blank("en")
+    pairs = list(conll_to_docs(nlp.vocab, path, columns=columns, iob_target="spans:chunks",
+                               input_attrs=input_attrs))
+    assert len(pairs) == 2
+    for predicted, reference in pairs:
+        expected = make_predicted(reference, input_attrs)
+        assert predicted.to_bytes() == expected.to_bytes()
+        assert predicted.has_unknown_spaces == expected.has_unknown_spaces
+        for attr in ("TAG", "POS", "LEMMA"):
+            assert predicted.has_annotation(attr) == expected.has_annotation(attr)
