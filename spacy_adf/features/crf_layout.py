@@ -44,20 +44,61 @@ def build_crf(
     check_feature_modes(state_features, edge_features, min_freq)
     if edge_features != "none" and n_labels > 255:
         raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
-    L = int(n_labels)
-    n_codes = L + L * L
     mats = [m for m in hash_mats if m.shape[0]]
-    T = len(edge_template_mask)
     if not mats:
         raise ValueError("no training tokens: cannot build a feature dictionary")
-    H = numpy.ascontiguousarray(numpy.concatenate(mats, axis=0), dtype=numpy.uint64)
+    stacked = [numpy.ascontiguousarray(numpy.concatenate(mats, axis=0), dtype=numpy.uint64)]
+    del mats
+    stacked.extend(stack_golds([g for g, m in zip(golds, hash_mats) if m.shape[0]]))
+    # the stacked hashes are dropped as soon as they are read
+    return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features)
+
+
+def stack_golds(golds: Sequence[numpy.ndarray]):
+    """(y, yp) int64 of non-empty gold sequences: the labels one after the
+    other, and each position's previous label (-1 at a sequence start)."""
+    y = numpy.ascontiguousarray(numpy.concatenate(golds).astype(numpy.int64))
+    yp = numpy.empty_like(y)
+    if len(y):
+        yp[1:] = y[:-1]
+        starts = numpy.cumsum([0] + [len(g) for g in golds[:-1]])
+        yp[starts] = -1
+    return y, yp
+
+
+def build_crf_stacked(
+    H: numpy.ndarray,
+    y: numpy.ndarray,
+    yp: numpy.ndarray,
+    n_labels: int,
+    *,
+    edge_template_mask: numpy.ndarray,
+    min_freq: int = 1,
+    state_features: str = "all",
+    edge_features: str = "observed",
+):
+    """`build_crf` of a corpus already stacked: H uint64 (N, T) hashes of
+    every token, y and yp int64 (N,) from `stack_golds`. H is only read
+    (a caller may look its features up afterwards)."""
+    check_feature_modes(state_features, edge_features, min_freq)
+    if edge_features != "none" and n_labels > 255:
+        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
+    return _build_crf([H, y, yp], n_labels, edge_template_mask, min_freq, state_features, edge_features)
+
+
+def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, state_features: str,
+               edge_features: str):
+    """The build from stacked = [H, y, yp]; empties the list, so the hashes
+    are freed after their last read unless the caller holds them."""
+    H, y, yp = stacked
+    stacked.clear()
+    L = int(n_labels)
+    n_codes = L + L * L
+    T = len(edge_template_mask)
+    if H.shape[0] == 0:
+        raise ValueError("no training tokens: cannot build a feature dictionary")
     if H.shape[1] != T:
         raise ValueError("template mask does not match the hash matrices")
-    kept = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
-    y = numpy.concatenate(kept).astype(numpy.int64)
-    yp = numpy.concatenate([numpy.concatenate([[-1], g[:-1]]) for g in kept]).astype(numpy.int64)
-    y = numpy.ascontiguousarray(y)
-    yp = numpy.ascontiguousarray(yp)
     edge_mask_arr = numpy.asarray(edge_template_mask, bool)
 
     # Count template values in one hash-table pass; seeded hashes of
@@ -85,7 +126,7 @@ def build_crf(
         eattr = numpy.flatnonzero(edge_attrs).astype(numpy.int64)
         parts.append(numpy.repeat(eattr, L * L) * n_codes + L
                      + numpy.tile(numpy.arange(L * L, dtype=numpy.int64), len(eattr)))
-    del H
+    del H, y, yp
     code = numpy.concatenate(parts)
     code.sort()  # then drop repeats: cheaper than numpy.unique's hashing here
     if len(code):
