@@ -15,6 +15,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..tags.iob import iob_to_spans
+from .reuse import ReusedDocs
 
 PathLike = Union[str, Path]
 
@@ -229,7 +230,9 @@ def conll_to_docs(
 
 
 class ConllCorpus:
-    """Callable reader: ``corpus(nlp)`` re-reads the file on every call."""
+    """Callable reader: ``corpus(nlp)`` re-reads the file on every call,
+    unless ``reuse_docs`` (see `spacy_adf.corpora.reuse`): then the Docs of
+    the first call are handed out again while the file is unchanged."""
 
     def __init__(
         self,
@@ -241,8 +244,10 @@ class ConllCorpus:
         input_attrs: Iterable[str] = ("tag",),
         limit: int = 0,
         sep: Optional[str] = None,
+        reuse_docs: bool = False,
     ) -> None:
         self.path = check_path(path)
+        self.reused = ReusedDocs() if reuse_docs else None
         if self.path.is_dir():
             raise ValueError(f"{self.path} is a directory; ConllCorpus reads one file")
         # Validate the settings now so config mistakes fail before training.
@@ -255,17 +260,22 @@ class ConllCorpus:
         self.sep = sep
 
     def __call__(self, nlp) -> Iterator[Example]:
-        pairs = conll_to_docs(
-            nlp.vocab,
-            self.path,
-            columns=self.columns,
-            iob_target=self.iob_target,
-            keep_labels=self.keep_labels,
-            input_attrs=self.input_attrs,
-            limit=self.limit,
-            sep=self.sep,
-        )
-        for predicted, reference in pairs:
+        def pairs():
+            return conll_to_docs(
+                nlp.vocab,
+                self.path,
+                columns=self.columns,
+                iob_target=self.iob_target,
+                keep_labels=self.keep_labels,
+                input_attrs=self.input_attrs,
+                limit=self.limit,
+                sep=self.sep,
+            )
+
+        if self.reused is not None:
+            yield from self.reused.examples(nlp.vocab, [self.path], pairs)
+            return
+        for predicted, reference in pairs():
             yield Example(predicted, reference)
 
 
@@ -279,8 +289,11 @@ def create_conll_reader(
     input_attrs: List[str] = ["tag"],
     limit: int = 0,
     sep: Optional[str] = None,
+    reuse_docs: bool = False,
 ) -> Callable[..., Iterator[Example]]:
-    """Config reader for a CoNLL column file (see ``conll_to_docs``)."""
+    """Config reader for a CoNLL column file (see ``conll_to_docs``);
+    reuse_docs: keep the Docs between calls (for a dev corpus, see
+    `spacy_adf.corpora.reuse`)."""
     return ConllCorpus(
         path,
         columns=columns,
@@ -289,4 +302,5 @@ def create_conll_reader(
         input_attrs=input_attrs,
         limit=limit,
         sep=sep,
+        reuse_docs=reuse_docs,
     )
