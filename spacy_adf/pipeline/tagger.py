@@ -5,11 +5,10 @@ Targets entities, span groups (e.g. chunks) or a token attribute (see
 optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
-from typing import Callable, Dict, Iterable, Iterator, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
 import srsly
-from spacy.errors import Errors
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -23,7 +22,7 @@ from ..training.sparse_trainer import SparseTrainer
 from .labels import LabelsInCfg, initial_labels
 from .score_weights import set_score_weights
 from .targets import Target, make_target
-from .trainable import SparseTrainedPipe
+from .trainable import SparseTrainedPipe, checked_examples
 
 default_model_config = """
 [model]
@@ -144,7 +143,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         its input. The feature lookups of those hashes are the first epoch's
         training samples (primed in the trainer's cache), so the corpus is
         hashed once, not once here and again in the first epoch."""
-        examples = _checked_examples(get_examples, f"{self.name}.initialize")
+        examples = checked_examples(get_examples, f"{self.name}.initialize")
         upstream = self._upstream(nlp)
         found: List[str] = []
         tag_ids: Dict[str, int] = {}  # provisional ids, in order of appearance
@@ -314,23 +313,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 def _content_key(signature: numpy.ndarray, gold: numpy.ndarray) -> tuple:
     """Everything a training sample is a function of, as a dict key."""
     return (signature.dtype.str, signature.shape, signature.tobytes(), gold.tobytes())
-
-
-def _checked_examples(get_examples, method: str) -> Iterator[Example]:
-    """get_examples()'s Examples, checked as they stream by (spaCy's
-    validate_get_examples reads a generator to its end: a whole extra pass
-    over the corpus)."""
-    if get_examples is None or not callable(get_examples):
-        raise TypeError(Errors.E930.format(method=method, obj=type(get_examples)))
-    examples = get_examples()
-    if not examples:
-        raise TypeError(Errors.E930.format(method=method, obj=examples))
-    if not isinstance(examples, Iterable):
-        raise TypeError(Errors.E978.format(name=method, types=type(examples)))
-    for eg in examples:
-        if not isinstance(eg, Example):
-            raise TypeError(Errors.E978.format(name=method, types={type(eg)}))
-        yield eg
 
 
 def _rebuild(cls, vocab, model, name, cfg, scorer, data) -> ADFTagger:

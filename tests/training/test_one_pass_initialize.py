@@ -126,3 +126,85 @@ def test_primed_samples_equal_fresh_lookups():
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
         n += 1
     assert n == 31  # 30 sentences and a repeat
+
+
+def _seg_nlp():
+    from tests.helpers.seg_data import char_nlp
+    nlp = char_nlp()
+    nlp.add_pipe("adf_segmenter", config={"model": {"@architectures": "spacy_adf.SegmenterCRF.v1",
+                                                    "lexicon_folds": 3}})
+    return nlp
+
+
+def _seg_reader(nlp, sentences):
+    from tests.helpers.seg_data import seg_examples
+
+    def read():
+        examples = seg_examples(nlp, sentences)  # fresh Examples on every call
+        examples.append(Example(nlp.make_doc(""), Doc(nlp.vocab, words=[])))
+        # one with whitespace: two runs in one example
+        ref = Doc(nlp.vocab, words=["中国", "人民", " ", "银行"], spaces=[False, False, False, False])
+        examples.append(Example(nlp.make_doc(ref.text), ref))
+        return iter(examples)
+    return read
+
+
+def _seg_train(nlp, read, n_epochs=3):
+    opt = ADF(0.05, window="auto", sigma=5.0)
+    train = list(read())
+    rng = random.Random(1)
+    totals = []
+    for _ in range(n_epochs):
+        rng.shuffle(train)
+        losses = {}
+        for i in range(0, len(train), 5):
+            nlp.update(train[i:i + 5], sgd=opt, losses=losses)
+        totals.append(losses["adf_segmenter"])
+    return totals
+
+
+def test_segmenter_primed_first_epoch_gives_bit_identical_weights():
+    from tests.helpers.seg_data import make_sentences
+    sentences = make_sentences(60, seed=4)
+    sentences.append(sentences[3])
+
+    new = _seg_nlp()
+    read_new = _seg_reader(new, sentences)
+    new.initialize(read_new)
+    seg = new.get_pipe("adf_segmenter")
+    calls = []
+    samples = seg.segmenter.samples
+    seg.segmenter.samples = lambda *a: calls.append(1) or samples(*a)
+    new_losses = _seg_train(new, read_new)
+    assert calls == []  # the first epoch took every sample from initialize
+
+    old = _seg_nlp()
+    read_old = _seg_reader(old, sentences)
+    old.initialize(read_old)
+    old_seg = old.get_pipe("adf_segmenter")
+    built = old_seg.segmenter.crf
+    keys, weights = built.table.keys.copy(), built.params.weights.copy()
+    # the old path: build_crf from the units, every sample computed again
+    folds = old_seg.segmenter.options["lexicon_folds"]
+    from spacy_adf.models.char_segmenter import example_fold
+    from spacy_adf.pipeline.segmenter import _doc_key
+    sequences = []
+    n = 0
+    for eg in read_old():
+        if not len(eg.predicted):
+            continue
+        n += 1
+        codes, _, bounds, gold = old_seg._units_and_gold(eg)
+        if gold is not None and len(codes):
+            sequences.append((codes, bounds, gold, example_fold(_doc_key(eg.reference), folds)))
+    old_seg.segmenter.build_crf(sequences, n)
+    old_seg.trainer.reset()
+    numpy.testing.assert_array_equal(old_seg.segmenter.crf.table.keys, keys)
+    assert old_seg.segmenter.crf.params.weights.tobytes() == weights.tobytes()
+    old_losses = _seg_train(old, read_old)
+
+    assert new_losses == old_losses
+    a, b = old_seg.segmenter.crf.params, seg.segmenter.crf.params
+    for name in ("block_ptr", "codes", "weights"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), name
