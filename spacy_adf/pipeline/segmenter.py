@@ -11,6 +11,7 @@ Lexicon: the training words, plus user words (`initialize(user_dict=...)`,
 `add_words()`, `load_user_dict()`), feed the dictionary features; user words
 steer the segmentation of terms the training data never showed.
 """
+import operator
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
 
@@ -27,7 +28,7 @@ from ..core.crf import CRFModel
 from ..features.char_units import doc_units
 from ..models.char_segmenter import CharSegmenter, example_fold, read_user_dict
 from ..tags.bmes import encode
-from ..training.example_cache import MISS
+from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
 from .trainable import SparseTrainedPipe, checked_examples
 
@@ -85,7 +86,7 @@ def _doc_key(doc: Doc) -> bytes:
 def _content_key(codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray, fold: int) -> tuple:
     """Everything an example's training samples are a function of (the
     lexicon and feature table being fixed), as a dict key."""
-    return (codes.tobytes(), bounds.tobytes(), gold.dtype.str, gold.tobytes(), int(fold))
+    return (digest(codes), digest(bounds), digest(gold), int(fold))
 
 
 def _text_length(arr: numpy.ndarray) -> int:
@@ -316,8 +317,8 @@ class ADFSegmenter(SparseTrainedPipe):
         epochs (keyed by the reference Doc, checked against the text)."""
         if not len(eg.predicted):
             return []
-        orths = eg.predicted.to_array(ORTH)
-        samples = self.trainer.cache.get(eg, orths, numpy.array_equal)
+        orths = digest(eg.predicted.to_array(ORTH))
+        samples = self.trainer.cache.get(eg, orths, operator.eq)
         if samples is MISS:
             codes, _, bounds, gold = self._units_and_gold(eg)
             samples = []

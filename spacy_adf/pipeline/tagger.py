@@ -5,6 +5,7 @@ Targets entities, span groups (e.g. chunks) or a token attribute (see
 optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
+import operator
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
@@ -17,7 +18,7 @@ from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
 from ..models.sequence_crf import SequenceCRF
-from ..training.example_cache import MISS
+from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
 from .labels import LabelsInCfg, initial_labels
 from .score_weights import set_score_weights
@@ -160,7 +161,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             if any(t is None for t in tags):
                 continue  # documented: sequences with unlabelled tokens are skipped
             golds.append(numpy.array([tag_ids.setdefault(t, len(tag_ids)) for t in tags], dtype=numpy.int32))
-            keys.append(self.sequence_crf.source_signature(eg.predicted))
+            keys.append(digest(self.sequence_crf.source_signature(eg.predicted)))
             hash_mats.append(self.sequence_crf.hashes(eg.predicted))
         del examples
         if not n_examples:
@@ -253,11 +254,12 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     def training_samples(self, eg: Example) -> List[tuple]:
         """[(pos_ptr, attrs, gold)] of one example (empty if it has no
         complete gold), cached across epochs: a hit needs the same reference
-        Doc and the same token attributes in the predicted Doc."""
+        Doc and the same token attributes in the predicted Doc (compared by
+        a 128-bit digest, so the cache holds no copy of them)."""
         if not len(eg.predicted):
             return []
-        signature = self.sequence_crf.source_signature(eg.predicted)
-        samples = self.trainer.cache.get(eg, signature, numpy.array_equal)
+        signature = digest(self.sequence_crf.source_signature(eg.predicted))
+        samples = self.trainer.cache.get(eg, signature, operator.eq)
         if samples is MISS:
             gold = self._gold_ids(eg)
             if gold is None:
@@ -310,9 +312,10 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         return (_rebuild, (type(self), self.vocab, self.model, self.name, dict(self.cfg), self.scorer, data))
 
 
-def _content_key(signature: numpy.ndarray, gold: numpy.ndarray) -> tuple:
-    """Everything a training sample is a function of, as a dict key."""
-    return (signature.dtype.str, signature.shape, signature.tobytes(), gold.tobytes())
+def _content_key(signature: bytes, gold: numpy.ndarray) -> tuple:
+    """Everything a training sample is a function of (the digest of the
+    input signature, the gold ids), as a dict key."""
+    return (signature, gold.tobytes())
 
 
 def _rebuild(cls, vocab, model, name, cfg, scorer, data) -> ADFTagger:

@@ -14,11 +14,24 @@ gold label ids), and the first epoch `take`s them rather than hashing the
 corpus a second time. They are dropped once an epoch's worth of entries is
 cached.
 """
+import hashlib
 from typing import Any, Callable, Dict, Hashable, Tuple
 
+import numpy
 from spacy.training import Example
 
 MISS = object()
+
+
+def digest(array: numpy.ndarray) -> bytes:
+    """A 128-bit BLAKE2b digest of an array's dtype, shape and contents: the
+    signature or key the cache keeps instead of a copy of the array (two
+    different arrays among a billion share a digest with a chance below
+    1e-20)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{array.dtype.str}{array.shape}".encode())
+    h.update(numpy.ascontiguousarray(array).data)
+    return h.digest()
 
 
 class ExampleCache:
