@@ -83,6 +83,13 @@ def _doc_key(doc: Doc) -> bytes:
     return doc.to_array(ORTH).tobytes()
 
 
+def _words(doc: Doc) -> List[str]:
+    """The texts of a Doc's non-space tokens (string lookups, no Token objects)."""
+    strings = doc.vocab.strings
+    arr = doc.to_array([ORTH, IS_SPACE])
+    return [strings[int(orth)] for orth, space in arr.tolist() if not space]
+
+
 def _content_key(codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray, fold: int) -> tuple:
     """Everything an example's training samples are a function of (the
     lexicon and feature table being fixed), as a dict key."""
@@ -208,7 +215,7 @@ class ADFSegmenter(SparseTrainedPipe):
         for eg in checked_examples(get_examples, f"{self.name}.initialize"):
             if not len(eg.predicted):
                 continue
-            words = [t.text for t in eg.reference if not t.is_space]
+            words = _words(eg.reference)
             long_word = long_word or any(len(w) > 1 for w in words)
             fold = example_fold(_doc_key(eg.reference), folds)
             words_by_example.append((words, fold))

@@ -537,5 +537,6 @@ def test_reuse_docs_hands_out_the_same_docs_until_the_file_changes(tmp_path):
     zh = spacy.blank("zh")
     a, b = list(SegmentedCorpus(seg, reuse_docs=True)(zh)), list(SegmentedCorpus(seg)(zh))
     assert [eg.y.to_bytes() for eg in a] == [eg.y.to_bytes() for eg in b]
+    assert [eg.x.to_bytes() for eg in b] == [zh.make_doc(eg.y.text).to_bytes() for eg in b]
     corpus = SegmentedCorpus(seg, reuse_docs=True)
     assert all(x is y for x, y in zip(corpus(zh), corpus(zh)))
