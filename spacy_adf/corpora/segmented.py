@@ -14,6 +14,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
+from .reuse import ReusedDocs
+
 PathLike = Union[str, Path]
 _UNWRITABLE = (" ", "\t", "\r", "\n")
 
@@ -78,23 +80,37 @@ def training_lexicon(path: PathLike) -> Set[str]:
 
 
 class SegmentedCorpus:
-    def __init__(self, path: PathLike, limit: int = 0):
+    """Callable reader: reads the file on every call, unless ``reuse_docs``
+    (see `spacy_adf.corpora.reuse`)."""
+
+    def __init__(self, path: PathLike, limit: int = 0, reuse_docs: bool = False):
         self.path = Path(path)
         if not self.path.exists():
             raise ValueError(f"segmented corpus {self.path} does not exist; check --paths.train/--paths.dev")
         self.limit = limit
+        self.reused = ReusedDocs() if reuse_docs else None
 
     def __call__(self, nlp) -> Iterator[Example]:
+        if self.reused is not None:
+            yield from self.reused.examples(nlp.vocab, [self.path], lambda: self._pairs(nlp))
+            return
+        for predicted, reference in self._pairs(nlp):
+            yield Example(predicted, reference)
+
+    def _pairs(self, nlp):
         for words in read_segmented(self.path, self.limit):
             reference = Doc(nlp.vocab, words=words, spaces=[False] * len(words))
-            yield Example(nlp.make_doc(reference.text), reference)
+            yield nlp.make_doc("".join(words)), reference  # reference.text, without walking its tokens
 
 
 @registry.readers("spacy_adf.SegmentedCorpus.v1")
-def create_segmented_reader(path: Optional[PathLike], limit: int = 0) -> SegmentedCorpus:
+def create_segmented_reader(path: Optional[PathLike], limit: int = 0,
+                            reuse_docs: bool = False) -> SegmentedCorpus:
+    """reuse_docs: keep the Docs between calls (for a dev corpus, see
+    `spacy_adf.corpora.reuse`)."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
-    return SegmentedCorpus(path, limit=limit)
+    return SegmentedCorpus(path, limit=limit, reuse_docs=reuse_docs)
 
 
 def read_gold_words(path: PathLike, fmt: str, limit: int = 0) -> List[List[str]]:

@@ -167,15 +167,34 @@ class CharSegmenter(SerializedParts):
         self.cfg["n_train_examples"] = int(n_examples)
         self.cfg["n_train_sequences"] = n_seq
 
+    def build_crf_with_samples(self, sequences: List[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int]],
+                               n_examples: int) -> List[List[tuple]]:
+        """`build_crf`, also returning each example's training samples (as
+        `samples` gives them) from the same hashes: the corpus is hashed
+        once. `sequences` must have non-empty codes."""
+        hash_mats, golds = [], []
+        n_seq = 0
+        for codes, bounds, gold, fold in sequences:
+            hash_mats.append(self.featurizer.hashes(codes, bounds, fold))
+            golds.append(gold)
+            n_seq += len(bounds) - 1
+        if not hash_mats:
+            raise ValueError(f"[{self.name}] the training examples contain no characters to segment")
+        opts = self.options
+        whole = self.crf.build_with_samples(
+            hash_mats, golds, len(self.tag_names),
+            edge_template_mask=numpy.ones(self.featurizer.n_templates, dtype=bool),
+            min_freq=opts["min_freq"], state_features=opts["state_features"],
+            edge_features=opts["edge_features"])
+        self.cfg["n_train_examples"] = int(n_examples)
+        self.cfg["n_train_sequences"] = n_seq
+        return [_runs(ptr, attrs, gold, seq[1]) for (ptr, attrs, gold), seq in zip(whole, sequences)]
+
     def samples(self, codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray,
                 fold: int) -> List[tuple]:
         """Training samples (pos_ptr, attrs, gold): one per run of an example."""
         ptr, attrs = self.crf.lookup(self.featurizer.hashes(codes, bounds, fold))
-        out = []
-        for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-            if e > s:
-                out.append((ptr[s:e + 1] - ptr[s], attrs[ptr[s]:ptr[e]], gold[s:e]))
-        return out
+        return _runs(ptr, attrs, gold, bounds)
 
     # ------------------------------------------------------------ segmentation
 
@@ -286,3 +305,12 @@ class CharSegmenter(SerializedParts):
 
     def _load_model(self, data: bytes) -> None:
         self.crf.from_bytes(data, expected_labels=len(self.tag_names))
+
+
+def _runs(ptr: numpy.ndarray, attrs: numpy.ndarray, gold: numpy.ndarray, bounds: numpy.ndarray) -> List[tuple]:
+    """An example's (pos_ptr, attrs, gold) cut into one sample per run."""
+    out = []
+    for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        if e > s:
+            out.append((ptr[s:e + 1] - ptr[s], attrs[ptr[s]:ptr[e]], gold[s:e]))
+    return out

@@ -14,7 +14,7 @@ import numpy
 from ..core.crf import CRFContext, CRFModel
 from ..core.online import train_crf_online
 from ..core.params import SparseGrad
-from ..features.crf_layout import build_crf
+from ..features.crf_layout import build_crf, build_crf_stacked, stack_golds
 from ..features.extract import FeatureTable
 from ..serialization.framed import pack, read_model
 from .sparse_model import SparseModel
@@ -51,6 +51,36 @@ class LinearChainCRF(SparseModel):
         matrices and gold label ids (see features.crf_layout.build_crf)."""
         table, crf = build_crf(hash_mats, golds, n_labels, **layout)
         self.set(table, crf)
+
+    def build_with_samples(self, hash_mats: List[numpy.ndarray], golds: Sequence[numpy.ndarray],
+                           n_labels: int, **layout) -> List[Sample]:
+        """`build`, and the training samples of the same sequences from one
+        lookup of the stacked hashes: the corpus is hashed once for both.
+        Every sequence must be non-empty. `hash_mats` is emptied (its
+        matrices are stacked and freed). The samples' attrs are views of
+        one array; each is equal to what `lookup` gives its sequence."""
+        lengths = numpy.array([len(g) for g in golds], dtype=numpy.int64)
+        if len(hash_mats) != len(golds) or any(len(m) != n for m, n in zip(hash_mats, lengths)):
+            raise ValueError("hash matrices and gold sequences do not match")
+        if len(lengths) and lengths.min() == 0:
+            raise ValueError("build_with_samples takes non-empty sequences only")
+        if not hash_mats:
+            raise ValueError("no training tokens: cannot build a feature dictionary")
+        H = numpy.ascontiguousarray(numpy.concatenate(hash_mats, axis=0), dtype=numpy.uint64)
+        hash_mats.clear()
+        y, yp = stack_golds(golds)
+        table, crf = build_crf_stacked(H, y, yp, n_labels, **layout)
+        del y, yp
+        self.set(table, crf)
+        ptr, attrs = table.lookup(H)
+        del H
+        starts = numpy.concatenate([[0], numpy.cumsum(lengths)])
+        samples = []
+        for i, gold in enumerate(golds):
+            s, e = starts[i], starts[i + 1]
+            p0 = ptr[s]
+            samples.append((ptr[s:e + 1] - p0, attrs[p0:ptr[e]], gold))
+        return samples
 
     def set(self, table: FeatureTable, crf: CRFModel) -> None:
         self.table = table

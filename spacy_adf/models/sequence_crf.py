@@ -40,6 +40,13 @@ class SequenceCRF(LinearChainCRF):
         """Feature table and zero weights from training Docs and their gold label ids."""
         self.build([self.hashes(doc) for doc in docs], golds, n_labels, **self.layout)
 
+    def build_training(self, hash_mats: List[numpy.ndarray], golds: Sequence[numpy.ndarray],
+                       n_labels: int) -> List[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]:
+        """`build_from_docs` from the Docs' hashes (`hashes`; the list is
+        emptied), returning each sequence's training sample, equal to
+        (*features_of(doc), gold): one hashing pass serves both."""
+        return self.build_with_samples(hash_mats, golds, n_labels, **self.layout)
+
     def featurize(self, docs: Sequence[Doc]) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
         """Known feature ids of a batch of Docs as (seq_starts, pos_ptr, attrs)."""
         self.require_built()

@@ -11,6 +11,7 @@ Lexicon: the training words, plus user words (`initialize(user_dict=...)`,
 `add_words()`, `load_user_dict()`), feed the dictionary features; user words
 steer the segmentation of terms the training data never showed.
 """
+import operator
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
 
@@ -19,7 +20,7 @@ from spacy import util
 from spacy.attrs import IDX, IS_SPACE, LENGTH, ORTH, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
@@ -27,9 +28,9 @@ from ..core.crf import CRFModel
 from ..features.char_units import doc_units
 from ..models.char_segmenter import CharSegmenter, example_fold, read_user_dict
 from ..tags.bmes import encode
-from ..training.example_cache import MISS
+from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
-from .trainable import SparseTrainedPipe
+from .trainable import SparseTrainedPipe, checked_examples
 
 default_model_config = """
 [model]
@@ -80,6 +81,19 @@ __all__ = ["ADFSegmenter", "make_adf_segmenter", "read_user_dict"]
 def _doc_key(doc: Doc) -> bytes:
     """A reference Doc's fold key: its word hashes (stable across runs)."""
     return doc.to_array(ORTH).tobytes()
+
+
+def _words(doc: Doc) -> List[str]:
+    """The texts of a Doc's non-space tokens (string lookups, no Token objects)."""
+    strings = doc.vocab.strings
+    arr = doc.to_array([ORTH, IS_SPACE])
+    return [strings[int(orth)] for orth, space in arr.tolist() if not space]
+
+
+def _content_key(codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray, fold: int) -> tuple:
+    """Everything an example's training samples are a function of (the
+    lexicon and feature table being fixed), as a dict key."""
+    return (digest(codes), digest(bounds), digest(gold), int(fold))
 
 
 def _text_length(arr: numpy.ndarray) -> int:
@@ -189,12 +203,27 @@ class ADFSegmenter(SparseTrainedPipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    user_dict: Optional[Union[str, Path]] = None) -> None:
         """Build the lexicon (training words, plus the optional user
-        dictionary file) and the feature table from the corpus."""
-        validate_get_examples(get_examples, f"{self.name}.initialize")
-        examples = [eg for eg in get_examples() if len(eg.predicted)]
-        if not examples:
+        dictionary file) and the feature table from the corpus.
+
+        One pass over the examples, each dropped once read (units, gold
+        tags and fold kept per example); the feature lookups of the hashes
+        the table is built from are the first epoch's samples, primed in
+        the trainer's cache by content, so the corpus is hashed once."""
+        folds = self.segmenter.options["lexicon_folds"]
+        words_by_example, items = [], []
+        long_word = False
+        for eg in checked_examples(get_examples, f"{self.name}.initialize"):
+            if not len(eg.predicted):
+                continue
+            words = _words(eg.reference)
+            long_word = long_word or any(len(w) > 1 for w in words)
+            fold = example_fold(_doc_key(eg.reference), folds)
+            words_by_example.append((words, fold))
+            codes, _, bounds, gold = self._units_and_gold(eg)
+            items.append((codes, bounds, gold, fold))
+        if not items:
             raise ValueError(f"[{self.name}] initialize() got no non-empty training examples")
-        if not any(len(t) > 1 for eg in examples for t in eg.reference if not t.is_space):
+        if not long_word:
             # e.g. nlp.initialize() without get_examples: spaCy's dummy example
             raise ValueError(
                 f"[{self.name}] initialize() needs segmented training examples (reference Docs "
@@ -202,19 +231,19 @@ class ADFSegmenter(SparseTrainedPipe):
                 "more characters. Pass get_examples to nlp.initialize() (spacy train does), or "
                 "load a trained pipeline instead of initializing one."
             )
-        folds = self.segmenter.options["lexicon_folds"]
-        keyed = [(eg, example_fold(_doc_key(eg.reference), folds)) for eg in examples]
-        self.segmenter.build_lexicon([([t.text for t in eg.reference if not t.is_space], fold)
-                                      for eg, fold in keyed])
+        self.segmenter.build_lexicon(words_by_example)
+        del words_by_example
         if user_dict is not None:
             self.load_user_dict(user_dict)
-        sequences = []
-        for eg, fold in keyed:
-            codes, _, bounds, gold = self._units_and_gold(eg)
-            if gold is not None and len(codes):
-                sequences.append((codes, bounds, gold, fold))
-        self.segmenter.build_crf(sequences, len(examples))
+        n_examples = len(items)
+        sequences = [item for item in items if item[2] is not None and len(item[0])]
+        del items
+        samples = self.segmenter.build_crf_with_samples(sequences, n_examples)
         self.trainer.reset()
+        primed = {}
+        for (codes, bounds, gold, fold), runs in zip(sequences, samples):
+            primed.setdefault(_content_key(codes, bounds, gold, fold), runs)
+        self.trainer.cache.prime(primed, n_examples)
 
     def _units_and_gold(self, eg: Example):
         """Units of the predicted Doc, their run bounds and gold tag ids (or
@@ -295,14 +324,16 @@ class ADFSegmenter(SparseTrainedPipe):
         epochs (keyed by the reference Doc, checked against the text)."""
         if not len(eg.predicted):
             return []
-        orths = eg.predicted.to_array(ORTH)
-        samples = self.trainer.cache.get(eg, orths, numpy.array_equal)
+        orths = digest(eg.predicted.to_array(ORTH))
+        samples = self.trainer.cache.get(eg, orths, operator.eq)
         if samples is MISS:
             codes, _, bounds, gold = self._units_and_gold(eg)
             samples = []
             if gold is not None:
                 fold = example_fold(_doc_key(eg.reference), self.segmenter.options["lexicon_folds"])
-                samples = self.segmenter.samples(codes, bounds, gold, fold)
+                samples = self.trainer.cache.take(_content_key(codes, bounds, gold, fold))
+                if samples is MISS:
+                    samples = self.segmenter.samples(codes, bounds, gold, fold)
             self.trainer.cache.put(eg, orths, samples)
         return samples
 

@@ -5,24 +5,25 @@ Targets entities, span groups (e.g. chunks) or a token attribute (see
 optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
+import operator
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
 from ..models.sequence_crf import SequenceCRF
-from ..training.example_cache import MISS
+from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
 from .labels import LabelsInCfg, initial_labels
 from .score_weights import set_score_weights
 from .targets import Target, make_target
-from .trainable import SparseTrainedPipe
+from .trainable import SparseTrainedPipe, checked_examples
 
 default_model_config = """
 [model]
@@ -136,14 +137,35 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None) -> None:
-        """Collect labels and build the feature table from the corpus."""
-        validate_get_examples(get_examples, f"{self.name}.initialize")
-        examples = list(get_examples())
-        if not examples:
+        """Collect labels and build the feature table from the corpus.
+
+        One pass over the examples, each dropped once read: what is kept per
+        sequence is its template hashes, its gold tags and the signature of
+        its input. The feature lookups of those hashes are the first epoch's
+        training samples (primed in the trainer's cache), so the corpus is
+        hashed once, not once here and again in the first epoch."""
+        examples = checked_examples(get_examples, f"{self.name}.initialize")
+        upstream = self._upstream(nlp)
+        found: List[str] = []
+        tag_ids: Dict[str, int] = {}  # provisional ids, in order of appearance
+        hash_mats, golds, keys = [], [], []
+        n_examples = 0
+        for eg in examples:
+            n_examples += 1
+            if upstream:
+                self._annotate_upstream_one(eg, upstream)
+            found.extend(self.target.labels_in(eg))
+            if not len(eg.predicted):
+                continue
+            tags = self.target.gold(eg)
+            if any(t is None for t in tags):
+                continue  # documented: sequences with unlabelled tokens are skipped
+            golds.append(numpy.array([tag_ids.setdefault(t, len(tag_ids)) for t in tags], dtype=numpy.int32))
+            keys.append(digest(self.sequence_crf.source_signature(eg.predicted)))
+            hash_mats.append(self.sequence_crf.hashes(eg.predicted))
+        del examples
+        if not n_examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
-        if nlp is not None:
-            self._annotate_upstream(examples, nlp)
-        found = (lab for eg in examples for lab in self.target.labels_in(eg))
         self.cfg["labels"] = initial_labels(self.cfg["labels"], labels, found)
         if not self.cfg["labels"]:
             raise ValueError(
@@ -151,36 +173,52 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                 "initialization examples; check the corpus and the target setting"
             )
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
-        docs, golds = [], []
-        for eg in examples:
-            gold = self._gold_ids(eg) if len(eg.predicted) else None
-            if gold is not None:
-                docs.append(eg.predicted)
-                golds.append(gold)
-        self.sequence_crf.build_from_docs(docs, golds, self.n_tags)
-        self.cfg["n_train_examples"] = len(examples)
+        names = list(tag_ids)
+        remap = numpy.array([self._tag_index.get(t, -1) for t in names], dtype=numpy.int32)
+        for i, gold in enumerate(golds):
+            gold = remap[gold]
+            if len(gold) and gold.min() < 0:
+                self._unknown_tag(names[int(golds[i][numpy.flatnonzero(gold < 0)[0]])])
+            golds[i] = gold
+        samples = self.sequence_crf.build_training(hash_mats, golds, self.n_tags)
+        self.cfg["n_train_examples"] = n_examples
         self._model_changed()
+        primed = {}
+        for signature, sample in zip(keys, samples):
+            primed.setdefault(_content_key(signature, sample[2]), [sample])
+        self.trainer.cache.prime(primed, n_examples)
 
-    def _annotate_upstream(self, examples: List[Example], nlp: Language) -> None:
-        """Run the components before this one on predicted Docs that lack an
-        annotation the templates need, e.g. tags from a sourced, frozen POS
-        tagger named in [training] annotating_components: nlp.update()
-        annotates the predicted Docs that way, but spaCy hands initialize()
-        the raw examples (and disables frozen components while it runs)."""
-        needed = self.sequence_crf.required_annotations
+    def _upstream(self, nlp: Optional[Language]) -> list:
+        """The components before this one, if the templates need annotations
+        (see _annotate_upstream_one)."""
+        if nlp is None or not self.sequence_crf.required_annotations:
+            return []
         upstream = []
         for name, proc in nlp.components:
             if name == self.name:
                 break
             upstream.append(proc)
-        if not needed or not upstream:
-            return
-        for eg in examples:
-            doc = eg.predicted
-            if len(doc) and not all(doc.has_annotation(a) for a in needed):
-                for proc in upstream:
-                    doc = proc(doc)
-                eg.predicted = doc
+        return upstream
+
+    def _annotate_upstream_one(self, eg: Example, upstream: list) -> None:
+        """Run the components before this one on a predicted Doc that lacks
+        an annotation the templates need, e.g. tags from a sourced, frozen
+        POS tagger named in [training] annotating_components: nlp.update()
+        annotates the predicted Docs that way, but spaCy hands initialize()
+        the raw examples (and disables frozen components while it runs)."""
+        doc = eg.predicted
+        needed = self.sequence_crf.required_annotations
+        if len(doc) and not all(doc.has_annotation(a) for a in needed):
+            for proc in upstream:
+                doc = proc(doc)
+            eg.predicted = doc
+
+    def _unknown_tag(self, tag: str) -> None:
+        raise ValueError(
+            f"[{self.name}] gold tag {tag!r} was not seen at initialize "
+            f"(known tags: {', '.join(self.tag_names)}). Initialize with a corpus "
+            "that contains it, or pass labels=[...] to initialize()."
+        )
 
     def _gold_ids(self, eg: Example) -> Optional[numpy.ndarray]:
         tags = self.target.gold(eg)
@@ -189,11 +227,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         try:
             return numpy.array([self._tag_index[t] for t in tags], dtype=numpy.int32)
         except KeyError as e:
-            raise ValueError(
-                f"[{self.name}] gold tag {e.args[0]!r} was not seen at initialize "
-                f"(known tags: {', '.join(self.tag_names)}). Initialize with a corpus "
-                "that contains it, or pass labels=[...] to initialize()."
-            ) from None
+            self._unknown_tag(e.args[0])
 
     # ------------------------------------------------------------ inference
 
@@ -220,14 +254,20 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     def training_samples(self, eg: Example) -> List[tuple]:
         """[(pos_ptr, attrs, gold)] of one example (empty if it has no
         complete gold), cached across epochs: a hit needs the same reference
-        Doc and the same token attributes in the predicted Doc."""
+        Doc and the same token attributes in the predicted Doc (compared by
+        a 128-bit digest, so the cache holds no copy of them)."""
         if not len(eg.predicted):
             return []
-        signature = self.sequence_crf.source_signature(eg.predicted)
-        samples = self.trainer.cache.get(eg, signature, numpy.array_equal)
+        signature = digest(self.sequence_crf.source_signature(eg.predicted))
+        samples = self.trainer.cache.get(eg, signature, operator.eq)
         if samples is MISS:
             gold = self._gold_ids(eg)
-            samples = [] if gold is None else [(*self.sequence_crf.features_of(eg.predicted), gold)]
+            if gold is None:
+                samples = []
+            else:
+                samples = self.trainer.cache.take(_content_key(signature, gold))
+                if samples is MISS:
+                    samples = [(*self.sequence_crf.features_of(eg.predicted), gold)]
             self.trainer.cache.put(eg, signature, samples)
         return samples
 
@@ -270,6 +310,12 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         # Pickles the trained model, not the optimizer's state or caches.
         data = self.to_bytes() if self.sequence_crf.is_built else None
         return (_rebuild, (type(self), self.vocab, self.model, self.name, dict(self.cfg), self.scorer, data))
+
+
+def _content_key(signature: bytes, gold: numpy.ndarray) -> tuple:
+    """Everything a training sample is a function of (the digest of the
+    input signature, the gold ids), as a dict key."""
+    return (signature, gold.tobytes())
 
 
 def _rebuild(cls, vocab, model, name, cfg, scorer, data) -> ADFTagger:

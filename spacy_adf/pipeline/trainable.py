@@ -2,9 +2,10 @@
 `adf_segmenter` and `adf_textcat`: update(), finish_update() and
 use_params() forward to the component's SparseTrainer (`self.trainer`), and
 the L-BFGS driver and the memory report reach the model through it."""
-from typing import Callable, Dict, Iterable, Optional
+from typing import Callable, Dict, Iterable, Iterator, Optional
 
 import srsly
+from spacy.errors import Errors
 from spacy.pipeline import TrainablePipe
 from spacy.training import Example, validate_examples
 from thinc.api import Optimizer
@@ -67,3 +68,20 @@ class SparseTrainedPipe(SerializedParts, TrainablePipe):
         state and gradient buffer; also per weight."""
         self.trainer.model.require_built()
         return self.trainer.memory_report(self.trainer.model.memory())
+
+
+def checked_examples(get_examples, method: str) -> Iterator[Example]:
+    """get_examples()'s Examples, checked as they stream by (spaCy's
+    validate_get_examples reads a generator to its end: a whole extra pass
+    over the corpus)."""
+    if get_examples is None or not callable(get_examples):
+        raise TypeError(Errors.E930.format(method=method, obj=type(get_examples)))
+    examples = get_examples()
+    if not examples:
+        raise TypeError(Errors.E930.format(method=method, obj=examples))
+    if not isinstance(examples, Iterable):
+        raise TypeError(Errors.E978.format(name=method, types=type(examples)))
+    for eg in examples:
+        if not isinstance(eg, Example):
+            raise TypeError(Errors.E978.format(name=method, types={type(eg)}))
+        yield eg

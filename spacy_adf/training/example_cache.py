@@ -5,12 +5,33 @@ fresh copies of the predicted ones, so an entry is keyed by the reference
 Doc and checked against a signature of the predicted Doc (what its features
 are a function of): a hit is exact, a changed input (e.g. tags from an
 upstream component that is still training) is recomputed.
-"""
-from typing import Any, Callable, Dict, Tuple
 
+initialize() sees other Example objects than the training loop (spaCy reads
+the corpus again), so the samples it computes while building the feature
+table are handed over by content instead: `prime` files them under a key of
+everything they are a function of (the predicted Doc's signature and the
+gold label ids), and the first epoch `take`s them rather than hashing the
+corpus a second time. They are dropped once an epoch's worth of entries is
+cached.
+"""
+import hashlib
+from typing import Any, Callable, Dict, Hashable, Tuple
+
+import numpy
 from spacy.training import Example
 
 MISS = object()
+
+
+def digest(array: numpy.ndarray) -> bytes:
+    """A 128-bit BLAKE2b digest of an array's dtype, shape and contents: the
+    signature or key the cache keeps instead of a copy of the array (two
+    different arrays among a billion share a digest with a chance below
+    1e-20)."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{array.dtype.str}{array.shape}".encode())
+    h.update(numpy.ascontiguousarray(array).data)
+    return h.digest()
 
 
 class ExampleCache:
@@ -19,6 +40,8 @@ class ExampleCache:
         corpus must not hold every Doc)."""
         self._limit = limit
         self._entries: Dict[int, Tuple[Any, Any, Any]] = {}
+        self._primed: Dict[Hashable, Any] = {}
+        self._n_primed = 0
 
     def get(self, eg: Example, signature: Any, same: Callable[[Any, Any], bool]) -> Any:
         """The cached value for `eg` if its signature is still the same, else MISS."""
@@ -31,9 +54,26 @@ class ExampleCache:
         if len(self._entries) > self._limit():
             self._entries.clear()
         self._entries[id(eg.reference)] = (eg.reference, signature, value)
+        if self._primed and len(self._entries) >= self._n_primed:
+            self.drop_primed()
+
+    def prime(self, values: Dict[Hashable, Any], n_examples: int) -> None:
+        """Values computed before training, by content key (see the module
+        doc), for a corpus of n_examples Examples."""
+        self._primed = values
+        self._n_primed = n_examples
+
+    def take(self, key: Hashable) -> Any:
+        """The primed value of `key`, else MISS."""
+        return self._primed.get(key, MISS)
+
+    def drop_primed(self) -> None:
+        self._primed = {}
+        self._n_primed = 0
 
     def clear(self) -> None:
         self._entries.clear()
+        self.drop_primed()
 
     def __len__(self) -> int:
         return len(self._entries)

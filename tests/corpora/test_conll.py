@@ -483,3 +483,60 @@ def test_column_files_have_unknown_spacing(nlp, chunk_path):
     examples = list(reader(nlp))
     assert all(eg.reference.has_unknown_spaces for eg in examples)
     assert examples[0].reference.text == examples[0].predicted.text
+
+
+@pytest.mark.parametrize("columns,input_attrs", [
+    (["words", "tag", "iob"], ["tag"]),
+    (["words", "tag", "pos", "lemma", "iob"], ["tag", "pos", "lemma"]),
+    (["words", "tag", "pos", "lemma", "iob"], ["pos"]),
+    (["words", "tag", "iob"], []),
+])
+def test_predicted_docs_are_make_predicted_of_the_reference(tmp_path, columns, input_attrs):
+    """conll_to_docs builds the predicted Doc from the columns; it must be the
+    Doc make_predicted(reference) gives (same bytes, same spacing flag)."""
+    from spacy_adf.corpora.conll import make_predicted
+    rows = {"words": ["Dogs", "bark", "."], "tag": ["NNS", "VBP", "."], "pos": ["NOUN", "VERB", "PUNCT"],
+            "lemma": ["dog", "bark", "."], "iob": ["B-NP", "B-VP", "O"]}
+    text = "\n".join(" ".join(rows[c][i] for c in columns) for i in range(3)) + "\n\n"
+    text += "\n".join(" ".join(rows[c][i] for c in columns) for i in (2, 0)) + "\n"
+    path = tmp_path / "c.txt"
+    path.write_text(text, encoding="utf8")
+    nlp = spacy.blank("en")
+    pairs = list(conll_to_docs(nlp.vocab, path, columns=columns, iob_target="spans:chunks",
+                               input_attrs=input_attrs))
+    assert len(pairs) == 2
+    for predicted, reference in pairs:
+        expected = make_predicted(reference, input_attrs)
+        assert predicted.to_bytes() == expected.to_bytes()
+        assert predicted.has_unknown_spaces == expected.has_unknown_spaces
+        for attr in ("TAG", "POS", "LEMMA"):
+            assert predicted.has_annotation(attr) == expected.has_annotation(attr)
+
+
+def test_reuse_docs_hands_out_the_same_docs_until_the_file_changes(tmp_path):
+    from spacy_adf.corpora.conll import ConllCorpus
+    from spacy_adf.corpora.segmented import SegmentedCorpus
+
+    path = tmp_path / "c.txt"
+    path.write_text("Dogs NNS B-NP\nbark VBP O\n\nCats NNS B-NP\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    plain = ConllCorpus(path, columns=["words", "tag", "iob"], iob_target="spans:chunks")
+    reused = ConllCorpus(path, columns=["words", "tag", "iob"], iob_target="spans:chunks", reuse_docs=True)
+    first, second, fresh = list(reused(nlp)), list(reused(nlp)), list(plain(nlp))
+    assert [eg.x.to_bytes() for eg in first] == [eg.x.to_bytes() for eg in fresh]
+    assert [eg.y.to_bytes() for eg in first] == [eg.y.to_bytes() for eg in fresh]
+    assert all(a is b for a, b in zip(first, second))
+    assert all(a.x is not b.x for a, b in zip(list(plain(nlp)), fresh))
+    path.write_text("Birds NNS B-NP\nsing VBP O\n\n", encoding="utf8")  # changed: read again
+    assert [t.text for t in next(iter(reused(nlp))).y] == ["Birds", "sing"]
+    other = spacy.blank("en")  # another vocab: read again
+    assert next(iter(reused(other))).y.vocab is other.vocab
+
+    seg = tmp_path / "s.txt"
+    seg.write_text("我 爱 北京\n天安门 上\n", encoding="utf8")
+    zh = spacy.blank("zh")
+    a, b = list(SegmentedCorpus(seg, reuse_docs=True)(zh)), list(SegmentedCorpus(seg)(zh))
+    assert [eg.y.to_bytes() for eg in a] == [eg.y.to_bytes() for eg in b]
+    assert [eg.x.to_bytes() for eg in b] == [zh.make_doc(eg.y.text).to_bytes() for eg in b]
+    corpus = SegmentedCorpus(seg, reuse_docs=True)
+    assert all(x is y for x, y in zip(corpus(zh), corpus(zh)))
