@@ -267,22 +267,40 @@ cdef void _prefetch_seq(CRFModel m, Seq* s, CRFContext ctx) noexcept nogil:
     ctx.sink = acc + accf
 
 
+cdef inline bint _dense_states(CRFModel m, int64_t k0, int64_t k1) noexcept nogil:
+    """Does the block [k0, k1) start with all L state entries (codes 0..L-1)?
+    Codes are strictly increasing within a block, so entry L-1 having code
+    L-1 says so (state_features = "all" gives every block this form)."""
+    cdef int L = m.n_labels
+    return k1 - k0 >= L and m.code[k0 + L - 1] == L - 1
+
+
 cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
-    """Log state scores (n x L), with start and end weights folded in."""
+    """Log state scores (n x L), with start and end weights folded in.
+    Every score is summed in the order of the position's attributes, so the
+    dense and the sparse block forms give the same doubles."""
     cdef int L = m.n_labels, n = s.n, t, y
     cdef int32_t a
-    cdef int64_t i, k
+    cdef int64_t i, k, k0, k1
     cdef uint16_t c
     cdef double* row
     cdef const float* w = m.w + m.off_blocks
+    cdef const float* wk
     cdef const float* head = m.w
     memset(st, 0, sizeof(double) * n * L)
     for t in range(n):
         row = st + t * L
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
+            k0 = m.ptr[a]
+            k1 = m.ptr[a + 1]
+            if _dense_states(m, k0, k1):
+                wk = w + k0
+                for y in range(L):
+                    row[y] += wk[y]
+                continue
             # a block's codes are sorted: state entries (< L) come first
-            for k in range(m.ptr[a], m.ptr[a + 1]):
+            for k in range(k0, k1):
                 c = m.code[k]
                 if c >= L:
                     break
@@ -293,24 +311,36 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
 
 
 cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
-    """Log transition scores into position t (t >= 1): L x L."""
-    cdef int L = m.n_labels, j
+    """Log transition scores into position t (t >= 1): L x L. Each cell gets
+    the label transition, then the rich edge weights in the order of the
+    position's attributes (an attribute has at most one entry per cell)."""
+    cdef int L = m.n_labels, LL = L * L, j
     cdef int32_t a
-    cdef int64_t i, k
+    cdef int64_t i, k, k0, ke, k1
     cdef uint16_t c
     cdef const float* w = m.w + m.off_blocks
-    for j in range(L * L):
+    cdef const float* wk
+    cdef const uint16_t* code = m.code
+    for j in range(LL):
         out[j] = m.w[j]
     for i in range(s.ptr[t], s.ptr[t + 1]):
         a = s.attrs[i]
-        # edge entries (codes >= L) sit at the end of the sorted block
-        k = m.ptr[a + 1] - 1
-        while k >= m.ptr[a]:
-            c = m.code[k]
-            if c < L:
-                break
-            out[c - L] += w[k]
-            k -= 1
+        k0 = m.ptr[a]
+        k1 = m.ptr[a + 1]
+        if _dense_states(m, k0, k1):
+            ke = k0 + L
+        else:
+            # edge entries (codes >= L) sit at the end of the sorted block
+            ke = k1
+            while ke > k0 and code[ke - 1] >= L:
+                ke -= 1
+        if k1 - ke == LL:
+            wk = w + ke
+            for j in range(LL):
+                out[j] += wk[j]
+        else:
+            for k in range(ke, k1):
+                out[code[k] - L] += w[k]
 
 
 cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
@@ -508,26 +538,37 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
 
 cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
     cdef int L = m.n_labels, n = s.n, t, y, yp, best_y
-    cdef double best, v
+    cdef double best, v, pv
     cdef double* st = ctx.state
     cdef double* delta = ctx.alpha
     cdef double* M = ctx.scratch
+    cdef double* bestv = ctx.scratch2        # per label: best score so far (L)
+    cdef double* prev
+    cdef double* row
+    cdef int32_t* arg
     _prefetch_seq(m, s, ctx)
     _score_states(m, s, st)
     for y in range(L):
         delta[y] = st[y]
     for t in range(1, n):
         _log_trans(m, s, t, M)
+        # for every label y the first yp (in order) of the highest score,
+        # the previous label outermost so the inner loop runs over y
+        prev = delta + (t - 1) * L
+        arg = ctx.back + t * L
         for y in range(L):
-            best = -INFINITY
-            best_y = 0
-            for yp in range(L):
-                v = delta[(t - 1) * L + yp] + M[yp * L + y]
-                if v > best:
-                    best = v
-                    best_y = yp
-            delta[t * L + y] = best + st[t * L + y]
-            ctx.back[t * L + y] = best_y
+            bestv[y] = -INFINITY
+            arg[y] = 0
+        for yp in range(L):
+            pv = prev[yp]
+            row = M + yp * L
+            for y in range(L):
+                v = pv + row[y]
+                if v > bestv[y]:
+                    bestv[y] = v
+                    arg[y] = yp
+        for y in range(L):
+            delta[t * L + y] = bestv[y] + st[t * L + y]
     best = -INFINITY
     best_y = 0
     for y in range(L):
