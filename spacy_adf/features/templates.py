@@ -9,6 +9,7 @@ off where the token has no such field), and ``ortho``: the token's
 orthography class (`ortho_class`, for biomedical NER). Any name registered in
 ``spacy_adf.registry.extractors`` works as well.
 """
+import functools
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -335,10 +336,12 @@ def _morph_value(morph: str, field: str) -> Optional[str]:
     return value
 
 
+def _affix_hash(kind: str, size: int, text: str) -> int:
+    return hash_string(f"{kind}{size}:{text[:size] if kind == 'prefix' else text[-size:]}")
+
+
 def _affix_hasher(kind: str, size: int) -> Callable[[str], int]:
-    if kind == "prefix":
-        return lambda text: hash_string(f"{kind}{size}:{text[:size]}")
-    return lambda text: hash_string(f"{kind}{size}:{text[-size:]}")
+    return functools.partial(_affix_hash, kind, size)  # picklable, unlike a lambda
 
 
 def _ortho_hash(text: str) -> int:
