@@ -536,22 +536,117 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
     return gold_score - log_z
 
 
+cdef enum:
+    VITERBI_AHEAD = 2   # positions between prefetching a position's blocks and reading them
+
+
+cdef inline void _prefetch_pointers(CRFModel m, Seq* s, int t) noexcept nogil:
+    """Prefetch the block pointers of position t's attributes (if t < n)."""
+    cdef int64_t i
+    if t < s.n:
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            prefetch(&m.ptr[s.attrs[i]])
+
+
+cdef inline void _prefetch_blocks(CRFModel m, Seq* s, int t) noexcept nogil:
+    """Prefetch every cache line of the codes and weights of position t's
+    blocks (if t < n). Hints only: results do not depend on them."""
+    cdef int64_t i, k, k0, k1
+    cdef const float* w = m.w + m.off_blocks
+    if t >= s.n:
+        return
+    for i in range(s.ptr[t], s.ptr[t + 1]):
+        k0 = m.ptr[s.attrs[i]]
+        k1 = m.ptr[s.attrs[i] + 1]
+        if k1 <= k0:
+            continue
+        k = k0
+        while k < k1:
+            prefetch(&w[k])
+            k += 16
+        prefetch(&w[k1 - 1])
+        k = k0
+        while k < k1:
+            prefetch(&m.code[k])
+            k += 32
+        prefetch(&m.code[k1 - 1])
+
+
 cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
-    cdef int L = m.n_labels, n = s.n, t, y, yp, best_y
+    """Viterbi in one pass over the positions: each position's blocks are
+    read once, for its state scores and its transition matrix (prefetched
+    VITERBI_AHEAD positions before). Every score is the same sum, in the
+    same order, as _score_states and _log_trans give (so the forward-backward
+    kernels and this one agree to the bit): state weights in the order of the
+    attributes, then the start (t = 0) and end (t = n - 1) weights; the label
+    transition, then the edge weights in the order of the attributes."""
+    cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
+    cdef int32_t a
+    cdef int64_t i, k, k0, ke, k1
+    cdef uint16_t c
     cdef double best, v, pv
     cdef double* st = ctx.state
     cdef double* delta = ctx.alpha
     cdef double* M = ctx.scratch
     cdef double* bestv = ctx.scratch2        # per label: best score so far (L)
-    cdef double* prev
     cdef double* row
+    cdef double* prev
+    cdef double* mrow
     cdef int32_t* arg
-    _prefetch_seq(m, s, ctx)
-    _score_states(m, s, st)
-    for y in range(L):
-        delta[y] = st[y]
-    for t in range(1, n):
-        _log_trans(m, s, t, M)
+    cdef const float* w = m.w + m.off_blocks
+    cdef const float* wk
+    cdef const float* head = m.w
+    cdef const uint16_t* code = m.code
+    for t in range(min(n, 2 * VITERBI_AHEAD)):
+        _prefetch_pointers(m, s, t)
+    for t in range(min(n, VITERBI_AHEAD)):
+        _prefetch_blocks(m, s, t)
+    for t in range(n):
+        _prefetch_pointers(m, s, t + 2 * VITERBI_AHEAD)
+        _prefetch_blocks(m, s, t + VITERBI_AHEAD)
+        row = st + t * L
+        for y in range(L):
+            row[y] = 0.0
+        if t >= 1:
+            for j in range(LL):
+                M[j] = head[j]
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k0 = m.ptr[a]
+            k1 = m.ptr[a + 1]
+            if _dense_states(m, k0, k1):
+                wk = w + k0
+                for y in range(L):
+                    row[y] += wk[y]
+                ke = k0 + L
+            else:
+                ke = k0
+                while ke < k1:
+                    c = code[ke]
+                    if c >= L:
+                        break
+                    row[c] += w[ke]
+                    ke += 1
+            if t == 0:
+                continue
+            # edge entries (codes >= L) sit at the end of the sorted block
+            if k1 - ke == LL:
+                wk = w + ke
+                for j in range(LL):
+                    M[j] += wk[j]
+            else:
+                for k in range(ke, k1):
+                    M[code[k] - L] += w[k]
+        if t == 0:
+            for y in range(L):
+                row[y] += head[LL + y]
+        if t == n - 1:
+            for y in range(L):
+                row[y] += head[LL + L + y]
+        if t == 0:
+            for y in range(L):
+                delta[y] = row[y]
+            continue
         # for every label y the first yp (in order) of the highest score,
         # the previous label outermost so the inner loop runs over y
         prev = delta + (t - 1) * L
@@ -561,14 +656,14 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
             arg[y] = 0
         for yp in range(L):
             pv = prev[yp]
-            row = M + yp * L
+            mrow = M + yp * L
             for y in range(L):
-                v = pv + row[y]
+                v = pv + mrow[y]
                 if v > bestv[y]:
                     bestv[y] = v
                     arg[y] = yp
         for y in range(L):
-            delta[t * L + y] = bestv[y] + st[t * L + y]
+            delta[t * L + y] = bestv[y] + row[y]
     best = -INFINITY
     best_y = 0
     for y in range(L):
