@@ -322,14 +322,14 @@ cdef class WordCache:
                 raise ValueError("gather: column out of range")
         missing = numpy.empty(n, dtype=numpy.int64)
         cdef int64_t[::1] miss = missing
-        with nogil:
-            for i in range(n):
-                r = <size_t>self.index.get(orths[i]) if orths[i] >= 2 else 0
-                if r == 0:
-                    miss[n_miss] = i
-                    n_miss += 1
-                    continue
-                row = self.rows + (r - 1) * self.width
-                for c in range(self.width):
-                    out[i, out_cols[c]] = row[c]
+        # (with the GIL: `add` may move the rows)
+        for i in range(n):
+            r = <size_t>self.index.get(orths[i]) if orths[i] >= 2 else 0
+            if r == 0:
+                miss[n_miss] = i
+                n_miss += 1
+                continue
+            row = self.rows + (r - 1) * self.width
+            for c in range(self.width):
+                out[i, out_cols[c]] = row[c]
         return missing[:n_miss]

@@ -33,7 +33,7 @@ def test_shipped_templates_are_the_bioner_preset():
 
 def test_adf_pass_seconds_from_a_timing_log(tmp_path):
     log = tmp_path / "log.jsonl"
-    records = [{"epoch": 1, "step": 100, "train_seconds": 30.0},
+    records = [{"epoch": 0, "step": 0, "train_seconds": 0.0}, {"epoch": 1, "step": 100, "train_seconds": 30.0},
                {"epoch": 2, "step": 300, "train_seconds": 70.0}]
     log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     out = bench.adf_pass_seconds(log, n_train=1000, batch_size=10)
