@@ -537,7 +537,7 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
 
 
 cdef enum:
-    VITERBI_AHEAD = 2   # positions between prefetching a position's blocks and reading them
+    VITERBI_AHEAD = 4   # positions between prefetching a position's blocks and reading them
 
 
 cdef inline void _prefetch_pointers(CRFModel m, Seq* s, int t) noexcept nogil:
