@@ -267,22 +267,40 @@ cdef void _prefetch_seq(CRFModel m, Seq* s, CRFContext ctx) noexcept nogil:
     ctx.sink = acc + accf
 
 
+cdef inline bint _dense_states(CRFModel m, int64_t k0, int64_t k1) noexcept nogil:
+    """Does the block [k0, k1) start with all L state entries (codes 0..L-1)?
+    Codes are strictly increasing within a block, so entry L-1 having code
+    L-1 says so (state_features = "all" gives every block this form)."""
+    cdef int L = m.n_labels
+    return k1 - k0 >= L and m.code[k0 + L - 1] == L - 1
+
+
 cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
-    """Log state scores (n x L), with start and end weights folded in."""
+    """Log state scores (n x L), with start and end weights folded in.
+    Every score is summed in the order of the position's attributes, so the
+    dense and the sparse block forms give the same doubles."""
     cdef int L = m.n_labels, n = s.n, t, y
     cdef int32_t a
-    cdef int64_t i, k
+    cdef int64_t i, k, k0, k1
     cdef uint16_t c
     cdef double* row
     cdef const float* w = m.w + m.off_blocks
+    cdef const float* wk
     cdef const float* head = m.w
     memset(st, 0, sizeof(double) * n * L)
     for t in range(n):
         row = st + t * L
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
+            k0 = m.ptr[a]
+            k1 = m.ptr[a + 1]
+            if _dense_states(m, k0, k1):
+                wk = w + k0
+                for y in range(L):
+                    row[y] += wk[y]
+                continue
             # a block's codes are sorted: state entries (< L) come first
-            for k in range(m.ptr[a], m.ptr[a + 1]):
+            for k in range(k0, k1):
                 c = m.code[k]
                 if c >= L:
                     break
@@ -293,24 +311,36 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
 
 
 cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
-    """Log transition scores into position t (t >= 1): L x L."""
-    cdef int L = m.n_labels, j
+    """Log transition scores into position t (t >= 1): L x L. Each cell gets
+    the label transition, then the rich edge weights in the order of the
+    position's attributes (an attribute has at most one entry per cell)."""
+    cdef int L = m.n_labels, LL = L * L, j
     cdef int32_t a
-    cdef int64_t i, k
+    cdef int64_t i, k, k0, ke, k1
     cdef uint16_t c
     cdef const float* w = m.w + m.off_blocks
-    for j in range(L * L):
+    cdef const float* wk
+    cdef const uint16_t* code = m.code
+    for j in range(LL):
         out[j] = m.w[j]
     for i in range(s.ptr[t], s.ptr[t + 1]):
         a = s.attrs[i]
-        # edge entries (codes >= L) sit at the end of the sorted block
-        k = m.ptr[a + 1] - 1
-        while k >= m.ptr[a]:
-            c = m.code[k]
-            if c < L:
-                break
-            out[c - L] += w[k]
-            k -= 1
+        k0 = m.ptr[a]
+        k1 = m.ptr[a + 1]
+        if _dense_states(m, k0, k1):
+            ke = k0 + L
+        else:
+            # edge entries (codes >= L) sit at the end of the sorted block
+            ke = k1
+            while ke > k0 and code[ke - 1] >= L:
+                ke -= 1
+        if k1 - ke == LL:
+            wk = w + ke
+            for j in range(LL):
+                out[j] += wk[j]
+        else:
+            for k in range(ke, k1):
+                out[code[k] - L] += w[k]
 
 
 cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
@@ -506,28 +536,134 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
     return gold_score - log_z
 
 
+cdef enum:
+    VITERBI_AHEAD = 4   # positions between prefetching a position's blocks and reading them
+
+
+cdef inline void _prefetch_pointers(CRFModel m, Seq* s, int t) noexcept nogil:
+    """Prefetch the block pointers of position t's attributes (if t < n)."""
+    cdef int64_t i
+    if t < s.n:
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            prefetch(&m.ptr[s.attrs[i]])
+
+
+cdef inline void _prefetch_blocks(CRFModel m, Seq* s, int t) noexcept nogil:
+    """Prefetch every cache line of the codes and weights of position t's
+    blocks (if t < n). Hints only: results do not depend on them."""
+    cdef int64_t i, k, k0, k1
+    cdef const float* w = m.w + m.off_blocks
+    if t >= s.n:
+        return
+    for i in range(s.ptr[t], s.ptr[t + 1]):
+        k0 = m.ptr[s.attrs[i]]
+        k1 = m.ptr[s.attrs[i] + 1]
+        if k1 <= k0:
+            continue
+        k = k0
+        while k < k1:
+            prefetch(&w[k])
+            k += 16
+        prefetch(&w[k1 - 1])
+        k = k0
+        while k < k1:
+            prefetch(&m.code[k])
+            k += 32
+        prefetch(&m.code[k1 - 1])
+
+
 cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
-    cdef int L = m.n_labels, n = s.n, t, y, yp, best_y
-    cdef double best, v
+    """Viterbi in one pass over the positions: each position's blocks are
+    read once, for its state scores and its transition matrix (prefetched
+    VITERBI_AHEAD positions before). Every score is the same sum, in the
+    same order, as _score_states and _log_trans give (so the forward-backward
+    kernels and this one agree to the bit): state weights in the order of the
+    attributes, then the start (t = 0) and end (t = n - 1) weights; the label
+    transition, then the edge weights in the order of the attributes."""
+    cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
+    cdef int32_t a
+    cdef int64_t i, k, k0, ke, k1
+    cdef uint16_t c
+    cdef double best, v, pv
     cdef double* st = ctx.state
     cdef double* delta = ctx.alpha
     cdef double* M = ctx.scratch
-    _prefetch_seq(m, s, ctx)
-    _score_states(m, s, st)
-    for y in range(L):
-        delta[y] = st[y]
-    for t in range(1, n):
-        _log_trans(m, s, t, M)
+    cdef double* bestv = ctx.scratch2        # per label: best score so far (L)
+    cdef double* row
+    cdef double* prev
+    cdef double* mrow
+    cdef int32_t* arg
+    cdef const float* w = m.w + m.off_blocks
+    cdef const float* wk
+    cdef const float* head = m.w
+    cdef const uint16_t* code = m.code
+    for t in range(min(n, 2 * VITERBI_AHEAD)):
+        _prefetch_pointers(m, s, t)
+    for t in range(min(n, VITERBI_AHEAD)):
+        _prefetch_blocks(m, s, t)
+    for t in range(n):
+        _prefetch_pointers(m, s, t + 2 * VITERBI_AHEAD)
+        _prefetch_blocks(m, s, t + VITERBI_AHEAD)
+        row = st + t * L
         for y in range(L):
-            best = -INFINITY
-            best_y = 0
-            for yp in range(L):
-                v = delta[(t - 1) * L + yp] + M[yp * L + y]
-                if v > best:
-                    best = v
-                    best_y = yp
-            delta[t * L + y] = best + st[t * L + y]
-            ctx.back[t * L + y] = best_y
+            row[y] = 0.0
+        if t >= 1:
+            for j in range(LL):
+                M[j] = head[j]
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k0 = m.ptr[a]
+            k1 = m.ptr[a + 1]
+            if _dense_states(m, k0, k1):
+                wk = w + k0
+                for y in range(L):
+                    row[y] += wk[y]
+                ke = k0 + L
+            else:
+                ke = k0
+                while ke < k1:
+                    c = code[ke]
+                    if c >= L:
+                        break
+                    row[c] += w[ke]
+                    ke += 1
+            if t == 0:
+                continue
+            # edge entries (codes >= L) sit at the end of the sorted block
+            if k1 - ke == LL:
+                wk = w + ke
+                for j in range(LL):
+                    M[j] += wk[j]
+            else:
+                for k in range(ke, k1):
+                    M[code[k] - L] += w[k]
+        if t == 0:
+            for y in range(L):
+                row[y] += head[LL + y]
+        if t == n - 1:
+            for y in range(L):
+                row[y] += head[LL + L + y]
+        if t == 0:
+            for y in range(L):
+                delta[y] = row[y]
+            continue
+        # for every label y the first yp (in order) of the highest score,
+        # the previous label outermost so the inner loop runs over y
+        prev = delta + (t - 1) * L
+        arg = ctx.back + t * L
+        for y in range(L):
+            bestv[y] = -INFINITY
+            arg[y] = 0
+        for yp in range(L):
+            pv = prev[yp]
+            mrow = M + yp * L
+            for y in range(L):
+                v = pv + mrow[y]
+                if v > bestv[y]:
+                    bestv[y] = v
+                    arg[y] = yp
+        for y in range(L):
+            delta[t * L + y] = bestv[y] + row[y]
     best = -INFINITY
     best_y = 0
     for y in range(L):

@@ -10,11 +10,63 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 
 import numpy
 
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from murmurhash.mrmr cimport hash64
-from preshed.maps cimport PreshMap
+from preshed.maps cimport MapStruct, PreshMap, map_get
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SPACY_ADF_EXTRACT_PREFETCH(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define SPACY_ADF_EXTRACT_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void prefetch "SPACY_ADF_EXTRACT_PREFETCH"(const void* p) noexcept nogil
 
 cdef enum:
     MAX_CELLS = 16
+
+
+cdef int _check_templates(Py_ssize_t n_cols, const int32_t[:, ::1] tcols,
+                          const int32_t[::1] tlen, const uint64_t[::1] tseed) except -1:
+    cdef Py_ssize_t j, c, T = tlen.shape[0]
+    if tseed.shape[0] != T or tcols.shape[0] != T:
+        raise ValueError("template arrays do not match")
+    for j in range(T):
+        if tlen[j] > MAX_CELLS or tlen[j] < 1:
+            raise ValueError(f"a template has {tlen[j]} cells; 1 to {MAX_CELLS} are allowed")
+        if tlen[j] > tcols.shape[1]:
+            raise ValueError("template cell arrays are too narrow")
+        for c in range(tlen[j]):
+            if tcols[j, c] < 0 or tcols[j, c] >= n_cols:
+                raise ValueError("template column out of range")
+    return 0
+
+
+cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_ssize_t n,
+                                    Py_ssize_t t, const int32_t* tcol, const int32_t* toff,
+                                    int32_t n_cells, uint64_t seed) noexcept nogil:
+    """The hash of one template at position t of a sequence of n positions
+    whose column rows start at `cols` (0: the template is off there)."""
+    cdef uint64_t buf[MAX_CELLS]
+    cdef Py_ssize_t c, pos
+    cdef uint64_t v, h
+    for c in range(n_cells):
+        pos = t + toff[c]
+        if pos < 0:
+            v = <uint64_t>(2 * (-pos) + 2)          # BOS sentinel
+        elif pos >= n:
+            v = <uint64_t>(2 * (pos - n + 1) + 3)   # EOS sentinel
+        else:
+            v = cols[pos * n_cols + tcol[c]]
+            if v == 0:
+                return 0
+        buf[c] = v
+    h = hash64(buf, <int>(n_cells * sizeof(uint64_t)), seed)
+    if h < 2:  # 0 means absent; 1 is reserved by preshed
+        h += 2
+    return h
 
 
 def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
@@ -24,40 +76,15 @@ def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
     cdef Py_ssize_t n = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
     out = numpy.zeros((n, T), dtype=numpy.uint64)
     cdef uint64_t[:, ::1] o = out
-    cdef uint64_t buf[MAX_CELLS]
-    cdef Py_ssize_t t, j, c, pos
-    cdef int32_t off
-    cdef uint64_t v, h
-    cdef bint absent
-    for j in range(T):
-        if tlen[j] > MAX_CELLS or tlen[j] < 1:
-            raise ValueError(f"a template has {tlen[j]} cells; 1 to {MAX_CELLS} are allowed")
-        for c in range(tlen[j]):
-            if tcols[j, c] < 0 or tcols[j, c] >= n_cols:
-                raise ValueError("template column out of range")
+    cdef Py_ssize_t t, j
+    _check_templates(n_cols, tcols, tlen, tseed)
+    if n == 0:
+        return out
     with nogil:
         for t in range(n):
             for j in range(T):
-                absent = False
-                for c in range(tlen[j]):
-                    off = toffs[j, c]
-                    pos = t + off
-                    if pos < 0:
-                        v = <uint64_t>(2 * (-pos) + 2)          # BOS sentinel
-                    elif pos >= n:
-                        v = <uint64_t>(2 * (pos - n + 1) + 3)   # EOS sentinel
-                    else:
-                        v = cols[pos, tcols[j, c]]
-                        if v == 0:
-                            absent = True
-                            break
-                    buf[c] = v
-                if absent:
-                    continue
-                h = hash64(buf, <int>(tlen[j] * sizeof(uint64_t)), tseed[j])
-                if h < 2:  # 0 means absent; 1 is reserved by preshed
-                    h += 2
-                o[t, j] = h
+                o[t, j] = _template_hash(&cols[0, 0], n_cols, n, t, &tcols[j, 0], &toffs[j, 0],
+                                         tlen[j], tseed[j])
     return out
 
 
@@ -150,6 +177,59 @@ cdef class FeatureTable:
         return ptr, attrs[:nnz].copy()
 
 
+    def lookup_columns(self, const uint64_t[:, ::1] cols, const int64_t[::1] seq_starts,
+                       const int32_t[:, ::1] tcols, const int32_t[:, ::1] toffs,
+                       const int32_t[::1] tlen, const uint64_t[::1] tseed):
+        """Template hashing and `lookup` in one pass over a batch of sequences:
+        the rows of sequence i are cols[seq_starts[i]:seq_starts[i+1]] (each
+        has its own sentence boundaries). The same CSR as `lookup` of the
+        stacked `template_hashes` of every sequence, without the hash matrix;
+        the table cells of a position's features are prefetched before they
+        are probed, so their cache misses overlap."""
+        cdef Py_ssize_t N = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
+        cdef Py_ssize_t n_seq = seq_starts.shape[0] - 1, i, t, j, n, s0, nnz = 0
+        _check_templates(n_cols, tcols, tlen, tseed)
+        if n_seq < 0 or seq_starts[0] != 0 or seq_starts[n_seq] != N:
+            raise ValueError("seq_starts does not match the column rows")
+        for i in range(n_seq):
+            if seq_starts[i + 1] < seq_starts[i]:
+                raise ValueError("seq_starts must be non-decreasing")
+        ptr = numpy.zeros(N + 1, dtype=numpy.int64)
+        attrs = numpy.empty(N * T, dtype=numpy.int32)
+        if N == 0 or T == 0:
+            return ptr, attrs[:0].copy()
+        cdef int64_t[::1] p = ptr
+        cdef int32_t[::1] a = attrs
+        hbuf = numpy.empty(T, dtype=numpy.uint64)
+        cdef uint64_t[::1] hb = hbuf
+        cdef const MapStruct* m = self.map.c_map
+        cdef uint64_t mask = m.length - 1
+        cdef const uint64_t* base = &cols[0, 0]
+        cdef uint64_t h
+        cdef size_t v
+        with nogil:
+            for i in range(n_seq):
+                s0 = seq_starts[i]
+                n = seq_starts[i + 1] - s0
+                for t in range(n):
+                    for j in range(T):
+                        h = _template_hash(base + s0 * n_cols, n_cols, n, t, &tcols[j, 0],
+                                           &toffs[j, 0], tlen[j], tseed[j])
+                        hb[j] = h
+                        if h != 0:
+                            prefetch(&m.cells[h & mask])
+                    for j in range(T):
+                        h = hb[j]
+                        if h == 0:
+                            continue
+                        v = <size_t>map_get(m, h)
+                        if v != 0:
+                            a[nnz] = <int32_t>(v - 1)
+                            nnz += 1
+                    p[s0 + t + 1] = nnz
+        return ptr, attrs[:nnz].copy()
+
+
 def count_keys(const uint64_t[:, ::1] hashes):
     """Distinct non-zero values of a hash matrix and their counts, in one
     hash-table pass (a template value counts once per position)."""
@@ -167,3 +247,89 @@ def count_keys(const uint64_t[:, ::1] hashes):
     keys = numpy.fromiter((k for k, _ in counts.items()), dtype=numpy.uint64, count=len(counts))
     vals = numpy.fromiter((<size_t>v for _, v in counts.items()), dtype=numpy.int64, count=len(counts))
     return keys, vals
+
+
+cdef class WordCache:
+    """Word-derived column values (affixes, orthography class, ...) per
+    ORTH: one row of `width` uint64 values per distinct word, computed once
+    in Python (`add`) and then copied into column matrices in C (`gather`),
+    so tagging creates no Python objects per token for these columns."""
+    cdef PreshMap index          # orth -> row + 1
+    cdef uint64_t* rows
+    cdef readonly int width
+    cdef readonly Py_ssize_t n_rows
+    cdef readonly Py_ssize_t max_rows
+    cdef Py_ssize_t cap
+
+    def __cinit__(self, int width, Py_ssize_t max_rows=1_000_000):
+        if width < 1:
+            raise ValueError("a WordCache needs at least one column")
+        self.index = PreshMap()
+        self.rows = NULL
+        self.width = width
+        self.n_rows = 0
+        self.cap = 0
+        self.max_rows = max_rows
+
+    def __dealloc__(self):
+        PyMem_Free(self.rows)
+
+    def __len__(self):
+        return self.n_rows
+
+    def __reduce__(self):
+        # a cache: pickles empty
+        return (WordCache, (self.width, self.max_rows))
+
+    @property
+    def full(self):
+        return self.n_rows >= self.max_rows
+
+    def add(self, uint64_t orth, values):
+        """Store the row of `orth` (its `width` column values); ignored when
+        the cache is full or already has the word."""
+        cdef const uint64_t[::1] vals = numpy.ascontiguousarray(values, dtype=numpy.uint64)
+        cdef Py_ssize_t c, new_cap
+        cdef void* grown
+        if vals.shape[0] != self.width:
+            raise ValueError(f"a WordCache row has {self.width} values, got {vals.shape[0]}")
+        if self.n_rows >= self.max_rows or self.index.get(orth) != NULL:
+            return
+        if orth < 2:
+            return  # keys 0 and 1 are reserved by preshed; such words are computed each time
+        if self.n_rows == self.cap:
+            new_cap = max(1024, 2 * self.cap)
+            grown = PyMem_Realloc(self.rows, new_cap * self.width * sizeof(uint64_t))
+            if grown == NULL:
+                raise MemoryError()
+            self.rows = <uint64_t*>grown
+            self.cap = new_cap
+        for c in range(self.width):
+            self.rows[self.n_rows * self.width + c] = vals[c]
+        self.n_rows += 1
+        self.index.set(orth, <void*><size_t>self.n_rows)
+
+    def gather(self, const uint64_t[::1] orths, uint64_t[:, ::1] out, const int32_t[::1] out_cols):
+        """out[i, out_cols[c]] = value c of the word orths[i], for every
+        cached word; returns the positions (int64) whose word is not cached."""
+        cdef Py_ssize_t n = orths.shape[0], i, c, n_miss = 0
+        cdef size_t r
+        cdef const uint64_t* row
+        if out.shape[0] != n or out_cols.shape[0] != self.width:
+            raise ValueError("gather: shapes do not match")
+        for c in range(self.width):
+            if out_cols[c] < 0 or out_cols[c] >= out.shape[1]:
+                raise ValueError("gather: column out of range")
+        missing = numpy.empty(n, dtype=numpy.int64)
+        cdef int64_t[::1] miss = missing
+        # (with the GIL: `add` may move the rows)
+        for i in range(n):
+            r = <size_t>self.index.get(orths[i]) if orths[i] >= 2 else 0
+            if r == 0:
+                miss[n_miss] = i
+                n_miss += 1
+                continue
+            row = self.rows + (r - 1) * self.width
+            for c in range(self.width):
+                out[i, out_cols[c]] = row[c]
+        return missing[:n_miss]

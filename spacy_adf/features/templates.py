@@ -9,6 +9,7 @@ off where the token has no such field), and ``ortho``: the token's
 orthography class (`ortho_class`, for biomedical NER). Any name registered in
 ``spacy_adf.registry.extractors`` works as well.
 """
+import functools
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -18,7 +19,7 @@ from spacy.strings import hash_string
 from spacy.tokens import Doc
 
 from ..registry import extractors
-from .extract import template_hashes
+from .extract import WordCache, template_hashes
 
 MAX_OFFSET = 1000  # a window wider than any sentence needs; keeps offsets in int32
 _CELL_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([+-]?\d+)\]$")
@@ -41,6 +42,9 @@ _DOC_ATTRS: Dict[str, Tuple[int, Optional[str]]] = {
 # Token attributes every built-in column is a function of: ORTH (words, lower
 # case, shape, affixes, orthography class), NORM, TAG, POS, LEMMA and MORPH.
 _SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
+# Annotations the templates may need, by the spaCy attribute that holds them:
+# Doc.has_annotation(name) is "some token has a non-zero value" of it.
+_ANNOTATION_ATTRS = {"TAG": TAG, "POS": POS, "LEMMA": LEMMA, "MORPH": MORPH}
 _BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|"
                          r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+)$")
 
@@ -125,9 +129,46 @@ class TemplateSet:
             for c, (name, off) in enumerate(cells):
                 self.tcols[j, c] = self.columns.index(name)
                 self.toffs[j, c] = off
-        self._affix_cache: Dict[Tuple[str, int], Dict[int, int]] = {}
         self._morph_cache: Dict[str, Dict[int, int]] = {}
         self._builtin_only: Optional[bool] = None
+        self._plan_columns()
+
+    def _plan_columns(self) -> None:
+        """How columns_for_docs builds each column: the spaCy attributes read
+        with one Doc.to_array per Doc (ORTH first), the columns copied from
+        them, and the word-derived columns (affixes, orthography) that come
+        from one WordCache row per distinct word."""
+        read = [ORTH]
+        self._copy_cols: List[Tuple[int, int]] = []   # (column, index in read)
+        self._word_fns: List[Callable[[str], int]] = []
+        word_cols = []
+        self._other_cols: List[int] = []               # morph_ and extractor columns
+        for i, name in enumerate(self.columns):
+            if name in _DOC_ATTRS:
+                attr = _DOC_ATTRS[name][0]
+                if attr not in read:
+                    read.append(attr)
+                self._copy_cols.append((i, read.index(attr)))
+                continue
+            m = _AFFIX_RE.match(name)
+            if m:
+                word_cols.append(i)
+                self._word_fns.append(_affix_hasher(m.group(1), int(m.group(2))))
+            elif name == "ortho":
+                word_cols.append(i)
+                self._word_fns.append(_ortho_hash)
+            else:
+                self._other_cols.append(i)
+        # annotation checks read the same arrays
+        self._check_attrs: List[Tuple[str, int]] = []
+        for ann in self.required_annotations:
+            attr = _ANNOTATION_ATTRS[ann]
+            if attr not in read:
+                read.append(attr)
+            self._check_attrs.append((ann, read.index(attr)))
+        self._read_attrs = read
+        self._word_cols = numpy.array(word_cols, dtype=numpy.int32)
+        self._word_cache = WordCache(len(word_cols)) if word_cols else None
 
     def __len__(self) -> int:
         return len(self.templates)
@@ -157,59 +198,97 @@ class TemplateSet:
 
     def columns_for(self, doc: Doc) -> numpy.ndarray:
         """uint64 array (n_tokens, n_columns) of attribute hashes (0 = absent)."""
-        n = len(doc)
+        return self.columns_for_docs([doc])[1]
+
+    def columns_for_docs(self, docs: Sequence[Doc], component: Optional[str] = None
+                         ) -> Tuple[numpy.ndarray, numpy.ndarray]:
+        """The columns of a batch of Docs, stacked: (seq_starts int64
+        (n_docs + 1), uint64 array (total tokens, n_columns)); the rows of
+        Doc i are seq_starts[i]:seq_starts[i+1], each the same as
+        `columns_for(doc)`. With `component`, also check_doc every Doc
+        (from the arrays already read)."""
+        lengths = numpy.fromiter((len(doc) for doc in docs), dtype=numpy.int64, count=len(docs))
+        seq_starts = numpy.zeros(len(docs) + 1, dtype=numpy.int64)
+        numpy.cumsum(lengths, out=seq_starts[1:])
+        n = int(seq_starts[-1])
         out = numpy.zeros((n, len(self.columns)), dtype=numpy.uint64)
         if n == 0:
-            return out
-        spacy_cols = [(i, _DOC_ATTRS[name][0]) for i, name in enumerate(self.columns)
-                      if name in _DOC_ATTRS]
-        if spacy_cols:
-            arr = doc.to_array([attr for _, attr in spacy_cols]).astype(numpy.uint64)
-            arr = arr.reshape(n, len(spacy_cols))
-            for k, (i, _) in enumerate(spacy_cols):
-                out[:, i] = arr[:, k]
-        for i, name in enumerate(self.columns):
-            if name in _DOC_ATTRS:
-                continue
-            m = _AFFIX_RE.match(name)
-            if m:
-                out[:, i] = self._affix_column(doc, m.group(1), int(m.group(2)))
-            elif _MORPH_RE.match(name):
-                out[:, i] = self._morph_column(doc, _MORPH_RE.match(name).group(1))
+            return seq_starts, out
+        nonempty = [doc for doc in docs if len(doc)]
+        arrays = [doc.to_array(self._read_attrs) for doc in nonempty]
+        arr = arrays[0] if len(arrays) == 1 else numpy.concatenate(arrays)
+        arr = arr.reshape(n, len(self._read_attrs))
+        if component is not None and self._check_attrs:
+            starts = seq_starts[:-1][lengths > 0]
+            for ann, k in self._check_attrs:
+                annotated = numpy.logical_or.reduceat(arr[:, k] != 0, starts)
+                for j in numpy.flatnonzero(~annotated).tolist():
+                    self.check_doc(nonempty[j], component)  # raises
+        for i, k in self._copy_cols:
+            out[:, i] = arr[:, k]
+        if self._word_cache is not None:
+            orths = numpy.ascontiguousarray(arr[:, 0])
+            missing = self._word_cache.gather(orths, out, self._word_cols)
+            if len(missing):
+                self._fill_words(nonempty, seq_starts[:-1][lengths > 0], orths, missing, out)
+        if self._other_cols:
+            for doc, start in zip(nonempty, seq_starts[:-1][lengths > 0].tolist()):
+                stop = start + len(doc)
+                for i in self._other_cols:
+                    name = self.columns[i]
+                    m = _MORPH_RE.match(name)
+                    if m:
+                        out[start:stop, i] = self._morph_column(doc, m.group(1))
+                    else:
+                        out[start:stop, i] = _extractor_column(doc, name, extractors.get(name))
+        return seq_starts, out
+
+    def _fill_words(self, docs: List[Doc], starts: numpy.ndarray, orths: numpy.ndarray,
+                    missing: numpy.ndarray, out: numpy.ndarray) -> None:
+        """The word-derived columns of the words the cache did not have:
+        computed from the word's text, cached (up to WordCache.max_rows
+        words) and written to their rows."""
+        cache = self._word_cache
+        doc_of = numpy.searchsorted(starts, missing, side="right") - 1
+        rows: Dict[int, numpy.ndarray] = {}
+        for pos, d in zip(missing.tolist(), doc_of.tolist()):
+            orth = int(orths[pos])
+            row = rows.get(orth)
+            if row is None:
+                text = docs[d].vocab.strings[orth]
+                row = numpy.array([fn(text) for fn in self._word_fns], dtype=numpy.uint64)
+                rows[orth] = row
+                cache.add(orth, row)
+            out[pos, self._word_cols] = row
+
+    def column_values(self, doc: Doc) -> List[List[Optional[str]]]:
+        """The string behind every column value of `doc`, one list per
+        column (None where the column is absent, i.e. its hash is 0): what
+        `columns_for` hashes, for tools that need readable features (e.g.
+        CRFsuite attribute strings in benchmarks/bioner_speed.py)."""
+        out: List[List[Optional[str]]] = []
+        texts = [t.text for t in doc]
+        for name in self.columns:
+            if name in ("w", "orth"):
+                values = texts
+            elif name in _DOC_ATTRS:
+                attr = {"t": "tag", "w": "orth"}.get(name, name)
+                values = [getattr(t, attr + "_") or None for t in doc]
+            elif _AFFIX_RE.match(name):
+                m = _AFFIX_RE.match(name)
+                size = int(m.group(2))
+                values = ([x[:size] for x in texts] if m.group(1) == "prefix"
+                          else [x[-size:] for x in texts])
             elif name == "ortho":
-                out[:, i] = self._ortho_column(doc)
+                values = [ortho_class(x) for x in texts]
+            elif _MORPH_RE.match(name):
+                field = _MORPH_RE.match(name).group(1)
+                values = [_morph_value(str(t.morph), field) for t in doc]
             else:
-                out[:, i] = _extractor_column(doc, name, extractors.get(name))
+                raw = extractors.get(name)(doc)
+                values = [None if v is None or v == "" else str(v) for v in raw]
+            out.append(list(values))
         return out
-
-    def _affix_column(self, doc: Doc, kind: str, size: int) -> numpy.ndarray:
-        if kind == "prefix":
-            return self._word_column(doc, (kind, size),
-                                     lambda text: hash_string(f"{kind}{size}:{text[:size]}"))
-        return self._word_column(doc, (kind, size),
-                                 lambda text: hash_string(f"{kind}{size}:{text[-size:]}"))
-
-    def _ortho_column(self, doc: Doc) -> numpy.ndarray:
-        return self._word_column(doc, ("ortho", 0),
-                                 lambda text: hash_string("ortho:" + ortho_class(text)))
-
-    def _word_column(self, doc: Doc, key: Tuple[str, int],
-                     word_hash: Callable[[str], int]) -> numpy.ndarray:
-        """A column whose value depends on the word's text only (affixes,
-        orthography): cached per ORTH, so no Token objects are created and
-        each distinct word is hashed once."""
-        cache = self._affix_cache.setdefault(key, {})
-        orths = doc.to_array(ORTH)
-        col = numpy.empty(len(doc), dtype=numpy.uint64)
-        strings = doc.vocab.strings
-        for i, orth in enumerate(orths.tolist()):
-            h = cache.get(orth)
-            if h is None:
-                h = word_hash(strings[orth])
-                if len(cache) < 1_000_000:
-                    cache[orth] = h
-            col[i] = h
-        return col
 
     def _morph_column(self, doc: Doc, field: str) -> numpy.ndarray:
         # Cached per morph analysis: a corpus has few distinct ones.
@@ -245,6 +324,28 @@ class TemplateSet:
 
     def hash_columns(self, cols: numpy.ndarray) -> numpy.ndarray:
         return template_hashes(cols, self.tcols, self.toffs, self.tlen, self.tseed)
+
+
+def _morph_value(morph: str, field: str) -> Optional[str]:
+    """The value of `field` in a morph string ("A=x|B=y"), as _morph_column reads it."""
+    value = None
+    for feat in (morph.split("|") if morph else ()):
+        name, _, v = feat.partition("=")
+        if name == field and v:
+            value = v
+    return value
+
+
+def _affix_hash(kind: str, size: int, text: str) -> int:
+    return hash_string(f"{kind}{size}:{text[:size] if kind == 'prefix' else text[-size:]}")
+
+
+def _affix_hasher(kind: str, size: int) -> Callable[[str], int]:
+    return functools.partial(_affix_hash, kind, size)  # picklable, unlike a lambda
+
+
+def _ortho_hash(text: str) -> int:
+    return hash_string("ortho:" + ortho_class(text))
 
 
 def _extractor_column(doc: Doc, name: str, fn: Callable) -> numpy.ndarray:

@@ -48,22 +48,14 @@ class SequenceCRF(LinearChainCRF):
         return self.build_with_samples(hash_mats, golds, n_labels, **self.layout)
 
     def featurize(self, docs: Sequence[Doc]) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-        """Known feature ids of a batch of Docs as (seq_starts, pos_ptr, attrs)."""
+        """Known feature ids of a batch of Docs as (seq_starts, pos_ptr, attrs):
+        the columns of the whole batch in one matrix, then template hashing
+        and the table lookup in one pass (the same ids as `features_of` per
+        Doc)."""
         self.require_built()
-        seq_starts = numpy.zeros(len(docs) + 1, dtype=numpy.int64)
-        seq_starts[1:] = numpy.cumsum([len(doc) for doc in docs])
-        ptrs = [numpy.zeros(1, dtype=numpy.int64)]
-        attrs = []
-        offset = 0
-        for doc in docs:
-            if len(doc) == 0:
-                continue
-            ptr, a = self.table.lookup(self.hashes(doc))
-            ptrs.append(ptr[1:] + offset)
-            attrs.append(a)
-            offset += len(a)
-        pos_ptr = numpy.concatenate(ptrs)
-        attrs = numpy.concatenate(attrs) if attrs else numpy.zeros(0, dtype=numpy.int32)
+        t = self.templates
+        seq_starts, cols = t.columns_for_docs(docs, component=self.name)
+        pos_ptr, attrs = self.table.lookup_columns(cols, seq_starts, t.tcols, t.toffs, t.tlen, t.tseed)
         return seq_starts, pos_ptr, attrs
 
     def predict(self, docs: Sequence[Doc], marginals: bool = False):

@@ -247,7 +247,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                 if doc._.adf_marginals is None:
                     doc._.adf_marginals = {}
                 doc._.adf_marginals[self.name] = marg
-            self.target.set(doc, [names[i] for i in ids], conf)
+            self.target.set(doc, [names[i] for i in numpy.asarray(ids).tolist()], conf)
 
     # ------------------------------------------------------------ training
 

@@ -38,6 +38,7 @@ alignment, an example with tokens that no gold span covers is skipped.
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
+from spacy.attrs import TAG
 from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span, Token
 from spacy.training import Example
@@ -107,6 +108,24 @@ def covering_spans(tags: Sequence[str]) -> List[Tuple[int, int, str]]:
     return out
 
 
+def _outside_split_spans(tags: Sequence[str]) -> List[Tuple[int, int, str]]:
+    """`iob_to_spans` of the typed tags, reading only the runs between "O"
+    tags: an O closes any span and leaves the reader in its initial state, so
+    each run decodes alone (most tokens of a sentence are O)."""
+    inside = [i for i, t in enumerate(tags) if t != "O"]
+    if not inside:
+        return []
+    out: List[Tuple[int, int, str]] = []
+    start = prev = inside[0]
+    for i in inside[1:] + [-1]:
+        if i != prev + 1:
+            run = [_typed(t) for t in tags[start:prev + 1]]
+            out.extend((start + s, start + e, label) for s, e, label in iob_to_spans(run))
+            start = i
+        prev = i
+    return out
+
+
 class SpanTarget(Target):
     is_spans = True
 
@@ -162,11 +181,14 @@ class SpanTarget(Target):
         return tags
 
     def set(self, doc, tags, confidences):
-        typed = [_typed(t) for t in tags]
-        chunks = covering_spans(typed) if self.covering else iob_to_spans(typed)
+        if self.covering:
+            chunks = covering_spans([_typed(t) for t in tags])
+        else:
+            chunks = _outside_split_spans(tags)
         spans = [Span(doc, s, e, label="" if label == _NO_LABEL else label) for s, e, label in chunks]
         if self.key is None:
-            doc.ents = spans
+            # what `doc.ents = spans` does, without building every Span again
+            doc.set_ents(spans, default="outside")
         else:
             doc.spans[self.key] = spans
             if confidences is not None:
@@ -242,6 +264,12 @@ class TokenAttrTarget(TokenTarget):
         return value or None
 
     def set(self, doc, tags, confidences):
+        if self.attr == "tag":
+            # what token.tag_ = tag does for every token, in one from_array
+            strings = doc.vocab.strings
+            ids = {tag: strings.add(tag) for tag in set(tags)}
+            doc.from_array([TAG], numpy.array([ids[t] for t in tags], dtype=numpy.uint64))
+            return
         for token, tag in zip(doc, tags):
             if self.ext is not None:
                 token._.set(self.ext, tag)
