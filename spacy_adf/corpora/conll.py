@@ -15,7 +15,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..tags.iob import iob_to_spans
-from .reuse import ReusedDocs
+from .reuse import shared as shared_reuse
 
 PathLike = Union[str, Path]
 
@@ -247,7 +247,6 @@ class ConllCorpus:
         reuse_docs: bool = False,
     ) -> None:
         self.path = check_path(path)
-        self.reused = ReusedDocs() if reuse_docs else None
         if self.path.is_dir():
             raise ValueError(f"{self.path} is a directory; ConllCorpus reads one file")
         # Validate the settings now so config mistakes fail before training.
@@ -258,6 +257,12 @@ class ConllCorpus:
         self.input_attrs = check_input_attrs(input_attrs)
         self.limit = limit
         self.sep = sep
+        self.reused = None
+        if reuse_docs:
+            self.reused = shared_reuse((
+                "conll", str(self.path.resolve()), tuple(self.columns), iob_target,
+                None if self.keep_labels is None else tuple(self.keep_labels),
+                tuple(self.input_attrs), limit, sep))
 
     def __call__(self, nlp) -> Iterator[Example]:
         def pairs():

@@ -7,12 +7,19 @@ runs the pipeline and only reads the references, so re-reading and
 re-building the same Docs each time is wasted work: more than half of an
 evaluation of CoNLL-2000 (building an Example alone walks the tokens of both
 Docs). A caller that changes an Example or a Doc in place changes it for the
-next call too, so the readers do it only when asked (`reuse_docs = true`,
-meant for dev corpora).
+next call too, so the readers do it only when asked (`reuse_docs = true`).
+
+spaCy resolves ``[corpora]`` twice, once for ``nlp.initialize`` and once
+for the training loop, so the same settings give two reader objects; they
+share one `ReusedDocs` (`shared`), and with ``reuse_docs`` on a training
+corpus the loop takes the Examples that initialize read instead of reading
+and building them again (the loop keeps its list of them for all epochs
+anyway, so this holds nothing it would not hold).
 """
+from collections import OrderedDict
 import os
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -35,3 +42,18 @@ class ReusedDocs:
             examples = [Example(predicted, reference) for predicted, reference in read()]
             self._examples, self._stamp, self._vocab = examples, stamp, vocab
         yield from self._examples
+
+
+# the most recent ReusedDocs by reader settings (a training run needs two: train and dev)
+_SHARED: "OrderedDict[Hashable, ReusedDocs]" = OrderedDict()
+_SHARED_MAX = 4
+
+
+def shared(key: Hashable) -> ReusedDocs:
+    """The ReusedDocs of the readers with settings `key` (see the module
+    docstring); the least recently used beyond the last four are dropped."""
+    entry = _SHARED.pop(key, None) or ReusedDocs()
+    _SHARED[key] = entry
+    while len(_SHARED) > _SHARED_MAX:
+        _SHARED.popitem(last=False)
+    return entry

@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from .reuse import ReusedDocs
+from .reuse import shared as shared_reuse
 
 PathLike = Union[str, Path]
 _UNWRITABLE = (" ", "\t", "\r", "\n")
@@ -88,7 +88,7 @@ class SegmentedCorpus:
         if not self.path.exists():
             raise ValueError(f"segmented corpus {self.path} does not exist; check --paths.train/--paths.dev")
         self.limit = limit
-        self.reused = ReusedDocs() if reuse_docs else None
+        self.reused = shared_reuse(("segmented", str(self.path.resolve()), limit)) if reuse_docs else None
 
     def __call__(self, nlp) -> Iterator[Example]:
         if self.reused is not None:

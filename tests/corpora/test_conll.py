@@ -540,3 +540,20 @@ def test_reuse_docs_hands_out_the_same_docs_until_the_file_changes(tmp_path):
     assert [eg.x.to_bytes() for eg in b] == [zh.make_doc(eg.y.text).to_bytes() for eg in b]
     corpus = SegmentedCorpus(seg, reuse_docs=True)
     assert all(x is y for x, y in zip(corpus(zh), corpus(zh)))
+
+
+def test_readers_with_the_same_settings_share_their_docs(tmp_path):
+    """spaCy builds one reader for initialize and another for the training
+    loop: with reuse_docs they hand out the same Examples; other settings,
+    or reuse_docs off, do not share."""
+    from spacy_adf.corpora.conll import ConllCorpus
+
+    path = tmp_path / "c.txt"
+    path.write_text("Dogs NNS B-NP\nbark VBP O\n\n", encoding="utf8")
+    nlp = spacy.blank("en")
+    kw = {"columns": ["words", "tag", "iob"], "iob_target": "spans:chunks"}
+    first = list(ConllCorpus(path, reuse_docs=True, **kw)(nlp))
+    assert list(ConllCorpus(path, reuse_docs=True, **kw)(nlp))[0] is first[0]
+    assert list(ConllCorpus(path, reuse_docs=True, limit=1, **kw)(nlp))[0] is not first[0]
+    assert list(ConllCorpus(path, **kw)(nlp))[0] is not first[0]
+
