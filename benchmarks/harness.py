@@ -71,10 +71,13 @@ def machine_info() -> Dict[str, Any]:
 
 
 def repo_state() -> str:
-    """A hash of HEAD and the uncommitted changes to tracked files: compare
-    it at the start and the end of a run to notice code changing under it."""
+    """A hash of HEAD and the uncommitted changes to tracked files outside
+    docs/ and metrics/: compare it at the start and the end of a run to
+    notice code changing under it (benchmarks write their own results into
+    docs/ and metrics/ as they go, which must not count)."""
     head = _git("rev-parse", "HEAD")
-    diff = subprocess.run(["git", "diff", "HEAD"], cwd=REPO, capture_output=True).stdout
+    diff = subprocess.run(["git", "diff", "HEAD", "--", ".", ":(exclude)docs", ":(exclude)metrics"],
+                          cwd=REPO, capture_output=True).stdout
     return hashlib.sha1(head.encode() + b"\n" + diff).hexdigest()
 
 

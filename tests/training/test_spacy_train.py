@@ -28,6 +28,7 @@ def test_registered_names_resolve_in_a_fresh_interpreter():
         "registry.scorers.get('spacy_adf.tagger_scorer.v1')\n"
         "registry.misc.get('spacy_adf.templates.chunking.v1')\n"
         "registry.loggers.get('spacy_adf.TimingLogger.v1')\n"
+        "registry.callbacks.get('spacy_adf.freeze_gc.v1')\n"
         "nlp = spacy.blank('en'); nlp.add_pipe('adf_tagger')\n"
         "print('ok')\n"
     )
@@ -118,3 +119,16 @@ def test_training_corpus_shared_with_initialize_gives_identical_weights(tmp_path
                                 for p in (tmp_path / reuse / "model-last").rglob("*")
                                 if p.is_file() and p.name != "config.cfg")
     assert outputs["true"] == outputs["false"]
+
+
+def test_freeze_gc_callback_freezes_what_exists_after_initialize():
+    import gc
+
+    nlp = spacy.blank("en")
+    before = gc.get_freeze_count()
+    try:
+        assert registry.callbacks.get("spacy_adf.freeze_gc.v1")()(nlp) is nlp
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+
