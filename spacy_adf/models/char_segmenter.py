@@ -144,10 +144,9 @@ class CharSegmenter(SerializedParts):
         self.user_words = set()
         self.add_words(user)
 
-    def build_crf(self, sequences: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int]],
-                  n_examples: int) -> None:
-        """Feature table and zero weights from (codes, bounds, gold, fold) of
-        the training examples (after build_lexicon)."""
+    def _hash_sequences(self, sequences) -> Tuple[list, list, int]:
+        """(hash matrices, gold tag arrays, number of CRF sequences) of the
+        training examples' (codes, bounds, gold, fold)."""
         hash_mats, golds = [], []
         n_seq = 0
         for codes, bounds, gold, fold in sequences:
@@ -156,6 +155,13 @@ class CharSegmenter(SerializedParts):
             n_seq += len(bounds) - 1
         if not hash_mats:
             raise ValueError(f"[{self.name}] the training examples contain no characters to segment")
+        return hash_mats, golds, n_seq
+
+    def build_crf(self, sequences: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int]],
+                  n_examples: int) -> None:
+        """Feature table and zero weights from (codes, bounds, gold, fold) of
+        the training examples (after build_lexicon)."""
+        hash_mats, golds, n_seq = self._hash_sequences(sequences)
         # build_crf sees each example as one sequence; runs inside an example
         # are separate CRF sequences in training and inference, which only
         # changes which label pairs are "observed" at run starts (none).
@@ -172,14 +178,7 @@ class CharSegmenter(SerializedParts):
         """`build_crf`, also returning each example's training samples (as
         `samples` gives them) from the same hashes: the corpus is hashed
         once. `sequences` must have non-empty codes."""
-        hash_mats, golds = [], []
-        n_seq = 0
-        for codes, bounds, gold, fold in sequences:
-            hash_mats.append(self.featurizer.hashes(codes, bounds, fold))
-            golds.append(gold)
-            n_seq += len(bounds) - 1
-        if not hash_mats:
-            raise ValueError(f"[{self.name}] the training examples contain no characters to segment")
+        hash_mats, golds, n_seq = self._hash_sequences(sequences)
         opts = self.options
         whole = self.crf.build_with_samples(
             hash_mats, golds, len(self.tag_names),
