@@ -49,14 +49,15 @@ def train_children(args) -> Dict[str, Dict]:
     return {variant: child.wait() for variant, child in children.items()}
 
 
-def test_decisions(pipe, test_docs):
-    """The gold-parse decisions of the test Docs in `pipe`'s feature ids."""
+def decisions(pipe, docs, build_vocab: bool = False):
+    """(X, y) of the gold-parse decisions of Docs with gold bunsetsu and
+    heads, in `pipe`'s feature ids (built from them with `build_vocab`)."""
     from spacy.training import Example
 
     from spacy_adf.corpora.bunsetsu import make_predicted
 
-    examples = [Example(make_predicted(ref), ref) for ref in test_docs]
-    return pipe.parser.examples(pipe._gold_items(examples), build_vocab=False)
+    examples = [Example(make_predicted(ref), ref) for ref in docs]
+    return pipe.parser.examples(pipe._gold_items(examples), build_vocab=build_vocab)
 
 
 def compare(sv_a, sv_b, X, agree: float) -> Dict:
@@ -93,7 +94,7 @@ def full_size(args, test_docs) -> Dict:
     plain, merged = pipes["plain"], pipes["merged"]
     if plain.parser.vocab.ids != merged.parser.vocab.ids:
         raise RuntimeError("the plain and merged runs built different feature vocabularies")
-    X, _ = test_decisions(plain, test_docs)
+    X, _ = decisions(plain, test_docs)
     out["test"] = compare(plain.parser.support_vectors, merged.parser.support_vectors, X, args.agree)
     parses = {}
     for variant, pipe in pipes.items():
@@ -106,7 +107,7 @@ def full_size(args, test_docs) -> Dict:
     return out
 
 
-def subsample(args, vocab) -> Dict:
+def subsample(args, vocab, test_docs) -> Dict:
     """Both ways at a tight tolerance on the first `--sub-limit` sentences."""
     import spacy
 
@@ -116,13 +117,8 @@ def subsample(args, vocab) -> Dict:
     nlp = spacy.blank("xx")
     pipe = nlp.add_pipe("pke_dependency", config={"degree": args.degree, "C": args.C})
     train = read_docs(args.data / "kwdlc" / "train.knp", vocab, args.sub_limit)
-    test = read_docs(args.data / "kwdlc" / "test.knp", vocab, args.test_limit)
-    from spacy.training import Example
-
-    from spacy_adf.corpora.bunsetsu import make_predicted
-
-    X, y = pipe.parser.examples(pipe._gold_items([Example(make_predicted(r), r) for r in train]))
-    Xt, _ = test_decisions(pipe, test)
+    X, y = decisions(pipe, train, build_vocab=True)
+    Xt, _ = decisions(pipe, test_docs)
     out = {"n_sentences": len(train), "tol": args.sub_tol, "runs": {}}
     svs = {}
     for variant in ("plain", "merged"):
@@ -196,7 +192,7 @@ def main(argv=None) -> int:
     report = {"command": command.strip(), "machine": machine_info(), "degree": args.degree, "C": args.C}
     test_docs = read_docs(args.data / "kwdlc" / "test.knp", vocab, args.test_limit)
     report["full"] = full_size(args, test_docs)
-    report["subsample"] = subsample(args, vocab)
+    report["subsample"] = subsample(args, vocab, test_docs)
     write_json(args.out_json, report)
     write_section(args.out_md, NAME, markdown(report))
     print(markdown(report))

@@ -590,25 +590,17 @@ def crfsuite_attrs_worker(spec_path: str) -> None:
     """Child process: read attribute sequences, train crfsuite L-BFGS, write a result JSON."""
     import json
 
-    import pycrfsuite
+    from benchmarks.chunking import train_crfsuite
 
     spec = json.loads(Path(spec_path).read_text(encoding="utf8"))
-    trainer = pycrfsuite.Trainer(spec["algorithm"], spec["params"], verbose=False)
-    start = time.perf_counter()
-    with open(spec["train"], encoding="utf8") as file_:
-        for line in file_:
-            seq = json.loads(line)
-            trainer.append(seq["x"], seq["y"])
-    append_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    trainer.train(spec["model"])
-    train_seconds = time.perf_counter() - start
-    log = trainer.logparser
-    last = log.last_iteration or {}
-    Path(spec["result"]).write_text(json.dumps({
-        "append_seconds": append_seconds, "train_seconds": train_seconds,
-        "iterations": len(log.iterations), "active_features": last.get("active_features"),
-        "n_features": log.featgen_num_features}), encoding="utf8")
+
+    def sequences():
+        with open(spec["train"], encoding="utf8") as file_:
+            for line in file_:
+                seq = json.loads(line)
+                yield seq["x"], seq["y"]
+
+    Path(spec["result"]).write_text(json.dumps(train_crfsuite(spec, sequences())), encoding="utf8")
 
 
 def bench_crfsuite_jnlpba(adf: Dict[str, Any], args, workdir: Path) -> Dict[str, Any]:

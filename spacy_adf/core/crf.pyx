@@ -275,36 +275,60 @@ cdef inline bint _dense_states(CRFModel m, int64_t k0, int64_t k1) noexcept nogi
     return k1 - k0 >= L and m.code[k0 + L - 1] == L - 1
 
 
+cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row) noexcept nogil:
+    """Add block [k0, k1)'s state weights (codes < L) to row, in entry order
+    (one dense run when the block holds all L); returns where its edge
+    entries start (a block's codes are sorted: states first)."""
+    cdef int L = m.n_labels, y
+    cdef int64_t k
+    cdef uint16_t c
+    cdef const float* wk
+    if _dense_states(m, k0, k1):
+        wk = w + k0
+        for y in range(L):
+            row[y] += wk[y]
+        return k0 + L
+    k = k0
+    while k < k1:
+        c = m.code[k]
+        if c >= L:
+            break
+        row[c] += w[k]
+        k += 1
+    return k
+
+
+cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out) noexcept nogil:
+    """Add the edge entries [ke, k1) of a block to the L x L matrix out, in
+    entry order (one dense run when the block holds all L * L)."""
+    cdef int L = m.n_labels, LL = L * L, j
+    cdef int64_t k
+    cdef const float* wk
+    if k1 - ke == LL:
+        wk = w + ke
+        for j in range(LL):
+            out[j] += wk[j]
+    else:
+        for k in range(ke, k1):
+            out[m.code[k] - L] += w[k]
+
+
 cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
     """Log state scores (n x L), with start and end weights folded in.
     Every score is summed in the order of the position's attributes, so the
     dense and the sparse block forms give the same doubles."""
     cdef int L = m.n_labels, n = s.n, t, y
     cdef int32_t a
-    cdef int64_t i, k, k0, k1
-    cdef uint16_t c
+    cdef int64_t i
     cdef double* row
     cdef const float* w = m.w + m.off_blocks
-    cdef const float* wk
     cdef const float* head = m.w
     memset(st, 0, sizeof(double) * n * L)
     for t in range(n):
         row = st + t * L
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
-            k0 = m.ptr[a]
-            k1 = m.ptr[a + 1]
-            if _dense_states(m, k0, k1):
-                wk = w + k0
-                for y in range(L):
-                    row[y] += wk[y]
-                continue
-            # a block's codes are sorted: state entries (< L) come first
-            for k in range(k0, k1):
-                c = m.code[k]
-                if c >= L:
-                    break
-                row[c] += w[k]
+            _add_states(m, w, m.ptr[a], m.ptr[a + 1], row)
     for y in range(L):
         st[y] += head[L * L + y]
         st[(n - 1) * L + y] += head[L * L + L + y]
@@ -316,10 +340,8 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
     position's attributes (an attribute has at most one entry per cell)."""
     cdef int L = m.n_labels, LL = L * L, j
     cdef int32_t a
-    cdef int64_t i, k, k0, ke, k1
-    cdef uint16_t c
+    cdef int64_t i, k0, ke, k1
     cdef const float* w = m.w + m.off_blocks
-    cdef const float* wk
     cdef const uint16_t* code = m.code
     for j in range(LL):
         out[j] = m.w[j]
@@ -334,13 +356,7 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
             ke = k1
             while ke > k0 and code[ke - 1] >= L:
                 ke -= 1
-        if k1 - ke == LL:
-            wk = w + ke
-            for j in range(LL):
-                out[j] += wk[j]
-        else:
-            for k in range(ke, k1):
-                out[code[k] - L] += w[k]
+        _add_edges(m, w, ke, k1, out)
 
 
 cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
@@ -582,8 +598,7 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     transition, then the edge weights in the order of the attributes."""
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
     cdef int32_t a
-    cdef int64_t i, k, k0, ke, k1
-    cdef uint16_t c
+    cdef int64_t i, k0, ke, k1
     cdef double best, v, pv
     cdef double* st = ctx.state
     cdef double* delta = ctx.alpha
@@ -594,9 +609,7 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     cdef double* mrow
     cdef int32_t* arg
     cdef const float* w = m.w + m.off_blocks
-    cdef const float* wk
     cdef const float* head = m.w
-    cdef const uint16_t* code = m.code
     for t in range(min(n, 2 * VITERBI_AHEAD)):
         _prefetch_pointers(m, s, t)
     for t in range(min(n, VITERBI_AHEAD)):
@@ -614,29 +627,9 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
             a = s.attrs[i]
             k0 = m.ptr[a]
             k1 = m.ptr[a + 1]
-            if _dense_states(m, k0, k1):
-                wk = w + k0
-                for y in range(L):
-                    row[y] += wk[y]
-                ke = k0 + L
-            else:
-                ke = k0
-                while ke < k1:
-                    c = code[ke]
-                    if c >= L:
-                        break
-                    row[c] += w[ke]
-                    ke += 1
-            if t == 0:
-                continue
-            # edge entries (codes >= L) sit at the end of the sorted block
-            if k1 - ke == LL:
-                wk = w + ke
-                for j in range(LL):
-                    M[j] += wk[j]
-            else:
-                for k in range(ke, k1):
-                    M[code[k] - L] += w[k]
+            ke = _add_states(m, w, k0, k1, row)
+            if t >= 1:
+                _add_edges(m, w, ke, k1, M)
         if t == 0:
             for y in range(L):
                 row[y] += head[LL + y]
