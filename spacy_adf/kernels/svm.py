@@ -196,9 +196,9 @@ def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
     once with their count as sample weight (`merge_duplicates`): the same SVM,
     up to libsvm's stopping tolerance. Off by default: at libsvm's default
     tolerance the decision values move by up to ~8e-4 (1e-6 needs tol=1e-10),
-    so turning it on changes trained models slightly, and on KWDLC it saved
-    about 1% of libsvm's time (slower at tight tolerances: the larger
-    per-example bounds; benchmarks/dependency_merge.py). A dict `stats` gets
+    so turning it on changes trained models slightly; on all of KWDLC (14% of
+    the decisions repeats) it halved libsvm's time, on its first 3,000
+    sentences it saved 1% (benchmarks/dependency_merge.py). A dict `stats` gets
     n_examples, n_unique, merge_seconds and fit_seconds."""
     start = time.perf_counter()
     weights = None
