@@ -130,6 +130,38 @@ def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Do
     return out
 
 
+def merge_words(docs: Iterable[Doc], preds) -> None:
+    """Merge each predicted word's characters into one token, in place
+    (preds: per Doc, the token index of each unit and its word-start flags)."""
+    for doc, (tok_index, starts) in zip(docs, preds):
+        if len(tok_index) == 0:
+            continue
+        first = numpy.flatnonzero(starts)
+        last = numpy.append(first[1:], len(starts)) - 1
+        a = tok_index[first]
+        b = tok_index[last] + 1
+        multi = numpy.flatnonzero(b - a > 1)
+        if not len(multi):
+            continue
+        with doc.retokenize() as retokenizer:
+            for k in multi.tolist():
+                retokenizer.merge(doc[int(a[k]):int(b[k])])
+
+
+def word_docs(docs: List[Doc], preds) -> List[Doc]:
+    """The word Docs of character Docs from predicted word starts (shared by
+    the segmenter components): built anew (`_merged_doc`), or merged in
+    place when a Doc carries other annotation that a new Doc would drop."""
+    out = []
+    for doc, (tok_index, starts) in zip(docs, preds):
+        if _annotated(doc):
+            merge_words([doc], [(tok_index, starts)])
+            out.append(doc)
+        else:
+            out.append(_merged_doc(doc, tok_index, starts))
+    return out
+
+
 class ADFSegmenter(SparseTrainedPipe):
     """Segments a character Doc into words with a CharSegmenter: Doc ->
     units (characters, or hashed codes of longer tokens) -> character
@@ -291,31 +323,11 @@ class ADFSegmenter(SparseTrainedPipe):
             yield from self._word_docs(docs)
 
     def _word_docs(self, docs: List[Doc]) -> List[Doc]:
-        preds = self.predict(docs)
-        out = []
-        for doc, (tok_index, starts) in zip(docs, preds):
-            if _annotated(doc):
-                self.set_annotations([doc], [(tok_index, starts)])
-                out.append(doc)
-            else:
-                out.append(_merged_doc(doc, tok_index, starts))
-        return out
+        return word_docs(docs, self.predict(docs))
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         """Merge each predicted word's characters into one token, in place."""
-        for doc, (tok_index, starts) in zip(docs, preds):
-            if len(tok_index) == 0:
-                continue
-            first = numpy.flatnonzero(starts)
-            last = numpy.append(first[1:], len(starts)) - 1
-            a = tok_index[first]
-            b = tok_index[last] + 1
-            multi = numpy.flatnonzero(b - a > 1)
-            if not len(multi):
-                continue
-            with doc.retokenize() as retokenizer:
-                for k in multi.tolist():
-                    retokenizer.merge(doc[int(a[k]):int(b[k])])
+        merge_words(docs, preds)
 
     # ------------------------------------------------------------ training
 
