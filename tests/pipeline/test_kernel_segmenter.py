@@ -190,3 +190,32 @@ def test_model_without_pipeline():
     assert restored.segment(codes, bounds).tolist() == model.segment(codes, bounds).tolist()
     with pytest.raises(ValueError, match="PKI"):
         restored.classifier_from_bytes(model.classifier_to_bytes(), kind="pke")
+
+
+def test_boundary_accuracy_score():
+    from spacy_adf.scorers.segmentation import boundary_accuracy, make_segmentation_scorer
+
+    # gaps a|b b|c c|d: gold ab c d, predicted a bc d -> a|b and b|c wrong, c|d right
+    assert boundary_accuracy([["ab", "c", "d"]], [["a", "bc", "d"]]) == pytest.approx(1 / 3)
+    assert boundary_accuracy([["ab", " ", "c"]], [["a", "b", "c"]]) == pytest.approx(1 / 2)  # space ignored
+    with pytest.raises(ValueError, match="differ"):
+        boundary_accuracy([["ab"]], [["abc"]])
+    assert "boundary_acc" not in make_segmentation_scorer()([])  # adf_segmenter's scores stay as they were
+
+
+def test_spacy_train_with_the_shipped_config(dep_corpus, tmp_path):
+    """configs/jws_kwdlc.cfg trains through `spacy train` (on the small KNP
+    corpus of the dependency tests) and the result segments raw text."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-m", "spacy", "train", str(repo / "configs" / "jws_kwdlc.cfg"),
+                    "--paths.train", str(dep_corpus / "train.knp"), "--paths.dev", str(dep_corpus / "dev.knp"),
+                    "--output", str(tmp_path)], cwd=repo, check=True, capture_output=True)
+    nlp = spacy.load(tmp_path / "model-last")
+    assert nlp.pipe_names == ["pke_segmenter"]
+    doc = nlp("今日は晴れ。 明日も")
+    assert doc.text == "今日は晴れ。 明日も" and len(doc) > 1
+    assert nlp.get_pipe("pke_segmenter").cfg["stats"]["n_examples"] > 0
