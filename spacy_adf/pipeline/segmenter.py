@@ -109,6 +109,16 @@ def _annotated(doc: Doc) -> bool:
     return bool(doc.spans) or any(doc.has_annotation(a) for a in _KEPT_ANNOTATIONS)
 
 
+def _doc_text(doc: Doc, spaces: numpy.ndarray) -> str:
+    """doc.text without a Token object per token (which made it the
+    slowest step of building a word Doc): the token strings, each looked
+    up once, and the trailing spaces."""
+    strings = doc.vocab.strings
+    orths, inverse = numpy.unique(doc.to_array(ORTH), return_inverse=True)
+    pieces = [strings[o] for o in orths.tolist()]
+    return "".join([pieces[i] + " " if sp else pieces[i] for i, sp in zip(inverse.tolist(), spaces.tolist())])
+
+
 def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Doc:
     """A new Doc whose tokens are the character Doc's tokens merged into the
     predicted words (unit i is token tok_index[i]; starts[i]: a word starts
@@ -122,7 +132,7 @@ def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Do
     arr = doc.to_array([IDX, LENGTH, SPACY]).astype(numpy.int64)
     first = numpy.flatnonzero(new_token)
     last = numpy.append(first[1:], n) - 1
-    text = doc.text
+    text = _doc_text(doc, arr[:, 2])
     begin, end = arr[first, 0], arr[last, 0] + arr[last, 1]
     words = [text[a:b] for a, b in zip(begin.tolist(), end.tolist())]
     out = Doc(doc.vocab, words=words, spaces=(arr[last, 2] != 0).tolist())
