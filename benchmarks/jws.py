@@ -103,6 +103,7 @@ def train_or_load(examples: Sequence[Example], trainer: str, model_dir: Optional
     seconds = time.perf_counter() - start
     print(f"{name}: {trainer} on {len(examples)} sentences in {seconds:.0f} s", flush=True)
     if path is not None:
+        path.mkdir(parents=True, exist_ok=True)
         nlp.to_disk(path)
         if trainer == "primal":
             save_primal(seg.model.primal, path / PRIMAL_FILE)
@@ -136,7 +137,7 @@ def table1(seg) -> Dict:
 
 
 def gold_items(seg, examples: Sequence[Example]):
-    return [seg._gold(eg) for eg in examples if len(eg.predicted)]
+    return [seg.gold_units(eg) for eg in examples if len(eg.predicted)]
 
 
 def bench_form(seg, kind: str, X, y, n_sent: int, sigma: float = 0.0, xi: int = 1, repeats: int = 3) -> Dict:

@@ -152,7 +152,7 @@ class KernelSegmenter(SerializedParts, Pipe):
 
     # ------------------------------------------------------------ training
 
-    def _gold(self, eg: Example):
+    def gold_units(self, eg: Example):
         """(codes, bounds, gold word starts) of an example's predicted Doc."""
         doc, ref = eg.predicted, eg.reference
         codes, tok_index, bounds = doc_units(doc)
@@ -171,7 +171,7 @@ class KernelSegmenter(SerializedParts, Pipe):
         SVM (libsvm or primal) -> the configured classifier form."""
         cfg = self.cfg
         cfg["stats"] = {}
-        items = [self._gold(eg) for eg in checked_examples(get_examples, f"{self.name}.initialize")
+        items = [self.gold_units(eg) for eg in checked_examples(get_examples, f"{self.name}.initialize")
                  if len(eg.predicted)]
         model = BoundarySegmenter(cfg["window"])
         X, y = model.examples(items, min_count=cfg["min_feature_count"])
