@@ -182,6 +182,9 @@ cdef class BoundaryVocab:
     def __len__(self):
         return self.keys.shape[0]
 
+    def __reduce__(self):  # pickling (nlp.pipe with n_process > 1)
+        return (BoundaryVocab, (self.window, self.keys))
+
     def names(self):
         """The feature names in id order."""
         return [feature_name(k, self.window) for k in self.keys.tolist()]

@@ -103,18 +103,17 @@ def boundary_accuracy(gold: Iterable[Sequence[str]], pred: Iterable[Sequence[str
     return right / total if total else 0.0
 
 
+def segmentation_boundary_score(examples, **kwargs) -> Dict[str, float]:
+    """`segmentation_score` plus ``boundary_acc`` (`boundary_accuracy`)."""
+    examples = list(examples)
+    out = segmentation_score(examples, **kwargs)
+    out["boundary_acc"] = boundary_accuracy((doc_words(eg.reference) for eg in examples),
+                                            (doc_words(eg.predicted) for eg in examples))
+    return out
+
+
 @registry.scorers("spacy_adf.segmentation_scorer.v1")
 def make_segmentation_scorer(boundaries: bool = False):
     """Word P/R/F (`segmentation_score`); with ``boundaries``, also
-    ``boundary_acc`` (`boundary_accuracy`)."""
-    if not boundaries:
-        return segmentation_score
-
-    def score(examples, **kwargs) -> Dict[str, float]:
-        examples = list(examples)
-        out = segmentation_score(examples, **kwargs)
-        out["boundary_acc"] = boundary_accuracy((doc_words(eg.reference) for eg in examples),
-                                                (doc_words(eg.predicted) for eg in examples))
-        return out
-
-    return score
+    ``boundary_acc`` (`segmentation_boundary_score`)."""
+    return segmentation_boundary_score if boundaries else segmentation_score

@@ -219,3 +219,13 @@ def test_spacy_train_with_the_shipped_config(dep_corpus, tmp_path):
     doc = nlp("今日は晴れ。 明日も")
     assert doc.text == "今日は晴れ。 明日も" and len(doc) > 1
     assert nlp.get_pipe("pke_segmenter").cfg["stats"]["n_examples"] > 0
+
+
+def test_pickle_and_multiprocess_pipe(libsvm_nlp):
+    import pickle
+
+    nlp, seg = libsvm_nlp
+    clone = pickle.loads(pickle.dumps(seg))
+    assert _words(clone(nlp.make_doc(RAW))) == _words(nlp(RAW))
+    texts = [RAW, "今天天气很好", ""]
+    assert [_words(d) for d in nlp.pipe(texts, n_process=2, batch_size=1)] == [_words(nlp(t)) for t in texts]
