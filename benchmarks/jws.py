@@ -170,7 +170,8 @@ def form_rows(seg, test_items, n_sent: int, kinds: Sequence[str], sigmas=SIGMAS,
     base = t3[0]["classifier_seconds"]
     for row in t3 + t5:
         row["speedup"] = base / max(row["classifier_seconds"], 1e-12)
-    return {"test_gaps": int(X.shape[0]), "table3": t3, "table5": t5}
+    speedup_vs = t3[0]["kind"] + (f" sigma {t3[0]['sigma']:g}" if t3[0]["kind"] == "pke" else "")
+    return {"test_gaps": int(X.shape[0]), "speedup_vs": speedup_vs, "table3": t3, "table5": t5}
 
 
 def whole_segmentation(nlp, test: Sequence[Example], repeats: int = 3) -> Dict:
