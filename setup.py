@@ -24,11 +24,13 @@ MODULES = [
     "spacy_adf.features.extract",
     "spacy_adf.features.chars",
     "spacy_adf.features.bunsetsu_fast",
+    "spacy_adf.features.boundary",
     "spacy_adf.kernels.mining",
     "spacy_adf.kernels.classifiers",
     "spacy_adf.kernels.datrie",
     "spacy_adf.kernels.expansion",
     "spacy_adf.kernels.cascade",
+    "spacy_adf.models.boundary_decode",
 ]
 # modules that use the C++ standard library (vector, unordered_map)
 CPP_MODULES = {"spacy_adf.features.bunsetsu_fast"}
