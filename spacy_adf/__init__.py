@@ -1,9 +1,7 @@
 """spacy-adf: ADF-trained CRF components and kernel-expanded SVMs for spaCy.
 
 Importing the package registers nothing by side effect beyond what the entry
-points in setup.cfg already make resolvable (and `pke_segmenter`, imported
-below, so an installation made before its entry point existed finds it too);
-import the submodules you need.
+points in setup.cfg already make resolvable; import the submodules you need.
 """
 from pathlib import Path
 
@@ -29,5 +27,3 @@ def _check_compiled() -> None:
 
 
 _check_compiled()
-
-from .pipeline import kernel_segmenter  # noqa: E402,F401  (registers pke_segmenter)
