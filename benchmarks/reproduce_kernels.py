@@ -186,7 +186,54 @@ def task_crf(args) -> Dict[str, Any]:
     return {key: spacy_train(key, args, work) for key in ("np", "kwdlc_seg")}
 
 
-TASK_FUNCTIONS: Dict[str, Callable[[Any], Dict[str, Any]]] = {"jdp": task_jdp, "crf": task_crf}
+# ------------------------------------------------------------ JWS (in a child)
+
+def _jws_rows(part: Dict[str, Any]) -> List[Dict[str, Any]]:
+    rows = [row(r["kind"], r["sigma"], r["xi"], r["classifier_s_per_sent"], r["boundary_acc"], r["omega"],
+                bytes=r["bytes"]) for r in part["table3"]]
+    rows += [row(r["kind"], r["sigma"], r["xi"], r["classifier_s_per_sent"], r["boundary_acc"], r["omega"],
+                 bytes=r["bytes"]) for r in part["table5"] if r["xi"] != 1]
+    add_speedups(rows)
+    return rows
+
+
+def task_jws(args) -> Dict[str, Any]:
+    """pke_segmenter on KWDLC: `spacy train configs/jws_kwdlc.cfg` (primal,
+    all of KWDLC train) for the side-by-side figures, and benchmarks.jws:
+    libsvm on the largest prefix of KWDLC train that fits its time budget
+    (PKB, PKI and PKE rows and Table 1), the primal trainer on all of it
+    (the full-size PKE rows; no support vectors, so no PKB / PKI)."""
+    from benchmarks import jws
+
+    work = args.model_dir / "jws"
+    side = spacy_train("jws", args, work / "spacy_train")
+    sizes = (100, 200) if args.quick else jws.LIBSVM_SIZES
+    rep = jws.run(args.data, work, libsvm_sizes=sizes, libsvm_limit=max(sizes), test_limit=args.test_limit,
+                  repeats=args.repeats, sigmas=SIGMAS, xis=XIS, xi_sigma=XI_SIGMA["jws"], primal=not args.quick)
+    lib = rep["libsvm"]
+    t1 = lib["table1"]
+    seg_model = f"libsvm, d = 3, C = 1, the first {lib['size']:,} of {rep['n_train']:,} KWDLC training sentences"
+    out = {"n_train_sentences": rep["n_train"], "n_test_sentences": rep["n_test"],
+           "model": seg_model + " (libsvm on all of them would take hours: "
+           + ", ".join(f"{t['sentences']:,} sentences {t['seconds']:,.0f} s" for t in lib["timings"]) + ")",
+           "reused_model": False, "train_seconds": lib["timings"][-1]["seconds"],
+           "accuracy": "boundary accuracy over the test gaps inside whitespace-free runs",
+           "table1": {"n_examples": t1["n_examples"], "n_sv": t1["n_sv"], "n_pos_sv": t1["n_pos_sv"],
+                      "n_neg_sv": t1["n_neg_sv"], "n_features": t1["n_features"],
+                      "avg_len": t1["avg_sv_features"], "avg_list": t1["B"]},
+           "rows": _jws_rows(lib), "libsvm_timings": lib["timings"], "spacy_train": side}
+    if "primal" in rep:
+        p = rep["primal"]
+        out["full_size"] = {
+            "model": f"primal trainer (liblinear on the subset features), d = 3, C = 1, all {rep['n_train']:,} "
+                     f"training sentences ({p['table1']['n_examples']:,} gaps); PKE only, speed-ups over its "
+                     "first PKE row (no PKB without support vectors)",
+            "train_seconds": p["train_seconds"], "rows": _jws_rows(p), "segmentation": p["segmentation"],
+            "model_bytes": p["model_bytes"]}
+    return out
+
+
+TASK_FUNCTIONS: Dict[str, Callable[[Any], Dict[str, Any]]] = {"jdp": task_jdp, "jws": task_jws, "crf": task_crf}
 
 
 # ------------------------------------------------------------ report
@@ -218,28 +265,38 @@ def table1_markdown(report: Dict[str, Any]) -> List[str]:
     return lines + [""]
 
 
-def task_markdown(task: str, result: Dict[str, Any]) -> List[str]:
-    lines = [f"## {TITLES[task]}", ""]
-    if "error" in result:
-        return lines + [f"Not run: {result['error']}", ""]
-    lines.append(f"{result.get('model', '')}; {result.get('accuracy', '')}; "
-                 f"{'model reused from an earlier run of this command' if result.get('reused_model') else 'trained in this run'}"
-                 f" (training {fmt(result.get('train_seconds'), ',.0f')} s).")
-    lines.append("")
+def rows_markdown(task: str, rows: List[Dict[str, Any]]) -> List[str]:
+    """Our rows of Tables 2-6 with the paper's row of the same form beside each."""
     paper = {(k, s, x): (t, sp, a, o) for k, s, x, t, sp, a, o in PAPER[task]}
-    lines += ["| form | ms / sentence | speed-up | " + ACCURACY[task] + " | |Omega| (x1000) "
-              "| paper: ms / sentence | speed-up | " + ACCURACY[task] + " | |Omega| (x1000) |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    for r in result["rows"]:
+    lines = ["| form | ms / sentence | speed-up | " + ACCURACY[task] + " | |Omega| (x1000) "
+             "| paper: ms / sentence | speed-up | " + ACCURACY[task] + " | |Omega| (x1000) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
         key = (r["form"], r["sigma"] if r["form"] == "pke" else None, r["xi"] if r["form"] == "pke" else None)
         p = paper.get(key)
         omega = None if r["omega"] is None else r["omega"] / 1000
         lines.append(
-            f"| {_form(r['form'], r['sigma'], r['xi'])} | {_ms(r['s_per_sent'])} | {fmt(r['speedup'], '.1f')} "
+            f"| {_form(r['form'], r['sigma'], r['xi'])} | {_ms(r['s_per_sent'])} | {fmt(r.get('speedup'), '.1f')} "
             f"| {fmt(r['accuracy'])} | {fmt(omega, ',.1f', '')} | "
             + (f"{_ms(p[0])} | {fmt(p[1], '.1f')} | {fmt(p[2])} | {fmt(p[3], ',.0f', '')} |" if p
                else "| | | |"))
     return lines + [""]
+
+
+def task_markdown(task: str, result: Dict[str, Any]) -> List[str]:
+    lines = [f"## {TITLES[task]}", ""]
+    if "error" in result:
+        return lines + [f"Not run: {result['error']}", ""]
+    reuse = ("model reused from an earlier run of this command" if result.get("reused_model")
+             else "trained in this run")
+    lines += [f"{result.get('model', '')}; {reuse} (training {fmt(result.get('train_seconds'), ',.0f')} s). "
+              f"Accuracy: {result.get('accuracy', '')}.", ""]
+    lines += rows_markdown(task, result["rows"])
+    full = result.get("full_size")
+    if full:
+        lines += [f"Full size: {full['model']}; training {fmt(full.get('train_seconds'), ',.0f')} s.", ""]
+        lines += rows_markdown(task, full["rows"])
+    return lines
 
 
 def side_by_side_markdown(report: Dict[str, Any]) -> List[str]:
@@ -290,6 +347,8 @@ def run_task_child(task: str, args, work: Path) -> Dict[str, Any]:
     cmd = module_command("benchmarks.reproduce_kernels", "--task", task, "--task-out", out,
                          "--data", args.data, "--model-dir", args.model_dir, "--limit", args.limit,
                          "--test-limit", args.test_limit, "--repeats", args.repeats)
+    if args.quick:
+        cmd.append("--quick")
     try:
         res = run_child(cmd, work / f"{task}.log")
     except RuntimeError as e:
