@@ -29,6 +29,8 @@ MODULES = [
     "spacy_adf.kernels.datrie",
     "spacy_adf.kernels.expansion",
     "spacy_adf.kernels.cascade",
+    "spacy_adf.kernels.pairwise",
+    "spacy_adf.features.window_ids",
 ]
 # modules that use the C++ standard library (vector, unordered_map)
 CPP_MODULES = {"spacy_adf.features.bunsetsu_fast"}
