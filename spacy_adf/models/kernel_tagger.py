@@ -18,6 +18,7 @@ or PKE at any sigma without retraining) and the pairwise classifier
 (``classifier``).
 """
 import time
+import zlib
 from collections import Counter
 from typing import Iterable, List, Optional, Sequence, Tuple
 
@@ -43,6 +44,7 @@ FEATURE_GROUPS = tuple(GROUP_PREFIX)  # ("words", "pos")
 POS_ATTRS = ("tag", "pos")            # token.tag_ (fine-grained, e.g. PTB) or token.pos_ (UPOS)
 OUTSIDE = "O"
 SV_FORMAT = "spacy_adf.kernel_tagger.support_vectors"
+CLF_FORMAT = "spacy_adf.kernel_tagger.classifier"
 # the univ POS enum value -> the hash of its name (token.pos_), for POS_ATTRS "pos"
 _POS_HASH = numpy.zeros(max(POS_NAMES) + 1, dtype=numpy.uint64)
 for _k, _name in POS_NAMES.items():
@@ -257,34 +259,42 @@ class KernelTagger:
         return scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, len(self.vocab)))
 
     def train(self, X, y, degree: int = 2, C: float = 1.0, cache_size: float = 1000.0,
-              trainer: str = "libsvm", max_iter: int = -1) -> float:
+              trainer: str = "libsvm", max_iter: int = -1, n_jobs: int = 1) -> float:
         """One binary SVM per pair of classes (i, j), i < j, on the decisions
         of those two classes, y = +1 for i: libsvm (support vectors, any
-        form) or the primal trainer (PKE only). Returns the seconds;
-        ``train_stats["pairs"]`` gets each pair's details."""
+        form) or the primal trainer (PKE only); with n_jobs > 1 the pairs
+        train in that many worker processes (the same SVMs: each pair is
+        its own problem). Returns the seconds; ``train_stats["pairs"]``
+        gets each pair's details."""
         check_trainer(trainer, "pke")
+        if int(n_jobs) != n_jobs or n_jobs < 1:
+            raise ValueError(f"n_jobs must be an integer >= 1, not {n_jobs!r}")
         y = numpy.asarray(y)
         k = len(self.classes)
         if k < 2:
             raise ValueError("the training data must contain at least two different tags")
         start = time.perf_counter()
-        svs, primals, stats = [], [], []
+        jobs = []
         for i, j in class_pairs(k):
             rows = numpy.flatnonzero((y == i) | (y == j))
-            yy = numpy.where(y[rows] == i, 1, -1)
-            info = {"pair": [self.classes[i], self.classes[j]]}
-            if trainer == "primal":
-                primals.append(train_primal(X[rows], yy, degree=degree, C=C, merge=True,
-                                            max_iter=max_iter if max_iter > 0 else 1000, stats=info))
-            else:
-                sv, _ = train_svm(X[rows], yy, degree=degree, C=C, stats=info, cache_size=cache_size,
-                                  max_iter=max_iter)
-                info.update({"n_sv": sv.n_sv, "n_pos_sv": sv.n_pos, "n_neg_sv": sv.n_neg})
-                svs.append(sv)
+            jobs.append((X[rows], numpy.where(y[rows] == i, 1, -1), trainer, degree, C, cache_size, max_iter))
+        if n_jobs > 1 and len(jobs) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=min(n_jobs, len(jobs)),
+                                     mp_context=multiprocessing.get_context("fork")) as pool:
+                results = list(pool.map(_train_pair, jobs))
+        else:
+            results = [_train_pair(job) for job in jobs]
+        stats = []
+        for (i, j), (_, info) in zip(class_pairs(k), results):
+            info["pair"] = [self.classes[i], self.classes[j]]
             stats.append(info)
-        self.support_vectors = svs if trainer == "libsvm" else None
-        self.primal = primals if trainer == "primal" else None
-        self.train_stats.update({"trainer": trainer, "pairs": stats})
+        models = [model for model, _ in results]
+        self.support_vectors = models if trainer == "libsvm" else None
+        self.primal = models if trainer == "primal" else None
+        self.train_stats.update({"trainer": trainer, "n_jobs": int(n_jobs), "pairs": stats})
         return time.perf_counter() - start
 
     def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
@@ -382,6 +392,11 @@ class KernelTagger:
         """The feature vocabulary and the class names (msgpack)."""
         return srsly.msgpack_dumps({"strings": self.vocab.strings, "classes": self.classes})
 
+    def features_crc(self) -> int:
+        """CRC32 of the features part: the support vectors and the classifier
+        carry it, so parts of different models do not load together."""
+        return zlib.crc32(self.features_to_bytes())
+
     def features_from_bytes(self, data: bytes) -> "KernelTagger":
         msg = srsly.msgpack_loads(data)
         if not isinstance(msg, dict) or not isinstance(msg.get("strings"), list) \
@@ -394,7 +409,7 @@ class KernelTagger:
         """The per-pair support vectors (`SupportVectors.to_bytes` each), b"" if none."""
         if self.support_vectors is None:
             return b""
-        return pack(SV_FORMAT, 1, {}, {"n_classes": len(self.classes),
+        return pack(SV_FORMAT, 1, {}, {"n_classes": len(self.classes), "features_crc": self.features_crc(),
                                        "pairs": [sv.to_bytes() for sv in self.support_vectors]})
 
     def support_vectors_from_bytes(self, data: bytes) -> "KernelTagger":
@@ -408,6 +423,7 @@ class KernelTagger:
         svs = [SupportVectors.from_bytes(b) for b in pairs]
         k = len(self.classes)
         if meta.get("n_classes") != k or len(svs) != k * (k - 1) // 2 or \
+                meta.get("features_crc") != self.features_crc() or \
                 any(sv.n_features != len(self.vocab) for sv in svs):
             raise MismatchedPartsError("the support vectors do not match the classes or the feature "
                                        "vocabulary: the model files are mismatched")
@@ -415,16 +431,27 @@ class KernelTagger:
         return self
 
     def classifier_to_bytes(self) -> bytes:
+        """The pairwise classifier (`PairwiseClassifier.to_bytes`) with the
+        CRC of the features it was built for, b"" if none."""
         clf = self.classifier
-        return clf.to_bytes() if clf is not None else b""
+        if clf is None:
+            return b""
+        return pack(CLF_FORMAT, 1, {}, {"features_crc": self.features_crc(), "classifier": clf.to_bytes()})
 
     def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
                               degree: Optional[int] = None) -> "KernelTagger":
         """Load the classifier (after the features). ValueError for corrupt
         data; `MismatchedPartsError` for another kind, degree, number of
         classes or of features: parts of different models."""
-        clf = PairwiseClassifier.from_bytes(data) if data else None
-        if clf is not None:
+        clf = None
+        if data:
+            _, meta = unpack(data, CLF_FORMAT, 1, {})
+            if not isinstance(meta.get("classifier"), bytes):
+                raise ValueError("the classifier data lacks its pairwise classifier")
+            clf = PairwiseClassifier.from_bytes(meta["classifier"])
+            if meta.get("features_crc") != self.features_crc():
+                raise MismatchedPartsError("the classifier was built for another feature vocabulary: "
+                                           "the model files are mismatched")
             if kind is not None and clf.kind != kind:
                 raise MismatchedPartsError(f"the classifier file holds {clf.kind.upper()}, the config "
                                            f"says {kind!r}")
@@ -434,3 +461,19 @@ class KernelTagger:
                                            "vocabulary or the degree: the model files are mismatched")
         self.classifier = clf
         return self
+
+
+def _train_pair(job):
+    """(SupportVectors or PrimalSVM, stats) of one pair's binary SVM (a
+    module-level function, so that worker processes can run it)."""
+    X, y, trainer, degree, C, cache_size, max_iter = job
+    info: dict = {}
+    start = time.perf_counter()
+    if trainer == "primal":
+        model = train_primal(X, y, degree=degree, C=C, merge=True,
+                             max_iter=max_iter if max_iter > 0 else 1000, stats=info)
+    else:
+        model, _ = train_svm(X, y, degree=degree, C=C, stats=info, cache_size=cache_size, max_iter=max_iter)
+        info.update({"n_sv": model.n_sv, "n_pos_sv": model.n_pos, "n_neg_sv": model.n_neg})
+    info["seconds"] = time.perf_counter() - start
+    return model, info

@@ -78,6 +78,7 @@ def check_scheme(scheme: str) -> str:
         "min_feature_count": 1,
         "trainer": "libsvm",
         "cache_size": 1000.0,
+        "n_jobs": 1,
         "scorer": {"@scorers": "spacy_adf.tagger_scorer.v1"},
     },
     default_score_weights={"spans_chunks_f": 1.0, "spans_chunks_p": 0.0, "spans_chunks_r": 0.0},
@@ -85,7 +86,7 @@ def check_scheme(scheme: str) -> str:
 def make_pke_tagger(
     nlp: Language, name: str, *, target: str, scheme: str, pos_attr: str, features: List[str], window: int,
     degree: int, C: float, classifier: str, sigma: float, xi: int, min_feature_count: int, trainer: str,
-    cache_size: float, scorer: Optional[Callable],
+    cache_size: float, scorer: Optional[Callable], n_jobs: int = 1,
 ) -> "PKETagger":
     """Create a pke_tagger.
 
@@ -100,13 +101,15 @@ def make_pke_tagger(
     min_feature_count: drop features seen in fewer training tokens.
     trainer: "libsvm" (support vectors: any classifier form, rebuildable) or
         "primal" (liblinear on the subset features, `kernels/primal.py`: PKE only).
-    cache_size: libsvm's kernel cache in MB.
+    cache_size: libsvm's kernel cache in MB (per worker).
+    n_jobs: train the K(K-1)/2 pairs in up to this many processes (the same
+        SVMs; memory grows with the workers).
     scorer: called by `score` with the component's target; None: no scores.
     """
     tagger = PKETagger(nlp.vocab, name, target=target, scheme=scheme, pos_attr=pos_attr, features=features,
                        window=window, degree=degree, C=C, classifier=classifier, sigma=sigma, xi=xi,
                        min_feature_count=min_feature_count, trainer=trainer, cache_size=cache_size,
-                       scorer=scorer)
+                       scorer=scorer, n_jobs=n_jobs)
     set_score_weights(nlp, name, tagger.target.score_weights)
     return tagger
 
@@ -125,6 +128,7 @@ class PKETagger(SerializedParts, Pipe):
         pos_attr: str = "tag", features: Sequence[str] = FEATURE_GROUPS, window: int = 2, degree: int = 2,
         C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1, min_feature_count: int = 1,
         trainer: str = "libsvm", cache_size: float = 1000.0, scorer: Optional[Callable] = None,
+        n_jobs: int = 1,
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
         check_trainer(trainer, classifier)
@@ -135,6 +139,8 @@ class PKETagger(SerializedParts, Pipe):
             raise ValueError("min_feature_count must be >= 1")
         if not cache_size > 0:
             raise ValueError("cache_size (MB) must be > 0")
+        if int(n_jobs) != n_jobs or n_jobs < 1:
+            raise ValueError(f"n_jobs must be an integer >= 1, not {n_jobs!r}")
         self.target = make_target(target, scheme)
         if not isinstance(self.target, SpanTarget):
             raise ValueError(f"target must be 'spans:KEY' or 'ents' (chunks), not {target!r}")
@@ -146,7 +152,7 @@ class PKETagger(SerializedParts, Pipe):
             "target": target, "scheme": scheme, "pos_attr": pos_attr, "features": list(features),
             "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "min_feature_count": int(min_feature_count),
-            "trainer": trainer, "cache_size": float(cache_size), "labels": [], "stats": {},
+            "trainer": trainer, "cache_size": float(cache_size), "n_jobs": int(n_jobs), "labels": [], "stats": {},
         }
 
     # ------------------------------------------------------------ state
@@ -214,7 +220,7 @@ class PKETagger(SerializedParts, Pipe):
                              f"(found {self.tagger.classes}); check the corpus and the target "
                              f"{cfg['target']!r}")
         seconds = self.tagger.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
-                                    trainer=cfg["trainer"])
+                                    trainer=cfg["trainer"], n_jobs=cfg.get("n_jobs", 1))
         cfg["stats"].update({"n_decisions": int(X.shape[0]), "n_features": len(self.tagger.vocab),
                              "classes": list(self.tagger.classes), "svm_seconds": seconds,
                              "training": self.tagger.train_stats})
