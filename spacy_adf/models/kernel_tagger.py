@@ -364,25 +364,33 @@ class KernelTagger:
 
     def support_stats(self) -> dict:
         """Table 1 of Kudo & Matsumoto 2003 for the pairwise SVMs, averaged
-        over the pairs: examples, SVs (positive / negative), |F| (features
-        of the vocabulary), the average |X_j| over the SVs and B, the
-        average length of the inverted-index list h(i) over the features i
-        that occur in a support vector of the pair."""
+        over the pairs: training examples, SVs (positive / negative), the
+        average |X_j| over the SVs, |F| and B = the average length of the
+        inverted-index lists h(i). |F| and B are given two ways: over the
+        features that occur in the pair's SVs (``sv_features``, ``B``) and
+        over the whole feature vocabulary (``n_features``, ``B_vocab``)."""
         svs = self.support_vectors
         if not svs:
             raise ValueError("support statistics need the libsvm support vectors")
-        pairs = self.train_stats.get("pairs", [{}] * len(svs))
+        pairs = self.train_stats.get("pairs") or [{}] * len(svs)
         rows = []
         for sv, info in zip(svs, pairs):
             lengths = numpy.diff(sv.indptr)
             h = numpy.bincount(sv.indices, minlength=sv.n_features)
-            rows.append({"n_examples": info.get("n_examples"), "n_sv": sv.n_sv, "n_pos_sv": sv.n_pos,
-                         "n_neg_sv": sv.n_neg, "avg_sv_len": float(lengths.mean()) if sv.n_sv else 0.0,
-                         "B": float(h[h > 0].mean()) if (h > 0).any() else 0.0})
-        mean = lambda key: float(numpy.mean([r[key] for r in rows if r[key] is not None])) \
-            if any(r[key] is not None for r in rows) else None
-        return {"n_pairs": len(rows), "n_features": len(self.vocab),
-                **{key: mean(key) for key in ("n_examples", "n_sv", "n_pos_sv", "n_neg_sv", "avg_sv_len", "B")},
+            rows.append({"pair": info.get("pair"), "n_examples": info.get("n_examples"), "n_sv": sv.n_sv,
+                         "n_pos_sv": sv.n_pos, "n_neg_sv": sv.n_neg,
+                         "avg_sv_len": float(lengths.mean()) if sv.n_sv else 0.0,
+                         "sv_features": int((h > 0).sum()),
+                         "B": float(h[h > 0].mean()) if (h > 0).any() else 0.0,
+                         "B_vocab": float(h.mean()) if h.shape[0] else 0.0,
+                         "train_seconds": info.get("seconds")})
+
+        def mean(key):
+            values = [r[key] for r in rows if r[key] is not None]
+            return float(numpy.mean(values)) if values else None
+
+        keys = ("n_examples", "n_sv", "n_pos_sv", "n_neg_sv", "avg_sv_len", "sv_features", "B", "B_vocab")
+        return {"n_pairs": len(rows), "n_features": len(self.vocab), **{key: mean(key) for key in keys},
                 "per_pair": rows}
 
     # ------------------------------------------------------------ serialization

@@ -298,6 +298,7 @@ class PKETagger(SerializedParts, Pipe):
         cfg["scheme"] = check_scheme(cfg["scheme"])
         target = make_target(cfg["target"], cfg["scheme"])
         self.tagger = KernelTagger(cfg["features"], cfg["window"], cfg["pos_attr"])
+        self.tagger.train_stats = dict(cfg.get("stats", {}).get("training", {}))
         self.target = target
         self.cfg.update(cfg)
 
