@@ -31,6 +31,7 @@ MODULES = [
     "spacy_adf.kernels.cascade",
     "spacy_adf.kernels.pairwise",
     "spacy_adf.features.window_ids",
+    "spacy_adf.kernels.left_to_right",
 ]
 # modules that use the C++ standard library (vector, unordered_map)
 CPP_MODULES = {"spacy_adf.features.bunsetsu_fast"}

@@ -1,6 +1,7 @@
 # cython: language_level=3
-"""Window features and the left-to-right pairwise-SVM tagger in C
-(`models/kernel_tagger.py` holds the Python reference of both).
+"""Window features for the left-to-right pairwise-SVM tagger, in C
+(`kernels/left_to_right.pyx` decodes with them; `models/kernel_tagger.py`
+holds the Python reference of both).
 
 Static features of token t: the value of each group (words "w", POS "p") at
 each relative position d in -window..+window, as the strings
@@ -16,21 +17,16 @@ Dynamic features: the chunk tags of the two previous tokens, "t-1=B" and
 "t-2=O" ("<BOS>" before the sentence start), looked up in a (2, K + 1)
 table: row 0 for t-1, row 1 for t-2, column K for <BOS>.
 
-`decode` tags sentence after sentence, token after token, with the tags it
-has predicted itself (not gold ones) in the dynamic features, each decision
-one `PairwiseClassifier.decide_ids` call, all without the GIL.
+`kernels.left_to_right.decode` tags with these ids and the dynamic table.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
 
 import numpy
 
 from preshed.maps cimport PreshMap, map_get
 from spacy.strings import hash_string
 
-from ..kernels.pairwise cimport PairScratch, PairwiseClassifier
-
-__all__ = ["WindowTable", "decode", "GROUP_PREFIX", "BOS", "EOS", "feature_name"]
+__all__ = ["WindowTable", "GROUP_PREFIX", "BOS", "EOS", "feature_name"]
 
 # feature groups and their string prefixes
 GROUP_PREFIX = {"words": "w", "pos": "p"}
@@ -151,65 +147,3 @@ cdef class WindowTable:
                             else:
                                 o[i, g * width + k] = rows[ro[j], k]
         return out
-
-
-def decode(PairwiseClassifier clf, static, sent_off, dynamic, forced=None):
-    """Tag every token left to right (int32 class ids): sentence s is tokens
-    sent_off[s]:sent_off[s + 1]; token t's features are its static ids
-    (row t of `static`, -1 skipped) plus dynamic[0, tag of t-1] and
-    dynamic[1, tag of t-2] (the predicted tags; column K = n_classes for
-    positions before the sentence start; -1 skipped). forced[t] >= 0 fixes
-    token t's class without asking the classifier (whitespace tokens)."""
-    cdef const int32_t[:, ::1] st = numpy.ascontiguousarray(static, dtype=numpy.int32)
-    cdef const int64_t[::1] so = numpy.ascontiguousarray(sent_off, dtype=numpy.int64)
-    cdef const int32_t[:, ::1] dyn = numpy.ascontiguousarray(dynamic, dtype=numpy.int32)
-    cdef Py_ssize_t n = st.shape[0], width = st.shape[1], k = clf.n_classes, s, i, c, m
-    if so.shape[0] < 1 or so[0] != 0 or so[so.shape[0] - 1] != n:
-        raise ValueError("decode: sentence offsets must run from 0 to the number of tokens")
-    for s in range(so.shape[0] - 1):
-        if so[s + 1] < so[s]:
-            raise ValueError("decode: sentence offsets must ascend")
-    if dyn.shape[0] != 2 or dyn.shape[1] != k + 1:
-        raise ValueError(f"decode: the dynamic table must be (2, {k + 1})")
-    force = numpy.full(n, -1, dtype=numpy.int32) if forced is None else \
-        numpy.ascontiguousarray(forced, dtype=numpy.int32)
-    cdef const int32_t[::1] fo = force
-    if fo.shape[0] != n or (n and (force.max() >= k or force.min() < -1)):
-        raise ValueError("decode: forced classes must be -1 or a class id, one per token")
-    out = numpy.zeros(n, dtype=numpy.int32)
-    cdef int32_t[::1] o = out
-    cdef int32_t prev1, prev2, f
-    cdef PairScratch scratch
-    cdef int32_t* buf = <int32_t*>malloc((width + 3) * sizeof(int32_t))
-    if buf == NULL:
-        raise MemoryError()
-    try:
-        clf.alloc_scratch(&scratch, width + 2)
-        try:
-            with nogil:
-                for s in range(so.shape[0] - 1):
-                    for i in range(so[s], so[s + 1]):
-                        if fo[i] >= 0:
-                            o[i] = fo[i]
-                            continue
-                        m = 0
-                        for c in range(width):
-                            if st[i, c] >= 0:
-                                buf[m] = st[i, c]
-                                m += 1
-                        prev1 = o[i - 1] if i - 1 >= so[s] else <int32_t>k
-                        prev2 = o[i - 2] if i - 2 >= so[s] else <int32_t>k
-                        f = dyn[0, prev1]
-                        if f >= 0:
-                            buf[m] = f
-                            m += 1
-                        f = dyn[1, prev2]
-                        if f >= 0:
-                            buf[m] = f
-                            m += 1
-                        o[i] = clf.decide_ids(buf, m, &scratch)
-        finally:
-            clf.release_scratch(&scratch)
-    finally:
-        free(buf)
-    return out

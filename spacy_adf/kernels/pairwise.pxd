@@ -2,7 +2,7 @@
 """The C-level interface of the pairwise (one-against-one) multi-class layer
 (`pairwise.pyx`): its scratch memory and its nogil decision, for Cython code
 that classifies many feature-id sets without a Python call per set (the
-left-to-right tagger, `features/window_ids.pyx`)."""
+left-to-right tagger, `left_to_right.pyx`)."""
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t
 

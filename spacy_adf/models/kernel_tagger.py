@@ -31,7 +31,8 @@ from spacy.strings import hash_string
 from spacy.tokens import Doc
 
 from ..features.bunsetsu import FeatureVocab
-from ..features.window_ids import BOS, EOS, GROUP_PREFIX, WindowTable, decode, feature_name
+from ..features.window_ids import BOS, EOS, GROUP_PREFIX, WindowTable, feature_name
+from ..kernels.left_to_right import decode
 from ..kernels import SupportVectors, train_primal, train_svm
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
@@ -322,7 +323,7 @@ class KernelTagger:
 
     def tag_docs(self, docs: Sequence[Doc]) -> List[numpy.ndarray]:
         """The class ids (int32) of every token of each Doc: the Cython path
-        (static ids of the batch in one call, then `window_ids.decode`)."""
+        (static ids of the batch in one call, then `kernels.left_to_right.decode`)."""
         if self.classifier is None:
             raise ValueError("the tagger has no classifier: initialize / train it first")
         static, sent_off, forced, doc_off = self.batch_arrays(docs)
@@ -331,12 +332,13 @@ class KernelTagger:
 
     def decisions(self, docs: Sequence[Doc]):
         """(CSR feature sets of every decision the decoder makes, with its own
-        previous tags; the tags): the classifier's input, to time it apart."""
+        previous tags; the class ids it chose): the classifier's input, to
+        time it apart. Forced tokens (whitespace) are not decisions."""
         static, sent_off, forced, _ = self.batch_arrays(docs)
         classes = decode(self.classifier, static, sent_off, self._dynamic_table(), forced)
         X = self.rows(static, sent_off, classes)
         asked = forced < 0
-        return X[asked], classes
+        return X[asked], classes[asked]
 
     def reference_tags(self, doc: Doc) -> List[int]:
         """The class ids of a Doc's tokens in plain Python (feature strings,

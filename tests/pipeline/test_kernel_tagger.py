@@ -14,7 +14,7 @@ from spacy.training import Example
 
 import spacy_adf.pipeline.kernel_tagger  # noqa: F401  (registers the factory)
 from spacy_adf.features.bunsetsu import FeatureVocab
-from spacy_adf.features.window_ids import WindowTable, decode
+from spacy_adf.kernels.left_to_right import decode
 from spacy_adf.kernels import PKB, PairwiseClassifier, SupportVectors
 from spacy_adf.models.kernel_tagger import KernelTagger, vote
 
