@@ -27,7 +27,7 @@ summed over the 3 pairs), classifier bytes and build seconds; whole tagging
 tokens/s through ``nlp.pipe`` with PKE at sigma 0.005 (Docs with words and
 gold POS made beforehand, spans written); training seconds and model bytes.
 
-    python -m benchmarks.ebc --model-dir training/ebc     # ~25-35 min with training, ~3 min reusing
+    python -m benchmarks.ebc --model-dir training/ebc     # + training (~16-34 min), ~8 min reusing a model
     from benchmarks.ebc import run; report = run(data_dir, model_dir)
 
 Output: a dict (`run`), and JSON in ``--out-json`` (default metrics/bench_ebc.json).
