@@ -217,8 +217,7 @@ cdef class PairwiseClassifier:
 
     def decision_batch(self, X):
         """(n, K(K-1)/2) float64: every binary classifier's decision value per row."""
-        return numpy.stack([c.decision_batch(X) for c in self.classifiers], axis=1) if self.classifiers \
-            else numpy.zeros((0, 0))
+        return numpy.stack([c.decision_batch(X) for c in self.classifiers], axis=1)
 
     @property
     def pairs(self):
