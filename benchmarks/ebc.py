@@ -66,7 +66,7 @@ PAPER = {
     ],
 }
 TAGGER_CONFIG = {"target": "spans:chunks", "scheme": "BIO", "degree": 2, "C": 1.0, "classifier": "pki",
-                 "cache_size": 2000.0, "n_jobs": 2}
+                 "cache_size": 4000.0, "n_jobs": 2}
 
 
 def read_pairs(nlp, path: Path, limit: int = 0):
