@@ -24,6 +24,7 @@ MODULES = [
     "spacy_adf.features.extract",
     "spacy_adf.features.chars",
     "spacy_adf.features.bunsetsu_fast",
+    "spacy_adf.features.boundary",
     "spacy_adf.kernels.mining",
     "spacy_adf.kernels.classifiers",
     "spacy_adf.kernels.datrie",
@@ -32,6 +33,7 @@ MODULES = [
     "spacy_adf.kernels.pairwise",
     "spacy_adf.features.window_ids",
     "spacy_adf.kernels.left_to_right",
+    "spacy_adf.models.boundary_decode",
 ]
 # modules that use the C++ standard library (vector, unordered_map)
 CPP_MODULES = {"spacy_adf.features.bunsetsu_fast"}

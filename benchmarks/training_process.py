@@ -416,8 +416,9 @@ def markdown_section(report: Dict) -> str:
 # ---------------------------------------------------------------- runners
 
 
-def config_overrides(key: str, data: Path, pos_model: Optional[Path]) -> Dict[str, str]:
-    spec = CONFIGS[key]
+def config_overrides(key: str, data: Path, pos_model: Optional[Path],
+                     configs: Dict[str, Dict[str, Any]] = CONFIGS) -> Dict[str, str]:
+    spec = configs[key]
     out = {f"paths.{name}": str(data / rel) for name, rel in spec["paths"].items()}
     if spec.get("needs_pos"):
         out["paths.pos_model"] = str(pos_model)
@@ -430,8 +431,9 @@ def batch_size_of(config: Path) -> int:
     return int(load_config(config, interpolate=False)["training"]["batcher"]["size"])
 
 
-def train_command(key: str, overrides: Dict[str, str], job: Path, args) -> List[str]:
-    config = REPO / CONFIGS[key]["config"]
+def train_command(key: str, overrides: Dict[str, str], job: Path, args,
+                  configs: Dict[str, Dict[str, Any]] = CONFIGS) -> List[str]:
+    config = REPO / configs[key]["config"]
     cmd = [sys.executable, "-m", "spacy", "train", str(config)]
     for name, value in overrides.items():
         cmd += [f"--{name}", value]
@@ -448,19 +450,20 @@ def train_command(key: str, overrides: Dict[str, str], job: Path, args) -> List[
     return cmd
 
 
-def pipe_speed(key: str, model_dir: Path, overrides: Dict[str, str], args) -> Dict[str, Any]:
+def pipe_speed(key: str, model_dir: Path, overrides: Dict[str, str], args,
+               configs: Dict[str, Dict[str, Any]] = CONFIGS) -> Dict[str, Any]:
     """model-last through nlp.pipe over the config's dev corpus."""
     import spacy
     from spacy.util import load_config, resolve_dot_names
 
     nlp = spacy.load(model_dir)
-    cfg = load_config(REPO / CONFIGS[key]["config"], overrides=dict(overrides),
+    cfg = load_config(REPO / configs[key]["config"], overrides=dict(overrides),
                       interpolate=False)
     if args.dev_limit:
         cfg["corpora"]["dev"]["limit"] = args.dev_limit
     dev = resolve_dot_names(cfg.interpolate(), ["corpora.dev"])[0]
     examples = list(dev(nlp))
-    unit = CONFIGS[key]["unit"]
+    unit = configs[key]["unit"]
     best = math.inf
     if unit == "chars":
         inputs = [eg.predicted.text for eg in examples]
@@ -483,24 +486,27 @@ def pipe_speed(key: str, model_dir: Path, overrides: Dict[str, str], args) -> Di
             "per_second": size / best if best > 0 else None}
 
 
-def bench_config(key: str, args, workdir: Path, pos_model: Optional[Path]) -> Dict[str, Any]:
+def bench_config(key: str, args, workdir: Path, pos_model: Optional[Path],
+                 configs: Dict[str, Dict[str, Any]] = CONFIGS) -> Dict[str, Any]:
+    """One `spacy train` child of configs[key] (CONFIGS' keys by default):
+    its process figures, evaluations, time to the target and pipe speed."""
     job = workdir / key
     if job.exists():
         shutil.rmtree(job)
     job.mkdir(parents=True)
-    overrides = config_overrides(key, args.data, pos_model)
-    cmd = train_command(key, overrides, job, args)
+    overrides = config_overrides(key, args.data, pos_model, configs)
+    cmd = train_command(key, overrides, job, args, configs)
     print(f"[{NAME}] {key}: {shlex.join(cmd)}", flush=True)
     res = run_child(cmd, job / "train.log")
     t_start, t_end = res["start_time"], res["end_time"]
     log = read_process_log(job / "process.jsonl")
     process = phase_breakdown(log, t_start, t_end)
     timeline = evaluation_timeline(log, t_start)
-    target = time_to_target(timeline, CONFIGS[key]["target"])
-    speed = pipe_speed(key, job / "output" / "model-last", overrides, args)
+    target = time_to_target(timeline, configs[key]["target"])
+    speed = pipe_speed(key, job / "output" / "model-last", overrides, args, configs)
     ev = process["evaluation_seconds_each"]
     speed["eval_over_pipe"] = ratio(statistics.median(ev) if ev else None, speed["pipe_seconds"])
-    out = {"title": CONFIGS[key]["title"], "config": CONFIGS[key]["config"],
+    out = {"title": configs[key]["title"], "config": configs[key]["config"],
            "command": shlex.join(cmd), "peak_rss_mb": res["peak_rss_mb"],
            "child_wall_seconds": res["wall_seconds"], "process": process,
            "evaluations": timeline, "target": target, "speed": speed,

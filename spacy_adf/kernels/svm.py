@@ -99,6 +99,16 @@ class SupportVectors:
         """Support examples as a list of int32 arrays (for tests and inspection)."""
         return [self.indices[self.indptr[j]:self.indptr[j + 1]] for j in range(self.n_sv)]
 
+    def summary(self) -> dict:
+        """The paper's Table 1 figures of this SVM: support vectors (all,
+        positive, negative), |F| (distinct features in the support examples),
+        the average |X_j| over support examples, and B, the average length
+        of PKI's inverted lists h(i) over those features (= nnz / |F|)."""
+        n_feats = int(numpy.unique(self.indices).shape[0])
+        nnz = int(self.indices.shape[0])
+        return {"n_sv": self.n_sv, "n_pos_sv": self.n_pos, "n_neg_sv": self.n_neg, "n_features_sv": n_feats,
+                "avg_len": nnz / self.n_sv if self.n_sv else 0.0, "avg_list": nnz / n_feats if n_feats else 0.0}
+
     @classmethod
     def from_svc(cls, svc) -> "SupportVectors":
         """Read a fitted binary sklearn SVC with kernel (1 + <x, y>)^d.
@@ -186,9 +196,9 @@ def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
     once with their count as sample weight (`merge_duplicates`): the same SVM,
     up to libsvm's stopping tolerance. Off by default: at libsvm's default
     tolerance the decision values move by up to ~8e-4 (1e-6 needs tol=1e-10),
-    so turning it on changes trained models slightly, and on KWDLC it saved
-    about 1% of libsvm's time (slower at tight tolerances: the larger
-    per-example bounds; benchmarks/dependency_merge.py). A dict `stats` gets
+    so turning it on changes trained models slightly; on all of KWDLC (14% of
+    the decisions repeats) it halved libsvm's time, on its first 3,000
+    sentences it saved 1% (benchmarks/dependency_merge.py). A dict `stats` gets
     n_examples, n_unique, merge_seconds and fit_seconds."""
     start = time.perf_counter()
     weights = None

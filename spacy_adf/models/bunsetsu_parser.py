@@ -161,7 +161,7 @@ class BunsetsuParser:
         "primal", as a linear SVM on the subset features (PKE only; max_iter
         <= 0 means liblinear's 1000); identical decisions are trained once
         with their count as weight (always for primal; for libsvm with
-        `merge_duplicates`, off by default: it moves decision values by ~5e-4). Returns
+        `merge_duplicates`, off by default: it moves decision values by up to ~8e-4). Returns
         the training seconds; `train_stats` gets the details."""
         check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:

@@ -140,7 +140,8 @@ def make_pke_dependency(
     merge_duplicates: libsvm only: train identical decisions (same features,
         same label) once, with their count as sample weight: the same SVM
         problem, but libsvm stops at its tolerance on another path, so
-        decision values move slightly, and it measured no faster on KWDLC
+        decision values move slightly (at most 8.5e-4 on KWDLC test, the same
+        parses); on all of KWDLC it trained in 2,045 s against 3,899 s
         (benchmarks/dependency_merge.py). The primal trainer always merges.
     scorer: called by `score` with the component's ``spans_key``; None: no scores.
     """

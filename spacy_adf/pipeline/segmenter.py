@@ -109,6 +109,16 @@ def _annotated(doc: Doc) -> bool:
     return bool(doc.spans) or any(doc.has_annotation(a) for a in _KEPT_ANNOTATIONS)
 
 
+def _doc_text(doc: Doc, spaces: numpy.ndarray) -> str:
+    """doc.text without a Token object per token (which made it the
+    slowest step of building a word Doc): the token strings, each looked
+    up once, and the trailing spaces."""
+    strings = doc.vocab.strings
+    orths, inverse = numpy.unique(doc.to_array(ORTH), return_inverse=True)
+    pieces = [strings[o] for o in orths.tolist()]
+    return "".join([pieces[i] + " " if sp else pieces[i] for i, sp in zip(inverse.tolist(), spaces.tolist())])
+
+
 def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Doc:
     """A new Doc whose tokens are the character Doc's tokens merged into the
     predicted words (unit i is token tok_index[i]; starts[i]: a word starts
@@ -122,11 +132,43 @@ def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Do
     arr = doc.to_array([IDX, LENGTH, SPACY]).astype(numpy.int64)
     first = numpy.flatnonzero(new_token)
     last = numpy.append(first[1:], n) - 1
-    text = doc.text
+    text = _doc_text(doc, arr[:, 2])
     begin, end = arr[first, 0], arr[last, 0] + arr[last, 1]
     words = [text[a:b] for a, b in zip(begin.tolist(), end.tolist())]
     out = Doc(doc.vocab, words=words, spaces=(arr[last, 2] != 0).tolist())
     out.user_data.update(doc.user_data)
+    return out
+
+
+def merge_words(docs: Iterable[Doc], preds) -> None:
+    """Merge each predicted word's characters into one token, in place
+    (preds: per Doc, the token index of each unit and its word-start flags)."""
+    for doc, (tok_index, starts) in zip(docs, preds):
+        if len(tok_index) == 0:
+            continue
+        first = numpy.flatnonzero(starts)
+        last = numpy.append(first[1:], len(starts)) - 1
+        a = tok_index[first]
+        b = tok_index[last] + 1
+        multi = numpy.flatnonzero(b - a > 1)
+        if not len(multi):
+            continue
+        with doc.retokenize() as retokenizer:
+            for k in multi.tolist():
+                retokenizer.merge(doc[int(a[k]):int(b[k])])
+
+
+def word_docs(docs: List[Doc], preds) -> List[Doc]:
+    """The word Docs of character Docs from predicted word starts (shared by
+    the segmenter components): built anew (`_merged_doc`), or merged in
+    place when a Doc carries other annotation that a new Doc would drop."""
+    out = []
+    for doc, (tok_index, starts) in zip(docs, preds):
+        if _annotated(doc):
+            merge_words([doc], [(tok_index, starts)])
+            out.append(doc)
+        else:
+            out.append(_merged_doc(doc, tok_index, starts))
     return out
 
 
@@ -291,31 +333,11 @@ class ADFSegmenter(SparseTrainedPipe):
             yield from self._word_docs(docs)
 
     def _word_docs(self, docs: List[Doc]) -> List[Doc]:
-        preds = self.predict(docs)
-        out = []
-        for doc, (tok_index, starts) in zip(docs, preds):
-            if _annotated(doc):
-                self.set_annotations([doc], [(tok_index, starts)])
-                out.append(doc)
-            else:
-                out.append(_merged_doc(doc, tok_index, starts))
-        return out
+        return word_docs(docs, self.predict(docs))
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         """Merge each predicted word's characters into one token, in place."""
-        for doc, (tok_index, starts) in zip(docs, preds):
-            if len(tok_index) == 0:
-                continue
-            first = numpy.flatnonzero(starts)
-            last = numpy.append(first[1:], len(starts)) - 1
-            a = tok_index[first]
-            b = tok_index[last] + 1
-            multi = numpy.flatnonzero(b - a > 1)
-            if not len(multi):
-                continue
-            with doc.retokenize() as retokenizer:
-                for k in multi.tolist():
-                    retokenizer.merge(doc[int(a[k]):int(b[k])])
+        merge_words(docs, preds)
 
     # ------------------------------------------------------------ training
 

@@ -83,6 +83,37 @@ def segmentation_score(examples, *, lexicon: Optional[Set[str]] = None, **kwargs
     )
 
 
+def boundary_accuracy(gold: Iterable[Sequence[str]], pred: Iterable[Sequence[str]]) -> float:
+    """The share of gaps between adjacent non-whitespace characters of a
+    sentence that are labelled right (word boundary or not): the measure of
+    word segmentation as one decision per gap (Kudo & Matsumoto 2003).
+    Raises ValueError if a sentence's characters differ."""
+    right = total = 0
+    for k, (g, p) in enumerate(zip(gold, pred)):
+        g_spans, p_spans = word_spans(g), word_spans(p)
+        n = g_spans[-1][1] if g_spans else 0
+        if n != (p_spans[-1][1] if p_spans else 0):
+            raise ValueError(f"sentence {k}: gold and predicted characters differ")
+        if n < 2:
+            continue
+        g_ends = {e for _, e in g_spans}
+        p_ends = {e for _, e in p_spans}
+        total += n - 1
+        right += n - 1 - len((g_ends ^ p_ends) - {n})
+    return right / total if total else 0.0
+
+
+def segmentation_boundary_score(examples, **kwargs) -> Dict[str, float]:
+    """`segmentation_score` plus ``boundary_acc`` (`boundary_accuracy`)."""
+    examples = list(examples)
+    out = segmentation_score(examples, **kwargs)
+    out["boundary_acc"] = boundary_accuracy((doc_words(eg.reference) for eg in examples),
+                                            (doc_words(eg.predicted) for eg in examples))
+    return out
+
+
 @registry.scorers("spacy_adf.segmentation_scorer.v1")
-def make_segmentation_scorer():
-    return segmentation_score
+def make_segmentation_scorer(boundaries: bool = False):
+    """Word P/R/F (`segmentation_score`); with ``boundaries``, also
+    ``boundary_acc`` (`segmentation_boundary_score`)."""
+    return segmentation_boundary_score if boundaries else segmentation_score

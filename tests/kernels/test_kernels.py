@@ -257,6 +257,16 @@ def test_support_vectors_round_trip_and_validation():
         SupportVectors([0, 1], [1], [1.0], 0.0, 0, 10)
 
 
+def test_support_vector_summary_counts_by_hand():
+    # rows {0, 2}, {2}, {1, 2, 5}: 4 distinct features (0, 1, 2, 5), 6 ids in all
+    sv = SupportVectors([0, 2, 3, 6], [0, 2, 2, 1, 2, 5], [0.5, -1.0, 2.0], 0.1, 2, 8)
+    s = sv.summary()
+    assert (s["n_sv"], s["n_pos_sv"], s["n_neg_sv"], s["n_features_sv"]) == (3, 2, 1, 4)
+    assert s["avg_len"] == pytest.approx(2.0)
+    # inverted lists: h(0) = 1, h(1) = 1, h(2) = 3, h(5) = 1
+    assert s["avg_list"] == pytest.approx(6 / 4)
+
+
 @pytest.mark.parametrize("kind", ["pkb", "pki", "pke"])
 def test_corrupt_data_raises_value_error(kind):
     _, _, sv, _ = problem(2)

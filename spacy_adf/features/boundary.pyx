@@ -1,0 +1,231 @@
+# cython: language_level=3
+"""Boundary features for Japanese word segmentation as a binary decision per
+gap (Kudo & Matsumoto 2003, section "Japanese Word Segmentation"): one
+example for every gap between two adjacent units (characters) of a run, "does
+a word start after this gap?".
+
+Template (`boundary_template` states it in plain Python; the C code below
+must agree with it): for the gap between unit k and unit k + 1 and a window
+w (3 in the paper's setting: 3 characters on each side and their types, 12
+features), the characters at relative positions -w .. -1 (-1 is unit k) and
++1 .. +w (+1 is unit k + 1), as ``c-2=本``, and their character types
+(`chars.CLASS_NAMES`, the classification the CRF segmenter uses) as
+``t+1=hiragana``. A position beyond the run's edge has no character feature
+and the type ``EDGE``: that is how the text edges are padded (and why the
+average example has a little under 4w features).
+
+A run is what the CRF segmenter labels as one sequence (`char_units`):
+whitespace cuts runs, the gap across a cut is always a boundary, and no
+window looks across it.
+
+Each feature is a 64-bit key (slot, value) (`feature_key`); a
+`BoundaryVocab` maps the keys seen in training to dense ids. `gap_ids`
+gives the ids of every gap (the training matrix); its nogil `gap_features`
+(boundary.pxd) serves the segmentation in C (`models/boundary_decode.pyx`).
+"""
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+
+import numpy
+
+from preshed.maps cimport PreshMap, map_get
+
+from .chars import CLASS_NAMES, char_classes
+
+__all__ = ["BoundaryVocab", "boundary_template", "gap_keys", "gap_units", "feature_name",
+           "checked_units", "check_window", "EDGE", "MAX_WINDOW"]
+
+EDGE = len(CLASS_NAMES)    # the type of a position beyond the run's edge
+cdef uint64_t EDGE_TYPE = EDGE
+MAX_WINDOW = 8             # 4 * MAX_WINDOW = MAX_KEYS slots (boundary.pxd)
+UNICODE_END = 0x110000     # codes at or above: hashed multi-character tokens
+
+
+cdef inline uint64_t feature_key(int slot, uint64_t value) noexcept nogil:
+    # + 2: preshed reserves the keys 0 and 1
+    return ((value << SLOT_BITS) | <uint64_t>slot) + 2
+
+
+def check_window(window) -> int:
+    if int(window) != window or not 1 <= window <= MAX_WINDOW:
+        raise ValueError(f"window must be an integer from 1 to {MAX_WINDOW}, not {window!r}")
+    return int(window)
+
+
+def _relative(int slot, int window):
+    """Relative position (-w..-1, +1..+w) and kind ("c" or "t") of a slot."""
+    kind = "c" if slot < 2 * window else "t"
+    s = slot % (2 * window)
+    return (s - window if s < window else s - window + 1), kind
+
+
+def feature_name(uint64_t key, int window) -> str:
+    """The readable name of a feature key, as `boundary_template` writes it
+    (a hashed multi-character token shows as ``#code``)."""
+    cdef uint64_t raw = key - 2
+    slot = <int>(raw & ((1 << SLOT_BITS) - 1))
+    value = raw >> SLOT_BITS
+    rel, kind = _relative(slot, window)
+    if kind == "c":
+        text = chr(value) if value < UNICODE_END else f"#{value}"
+    else:
+        text = CLASS_NAMES[value] if value < EDGE else "EDGE"
+    return f"{kind}{rel:+d}={text}"
+
+
+def boundary_template(units, int k, int window=3):
+    """The features of the gap between units[k] and units[k + 1] of one run
+    (a sequence of one-character strings), in plain Python: the statement of
+    the template that the C code implements."""
+    names = []
+    rels = list(range(-window, 0)) + list(range(1, window + 1))
+    for rel in rels:
+        j = k + 1 + rel if rel < 0 else k + rel
+        if 0 <= j < len(units):
+            names.append(f"c{rel:+d}={units[j]}")
+    for rel in rels:
+        j = k + 1 + rel if rel < 0 else k + rel
+        if 0 <= j < len(units):
+            t = int(char_classes(numpy.array([ord(units[j])], dtype=numpy.uint32))[0])
+            names.append(f"t{rel:+d}={CLASS_NAMES[t]}")
+        else:
+            names.append(f"t{rel:+d}=EDGE")
+    return names
+
+
+cdef inline int _gap_keys(const uint32_t* codes, const int32_t* classes, int64_t a, int64_t b, int64_t k,
+                          int window, uint64_t* out) noexcept nogil:
+    """The keys of the gap after unit k of the run [a, b), 0 for an absent
+    character (beyond the edge); writes 4 * window keys."""
+    cdef int s, w2 = 2 * window
+    cdef int64_t j
+    for s in range(w2):
+        j = k - window + 1 + s
+        if a <= j < b:
+            out[s] = feature_key(s, codes[j])
+            out[w2 + s] = feature_key(w2 + s, <uint64_t>classes[j])
+        else:
+            out[s] = 0
+            out[w2 + s] = feature_key(w2 + s, EDGE_TYPE)
+    return 2 * w2
+
+
+def gap_units(bounds):
+    """The left unit k of every gap (in the order all functions here use):
+    every unit but the last of each run."""
+    b = numpy.asarray(bounds, dtype=numpy.int64)
+    n = int(b.max()) if b.shape[0] else 0
+    keep = numpy.ones(n, dtype=bool)
+    starts, ends = b[:b.shape[0] - 1], b[1:]
+    keep[ends[ends > starts] - 1] = False
+    return numpy.flatnonzero(keep)
+
+
+def checked_units(codes, bounds):
+    """(codes uint32, bounds int64, character class per unit int32), after
+    checking that the bounds ascend from 0 to the number of units."""
+    c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
+    b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
+    if b.shape[0] == 0 or b[0] != 0 or b[b.shape[0] - 1] != c.shape[0] or numpy.any(numpy.diff(b) < 0):
+        raise ValueError("bounds must ascend from 0 to the number of units")
+    return c, b, numpy.ascontiguousarray(char_classes(c), dtype=numpy.int32)
+
+
+def gap_keys(codes, bounds, int window=3):
+    """(n_gaps, 4 * window) uint64: the feature keys of every gap (0 = absent)."""
+    check_window(window)
+    c_arr, b_arr, t_arr = checked_units(codes, bounds)
+    cdef const uint32_t[::1] c = c_arr
+    cdef const int64_t[::1] b = b_arr
+    cdef const int32_t[::1] t = t_arr
+    cdef Py_ssize_t r, n_runs = b.shape[0] - 1, g = 0
+    cdef int64_t k, n_gaps = 0
+    for r in range(n_runs):
+        n_gaps += max(b[r + 1] - b[r] - 1, 0)
+    out = numpy.zeros((n_gaps, 4 * window), dtype=numpy.uint64)
+    if n_gaps == 0:
+        return out
+    cdef uint64_t[:, ::1] o = out
+    with nogil:
+        for r in range(n_runs):
+            for k in range(b[r], b[r + 1] - 1):
+                _gap_keys(&c[0], &t[0], b[r], b[r + 1], k, window, &o[g, 0])
+                g += 1
+    return out
+
+
+cdef class BoundaryVocab:
+    """Feature keys -> dense ids 0 .. len - 1 (``keys[id]`` is the key)."""
+
+    def __init__(self, int window=3, keys=None):
+        self.window = check_window(window)
+        k = numpy.zeros(0, dtype=numpy.uint64) if keys is None else numpy.asarray(keys)
+        if k.ndim != 1 or (k.shape[0] and k.dtype.kind not in "ui"):
+            raise ValueError("feature keys must be a 1-d array of unsigned integers")
+        k = numpy.ascontiguousarray(k, dtype=numpy.uint64)
+        if k.shape[0] and (k.min() < 2 or ((k - 2) & ((1 << SLOT_BITS) - 1)).max() >= 4 * self.window):
+            raise ValueError(f"a feature key does not belong to a window of {self.window}")
+        if numpy.unique(k).shape[0] != k.shape[0]:
+            raise ValueError("feature keys must be unique")
+        self.keys = k
+        self.table = PreshMap(max(2 * k.shape[0], 8))
+        for i, key in enumerate(k.tolist()):
+            self.table[key] = i + 1  # 0 would read as missing
+
+    @classmethod
+    def from_keys(cls, key_matrix, int window=3, int min_count=1):
+        """The vocabulary of the keys (`gap_keys` rows) seen in at least
+        `min_count` gaps, in ascending key order."""
+        keys, counts = numpy.unique(numpy.asarray(key_matrix, dtype=numpy.uint64), return_counts=True)
+        keep = (keys != 0) & (counts >= min_count)
+        return cls(window, keys[keep])
+
+    def __len__(self):
+        return self.keys.shape[0]
+
+    def __reduce__(self):  # pickling (nlp.pipe with n_process > 1)
+        return (BoundaryVocab, (self.window, self.keys))
+
+    def names(self):
+        """The feature names in id order."""
+        return [feature_name(k, self.window) for k in self.keys.tolist()]
+
+    cdef Py_ssize_t gap_features(self, const uint32_t* codes, const int32_t* classes, int64_t a, int64_t b,
+                                 int64_t k, uint64_t* keys, int32_t* out) noexcept nogil:
+        cdef int n = _gap_keys(codes, classes, a, b, k, self.window, keys), s
+        cdef Py_ssize_t m = 0
+        cdef size_t v
+        for s in range(n):
+            if keys[s] != 0:
+                v = <size_t>map_get(self.table.c_map, keys[s])
+                if v != 0:
+                    out[m] = <int32_t>(v - 1)
+                    m += 1
+        return m
+
+    def gap_ids(self, codes, bounds):
+        """(indptr int64, indices int32): the known feature ids of every gap
+        (in `gap_units` order), a CSR matrix's arrays."""
+        c_arr, b_arr, t_arr = checked_units(codes, bounds)
+        cdef const uint32_t[::1] c = c_arr
+        cdef const int64_t[::1] b = b_arr
+        cdef const int32_t[::1] t = t_arr
+        cdef Py_ssize_t r, n_runs = b.shape[0] - 1, g = 0, m
+        cdef int64_t k, n_gaps = 0, pos = 0
+        cdef int width = 4 * self.window
+        for r in range(n_runs):
+            n_gaps += max(b[r + 1] - b[r] - 1, 0)
+        indptr = numpy.zeros(n_gaps + 1, dtype=numpy.int64)
+        indices = numpy.zeros(n_gaps * width, dtype=numpy.int32)
+        if n_gaps == 0:
+            return indptr, indices
+        cdef int64_t[::1] p = indptr
+        cdef int32_t[::1] ix = indices
+        cdef uint64_t keys[MAX_KEYS]
+        with nogil:
+            for r in range(n_runs):
+                for k in range(b[r], b[r + 1] - 1):
+                    m = self.gap_features(&c[0], &t[0], b[r], b[r + 1], k, keys, &ix[pos])
+                    pos += m
+                    g += 1
+                    p[g] = pos
+        return indptr, indices[:pos].copy()

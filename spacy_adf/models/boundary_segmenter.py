@@ -1,0 +1,191 @@
+"""Word segmentation as one binary decision per character gap with a
+polynomial-kernel SVM (Kudo & Matsumoto 2003, JWS), without spaCy pipeline
+concerns (the `pke_segmenter` component and the benchmark share it):
+boundary features and their vocabulary (`features/boundary.pyx`), training
+(libsvm support vectors, or the primal trainer), the classifier form (PKB,
+PKI, PKE) rebuilt from the trained SVM without retraining, segmentation of
+unit sequences in C, and the serialization of the trained parts.
+
+Units and runs are those of the CRF segmenter (`features/char_units.py`):
+``codes`` (uint32 per unit) and run ``bounds``; a word never spans a run
+boundary.
+"""
+import time
+from typing import Iterable, Optional, Tuple
+
+import numpy
+import scipy.sparse
+
+from ..features.boundary import BoundaryVocab, boundary_template, check_window, gap_keys, gap_units
+from ..kernels import KernelClassifier, SupportVectors, load_classifier, make_classifier, train_svm
+from ..kernels.primal import PrimalSVM, train_primal
+from ..serialization.framed import pack, unpack
+from .boundary_decode import segment_starts
+from .bunsetsu_parser import KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_trainer
+
+__all__ = ["BoundarySegmenter", "MismatchedPartsError", "KINDS", "TRAINERS", "check_classifier_options",
+           "check_trainer", "concat_units"]
+
+FEATURES_FORMAT = "spacy_adf.boundary_features"
+
+
+def concat_units(units) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """One (codes, bounds) over a batch of (codes, bounds) items, and the
+    unit offset of each item (len + 1), so a batch is segmented in one call."""
+    codes = [numpy.asarray(u[0], dtype=numpy.uint32) for u in units]
+    offsets = numpy.zeros(len(codes) + 1, dtype=numpy.int64)
+    offsets[1:] = numpy.cumsum([c.shape[0] for c in codes])
+    bounds = [numpy.asarray(u[1], dtype=numpy.int64)[1:] + offsets[k] for k, u in enumerate(units)]
+    all_bounds = numpy.concatenate([numpy.zeros(1, dtype=numpy.int64)] + bounds)
+    all_codes = numpy.concatenate(codes) if codes else numpy.zeros(0, dtype=numpy.uint32)
+    # empty runs (an item without units) add repeated bounds: harmless, but drop them
+    return all_codes, numpy.unique(all_bounds), offsets
+
+
+class BoundarySegmenter:
+    """Boundary features + a kernel SVM. Trained state: the feature
+    vocabulary (``features``), the support vectors (``support_vectors``,
+    None after the primal trainer) and the classifier (``classifier``),
+    each serialized on its own; `PARTS` is their load order (the classifier
+    is checked against the vocabulary)."""
+
+    PARTS = ("features", "support_vectors", "classifier")
+
+    def __init__(self, window: int = 3):
+        self.vocab = BoundaryVocab(check_window(window))
+        self.support_vectors: Optional[SupportVectors] = None
+        self.primal: Optional[PrimalSVM] = None  # trainer "primal": every subset weight (not saved)
+        self.classifier: Optional[KernelClassifier] = None
+        self.train_stats: dict = {}
+
+    @property
+    def window(self) -> int:
+        return self.vocab.window
+
+    # ------------------------------------------------------------ training
+
+    def examples(self, items: Iterable[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]], min_count: int = 1,
+                 build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
+        """The training matrix (binary CSR, one row per gap) and labels (+1:
+        a word starts after the gap, -1: not) of (codes, bounds, starts)
+        items (starts: a bool per unit, True where a gold word starts);
+        builds the vocabulary from the gaps' features first when
+        `build_vocab` (features in fewer than `min_count` gaps dropped)."""
+        items = list(items)
+        codes, bounds, _ = concat_units([(c, b) for c, b, _ in items])
+        starts = numpy.concatenate([numpy.asarray(s, dtype=bool) for _, _, s in items]) if items else \
+            numpy.zeros(0, dtype=bool)
+        if build_vocab:
+            self.vocab = BoundaryVocab.from_keys(gap_keys(codes, bounds, self.window), self.window, min_count)
+        indptr, indices = self.vocab.gap_ids(codes, bounds)
+        y = numpy.where(starts[gap_units(bounds) + 1], 1, -1).astype(numpy.int64)
+        X = scipy.sparse.csr_matrix((numpy.ones(indices.shape[0]), indices, indptr),
+                                    shape=(indptr.shape[0] - 1, len(self.vocab)))
+        X.sort_indices()
+        return X, y
+
+    def train(self, X, y, degree: int = 3, C: float = 1.0, trainer: str = "primal", cache_size: float = 1000.0,
+              max_iter: int = -1) -> float:
+        """Fit the SVM: "libsvm" (support vectors: any classifier form) or
+        "primal" (liblinear on the explicit subset features, identical gaps
+        merged into one weighted example: PKE only). Returns the seconds;
+        `train_stats` gets the details."""
+        check_trainer(trainer, "pke")
+        if len(set(numpy.asarray(y).tolist())) < 2:
+            raise ValueError("the training data must have both word boundaries and gaps inside words")
+        start = time.perf_counter()
+        self.train_stats = {"trainer": trainer}
+        if trainer == "primal":
+            self.primal = train_primal(X, y, degree=degree, C=C, merge=True,
+                                       max_iter=max_iter if max_iter > 0 else 1000, stats=self.train_stats)
+            self.support_vectors = None
+        else:
+            self.support_vectors, _ = train_svm(X, y, degree=degree, C=C, stats=self.train_stats,
+                                                cache_size=cache_size, max_iter=max_iter)
+            self.primal = None
+        return time.perf_counter() - start
+
+    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
+        """(Re)build the classifier form from the support vectors, or PKE
+        from the primal weights, without retraining; returns seconds."""
+        start = time.perf_counter()
+        if self.support_vectors is not None:
+            self.classifier = make_classifier(kind, self.support_vectors, sigma=sigma, xi=xi)
+        elif self.primal is not None:
+            check_trainer("primal", kind)
+            self.classifier = self.primal.to_pke(sigma=sigma, xi=xi)
+        elif (getattr(self.classifier, "stats", None) or {}).get("trainer") == "primal":
+            raise ValueError("this segmenter was trained by the primal trainer: its PKE cannot be rebuilt "
+                             "after loading (the full subset weights are not saved) and PKB / PKI need "
+                             'support vectors (trainer = "libsvm"): retrain')
+        else:
+            raise ValueError("the segmenter has no trained SVM: initialize / train it first")
+        return time.perf_counter() - start
+
+    # ------------------------------------------------------------ segmentation
+
+    def segment(self, codes, bounds) -> numpy.ndarray:
+        """uint8 word-start flag per unit (features, ids and classifier in C)."""
+        if self.classifier is None:
+            raise ValueError("the segmenter has no classifier: initialize / train it first")
+        return segment_starts(self.vocab, self.classifier, codes, bounds)
+
+    def segment_reference(self, codes, bounds) -> numpy.ndarray:
+        """The same as `segment`, in Python from `boundary_template`'s
+        feature names (single-character units only): the test reference."""
+        ids = {name: i for i, name in enumerate(self.vocab.names())}
+        codes = numpy.asarray(codes, dtype=numpy.uint32)
+        starts = numpy.zeros(codes.shape[0], dtype=numpy.uint8)
+        bounds = numpy.asarray(bounds, dtype=numpy.int64).tolist()
+        for a, b in zip(bounds, bounds[1:]):
+            if b <= a:
+                continue
+            units = [chr(c) for c in codes[a:b].tolist()]
+            starts[a] = 1
+            for k in range(b - a - 1):
+                x = [ids[f] for f in boundary_template(units, k, self.window) if f in ids]
+                starts[a + k + 1] = self.classifier.decision(x) > 0
+        return starts
+
+    # ------------------------------------------------------------ serialization
+    # An untrained part (no support vectors, no classifier) is stored as b"".
+
+    def features_to_bytes(self) -> bytes:
+        return pack(FEATURES_FORMAT, 1, {"keys": self.vocab.keys}, {"window": self.window})
+
+    def features_from_bytes(self, data: bytes) -> "BoundarySegmenter":
+        arrays, meta = unpack(data, FEATURES_FORMAT, 1, {"keys": "uint64"})
+        if not isinstance(meta, dict) or "window" not in meta or "keys" not in arrays:
+            raise ValueError("the boundary feature data is incomplete")
+        self.vocab = BoundaryVocab(meta["window"], arrays["keys"])
+        return self
+
+    def support_vectors_to_bytes(self) -> bytes:
+        return self.support_vectors.to_bytes() if self.support_vectors is not None else b""
+
+    def support_vectors_from_bytes(self, data: bytes) -> "BoundarySegmenter":
+        sv = SupportVectors.from_bytes(data) if data else None
+        if sv is not None and sv.n_features != len(self.vocab):
+            raise MismatchedPartsError("the support vectors do not match the feature vocabulary: "
+                                       "the model files are mismatched")
+        self.support_vectors = sv
+        return self
+
+    def classifier_to_bytes(self) -> bytes:
+        return self.classifier.to_bytes() if self.classifier is not None else b""
+
+    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
+                              degree: Optional[int] = None) -> "BoundarySegmenter":
+        """Load the classifier (after the features). ValueError for corrupt
+        data; `MismatchedPartsError` for a classifier of another kind,
+        degree or vocabulary size."""
+        clf = load_classifier(data) if data else None
+        if clf is not None:
+            if kind is not None and type(clf).__name__.lower() != kind:
+                raise MismatchedPartsError(f"the classifier file holds {type(clf).__name__}, "
+                                           f"the config says {kind!r}")
+            if clf.n_features != len(self.vocab) or (degree is not None and clf.degree != degree):
+                raise MismatchedPartsError("the classifier does not match the feature vocabulary or "
+                                           "degree: the model files are mismatched")
+        self.classifier = clf
+        return self

@@ -1,0 +1,271 @@
+"""`pke_segmenter`: Japanese (or Chinese) word segmentation as one binary
+decision per character gap with a polynomial-kernel SVM, classified by
+PKB, PKI or PKE (Kudo & Matsumoto 2003, the JWS task).
+
+Like `adf_segmenter` it runs on a character-tokenized Doc
+(`spacy_adf.CharTokenizer.v1`) and returns the word Doc built the same way
+(`segmenter.word_docs`: the text kept exactly, whitespace never inside a
+word, a Doc with other annotation merged in place). Features: the
+characters and character types within ``window`` units on each side of the
+gap (`features/boundary.pyx`).
+
+Training happens in ``initialize`` (no per-batch ``update``: `spacy train`
+runs initialize and evaluates, the config uses max_steps = 1): the gaps of
+the gold words are the examples; ``trainer = "libsvm"`` keeps support
+vectors (any classifier form, rebuilt by `set_classifier` without
+retraining), ``"primal"`` trains liblinear on the explicit subset features
+with identical gaps merged (PKE only; the practical choice at full corpus
+size). The model itself is `models.boundary_segmenter.BoundarySegmenter`.
+"""
+import json
+from typing import Callable, Dict, Iterable, Iterator, List, Optional
+
+import numpy
+from spacy import util
+from spacy.attrs import IDX, IS_SPACE, LENGTH, SPACY
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
+from spacy.vocab import Vocab
+
+from ..features.boundary import MAX_WINDOW, check_window
+from ..features.char_units import doc_units
+from ..models.boundary_segmenter import (BoundarySegmenter, MismatchedPartsError, check_classifier_options,
+                                         check_trainer, concat_units)
+from ..scorers.segmentation import make_segmentation_scorer
+from ..serialization.parts import Parts, SerializedParts
+from .segmenter import merge_words, word_docs
+from .trainable import checked_examples
+
+# the "format_version" of the cfg file; the other files carry their own formats
+FORMAT_VERSION = 1
+
+
+@Language.factory(
+    "pke_segmenter",
+    assigns=["token.text"],
+    default_config={
+        "window": 3,
+        "degree": 3,
+        "C": 1.0,
+        "classifier": "pke",
+        "sigma": 0.005,
+        "xi": 1,
+        "trainer": "primal",
+        "min_feature_count": 1,
+        "cache_size": 1000.0,
+        "max_iter": -1,
+        "scorer": {"@scorers": "spacy_adf.segmentation_scorer.v1", "boundaries": True},
+    },
+    default_score_weights={"token_f": 1.0, "boundary_acc": 0.0, "token_p": 0.0, "token_r": 0.0,
+                           "oov_recall": None, "iv_recall": None, "oov_rate": None},
+)
+def make_pke_segmenter(
+    nlp: Language, name: str, *, window: int, degree: int, C: float, classifier: str, sigma: float, xi: int,
+    trainer: str, min_feature_count: int, cache_size: float, max_iter: int, scorer: Optional[Callable],
+) -> "KernelSegmenter":
+    """Create a pke_segmenter. Put it first in the pipeline, after
+    `spacy_adf.CharTokenizer.v1`.
+
+    window: characters (and their types) on each side of a gap (1..8; 3 =
+        the paper's 12 features).
+    degree, C: the kernel (1 + |X & Y|)^degree and the SVM's C.
+    classifier: "pkb", "pki" (exact) or "pke" (pruned by sigma and xi;
+        sigma = 0, xi = 1 is exact).
+    trainer: "libsvm" (support vectors, any classifier) or "primal"
+        (liblinear on the subset features, PKE only; trains the full KWDLC).
+    min_feature_count: drop features seen in fewer training gaps.
+    cache_size: libsvm's kernel cache in MB. max_iter: the solver's
+        iteration limit (<= 0: libsvm none, liblinear 1000).
+    scorer: default word P/R/F plus boundary_acc; None: no scores.
+    """
+    return KernelSegmenter(nlp.vocab, name, window=window, degree=degree, C=C, classifier=classifier,
+                           sigma=sigma, xi=xi, trainer=trainer, min_feature_count=min_feature_count,
+                           cache_size=cache_size, max_iter=max_iter, scorer=scorer)
+
+
+def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size, max_iter):
+    check_window(window)
+    check_classifier_options(classifier, degree, sigma, xi, C)
+    check_trainer(trainer, classifier)
+    if int(min_feature_count) != min_feature_count or min_feature_count < 1:
+        raise ValueError(f"min_feature_count must be an integer >= 1, not {min_feature_count!r}")
+    if not cache_size > 0:
+        raise ValueError(f"cache_size (MB) must be > 0, not {cache_size!r}")
+    if int(max_iter) != max_iter:
+        raise ValueError(f"max_iter must be an integer, not {max_iter!r}")
+
+
+class KernelSegmenter(SerializedParts, Pipe):
+    """The ``pke_segmenter`` component (see the module docstring). On
+    disk: ``cfg`` (JSON, with ``stats`` after training), then the model's
+    ``features``, ``support_vectors`` and ``classifier``."""
+
+    def __init__(self, vocab: Vocab, name: str = "pke_segmenter", *, window: int = 3, degree: int = 3,
+                 C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1,
+                 trainer: str = "primal", min_feature_count: int = 1, cache_size: float = 1000.0,
+                 max_iter: int = -1, scorer: Optional[Callable] = make_segmentation_scorer(True)):
+        try:
+            _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size,
+                           max_iter)
+        except ValueError as e:
+            raise ValueError(f"[{name}] {e}") from None
+        self.vocab = vocab
+        self.name = name
+        self.scorer = scorer
+        self.cfg: Dict = {
+            "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
+            "sigma": float(sigma), "xi": int(xi), "trainer": trainer, "min_feature_count": int(min_feature_count),
+            "cache_size": float(cache_size), "max_iter": int(max_iter), "stats": {},
+        }
+        self.model = BoundarySegmenter(window)
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def is_trained(self) -> bool:
+        return self.model.classifier is not None
+
+    @property
+    def classifier(self):
+        """The kernel classifier (PKB, PKI or PKE), None before training."""
+        return self.model.classifier
+
+    def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
+        """Rebuild the classifier in another form (or PKE at another sigma /
+        xi) from the trained SVM, without retraining; returns the seconds."""
+        sigma = self.cfg["sigma"] if sigma is None else float(sigma)
+        xi = self.cfg["xi"] if xi is None else int(xi)
+        try:
+            check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
+            check_trainer(self.cfg["trainer"], kind)
+            seconds = self.model.build(kind, sigma=sigma, xi=xi)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {e}") from None
+        self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
+        self.cfg["stats"]["build_seconds"] = seconds
+        return seconds
+
+    def add_label(self, label: str) -> int:
+        raise ValueError(f"[{self.name}] decides word boundaries; it takes no labels")
+
+    # ------------------------------------------------------------ training
+
+    def gold_units(self, eg: Example):
+        """(codes, bounds, gold word starts) of an example's predicted Doc."""
+        doc, ref = eg.predicted, eg.reference
+        codes, tok_index, bounds = doc_units(doc)
+        r = ref.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
+        p = doc.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
+        if len(ref.text) != len(doc.text):
+            raise ValueError(f"[{self.name}] reference and predicted texts differ: {ref.text[:40]!r} vs "
+                             f"{doc.text[:40]!r}; build the examples with nlp.make_doc(reference.text)")
+        r = r[r[:, 2] == 0] if len(r) else r
+        starts = numpy.isin(p[tok_index, 0], r[:, 0]) if len(tok_index) else numpy.zeros(0, dtype=bool)
+        starts[bounds[:-1]] = True
+        return codes, bounds, starts
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None):
+        """Train on the gold words of the examples: gaps -> features ->
+        SVM (libsvm or primal) -> the configured classifier form."""
+        cfg = self.cfg
+        cfg["stats"] = {}
+        items = [self.gold_units(eg) for eg in checked_examples(get_examples, f"{self.name}.initialize")
+                 if len(eg.predicted)]
+        model = BoundarySegmenter(cfg["window"])
+        X, y = model.examples(items, min_count=cfg["min_feature_count"])
+        if X.shape[0] == 0 or (y > 0).all() or (y < 0).all():
+            raise ValueError(
+                f"[{self.name}] initialize() needs segmented training examples with words of two or more "
+                "characters and more than one word (reference Docs whose words are the gold "
+                "segmentation): pass get_examples to nlp.initialize() (spacy train does), or load a "
+                "trained pipeline"
+            )
+        seconds = model.train(X, y, degree=cfg["degree"], C=cfg["C"], trainer=cfg["trainer"],
+                              cache_size=cfg["cache_size"], max_iter=cfg["max_iter"])
+        self.model = model
+        sv = model.support_vectors
+        cfg["stats"].update({
+            "n_examples": int(X.shape[0]), "n_positive": int((y > 0).sum()), "n_features": len(model.vocab),
+            "avg_features": float(X.nnz / X.shape[0]), "svm_seconds": seconds,
+            "n_sv": sv.n_sv if sv is not None else model.primal.n_sv, "training": model.train_stats,
+        })
+        self.set_classifier(cfg["classifier"])
+
+    # ------------------------------------------------------------ prediction
+
+    def predict(self, docs: Iterable[Doc]):
+        """Per Doc: (token index of each unit, word-start flag per unit);
+        the units of all Docs are segmented in one C call."""
+        if not self.is_trained:
+            raise ValueError(f"[{self.name}] the segmenter is not trained: run nlp.initialize() or load a model")
+        units = [doc_units(doc) for doc in docs]
+        codes, bounds, offsets = concat_units([(c, b) for c, _, b in units])
+        starts = self.model.segment(codes, bounds).view(bool)
+        return [(u[1], starts[offsets[k]:offsets[k + 1]]) for k, u in enumerate(units)]
+
+    def __call__(self, doc: Doc) -> Doc:
+        """The word Doc of a character Doc."""
+        return word_docs([doc], self.predict([doc]))[0]
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        for docs in util.minibatch(stream, size=batch_size):
+            yield from word_docs(docs, self.predict(docs))
+
+    def set_annotations(self, docs: Iterable[Doc], preds) -> None:
+        """Merge each predicted word's characters into one token, in place."""
+        merge_words(docs, preds)
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
+        examples = list(examples)
+        validate_examples(examples, "KernelSegmenter.score")
+        if self.scorer is None:
+            return {}
+        return self.scorer(examples, **kwargs)
+
+    # ------------------------------------------------------------ serialization
+
+    def _parts(self) -> Parts:
+        # load order: cfg (a new model of its window), the vocabulary, then
+        # what is checked against it; the lambdas reach the model cfg made
+        return {
+            "cfg": (self._cfg_to_bytes, self._cfg_from_bytes),
+            "features": (lambda: self.model.features_to_bytes(), self._features_from_bytes),
+            "support_vectors": (lambda: self.model.support_vectors_to_bytes(),
+                                lambda data: self._checked(self.model.support_vectors_from_bytes, data)),
+            "classifier": (lambda: self.model.classifier_to_bytes(),
+                           lambda data: self._checked(self.model.classifier_from_bytes, data,
+                                                      kind=self.cfg["classifier"], degree=self.cfg["degree"])),
+        }
+
+    def _checked(self, load, data, **kwargs) -> None:
+        try:
+            load(data, **kwargs)
+        except MismatchedPartsError as e:  # name the component; corrupt data speaks for itself
+            raise ValueError(f"[{self.name}] {e}") from None
+
+    def _cfg_to_bytes(self) -> bytes:
+        return json.dumps({"format_version": FORMAT_VERSION, **self.cfg}, ensure_ascii=False).encode("utf8")
+
+    def _cfg_from_bytes(self, data: bytes) -> None:
+        cfg = json.loads(data)
+        if cfg.pop("format_version", None) != FORMAT_VERSION:
+            raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
+                             f"(expects {FORMAT_VERSION}); retrain or install the matching version")
+        try:
+            _check_options(cfg["window"], cfg["degree"], cfg["C"], cfg["classifier"], cfg["sigma"], cfg["xi"],
+                           cfg["trainer"], cfg["min_feature_count"], cfg["cache_size"], cfg["max_iter"])
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"[{self.name}] the cfg is incomplete ({e!r})") from None
+        self.cfg.update(cfg)
+        self.model = BoundarySegmenter(cfg["window"])
+
+    def _features_from_bytes(self, data: bytes) -> None:
+        self.model.features_from_bytes(data)
+        if self.model.window != self.cfg["window"]:
+            raise ValueError(f"[{self.name}] the feature file has window {self.model.window}, the cfg "
+                             f"{self.cfg['window']}: the model files are mismatched")
+
+
+__all__ = ["KernelSegmenter", "make_pke_segmenter", "MAX_WINDOW"]
