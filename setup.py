@@ -30,6 +30,9 @@ MODULES = [
     "spacy_adf.kernels.datrie",
     "spacy_adf.kernels.expansion",
     "spacy_adf.kernels.cascade",
+    "spacy_adf.kernels.pairwise",
+    "spacy_adf.features.window_ids",
+    "spacy_adf.kernels.left_to_right",
     "spacy_adf.models.boundary_decode",
 ]
 # modules that use the C++ standard library (vector, unordered_map)

@@ -11,14 +11,18 @@ yardstick), ``expansion`` (the explicit subset features phi, interned),
 ``primal`` (the kernel SVM trained as a linear SVM on phi with liblinear,
 straight to PKE's weights: no support vectors, no mining) and ``cascade``
 (cascaded chunking over flat per-segment feature ids, calling a classifier's
-nogil decision declared in ``classifiers.pxd``: pke_dependency's Cython path)."""
+nogil decision declared in ``classifiers.pxd``: pke_dependency's Cython path)
+and ``pairwise`` (K classes by one-against-one voting over K(K-1)/2 binary
+classifiers, its nogil decision declared in ``pairwise.pxd``: pke_tagger)."""
 from .classifiers import PKB, PKE, PKI, KernelClassifier, load_classifier, make_classifier
 from .coefficients import subset_weights
 from .csr import as_csr, as_ids
 from .expansion import SubsetIndex
+from .pairwise import PairwiseClassifier
 from .primal import PrimalSVM, train_primal
 from .svm import SupportVectors, fit_svc, merge_duplicates, to_csr, train_svm
 
 __all__ = ["subset_weights", "SupportVectors", "fit_svc", "train_svm", "merge_duplicates", "to_csr",
            "as_csr", "as_ids", "SubsetIndex", "PrimalSVM", "train_primal",
-           "KernelClassifier", "PKB", "PKI", "PKE", "make_classifier", "load_classifier"]
+           "KernelClassifier", "PKB", "PKI", "PKE", "make_classifier", "load_classifier",
+           "PairwiseClassifier"]

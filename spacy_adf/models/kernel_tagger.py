@@ -1,0 +1,489 @@
+"""A left-to-right sequence tagger with pairwise polynomial-kernel SVMs
+(Kudo & Matsumoto 2001; the base-NP chunker of Kudo & Matsumoto 2003 §5.1),
+without spaCy pipeline concerns (the `pke_tagger` component and
+benchmarks/ebc.py share it).
+
+Each token is one decision among K classes (chunk tags such as B-NP, I-NP,
+O): the features are the words and POS in a window of -2..+2 around it
+(`features/window_ids.pyx` names them: "w-1=the", "p+2=NN", "w-2=<BOS>")
+plus the classes of the two previous tokens ("t-1=B-NP", "t-2=<BOS>"):
+gold ones in training, the tagger's own predictions when tagging (left to
+right, per sentence). One binary SVM per pair of classes decides, by
+majority vote (`kernels.pairwise`).
+
+Its trained state is three parts, each serialized on its own: the feature
+vocabulary with the class names (``features``), the per-pair support vectors
+(``support_vectors``: kept so that the classifier can be rebuilt as PKB, PKI
+or PKE at any sigma without retraining) and the pairwise classifier
+(``classifier``).
+"""
+import time
+import zlib
+from collections import Counter
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+import scipy.sparse
+import srsly
+from spacy.attrs import IS_SPACE, ORTH, POS, SENT_START, TAG
+from spacy.parts_of_speech import NAMES as POS_NAMES
+from spacy.strings import hash_string
+from spacy.tokens import Doc
+
+from ..features.bunsetsu import FeatureVocab
+from ..features.window_ids import BOS, EOS, GROUP_PREFIX, WindowTable, feature_name
+from ..kernels.left_to_right import decode
+from ..kernels import SupportVectors, train_primal, train_svm
+from ..kernels.pairwise import PairwiseClassifier, class_pairs
+from ..serialization.framed import pack, unpack
+from .bunsetsu_parser import KINDS, TRAINERS, MismatchedPartsError, check_trainer
+
+__all__ = ["KernelTagger", "vote", "POS_ATTRS", "FEATURE_GROUPS", "KINDS", "TRAINERS",
+           "MismatchedPartsError"]
+
+FEATURE_GROUPS = tuple(GROUP_PREFIX)  # ("words", "pos")
+POS_ATTRS = ("tag", "pos")            # token.tag_ (fine-grained, e.g. PTB) or token.pos_ (UPOS)
+OUTSIDE = "O"
+SV_FORMAT = "spacy_adf.kernel_tagger.support_vectors"
+CLF_FORMAT = "spacy_adf.kernel_tagger.classifier"
+# the univ POS enum value -> the hash of its name (token.pos_), for POS_ATTRS "pos"
+_POS_HASH = numpy.zeros(max(POS_NAMES) + 1, dtype=numpy.uint64)
+for _k, _name in POS_NAMES.items():
+    _POS_HASH[_k] = hash_string(_name) if _name else 0
+
+
+def vote(decisions: Sequence[float], n_classes: int) -> int:
+    """The pairwise vote in plain Python (the reference of
+    `PairwiseClassifier.decide_ids`): decisions in `class_pairs` order,
+    f > 0 a vote for the pair's lower class, f < 0 for the higher; most
+    votes, then the larger summed margin, then the lowest index."""
+    votes = [0] * n_classes
+    margin = [0.0] * n_classes
+    for (i, j), f in zip(class_pairs(n_classes), decisions):
+        if f > 0:
+            votes[i] += 1
+        elif f < 0:
+            votes[j] += 1
+        margin[i] += f
+        margin[j] -= f
+    return min(range(n_classes), key=lambda c: (-votes[c], -margin[c], c))
+
+
+def dynamic_names(tag: Optional[str]) -> Tuple[str, str]:
+    """The dynamic feature strings of a previous tag (None: before the sentence)."""
+    value = BOS if tag is None else tag
+    return f"t-1={value}", f"t-2={value}"
+
+
+class KernelTagger:
+    """Window features + pairwise kernel SVMs + left-to-right decoding.
+
+    ``classes`` are the tag names (class i is ``classes[i]``); ``vocab``
+    maps feature strings to ids. `tag_docs` is the Cython path (features and
+    decoding in C); `reference_tags` the plain-Python one (the same tags).
+    """
+
+    PARTS = ("features", "support_vectors", "classifier")
+
+    def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, window: int = 2, pos_attr: str = "tag"):
+        if pos_attr not in POS_ATTRS:
+            raise ValueError(f"pos_attr must be one of {list(POS_ATTRS)}, not {pos_attr!r}")
+        if int(window) != window or not 0 <= window <= 5:
+            raise ValueError(f"window must be an integer 0..5, not {window!r}")
+        self.groups = tuple(groups)
+        WindowTable({}, self.groups, int(window))  # validates the groups
+        self.window = int(window)
+        self.pos_attr = pos_attr
+        self.classes: List[str] = []
+        self.vocab = FeatureVocab()
+        self.support_vectors: Optional[List[SupportVectors]] = None
+        self.primal = None  # trainer "primal": per-pair PrimalSVM (not saved)
+        self.classifier: Optional[PairwiseClassifier] = None
+        self.train_stats: dict = {}
+        self._table: Optional[WindowTable] = None
+        self._dynamic: Optional[numpy.ndarray] = None
+
+    # ------------------------------------------------------------ features
+
+    def _attrs(self):
+        return [ORTH if g == "words" else TAG if self.pos_attr == "tag" else POS for g in self.groups]
+
+    def doc_arrays(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+        """(values (n, groups) uint64 string hashes, 0 for no value;
+        sentence starts (int64 token offsets, first 0); whitespace mask)."""
+        arr = doc.to_array(self._attrs() + [SENT_START, IS_SPACE]).astype(numpy.uint64)
+        values = numpy.ascontiguousarray(arr[:, :len(self.groups)])
+        if self.pos_attr == "pos" and "pos" in self.groups:
+            g = self.groups.index("pos")
+            values[:, g] = _POS_HASH[values[:, g].astype(numpy.int64)]
+        starts = numpy.flatnonzero(arr[:, -2].astype(numpy.int64) == 1) if doc.has_annotation("SENT_START") \
+            else numpy.zeros(0, dtype=numpy.int64)
+        if len(doc) and (starts.shape[0] == 0 or starts[0] != 0):
+            starts = numpy.concatenate([[0], starts])
+        return values, starts.astype(numpy.int64), arr[:, -1].astype(bool)
+
+    def sentences(self, doc: Doc) -> List[Tuple[int, int]]:
+        """(start, end) token ranges of the Doc's sentences (the whole Doc
+        unless it has sentence annotation)."""
+        _, starts, _ = self.doc_arrays(doc)
+        bounds = starts.tolist() + [len(doc)]
+        return [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
+
+    def _token_value(self, token, group: str) -> str:
+        if group == "words":
+            return token.text
+        return token.tag_ if self.pos_attr == "tag" else token.pos_
+
+    def static_strings(self, doc: Doc, start: int, end: int) -> List[List[str]]:
+        """The static feature strings of tokens start..end-1 of a sentence
+        (the reference for `WindowTable.static_ids`; a token without a POS
+        has no POS feature at any offset, as a value the vocabulary cannot
+        know)."""
+        w = self.window
+        values = [[self._token_value(doc[i], g) for g in self.groups] for i in range(start, end)]
+        out = []
+        for i in range(end - start):
+            feats = []
+            for g, group in enumerate(self.groups):
+                prefix = GROUP_PREFIX[group]
+                for d in range(-w, w + 1):
+                    j = i + d
+                    value = BOS if j < 0 else EOS if j >= end - start else values[j][g]
+                    if value:
+                        feats.append(feature_name(prefix, d, value))
+            out.append(feats)
+        return out
+
+    def _window_table(self) -> WindowTable:
+        if self._table is None:
+            self._table = WindowTable(self.vocab.ids, self.groups, self.window)
+        return self._table
+
+    def _dynamic_table(self) -> numpy.ndarray:
+        """(2, K + 1) int32: the ids of "t-1=<class>" and "t-2=<class>", column K for <BOS>."""
+        if self._dynamic is None:
+            ids = self.vocab.ids
+            names = [dynamic_names(c) for c in self.classes] + [dynamic_names(None)]
+            self._dynamic = numpy.array([[ids.get(n[row], -1) for n in names] for row in (0, 1)],
+                                        dtype=numpy.int32).reshape(2, len(names))
+        return self._dynamic
+
+    def _set_vocab(self, vocab: FeatureVocab, classes: Sequence[str]) -> None:
+        self.vocab = vocab
+        self.classes = list(classes)
+        self._table = None
+        self._dynamic = None
+
+    def batch_arrays(self, docs: Sequence[Doc]):
+        """(static ids (n, width) int32, sentence offsets int64, forced int32,
+        token offset of each Doc) of a batch of Docs: the decoder's input."""
+        table = self._window_table()
+        parts, starts, spaces, doc_off = [], [], [], [0]
+        for doc in docs:
+            values, s, space = self.doc_arrays(doc)
+            parts.append(values)
+            starts.append(s + doc_off[-1])
+            spaces.append(space)
+            doc_off.append(doc_off[-1] + len(doc))
+        n = doc_off[-1]
+        values = numpy.concatenate(parts) if parts else numpy.zeros((0, len(self.groups)), dtype=numpy.uint64)
+        sent_off = numpy.concatenate(starts + [numpy.array([n], dtype=numpy.int64)])
+        static = table.static_ids(values, sent_off)
+        forced = numpy.full(n, -1, dtype=numpy.int32)
+        if OUTSIDE in self.classes and spaces:
+            forced[numpy.concatenate(spaces)] = self.classes.index(OUTSIDE)
+        return static, sent_off, forced, numpy.asarray(doc_off, dtype=numpy.int64)
+
+    # ------------------------------------------------------------ training
+
+    def examples(self, items: Iterable[Tuple[Doc, Sequence[Optional[str]]]], classes: Sequence[str],
+                 min_count: int = 1) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
+        """Training matrix (binary CSR over a new feature vocabulary) and
+        class ids from (Doc, gold tag per token) items, with the gold tags of
+        the previous tokens as dynamic features. Classes are the tag names
+        in `classes` order, of which only those seen are kept. A sentence
+        with an unknown gold tag (None: a token that is not aligned to the
+        reference) is left out (counted in ``train_stats``)."""
+        docs, gold, skipped = [], [], 0
+        counts: Counter = Counter()
+        seen = set()
+        for doc, tags in items:
+            tags = list(tags)
+            if len(tags) != len(doc):
+                raise ValueError("a training item needs one gold tag per token")
+            for start, end in self.sentences(doc):
+                sent_tags = tags[start:end]
+                if any(t is None for t in sent_tags):
+                    skipped += 1
+                    continue
+                seen.update(sent_tags)
+                for k, feats in enumerate(self.static_strings(doc, start, end)):
+                    counts.update(feats)
+                    counts[dynamic_names(sent_tags[k - 1] if k >= 1 else None)[0]] += 1
+                    counts[dynamic_names(sent_tags[k - 2] if k >= 2 else None)[1]] += 1
+                docs.append(doc[start:end].as_doc() if (start, end) != (0, len(doc)) else doc)
+                gold.append(sent_tags)
+        unknown = seen - set(classes)
+        if unknown:
+            raise ValueError(f"gold tags {sorted(unknown)} are not among the classes {list(classes)}")
+        kept = [c for c in classes if c in seen]
+        self._set_vocab(FeatureVocab.from_counts(counts, min_count), kept)
+        self.train_stats = {"skipped_sentences": skipped}
+        if not docs:
+            return scipy.sparse.csr_matrix((0, len(self.vocab))), numpy.zeros(0, dtype=numpy.int32)
+        y = numpy.array([kept.index(t) for tags in gold for t in tags], dtype=numpy.int32)
+        static, sent_off, _, _ = self.batch_arrays(docs)
+        return self.rows(static, sent_off, y), y
+
+    def rows(self, static: numpy.ndarray, sent_off: numpy.ndarray, prev_classes: numpy.ndarray
+             ) -> scipy.sparse.csr_matrix:
+        """The decisions' feature sets (binary CSR, ids sorted per row): the
+        static ids plus the dynamic ids of the classes `prev_classes` gives
+        the previous tokens (gold in training; the predicted ones to replay
+        the decoder's decisions)."""
+        n = static.shape[0]
+        k = len(self.classes)
+        dyn = self._dynamic_table()
+        pos = numpy.arange(n, dtype=numpy.int64)
+        sent_start = numpy.repeat(sent_off[:-1], numpy.diff(sent_off))
+        prev = numpy.asarray(prev_classes, dtype=numpy.int64)
+        p1 = numpy.where(pos - 1 >= sent_start, prev[numpy.maximum(pos - 1, 0)], k) if n else pos
+        p2 = numpy.where(pos - 2 >= sent_start, prev[numpy.maximum(pos - 2, 0)], k) if n else pos
+        full = numpy.concatenate([static, dyn[0, p1][:, None], dyn[1, p2][:, None]], axis=1) if n \
+            else numpy.zeros((0, static.shape[1] + 2), dtype=numpy.int32)
+        full = numpy.sort(full, axis=1)
+        mask = full >= 0
+        indptr = numpy.zeros(n + 1, dtype=numpy.int64)
+        indptr[1:] = numpy.cumsum(mask.sum(axis=1))
+        indices = full[mask].astype(numpy.int32)
+        data = numpy.ones(indices.shape[0], dtype=numpy.float64)
+        return scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, len(self.vocab)))
+
+    def train(self, X, y, degree: int = 2, C: float = 1.0, cache_size: float = 1000.0,
+              trainer: str = "libsvm", max_iter: int = -1, n_jobs: int = 1) -> float:
+        """One binary SVM per pair of classes (i, j), i < j, on the decisions
+        of those two classes, y = +1 for i: libsvm (support vectors, any
+        form) or the primal trainer (PKE only); with n_jobs > 1 the pairs
+        train in that many worker processes (the same SVMs: each pair is
+        its own problem). Returns the seconds; ``train_stats["pairs"]``
+        gets each pair's details."""
+        check_trainer(trainer, "pke")
+        if int(n_jobs) != n_jobs or n_jobs < 1:
+            raise ValueError(f"n_jobs must be an integer >= 1, not {n_jobs!r}")
+        y = numpy.asarray(y)
+        k = len(self.classes)
+        if k < 2:
+            raise ValueError("the training data must contain at least two different tags")
+        start = time.perf_counter()
+        jobs = []
+        for i, j in class_pairs(k):
+            rows = numpy.flatnonzero((y == i) | (y == j))
+            jobs.append((X[rows], numpy.where(y[rows] == i, 1, -1), trainer, degree, C, cache_size, max_iter))
+        if n_jobs > 1 and len(jobs) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=min(n_jobs, len(jobs)),
+                                     mp_context=multiprocessing.get_context("fork")) as pool:
+                results = list(pool.map(_train_pair, jobs))
+        else:
+            results = [_train_pair(job) for job in jobs]
+        stats = []
+        for (i, j), (_, info) in zip(class_pairs(k), results):
+            info["pair"] = [self.classes[i], self.classes[j]]
+            stats.append(info)
+        models = [model for model, _ in results]
+        self.support_vectors = models if trainer == "libsvm" else None
+        self.primal = models if trainer == "primal" else None
+        self.train_stats.update({"trainer": trainer, "n_jobs": int(n_jobs), "pairs": stats})
+        return time.perf_counter() - start
+
+    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
+        """(Re)build the pairwise classifier in form `kind` from the stored
+        support vectors (or PKE from the primal weights): no retraining.
+        Returns the seconds."""
+        start = time.perf_counter()
+        k = len(self.classes)
+        if self.support_vectors is None and self.primal is not None:
+            check_trainer("primal", kind)
+            self.classifier = PairwiseClassifier.from_primal(self.primal, k, sigma=sigma, xi=xi)
+        elif self.support_vectors is not None:
+            self.classifier = PairwiseClassifier.from_support_vectors(self.support_vectors, k, kind,
+                                                                      sigma=sigma, xi=xi)
+        elif self.classifier is not None and self.classifier.kind == "pke" and \
+                self.classifier.classifiers[0].stats.get("trainer") == "primal":
+            raise ValueError("this tagger was trained by the primal trainer: its PKE cannot be rebuilt "
+                             "after loading (the full subset weights are not saved) and PKB / PKI need "
+                             'support vectors (trainer = "libsvm"): retrain')
+        else:
+            raise ValueError("the tagger has no trained SVMs: initialize / train it first")
+        return time.perf_counter() - start
+
+    # ------------------------------------------------------------ tagging
+
+    def tag_docs(self, docs: Sequence[Doc]) -> List[numpy.ndarray]:
+        """The class ids (int32) of every token of each Doc: the Cython path
+        (static ids of the batch in one call, then `kernels.left_to_right.decode`)."""
+        if self.classifier is None:
+            raise ValueError("the tagger has no classifier: initialize / train it first")
+        static, sent_off, forced, doc_off = self.batch_arrays(docs)
+        classes = decode(self.classifier, static, sent_off, self._dynamic_table(), forced)
+        return [classes[doc_off[k]:doc_off[k + 1]] for k in range(len(docs))]
+
+    def decisions(self, docs: Sequence[Doc]):
+        """(CSR feature sets of every decision the decoder makes, with its own
+        previous tags; the class ids it chose): the classifier's input, to
+        time it apart. Forced tokens (whitespace) are not decisions."""
+        static, sent_off, forced, _ = self.batch_arrays(docs)
+        classes = decode(self.classifier, static, sent_off, self._dynamic_table(), forced)
+        X = self.rows(static, sent_off, classes)
+        asked = forced < 0
+        return X[asked], classes[asked]
+
+    def reference_tags(self, doc: Doc) -> List[int]:
+        """The class ids of a Doc's tokens in plain Python (feature strings,
+        vocabulary lookup, each pair's ``decision``, `vote`): the reference
+        of `tag_docs`."""
+        if self.classifier is None:
+            raise ValueError("the tagger has no classifier: initialize / train it first")
+        k = len(self.classes)
+        outside = self.classes.index(OUTSIDE) if OUTSIDE in self.classes else -1
+        out: List[int] = []
+        for start, end in self.sentences(doc):
+            sent: List[int] = []
+            for i, feats in enumerate(self.static_strings(doc, start, end)):
+                if doc[start + i].is_space and outside >= 0:
+                    sent.append(outside)
+                    continue
+                prev1 = self.classes[sent[i - 1]] if i >= 1 else None
+                prev2 = self.classes[sent[i - 2]] if i >= 2 else None
+                ids = self.vocab.lookup(feats + [dynamic_names(prev1)[0], dynamic_names(prev2)[1]])
+                sent.append(vote([c.decision(ids) for c in self.classifier.classifiers], k))
+            out.extend(sent)
+        return out
+
+    # ------------------------------------------------------------ statistics
+
+    def support_stats(self) -> dict:
+        """Table 1 of Kudo & Matsumoto 2003 for the pairwise SVMs, averaged
+        over the pairs: training examples, SVs (positive / negative), the
+        average |X_j| over the SVs, |F| and B = the average length of the
+        inverted-index lists h(i). |F| and B are given two ways: over the
+        features that occur in the pair's SVs (``sv_features``, ``B``) and
+        over the whole feature vocabulary (``n_features``, ``B_vocab``)."""
+        svs = self.support_vectors
+        if not svs:
+            raise ValueError("support statistics need the libsvm support vectors")
+        pairs = self.train_stats.get("pairs") or [{}] * len(svs)
+        rows = []
+        for sv, info in zip(svs, pairs):
+            lengths = numpy.diff(sv.indptr)
+            h = numpy.bincount(sv.indices, minlength=sv.n_features)
+            rows.append({"pair": info.get("pair"), "n_examples": info.get("n_examples"), "n_sv": sv.n_sv,
+                         "n_pos_sv": sv.n_pos, "n_neg_sv": sv.n_neg,
+                         "avg_sv_len": float(lengths.mean()) if sv.n_sv else 0.0,
+                         "sv_features": int((h > 0).sum()),
+                         "B": float(h[h > 0].mean()) if (h > 0).any() else 0.0,
+                         "B_vocab": float(h.mean()) if h.shape[0] else 0.0,
+                         "train_seconds": info.get("seconds")})
+
+        def mean(key):
+            values = [r[key] for r in rows if r[key] is not None]
+            return float(numpy.mean(values)) if values else None
+
+        keys = ("n_examples", "n_sv", "n_pos_sv", "n_neg_sv", "avg_sv_len", "sv_features", "B", "B_vocab")
+        return {"n_pairs": len(rows), "n_features": len(self.vocab), **{key: mean(key) for key in keys},
+                "per_pair": rows}
+
+    # ------------------------------------------------------------ serialization
+    # An untrained part (no support vectors, no classifier) is stored as b"".
+
+    def features_to_bytes(self) -> bytes:
+        """The feature vocabulary and the class names (msgpack)."""
+        return srsly.msgpack_dumps({"strings": self.vocab.strings, "classes": self.classes})
+
+    def features_crc(self) -> int:
+        """CRC32 of the features part: the support vectors and the classifier
+        carry it, so parts of different models do not load together."""
+        return zlib.crc32(self.features_to_bytes())
+
+    def features_from_bytes(self, data: bytes) -> "KernelTagger":
+        msg = srsly.msgpack_loads(data)
+        if not isinstance(msg, dict) or not isinstance(msg.get("strings"), list) \
+                or not isinstance(msg.get("classes"), list):
+            raise ValueError("the features data is not a kernel-tagger vocabulary")
+        self._set_vocab(FeatureVocab(msg["strings"]), msg["classes"])
+        return self
+
+    def support_vectors_to_bytes(self) -> bytes:
+        """The per-pair support vectors (`SupportVectors.to_bytes` each), b"" if none."""
+        if self.support_vectors is None:
+            return b""
+        return pack(SV_FORMAT, 1, {}, {"n_classes": len(self.classes), "features_crc": self.features_crc(),
+                                       "pairs": [sv.to_bytes() for sv in self.support_vectors]})
+
+    def support_vectors_from_bytes(self, data: bytes) -> "KernelTagger":
+        if not data:
+            self.support_vectors = None
+            return self
+        _, meta = unpack(data, SV_FORMAT, 1, {})
+        pairs = meta.get("pairs")
+        if not isinstance(pairs, list) or not all(isinstance(b, bytes) for b in pairs):
+            raise ValueError("the support-vector data lacks its pairs")
+        svs = [SupportVectors.from_bytes(b) for b in pairs]
+        k = len(self.classes)
+        if meta.get("n_classes") != k or len(svs) != k * (k - 1) // 2 or \
+                meta.get("features_crc") != self.features_crc() or \
+                any(sv.n_features != len(self.vocab) for sv in svs):
+            raise MismatchedPartsError("the support vectors do not match the classes or the feature "
+                                       "vocabulary: the model files are mismatched")
+        self.support_vectors = svs
+        return self
+
+    def classifier_to_bytes(self) -> bytes:
+        """The pairwise classifier (`PairwiseClassifier.to_bytes`) with the
+        CRC of the features it was built for, b"" if none."""
+        clf = self.classifier
+        if clf is None:
+            return b""
+        return pack(CLF_FORMAT, 1, {}, {"features_crc": self.features_crc(), "classifier": clf.to_bytes()})
+
+    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
+                              degree: Optional[int] = None) -> "KernelTagger":
+        """Load the classifier (after the features). ValueError for corrupt
+        data; `MismatchedPartsError` for another kind, degree, number of
+        classes or of features: parts of different models."""
+        clf = None
+        if data:
+            _, meta = unpack(data, CLF_FORMAT, 1, {})
+            if not isinstance(meta.get("classifier"), bytes):
+                raise ValueError("the classifier data lacks its pairwise classifier")
+            clf = PairwiseClassifier.from_bytes(meta["classifier"])
+            if meta.get("features_crc") != self.features_crc():
+                raise MismatchedPartsError("the classifier was built for another feature vocabulary: "
+                                           "the model files are mismatched")
+            if kind is not None and clf.kind != kind:
+                raise MismatchedPartsError(f"the classifier file holds {clf.kind.upper()}, the config "
+                                           f"says {kind!r}")
+            if clf.n_classes != len(self.classes) or clf.n_features != len(self.vocab) or \
+                    (degree is not None and clf.degree != degree):
+                raise MismatchedPartsError("the classifier does not match the classes, the feature "
+                                           "vocabulary or the degree: the model files are mismatched")
+        self.classifier = clf
+        return self
+
+
+def _train_pair(job):
+    """(SupportVectors or PrimalSVM, stats) of one pair's binary SVM (a
+    module-level function, so that worker processes can run it)."""
+    X, y, trainer, degree, C, cache_size, max_iter = job
+    info: dict = {}
+    start = time.perf_counter()
+    if trainer == "primal":
+        model = train_primal(X, y, degree=degree, C=C, merge=True,
+                             max_iter=max_iter if max_iter > 0 else 1000, stats=info)
+    else:
+        model, _ = train_svm(X, y, degree=degree, C=C, stats=info, cache_size=cache_size, max_iter=max_iter)
+        info.update({"n_sv": model.n_sv, "n_pos_sv": model.n_pos, "n_neg_sv": model.n_neg})
+    info["seconds"] = time.perf_counter() - start
+    return model, info

@@ -1,0 +1,314 @@
+"""`pke_tagger`: chunking (e.g. English base NPs) by a left-to-right tagger
+whose decisions are one-against-one votes of polynomial-kernel SVMs, one per
+pair of chunk tags, classified by PKB, PKI or PKE (Kudo & Matsumoto 2001;
+2003 §5.1).
+
+Input: Docs with POS tags (``token.tag_``, or ``token.pos_`` with
+``pos_attr = "pos"``): put a tagger before this component, or read the tags
+from the corpus (the ConllCorpus reader's ``input_attrs = ["tag"]``). A
+batch in which no token has a POS tag is an error: without them the model
+sees only words and would tag badly.
+
+Features of token t (`models.kernel_tagger`): the words and POS at the
+relative positions -2..+2 ("w-1=the", "p+2=NN", "w-2=<BOS>") and the
+chunk tags of the two previous tokens ("t-1=B-NP", "t-2=O"); gold tags in
+training, the component's own predictions when tagging, left to right in
+each sentence (``doc.sents`` when the Doc has sentence annotation, else the
+whole Doc). Whitespace tokens are always O (they still are context for their
+neighbours); unseen words and tags simply have no feature.
+
+Output: the target's spans (``doc.spans[KEY]`` for "spans:KEY",
+``doc.ents`` for "ents"), from the tags by conlleval's rules (`targets.py`).
+
+Training happens in ``initialize`` (as for `pke_dependency`): libsvm
+(scikit-learn) fits SVC(kernel="poly", degree, gamma=1, coef0=1, C) per
+pair of tags, or, with ``trainer = "primal"``, a linear SVM on the explicit
+subset features (PKE only). There is no per-batch ``update``: `spacy train`
+runs initialize, then evaluates (configs/ebc_conll2000.cfg: max_steps = 1).
+
+The component is a thin adapter around `models.kernel_tagger.KernelTagger`
+(features, training, decoding, the serialization of its trained parts); it
+owns the target and the ``cfg`` file.
+"""
+import json
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+
+import numpy
+from spacy import util
+from spacy.attrs import POS, TAG
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+
+from ..models.bunsetsu_parser import check_classifier_options, check_trainer
+from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger, MismatchedPartsError
+from ..serialization.parts import Parts, SerializedParts
+from .score_weights import set_score_weights
+from .targets import SpanTarget, make_target
+
+# the "format_version" of the cfg file; the other files carry their own formats
+FORMAT_VERSION = 1
+# scheme names: the paper's IOB2 is spaCy-adf's "BIO" (B, I, O)
+SCHEME_ALIASES = {"BIO": "BIO", "IOB2": "BIO", "BILUO": "BILUO"}
+
+
+def check_scheme(scheme: str) -> str:
+    if scheme not in SCHEME_ALIASES:
+        raise ValueError(f"scheme must be one of {sorted(SCHEME_ALIASES)}, not {scheme!r}")
+    return SCHEME_ALIASES[scheme]
+
+
+@Language.factory(
+    "pke_tagger",
+    assigns=["doc.ents", "doc.spans"],
+    default_config={
+        "target": "spans:chunks",
+        "scheme": "BIO",
+        "pos_attr": "tag",
+        "features": list(FEATURE_GROUPS),
+        "window": 2,
+        "degree": 2,
+        "C": 1.0,
+        "classifier": "pke",
+        "sigma": 0.005,
+        "xi": 1,
+        "min_feature_count": 1,
+        "trainer": "libsvm",
+        "cache_size": 1000.0,
+        "n_jobs": 1,
+        "scorer": {"@scorers": "spacy_adf.tagger_scorer.v1"},
+    },
+    default_score_weights={"spans_chunks_f": 1.0, "spans_chunks_p": 0.0, "spans_chunks_r": 0.0},
+)
+def make_pke_tagger(
+    nlp: Language, name: str, *, target: str, scheme: str, pos_attr: str, features: List[str], window: int,
+    degree: int, C: float, classifier: str, sigma: float, xi: int, min_feature_count: int, trainer: str,
+    cache_size: float, scorer: Optional[Callable], n_jobs: int = 1,
+) -> "PKETagger":
+    """Create a pke_tagger.
+
+    target: "spans:KEY" or "ents": where the chunks go (and what training reads).
+    scheme: "BIO" (= "IOB2": B, I, O as in the paper) or "BILUO".
+    pos_attr: "tag" (token.tag_) or "pos" (token.pos_) for the POS features.
+    features: the static feature groups, "words" and / or "pos".
+    window: the positions -window..+window of the static features (2).
+    degree, C: the polynomial kernel (1 + |X & Y|)^degree and the SVM's C.
+    classifier: "pkb", "pki" (both exact) or "pke" (expanded, pruned by sigma
+        and xi; sigma = 0, xi = 1 is exact).
+    min_feature_count: drop features seen in fewer training tokens.
+    trainer: "libsvm" (support vectors: any classifier form, rebuildable) or
+        "primal" (liblinear on the subset features, `kernels/primal.py`: PKE only).
+    cache_size: libsvm's kernel cache in MB (per worker).
+    n_jobs: train the K(K-1)/2 pairs in up to this many processes (the same
+        SVMs; memory grows with the workers).
+    scorer: called by `score` with the component's target; None: no scores.
+    """
+    tagger = PKETagger(nlp.vocab, name, target=target, scheme=scheme, pos_attr=pos_attr, features=features,
+                       window=window, degree=degree, C=C, classifier=classifier, sigma=sigma, xi=xi,
+                       min_feature_count=min_feature_count, trainer=trainer, cache_size=cache_size,
+                       scorer=scorer, n_jobs=n_jobs)
+    set_score_weights(nlp, name, tagger.target.score_weights)
+    return tagger
+
+
+class PKETagger(SerializedParts, Pipe):
+    """The ``pke_tagger`` component (see the module docstring).
+
+    ``self.tagger`` (a `KernelTagger`) does the work; ``self.cfg`` holds the
+    options (see `make_pke_tagger`) and, after training, ``stats``. On disk:
+    ``cfg`` (JSON), then the tagger's ``features`` (vocabulary and tag
+    names), ``support_vectors`` and ``classifier``.
+    """
+
+    def __init__(
+        self, vocab: Vocab, name: str = "pke_tagger", *, target: str = "spans:chunks", scheme: str = "BIO",
+        pos_attr: str = "tag", features: Sequence[str] = FEATURE_GROUPS, window: int = 2, degree: int = 2,
+        C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1, min_feature_count: int = 1,
+        trainer: str = "libsvm", cache_size: float = 1000.0, scorer: Optional[Callable] = None,
+        n_jobs: int = 1,
+    ):
+        check_classifier_options(classifier, degree, sigma, xi, C)
+        check_trainer(trainer, classifier)
+        scheme = check_scheme(scheme)
+        if pos_attr not in POS_ATTRS:
+            raise ValueError(f"pos_attr must be one of {list(POS_ATTRS)}, not {pos_attr!r}")
+        if min_feature_count < 1:
+            raise ValueError("min_feature_count must be >= 1")
+        if not cache_size > 0:
+            raise ValueError("cache_size (MB) must be > 0")
+        if int(n_jobs) != n_jobs or n_jobs < 1:
+            raise ValueError(f"n_jobs must be an integer >= 1, not {n_jobs!r}")
+        self.target = make_target(target, scheme)
+        if not isinstance(self.target, SpanTarget):
+            raise ValueError(f"target must be 'spans:KEY' or 'ents' (chunks), not {target!r}")
+        self.vocab = vocab
+        self.name = name
+        self.scorer = scorer
+        self.tagger = KernelTagger(features, window, pos_attr)  # validates features and window
+        self.cfg: Dict = {
+            "target": target, "scheme": scheme, "pos_attr": pos_attr, "features": list(features),
+            "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
+            "sigma": float(sigma), "xi": int(xi), "min_feature_count": int(min_feature_count),
+            "trainer": trainer, "cache_size": float(cache_size), "n_jobs": int(n_jobs), "labels": [], "stats": {},
+        }
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def is_trained(self) -> bool:
+        return self.tagger.classifier is not None
+
+    @property
+    def classifier(self):
+        """The pairwise classifier (PKB, PKI or PKE pairs), None before training."""
+        return self.tagger.classifier
+
+    @property
+    def tag_names(self) -> List[str]:
+        """The classes: the chunk tags seen in training, in the target's order."""
+        return list(self.tagger.classes)
+
+    def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
+        """Rebuild the classifier in another form from the stored support
+        vectors (no retraining); returns the build seconds."""
+        sigma = self.cfg["sigma"] if sigma is None else float(sigma)
+        xi = self.cfg["xi"] if xi is None else int(xi)
+        check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
+        check_trainer(self.cfg["trainer"], kind)
+        try:
+            seconds = self.tagger.build(kind, sigma=sigma, xi=xi)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {e}") from None
+        self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
+        self.cfg["stats"]["build_seconds"] = seconds
+        return seconds
+
+    # ------------------------------------------------------------ training
+
+    def _gold_items(self, examples: Iterable[Example]):
+        for eg in examples:
+            if len(eg.predicted) == 0:
+                continue
+            self._check_pos([eg.predicted])
+            yield eg.predicted, self.target.gold(eg)
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   labels: Optional[Sequence[str]] = None):
+        """Train: the labels of the examples (or `labels`) -> the tags of
+        the scheme -> gold decisions -> one SVM per pair of tags -> the
+        configured classifier."""
+        validate_get_examples(get_examples, "PKETagger.initialize")
+        cfg = self.cfg
+        cfg["stats"] = {}
+        if labels is None:
+            found = set()
+            for eg in get_examples():
+                found.update(self.target.labels_in(eg))
+            labels = sorted(found)
+        cfg["labels"] = list(labels)
+        tag_names = self.target.tag_names(cfg["labels"])
+        try:
+            X, y = self.tagger.examples(self._gold_items(get_examples()), tag_names,
+                                        min_count=cfg["min_feature_count"])
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {e}") from None
+        if X.shape[0] == 0 or len(self.tagger.classes) < 2:
+            raise ValueError(f"[{self.name}] the training examples need tokens of at least two chunk tags "
+                             f"(found {self.tagger.classes}); check the corpus and the target "
+                             f"{cfg['target']!r}")
+        seconds = self.tagger.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
+                                    trainer=cfg["trainer"], n_jobs=cfg.get("n_jobs", 1))
+        cfg["stats"].update({"n_decisions": int(X.shape[0]), "n_features": len(self.tagger.vocab),
+                             "classes": list(self.tagger.classes), "svm_seconds": seconds,
+                             "training": self.tagger.train_stats})
+        self.set_classifier(cfg["classifier"])
+
+    # ------------------------------------------------------------ prediction
+
+    def _check_pos(self, docs: Sequence[Doc]) -> None:
+        if "pos" not in self.cfg["features"]:
+            return
+        attr = TAG if self.cfg["pos_attr"] == "tag" else POS
+        for doc in docs:
+            if len(doc) and not doc.to_array([attr]).any():
+                raise ValueError(
+                    f"[{self.name}] a Doc has no POS tags (token.{self.cfg['pos_attr']}_ is empty everywhere): "
+                    f"put a tagger before {self.name} in the pipeline, or read the POS tags from the corpus "
+                    "(e.g. spacy_adf.ConllCorpus.v1 with input_attrs = [\"tag\"]); the features need them"
+                )
+
+    def predict(self, docs: Iterable[Doc]) -> List[numpy.ndarray]:
+        """The tag ids (int32, columns of `tag_names`) of each Doc's tokens."""
+        if not self.is_trained:
+            raise ValueError(f"[{self.name}] the tagger is not trained: run nlp.initialize() or load a model")
+        docs = list(docs)
+        full = [doc for doc in docs if len(doc)]
+        self._check_pos(full)
+        tags = iter(self.tagger.tag_docs(full) if full else ())
+        return [next(tags) if len(doc) else numpy.zeros(0, dtype=numpy.int32) for doc in docs]
+
+    def set_annotations(self, docs: Iterable[Doc], preds: List[numpy.ndarray]) -> None:
+        names = self.tagger.classes
+        for doc, ids in zip(docs, preds):
+            self.target.set(doc, [names[i] for i in numpy.asarray(ids).tolist()], None)
+
+    def __call__(self, doc: Doc) -> Doc:
+        self.set_annotations([doc], self.predict([doc]))
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Tag a stream of Docs, ``batch_size`` at a time (one decoder call a batch)."""
+        for docs in util.minibatch(stream, size=batch_size):
+            self.set_annotations(docs, self.predict(docs))
+            yield from docs
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
+        """The configured scorer's scores for the target (spans_KEY_p/r/f or ents_p/r/f)."""
+        validate_examples(examples, "PKETagger.score")
+        if self.scorer is None:
+            return {}
+        return self.scorer(examples, target=self.target, **kwargs)
+
+    # ------------------------------------------------------------ serialization
+
+    def _parts(self) -> Parts:
+        # order matters on load: cfg (it makes a new tagger), then the
+        # vocabulary and tag names, then what is checked against them
+        return {
+            "cfg": (self._cfg_to_bytes, self._cfg_from_bytes),
+            "features": (lambda: self.tagger.features_to_bytes(),
+                         lambda data: self.tagger.features_from_bytes(data)),
+            "support_vectors": (lambda: self.tagger.support_vectors_to_bytes(), self._support_vectors_from_bytes),
+            "classifier": (lambda: self.tagger.classifier_to_bytes(), self._classifier_from_bytes),
+        }
+
+    def _cfg_to_bytes(self) -> bytes:
+        return json.dumps({"format_version": FORMAT_VERSION, **self.cfg}, ensure_ascii=False).encode("utf8")
+
+    def _cfg_from_bytes(self, data: bytes) -> None:
+        cfg = json.loads(data)
+        if cfg.pop("format_version", None) != FORMAT_VERSION:
+            raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
+                             f"(expects {FORMAT_VERSION}); retrain or install the matching version")
+        check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
+        check_trainer(cfg["trainer"], cfg["classifier"])
+        cfg["scheme"] = check_scheme(cfg["scheme"])
+        target = make_target(cfg["target"], cfg["scheme"])
+        self.tagger = KernelTagger(cfg["features"], cfg["window"], cfg["pos_attr"])
+        self.tagger.train_stats = dict(cfg.get("stats", {}).get("training", {}))
+        self.target = target
+        self.cfg.update(cfg)
+
+    def _support_vectors_from_bytes(self, data: bytes) -> None:
+        try:
+            self.tagger.support_vectors_from_bytes(data)
+        except MismatchedPartsError as e:
+            raise ValueError(f"[{self.name}] {e}") from None
+
+    def _classifier_from_bytes(self, data: bytes) -> None:
+        try:
+            self.tagger.classifier_from_bytes(data, kind=self.cfg["classifier"], degree=self.cfg["degree"])
+        except MismatchedPartsError as e:  # name the component; corrupt data speaks for itself
+            raise ValueError(f"[{self.name}] {e}") from None
