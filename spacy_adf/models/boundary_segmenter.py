@@ -17,11 +17,12 @@ import numpy
 import scipy.sparse
 
 from ..features.boundary import BoundaryVocab, boundary_template, check_window, gap_keys, gap_units
-from ..kernels import KernelClassifier, SupportVectors, load_classifier, make_classifier, train_svm
+from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_svm
 from ..kernels.primal import PrimalSVM, train_primal
 from ..serialization.framed import pack, unpack
 from .boundary_decode import segment_starts
-from .bunsetsu_parser import KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_trainer
+from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_trainer,
+                           load_checked_classifier)
 
 __all__ = ["BoundarySegmenter", "MismatchedPartsError", "KINDS", "TRAINERS", "check_classifier_options",
            "check_trainer", "concat_units"]
@@ -179,13 +180,5 @@ class BoundarySegmenter:
         """Load the classifier (after the features). ValueError for corrupt
         data; `MismatchedPartsError` for a classifier of another kind,
         degree or vocabulary size."""
-        clf = load_classifier(data) if data else None
-        if clf is not None:
-            if kind is not None and type(clf).__name__.lower() != kind:
-                raise MismatchedPartsError(f"the classifier file holds {type(clf).__name__}, "
-                                           f"the config says {kind!r}")
-            if clf.n_features != len(self.vocab) or (degree is not None and clf.degree != degree):
-                raise MismatchedPartsError("the classifier does not match the feature vocabulary or "
-                                           "degree: the model files are mismatched")
-        self.classifier = clf
+        self.classifier = load_checked_classifier(data, len(self.vocab), kind, degree)
         return self

@@ -13,16 +13,15 @@ from spacy.tokens import Doc, Span
 
 from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, pair_ids, segment_ids
 from ..features.bunsetsu_fast import TokenFeatureTable
-from ..kernels import KernelClassifier, SupportVectors, load_classifier, make_classifier, train_svm
+from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_svm
 from ..kernels.cascade import cascade_heads
 from ..kernels.primal import PrimalSVM, train_primal
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from .cascaded_chunking import ParseState, oracle_rounds
+from .kernel_forms import (  # noqa: F401  (re-exported: the components import them from here)
+    KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_trainer, load_checked_classifier,
+)
 
-KINDS = ("pkb", "pki", "pke")
-# "libsvm": the kernel SVM (support vectors, any classifier form); "primal":
-# a linear SVM on the explicit subset features (`kernels/primal.py`), PKE only
-TRAINERS = ("libsvm", "primal")
 # how `parse_docs` parses: "cython" (features, rounds and classifier calls in
 # C over flat arrays: `features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`) or
 # "python" (the reference: `parse_many` on feature strings and ids per
@@ -33,11 +32,6 @@ DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
 # the Cython path's token table starts afresh past this many distinct tokens
 # (about 200 bytes each), so a long stream of new words cannot grow it forever
 MAX_TOKEN_TYPES = 1_000_000
-
-
-class MismatchedPartsError(ValueError):
-    """Serialized parts that belong to different models (or to another
-    configuration): a classifier of another kind, degree or vocabulary."""
 
 
 def _rows(rows: List[List[int]]) -> Tuple[numpy.ndarray, numpy.ndarray]:
@@ -52,30 +46,6 @@ def _csr(rows: List[List[int]], n_features: int) -> scipy.sparse.csr_matrix:
     indptr, indices = _rows(rows)
     data = numpy.ones(indices.shape[0], dtype=numpy.float64)
     return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
-
-
-def check_classifier_options(kind: str, degree: int, sigma: float, xi: int, C: float) -> None:
-    """ValueError for a classifier kind, kernel degree, sigma, xi or C that
-    the parser does not support."""
-    if kind not in KINDS:
-        raise ValueError(f"classifier must be one of {list(KINDS)}, not {kind!r}")
-    if degree not in (1, 2, 3, 4):
-        raise ValueError(f"degree must be 1, 2, 3 or 4 (the paper uses 2 and 3), not {degree!r}")
-    if not sigma >= 0:
-        raise ValueError(f"sigma must be >= 0, not {sigma!r}")
-    if int(xi) != xi or xi < 1:
-        raise ValueError(f"xi (minimum support of a PKE subset) must be an integer >= 1, not {xi!r}")
-    if not C > 0:
-        raise ValueError(f"C must be > 0, not {C!r}")
-
-
-def check_trainer(trainer: str, kind: str) -> None:
-    """ValueError for an unknown trainer, or a classifier form it cannot give."""
-    if trainer not in TRAINERS:
-        raise ValueError(f"trainer must be one of {list(TRAINERS)}, not {trainer!r}")
-    if trainer == "primal" and kind != "pke":
-        raise ValueError(f'the primal trainer gives PKE only (subset weights, no support vectors): '
-                         f'classifier {kind!r} needs trainer = "libsvm"')
 
 
 class BunsetsuParser:
@@ -327,16 +297,7 @@ class BunsetsuParser:
     def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
                               degree: Optional[int] = None) -> "BunsetsuParser":
         """Load the classifier; load the features first. ValueError for
-        corrupt data; `MismatchedPartsError` if it is not of ``kind`` ("pkb",
-        "pki", "pke"), or if its number of features or (given) ``degree`` do
-        not match: parts of different models."""
-        clf = load_classifier(data) if data else None
-        if clf is not None:
-            if kind is not None and type(clf).__name__.lower() != kind:
-                raise MismatchedPartsError(f"the classifier file holds {type(clf).__name__}, "
-                                           f"the config says {kind!r}")
-            if clf.n_features != len(self.vocab) or (degree is not None and clf.degree != degree):
-                raise MismatchedPartsError("the classifier does not match the feature vocabulary or "
-                                           "degree: the model files are mismatched")
-        self.classifier = clf
+        corrupt data; `MismatchedPartsError` for parts of different models
+        (`kernel_forms.load_checked_classifier`)."""
+        self.classifier = load_checked_classifier(data, len(self.vocab), kind, degree)
         return self

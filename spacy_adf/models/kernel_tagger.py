@@ -36,7 +36,7 @@ from ..kernels.left_to_right import decode
 from ..kernels import SupportVectors, train_primal, train_svm
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
-from .bunsetsu_parser import KINDS, TRAINERS, MismatchedPartsError, check_trainer
+from .kernel_forms import KINDS, TRAINERS, MismatchedPartsError, check_trainer
 
 __all__ = ["KernelTagger", "vote", "POS_ATTRS", "FEATURE_GROUPS", "KINDS", "TRAINERS",
            "MismatchedPartsError"]

@@ -74,7 +74,8 @@ from ..lang.ja.bunsetsu import (
     BUNSETSU_KEY, DEFAULT_LABEL, INTRA_LABEL, ROOT_LABEL, bunsetsu_group, bunsetsu_heads, bunsetsu_sentences,
     check_bunsetsu_heads, head_sentences, sentence_heads, set_bunsetsu_tree,
 )
-from ..models.bunsetsu_parser import BunsetsuParser, MismatchedPartsError, check_classifier_options, check_trainer
+from ..models.bunsetsu_parser import BunsetsuParser
+from ..models.kernel_forms import MismatchedPartsError, check_classifier_options, check_trainer
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
 from ..serialization.parts import Parts, SerializedParts
 

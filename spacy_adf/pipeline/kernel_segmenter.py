@@ -18,7 +18,7 @@ with identical gaps merged (PKE only; the practical choice at full corpus
 size). The model itself is `models.boundary_segmenter.BoundarySegmenter`.
 """
 import json
-from typing import Callable, Dict, Iterable, Iterator, List, Optional
+from typing import Callable, Dict, Iterable, Iterator, Optional
 
 import numpy
 from spacy import util

@@ -42,7 +42,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
-from ..models.bunsetsu_parser import check_classifier_options, check_trainer
+from ..models.kernel_forms import check_classifier_options, check_trainer
 from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger, MismatchedPartsError
 from ..serialization.parts import Parts, SerializedParts
 from .score_weights import set_score_weights

@@ -107,3 +107,53 @@ def test_spacy_package_dependency(tmp_path):
     )
     assert check.returncode == 0, (check.stdout[-2000:], check.stderr[-3000:])
     assert "predictions identical: True" in check.stdout
+
+
+@pytest.mark.slow
+def test_spacy_package_kernel_tagger(tmp_path):
+    """A pke_tagger pipeline trained by `spacy train` with the shipped EBC
+    config (on the sample corpus) packages, installs in a fresh venv and
+    chunks exactly as the original."""
+    sample = REPO / "assets" / "sample_chunking"
+    train = subprocess.run(
+        [sys.executable, "-m", "spacy", "train", str(REPO / "configs" / "ebc_conll2000.cfg"),
+         "--paths.train", str(sample / "train.txt"), "--paths.dev", str(sample / "dev.txt"),
+         "--components.chunker.n_jobs", "1", "--output", str(tmp_path / "out")],
+        capture_output=True, text=True,
+    )
+    assert train.returncode == 0, train.stderr[-3000:]
+    check = subprocess.run(
+        [sys.executable, "-m", "scripts.check_package", str(tmp_path / "out" / "model-last"), str(sample / "dev.txt"),
+         "--workdir", str(tmp_path / "pkg"), "--limit", "150", "--name", "pke_chunker"],
+        capture_output=True, text=True, cwd=REPO,
+    )
+    assert check.returncode == 0, (check.stdout[-2000:], check.stderr[-3000:])
+    assert "predictions identical: True" in check.stdout
+
+
+@pytest.mark.slow
+def test_spacy_package_kernel_segmenter(tmp_path):
+    """A pke_segmenter pipeline trained by `spacy train` with the shipped JWS
+    config (on a small generated KNP corpus) packages, installs in a fresh
+    venv and segments raw text exactly as the original, bad input included."""
+    from tests.helpers.dep_data import knp_text
+
+    (tmp_path / "train.knp").write_text(knp_text(150, seed=0), encoding="utf8")
+    (tmp_path / "dev.knp").write_text(knp_text(40, seed=1, prefix="dev"), encoding="utf8")
+    train = subprocess.run(
+        [sys.executable, "-m", "spacy", "train", str(REPO / "configs" / "jws_kwdlc.cfg"),
+         "--paths.train", str(tmp_path / "train.knp"), "--paths.dev", str(tmp_path / "dev.knp"),
+         "--output", str(tmp_path / "out")],
+        capture_output=True, text=True,
+    )
+    assert train.returncode == 0, train.stderr[-3000:]
+    texts = tmp_path / "texts.txt"
+    texts.write_text("\n".join(["今日は晴れ。 明日も雨", "  東京\tへ行く ", "絵文字😀と未知の字𠮷", "x", "ＡＢＣ１２３です"])
+                     + "\n", encoding="utf8")
+    check = subprocess.run(
+        [sys.executable, "-m", "scripts.check_package_seg", str(tmp_path / "out" / "model-last"), str(texts),
+         "--workdir", str(tmp_path / "pkg"), "--name", "pke_seg"],
+        capture_output=True, text=True, cwd=REPO,
+    )
+    assert check.returncode == 0, (check.stdout[-3000:], check.stderr[-3000:])
+    assert "1 pipeline(s), 5 texts: predictions identical: True" in check.stdout
