@@ -57,7 +57,6 @@ serialization of its trained parts are `models.bunsetsu_parser.BunsetsuParser`;
 this module turns Docs into (Doc, bunsetsu spans) for it, writes its heads
 back as annotations, and owns the ``cfg`` file.
 """
-import json
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
 import numpy
@@ -77,7 +76,7 @@ from ..lang.ja.bunsetsu import (
 from ..models.bunsetsu_parser import BunsetsuParser
 from ..models.kernel_forms import MismatchedPartsError, check_classifier_options, check_trainer
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
-from ..serialization.parts import Parts, SerializedParts
+from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
 
 # the "format_version" of the cfg file; the other files carry their own formats
 FORMAT_VERSION = 1
@@ -408,13 +407,10 @@ class PKEDependencyParser(SerializedParts, Pipe):
         }
 
     def _cfg_to_bytes(self) -> bytes:
-        return json.dumps({"format_version": FORMAT_VERSION, **self.cfg}, ensure_ascii=False).encode("utf8")
+        return versioned_cfg_bytes(self.cfg, FORMAT_VERSION)
 
     def _cfg_from_bytes(self, data: bytes) -> None:
-        cfg = json.loads(data)
-        if cfg.pop("format_version", None) != FORMAT_VERSION:
-            raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
-                             f"(expects {FORMAT_VERSION}); retrain or install the matching version")
+        cfg = read_versioned_cfg(data, FORMAT_VERSION, self.name)
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
         cfg.setdefault("trainer", "libsvm")  # cfg files from before the option: libsvm
         check_trainer(cfg["trainer"], cfg["classifier"])

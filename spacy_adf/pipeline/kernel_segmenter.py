@@ -17,7 +17,6 @@ retraining), ``"primal"`` trains liblinear on the explicit subset features
 with identical gaps merged (PKE only; the practical choice at full corpus
 size). The model itself is `models.boundary_segmenter.BoundarySegmenter`.
 """
-import json
 from typing import Callable, Dict, Iterable, Iterator, Optional
 
 import numpy
@@ -34,7 +33,7 @@ from ..features.char_units import doc_units
 from ..models.boundary_segmenter import (BoundarySegmenter, MismatchedPartsError, check_classifier_options,
                                          check_trainer, concat_units)
 from ..scorers.segmentation import make_segmentation_scorer
-from ..serialization.parts import Parts, SerializedParts
+from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
 from .segmenter import merge_words, word_docs
 from .trainable import checked_examples
 
@@ -246,13 +245,10 @@ class KernelSegmenter(SerializedParts, Pipe):
             raise ValueError(f"[{self.name}] {e}") from None
 
     def _cfg_to_bytes(self) -> bytes:
-        return json.dumps({"format_version": FORMAT_VERSION, **self.cfg}, ensure_ascii=False).encode("utf8")
+        return versioned_cfg_bytes(self.cfg, FORMAT_VERSION)
 
     def _cfg_from_bytes(self, data: bytes) -> None:
-        cfg = json.loads(data)
-        if cfg.pop("format_version", None) != FORMAT_VERSION:
-            raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
-                             f"(expects {FORMAT_VERSION}); retrain or install the matching version")
+        cfg = read_versioned_cfg(data, FORMAT_VERSION, self.name)
         try:
             _check_options(cfg["window"], cfg["degree"], cfg["C"], cfg["classifier"], cfg["sigma"], cfg["xi"],
                            cfg["trainer"], cfg["min_feature_count"], cfg["cache_size"], cfg["max_iter"])

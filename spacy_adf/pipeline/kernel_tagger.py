@@ -30,7 +30,6 @@ The component is a thin adapter around `models.kernel_tagger.KernelTagger`
 (features, training, decoding, the serialization of its trained parts); it
 owns the target and the ``cfg`` file.
 """
-import json
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
 import numpy
@@ -44,7 +43,7 @@ from spacy.vocab import Vocab
 
 from ..models.kernel_forms import check_classifier_options, check_trainer
 from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger, MismatchedPartsError
-from ..serialization.parts import Parts, SerializedParts
+from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
 from .score_weights import set_score_weights
 from .targets import SpanTarget, make_target
 
@@ -285,13 +284,10 @@ class PKETagger(SerializedParts, Pipe):
         }
 
     def _cfg_to_bytes(self) -> bytes:
-        return json.dumps({"format_version": FORMAT_VERSION, **self.cfg}, ensure_ascii=False).encode("utf8")
+        return versioned_cfg_bytes(self.cfg, FORMAT_VERSION)
 
     def _cfg_from_bytes(self, data: bytes) -> None:
-        cfg = json.loads(data)
-        if cfg.pop("format_version", None) != FORMAT_VERSION:
-            raise ValueError(f"[{self.name}] model format version does not match this spacy-adf "
-                             f"(expects {FORMAT_VERSION}); retrain or install the matching version")
+        cfg = read_versioned_cfg(data, FORMAT_VERSION, self.name)
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
         check_trainer(cfg["trainer"], cfg["classifier"])
         cfg["scheme"] = check_scheme(cfg["scheme"])

@@ -164,3 +164,19 @@ class SerializedParts:
                                     "directory; re-download or re-save the pipeline")
         self._load_parts(parts, ((k, (path / k).read_bytes, str(path / k)) for k in parts))
         return self
+
+
+def versioned_cfg_bytes(cfg: dict, version: int) -> bytes:
+    """A component's cfg as JSON with its ``"format_version"`` first (the
+    checksum is added when the parts are written)."""
+    return json.dumps({"format_version": version, **cfg}, ensure_ascii=False).encode("utf8")
+
+
+def read_versioned_cfg(data: bytes, version: int, name: str) -> dict:
+    """The cfg written by `versioned_cfg_bytes`, without its version; a
+    ValueError naming component `name` if it was written for another one."""
+    cfg = json.loads(data)
+    if cfg.pop("format_version", None) != version:
+        raise ValueError(f"[{name}] model format version does not match this spacy-adf "
+                         f"(expects {version}); retrain or install the matching version")
+    return cfg
