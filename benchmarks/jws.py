@@ -124,10 +124,9 @@ def table1(seg) -> Dict:
     out = {"trainer": seg.cfg["trainer"], "n_examples": stats["n_examples"], "n_features": stats["n_features"],
            "avg_features_per_example": stats["avg_features"]}
     if sv is not None:
-        used = numpy.unique(sv.indices).shape[0]
-        out.update({"n_sv": sv.n_sv, "n_pos_sv": sv.n_pos, "n_neg_sv": sv.n_neg,
-                    "avg_sv_features": sv.indices.shape[0] / max(sv.n_sv, 1),
-                    "B": sv.indices.shape[0] / max(used, 1)})
+        t1 = sv.summary()
+        out.update({"n_sv": t1["n_sv"], "n_pos_sv": t1["n_pos_sv"], "n_neg_sv": t1["n_neg_sv"],
+                    "avg_sv_features": t1["avg_len"], "B": t1["avg_list"]})
     else:
         training = stats["training"]
         out.update({"n_unique_examples": training.get("n_unique"), "n_sv": stats["n_sv"],

@@ -377,14 +377,11 @@ class KernelTagger:
         pairs = self.train_stats.get("pairs") or [{}] * len(svs)
         rows = []
         for sv, info in zip(svs, pairs):
-            lengths = numpy.diff(sv.indptr)
-            h = numpy.bincount(sv.indices, minlength=sv.n_features)
-            rows.append({"pair": info.get("pair"), "n_examples": info.get("n_examples"), "n_sv": sv.n_sv,
-                         "n_pos_sv": sv.n_pos, "n_neg_sv": sv.n_neg,
-                         "avg_sv_len": float(lengths.mean()) if sv.n_sv else 0.0,
-                         "sv_features": int((h > 0).sum()),
-                         "B": float(h[h > 0].mean()) if (h > 0).any() else 0.0,
-                         "B_vocab": float(h.mean()) if h.shape[0] else 0.0,
+            t1 = sv.summary()
+            rows.append({"pair": info.get("pair"), "n_examples": info.get("n_examples"), "n_sv": t1["n_sv"],
+                         "n_pos_sv": t1["n_pos_sv"], "n_neg_sv": t1["n_neg_sv"], "avg_sv_len": t1["avg_len"],
+                         "sv_features": t1["n_features_sv"], "B": t1["avg_list"],
+                         "B_vocab": sv.indices.shape[0] / sv.n_features if sv.n_features else 0.0,
                          "train_seconds": info.get("seconds")})
 
         def mean(key):
