@@ -14,7 +14,8 @@ retraining:
 - the primal trainer (liblinear on the explicit subset features, PKE only)
   on the whole training corpus: the full-size PKE rows (sigma sweep, xi
   sweep), boundary accuracy and word F on KWDLC test, whole segmentation
-  speed through nlp.pipe from raw text, training seconds and model bytes.
+  speed through nlp.pipe from raw text (the component pipeline and the
+  tokenizer form of the same model), training seconds and model bytes.
 
 Classifier time: the kernel classifier alone (`decision_batch`) over the
 feature ids of every test gap, best of `--repeats`, per test sentence.
@@ -185,9 +186,31 @@ def whole_segmentation(nlp, test: Sequence[Example], repeats: int = 3) -> Dict:
             pass
         best = min(best, time.perf_counter() - start)
     scores = nlp.evaluate([Example(nlp.make_doc(eg.reference.text), eg.reference) for eg in test])
-    return {"chars": chars, "seconds": best, "chars_per_s": chars / best,
-            "token_f": 100 * scores["token_f"], "token_p": 100 * scores["token_p"],
-            "token_r": 100 * scores["token_r"], "boundary_acc": 100 * scores["boundary_acc"]}
+    out = {"chars": chars, "seconds": best, "chars_per_s": chars / best,
+           "token_f": 100 * scores["token_f"], "token_p": 100 * scores["token_p"],
+           "token_r": 100 * scores["token_r"], "boundary_acc": 100 * scores["boundary_acc"]}
+    out["tokenizer_form"] = tokenizer_form_speed(nlp, texts, repeats)
+    return out
+
+
+def tokenizer_form_speed(nlp, texts: Sequence[str], repeats: int = 3) -> Dict:
+    """The same model as the spacy_adf.KernelSegmenter.v1 tokenizer (raw
+    text straight to word Docs): chars/s, best of `repeats`, and whether
+    its Docs equal the component pipeline's."""
+    fast = spacy.blank("ja", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.KernelSegmenter.v1"}}})
+    fast.tokenizer.from_segmenter(nlp.get_pipe("pke_segmenter"))
+    best = float("inf")
+    for _ in range(max(repeats, 1)):
+        start = time.perf_counter()
+        for _doc in fast.pipe(texts, batch_size=256):
+            pass
+        best = min(best, time.perf_counter() - start)
+
+    def words(docs):
+        return [[(t.text, t.whitespace_) for t in doc] for doc in docs]
+
+    same = words(fast.pipe(texts, batch_size=256)) == words(nlp.pipe(texts, batch_size=256))
+    return {"seconds": best, "chars_per_s": sum(len(t) for t in texts) / best, "identical_docs": same}
 
 
 def model_bytes(nlp, tmp: Path) -> Dict:

@@ -328,6 +328,18 @@ def task_markdown(task: str, result: Dict[str, Any]) -> List[str]:
     if full:
         lines += [f"Full size: {full['model']}; training {fmt(full.get('train_seconds'), ',.0f')} s.", ""]
         lines += rows_markdown(task, full["rows"])
+        seg = full.get("segmentation") or {}
+        if seg:
+            line = (f"Whole segmentation of the test texts with this model ({seg.get('form', '')}): "
+                    f"{fmt(seg['chars_per_s'], ',.0f')} characters/s through `nlp.pipe` "
+                    "(CharTokenizer + pke_segmenter)")
+            tok = seg.get("tokenizer_form")
+            if tok:
+                line += (f", {fmt(tok['chars_per_s'], ',.0f')} characters/s as the "
+                         "`spacy_adf.KernelSegmenter.v1` tokenizer (same Docs: "
+                         f"{'yes' if tok['identical_docs'] else 'NO'})")
+            lines += [line + f"; word F {fmt(seg['token_f'], '.2f')}, boundary accuracy "
+                      f"{fmt(seg['boundary_acc'], '.2f')}.", ""]
     return lines
 
 

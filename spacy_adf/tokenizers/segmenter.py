@@ -16,25 +16,23 @@ one the component produces.
 """
 import warnings
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Union
+from typing import Optional, Union
 
-import numpy
-import srsly
-from spacy.tokens import Doc
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..features.chars import texts_to_units, words_from_starts
 from ..ml.segmenter_crf import build_segmenter_model
 from ..models.char_segmenter import CharSegmenter
-from ..serialization.parts import ADVICE, PartLoadError, describe
-
-FILE_NAME = "segmenter"
+from .word_tokenizer import FILE_NAME, SegmentingTokenizer
 
 
-class SegmenterTokenizer:
+class SegmenterTokenizer(SegmentingTokenizer):
+    registered_name = "spacy_adf.Segmenter.v1"
+    file_format = "spacy_adf.Segmenter"
+    component = "adf_segmenter"
+
     def __init__(self, vocab: Vocab):
-        self.vocab = vocab
+        super().__init__(vocab)
         self.segmenter: CharSegmenter = build_segmenter_model().attrs["segmenter"]
         self.segmenter.name = self.segmenter.crf.name = "segmenter_tokenizer"
 
@@ -42,42 +40,14 @@ class SegmenterTokenizer:
     def is_trained(self) -> bool:
         return self.segmenter.is_built
 
-    def _require_model(self) -> None:
-        if not self.is_trained:
-            raise ValueError(
-                "spacy_adf.Segmenter.v1 has no model: set [initialize.tokenizer] "
-                "segmenter_model to a trained adf_segmenter pipeline and run "
-                "nlp.initialize(), or load a saved pipeline"
-            )
+    def _segment(self, codes, bounds):
+        return self.segmenter.segment(codes, bounds)
 
-    def __call__(self, text: str) -> Doc:
-        if not isinstance(text, str):
-            raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
-        self._require_model()
-        return next(self._pipe_batch([text]))
+    def _model_to_bytes(self) -> bytes:
+        return self.segmenter.to_bytes()
 
-    def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
-        """Segment in batches: one featurization and one Viterbi call each."""
-        self._require_model()
-        batch: List[str] = []
-        for text in texts:
-            if not isinstance(text, str):
-                raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
-            batch.append(text)
-            if len(batch) >= batch_size:
-                yield from self._pipe_batch(batch)
-                batch = []
-        if batch:
-            yield from self._pipe_batch(batch)
-
-    def _pipe_batch(self, texts: List[str]) -> Iterator[Doc]:
-        codes, pos, bounds, offsets = texts_to_units(texts)
-        starts = self.segmenter.segment(codes, bounds).view(numpy.uint8)
-        vocab = self.vocab
-        for k, text in enumerate(texts):
-            a, z = offsets[k], offsets[k + 1]
-            words, spaces = words_from_starts(text, pos[a:z], starts[a:z])
-            yield Doc(vocab, words=words, spaces=spaces)
+    def _model_from_bytes(self, data: bytes) -> None:
+        self.segmenter.from_bytes(data)
 
     # ------------------------------------------------------------ setup
 
@@ -134,56 +104,6 @@ class SegmenterTokenizer:
         self.segmenter.from_bytes(model.to_bytes())
         return self
 
-    # ------------------------------------------------------------ serialization
-
-    def to_bytes(self, *, exclude=tuple(), **kwargs) -> bytes:
-        data = self.segmenter.to_bytes() if self.is_trained else None
-        return srsly.msgpack_dumps({"format": "spacy_adf.Segmenter", "segmenter": data})
-
-    def from_bytes(self, data: bytes, *, exclude=tuple(), **kwargs) -> "SegmenterTokenizer":
-        return self._load(data, "the tokenizer data")
-
-    def to_disk(self, path: Union[str, Path], *, exclude=tuple(), **kwargs) -> None:
-        path = Path(path)
-        path.mkdir(parents=True, exist_ok=True)
-        (path / FILE_NAME).write_bytes(self.to_bytes())
-
-    def from_disk(self, path: Union[str, Path], *, exclude=tuple(), **kwargs) -> "SegmenterTokenizer":
-        path = Path(path)
-        if not (path / FILE_NAME).exists():
-            raise ValueError(f"spacy_adf.Segmenter.v1: missing {path / FILE_NAME}: incomplete "
-                             "pipeline directory; re-download or re-save the pipeline")
-        try:
-            data = (path / FILE_NAME).read_bytes()
-        except OSError as e:
-            raise ValueError(f"spacy_adf.Segmenter.v1: cannot read {path / FILE_NAME}: {e}") from None
-        return self._load(data, str(path / FILE_NAME))
-
-    def _load(self, data: bytes, where: str) -> "SegmenterTokenizer":
-        """Load the tokenizer file: a msgpack map {"format", "segmenter": the
-        segmenter's bytes or None}. The segmenter's bytes carry its cfg
-        checksum and part frames (SerializedParts); the map around them is
-        checked field by field."""
-        def fail(reason: str) -> ValueError:
-            return ValueError(f"spacy_adf.Segmenter.v1: cannot load {where}: {reason}. {ADVICE}")
-
-        try:
-            msg = srsly.msgpack_loads(data)
-        except Exception as e:  # msgpack raises several types on garbage input
-            raise fail(f"unreadable ({describe(e)})") from None
-        if not isinstance(msg, dict) or msg.get("format") != "spacy_adf.Segmenter":
-            raise fail("not a spacy_adf.Segmenter.v1 tokenizer file")
-        if set(msg) != {"format", "segmenter"} or not isinstance(msg["segmenter"], (bytes, type(None))):
-            raise fail("unexpected fields")
-        if msg["segmenter"] is not None:
-            try:
-                self.segmenter.from_bytes(msg["segmenter"])
-            except PartLoadError as e:  # names the part and says what to do
-                raise ValueError(f"spacy_adf.Segmenter.v1: cannot load {where}: {e}") from None
-            except Exception as e:
-                raise fail(describe(e)) from None
-        return self
-
 
 @registry.tokenizers("spacy_adf.Segmenter.v1")
 def create_segmenter_tokenizer():
@@ -191,3 +111,6 @@ def create_segmenter_tokenizer():
         return SegmenterTokenizer(nlp.vocab)
 
     return make
+
+
+__all__ = ["SegmenterTokenizer", "create_segmenter_tokenizer", "FILE_NAME"]

@@ -15,7 +15,8 @@ LAYERS = [
     {"scorers", "corpora"},
     {"training"},
     {"ml"},
-    {"pipeline", "tokenizers"},
+    {"pipeline"},
+    {"tokenizers"},  # a segmenting tokenizer carries a trained component's model
     {"distributed"},
 ]
 LAYER_OF = {name: i for i, layer in enumerate(LAYERS) for name in layer}

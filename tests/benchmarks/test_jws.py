@@ -25,6 +25,8 @@ def test_run_on_a_small_corpus(dep_corpus, tmp_path):
     primal = r["primal"]
     assert primal["train_seconds"] > 0 and primal["segmentation"]["chars_per_s"] > 0
     assert 0 < primal["segmentation"]["boundary_acc"] <= 100 and "classifier" in primal["model_bytes"]
+    # the tokenizer form of the same model gives the same Docs
+    assert primal["segmentation"]["tokenizer_form"]["identical_docs"] is True
     # a second run reuses the saved models, the primal weights included
     again = jws.run(data, models, libsvm_sizes=(30,), repeats=1)
     assert again["primal"]["table3"][0]["omega"] == primal["table3"][0]["omega"]

@@ -134,8 +134,9 @@ def test_spacy_package_kernel_tagger(tmp_path):
 @pytest.mark.slow
 def test_spacy_package_kernel_segmenter(tmp_path):
     """A pke_segmenter pipeline trained by `spacy train` with the shipped JWS
-    config (on a small generated KNP corpus) packages, installs in a fresh
-    venv and segments raw text exactly as the original, bad input included."""
+    config (on a small generated KNP corpus) and the tokenizer form of its
+    model (spacy_adf.KernelSegmenter.v1) package, install in a fresh venv
+    and segment raw text exactly as the originals, bad input included."""
     from tests.helpers.dep_data import knp_text
 
     (tmp_path / "train.knp").write_text(knp_text(150, seed=0), encoding="utf8")
@@ -147,13 +148,24 @@ def test_spacy_package_kernel_segmenter(tmp_path):
         capture_output=True, text=True,
     )
     assert train.returncode == 0, train.stderr[-3000:]
+    # the tokenizer form of the same model (spacy_adf.KernelSegmenter.v1)
+    import spacy
+
+    model_last = tmp_path / "out" / "model-last"
+    nlp = spacy.blank("ja", config={
+        "nlp": {"tokenizer": {"@tokenizers": "spacy_adf.KernelSegmenter.v1"}},
+        "initialize": {"tokenizer": {"segmenter_model": str(model_last)}},
+    })
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "tokenizer_form")
     texts = tmp_path / "texts.txt"
     texts.write_text("\n".join(["今日は晴れ。 明日も雨", "  東京\tへ行く ", "絵文字😀と未知の字𠮷", "x", "ＡＢＣ１２３です"])
                      + "\n", encoding="utf8")
     check = subprocess.run(
-        [sys.executable, "-m", "scripts.check_package_seg", str(tmp_path / "out" / "model-last"), str(texts),
-         "--workdir", str(tmp_path / "pkg"), "--name", "pke_seg"],
+        [sys.executable, "-m", "scripts.check_package_seg", str(model_last), str(tmp_path / "tokenizer_form"),
+         str(texts), "--workdir", str(tmp_path / "pkg"), "--name", "pke_seg", "--name", "pke_seg_tok"],
         capture_output=True, text=True, cwd=REPO,
     )
     assert check.returncode == 0, (check.stdout[-3000:], check.stderr[-3000:])
-    assert "1 pipeline(s), 5 texts: predictions identical: True" in check.stdout
+    assert "2 pipeline(s), 5 texts: predictions identical: True" in check.stdout
+    assert "ja_pke_seg_tok" in check.stdout and "KernelSegmenterTokenizer" in check.stdout

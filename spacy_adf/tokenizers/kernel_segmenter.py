@@ -1,0 +1,113 @@
+"""`spacy_adf.KernelSegmenter.v1`: a tokenizer that segments Japanese (or
+Chinese) text into words with a trained pke_segmenter model (one kernel-SVM
+decision per character gap, Kudo & Matsumoto 2003), building the word Doc
+straight from the text: no character Doc, no retokenization.
+
+    [nlp.tokenizer]
+    @tokenizers = "spacy_adf.KernelSegmenter.v1"
+
+    [initialize.tokenizer]
+    segmenter_model = "training/jws/model-last"   # a pipeline or component dir
+
+The model is saved with the pipeline (`tokenizer/segmenter`) in the
+pke_segmenter component's own checksummed format, in the classifier form
+it was trained or set to (`nlp.tokenizer.segmenter.set_classifier(...)`
+rebuilds another form from a libsvm model's support vectors). Whitespace is
+handled as by `spacy_adf.CharTokenizer.v1`, so the text is kept exactly and
+the Doc equals the one `pke_segmenter` makes.
+"""
+import warnings
+from pathlib import Path
+from typing import Optional, Union
+
+from spacy.util import registry
+from spacy.vocab import Vocab
+
+from ..pipeline.kernel_segmenter import KernelSegmenter
+from .word_tokenizer import FILE_NAME, SegmentingTokenizer
+
+# the files of a saved pke_segmenter component directory
+COMPONENT_FILES = ("cfg", "features", "classifier")
+
+
+class KernelSegmenterTokenizer(SegmentingTokenizer):
+    registered_name = "spacy_adf.KernelSegmenter.v1"
+    file_format = "spacy_adf.KernelSegmenter"
+    component = "pke_segmenter"
+
+    def __init__(self, vocab: Vocab):
+        super().__init__(vocab)
+        self.segmenter = KernelSegmenter(vocab, name="pke_segmenter_tokenizer")
+
+    @property
+    def is_trained(self) -> bool:
+        return self.segmenter.is_trained
+
+    def _segment(self, codes, bounds):
+        return self.segmenter.model.segment(codes, bounds)
+
+    def _model_to_bytes(self) -> bytes:
+        return self.segmenter.to_bytes()
+
+    def _model_from_bytes(self, data: bytes) -> None:
+        self.segmenter.from_bytes(data)
+
+    # ------------------------------------------------------------ setup
+
+    def initialize(self, get_examples=None, *, nlp=None,
+                   segmenter_model: Optional[Union[str, Path]] = None,
+                   pkuseg_model=None, pkuseg_user_dict=None) -> None:
+        """Load the model of a trained pke_segmenter: `segmenter_model` is a
+        pipeline directory that contains one, or the component's own
+        directory (cfg, features, support_vectors, classifier). pkuseg_model
+        and pkuseg_user_dict, which spacy.blank("zh") puts in
+        [initialize.tokenizer] for its default tokenizer, are ignored."""
+        if segmenter_model is None:
+            if not self.is_trained:
+                raise ValueError(f"{self.registered_name} needs [initialize.tokenizer] segmenter_model: "
+                                 "the path of a trained pipeline with a pke_segmenter component")
+        elif self.is_trained and not Path(segmenter_model).exists():
+            # a saved or packaged pipeline re-initialized elsewhere: its config
+            # still names the training-time path; keep the loaded model
+            warnings.warn(f"{self.registered_name}: {segmenter_model} does not exist; "
+                          "keeping the segmenter model already loaded")
+        else:
+            self.load_segmenter(segmenter_model)
+
+    def load_segmenter(self, path: Union[str, Path]) -> None:
+        path = Path(path)
+        if not path.exists():
+            raise ValueError(f"{self.registered_name}: segmenter model {path} does not exist")
+        if all((path / name).exists() for name in COMPONENT_FILES):
+            self.segmenter.from_disk(path)
+            return
+        import spacy
+
+        nlp = spacy.load(path)
+        found = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, KernelSegmenter) and pipe.is_trained]
+        if isinstance(nlp.tokenizer, KernelSegmenterTokenizer) and nlp.tokenizer.is_trained:
+            found.append(nlp.tokenizer.segmenter)
+        if not found:
+            raise ValueError(f"{self.registered_name}: the pipeline at {path} has no trained pke_segmenter")
+        self.from_segmenter(found[0])
+
+    def from_segmenter(self, segmenter: KernelSegmenter) -> "KernelSegmenterTokenizer":
+        """Take over (a copy of) a trained pke_segmenter component's model."""
+        if not isinstance(segmenter, KernelSegmenter):
+            raise ValueError(f"{self.registered_name}: expected a pke_segmenter component, "
+                             f"got {type(segmenter).__name__}")
+        if not segmenter.is_trained:
+            raise ValueError(f"{self.registered_name}: the pke_segmenter is not trained")
+        self.segmenter.from_bytes(segmenter.to_bytes())
+        return self
+
+
+@registry.tokenizers("spacy_adf.KernelSegmenter.v1")
+def create_kernel_segmenter_tokenizer():
+    def make(nlp):
+        return KernelSegmenterTokenizer(nlp.vocab)
+
+    return make
+
+
+__all__ = ["KernelSegmenterTokenizer", "create_kernel_segmenter_tokenizer", "FILE_NAME"]

@@ -1,0 +1,140 @@
+"""What the two segmenting tokenizers share: `spacy_adf.Segmenter.v1`
+(an adf_segmenter CRF) and `spacy_adf.KernelSegmenter.v1` (a pke_segmenter
+SVM) each turn raw text into a word Doc with no character Doc in between.
+
+A batch of texts is cut into units in one pass (`texts_to_units`: the units
+and whitespace runs of `spacy_adf.CharTokenizer.v1`), the model flags the
+word starts of all units in one C call, and each Doc is built straight from
+its text, so the text is kept exactly and the Doc equals the one the
+component makes. The tokenizer file is a msgpack map {"format", "segmenter":
+the model's own checksummed bytes, or None before training}.
+
+A subclass names itself (`registered_name`, `file_format`) and supplies
+`is_trained`, `_segment`, `_model_to_bytes` and `_model_from_bytes`.
+"""
+from pathlib import Path
+from typing import Iterable, Iterator, List, Union
+
+import numpy
+import srsly
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+
+from ..features.chars import texts_to_units, words_from_starts
+from ..serialization.parts import ADVICE, PartLoadError, describe
+
+FILE_NAME = "segmenter"
+
+
+class SegmentingTokenizer:
+    registered_name = ""  # e.g. "spacy_adf.Segmenter.v1", in messages
+    file_format = ""  # the "format" field of the tokenizer file
+    component = ""  # the component whose trained model it takes, in messages
+
+    def __init__(self, vocab: Vocab):
+        self.vocab = vocab
+
+    # ------------------------------------------------------------ the model
+
+    @property
+    def is_trained(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _segment(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
+        """uint8 word-start flag per unit."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _model_to_bytes(self) -> bytes:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _model_from_bytes(self, data: bytes) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _require_model(self) -> None:
+        if not self.is_trained:
+            raise ValueError(
+                f"{self.registered_name} has no model: set [initialize.tokenizer] "
+                f"segmenter_model to a trained {self.component} pipeline and run "
+                "nlp.initialize(), or load a saved pipeline"
+            )
+
+    # ------------------------------------------------------------ tokenizing
+
+    def __call__(self, text: str) -> Doc:
+        if not isinstance(text, str):
+            raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
+        self._require_model()
+        return next(self._pipe_batch([text]))
+
+    def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
+        """Segment in batches: one featurization and one C call each."""
+        self._require_model()
+        batch: List[str] = []
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
+            batch.append(text)
+            if len(batch) >= batch_size:
+                yield from self._pipe_batch(batch)
+                batch = []
+        if batch:
+            yield from self._pipe_batch(batch)
+
+    def _pipe_batch(self, texts: List[str]) -> Iterator[Doc]:
+        codes, pos, bounds, offsets = texts_to_units(texts)
+        starts = self._segment(codes, bounds).view(numpy.uint8)
+        vocab = self.vocab
+        for k, text in enumerate(texts):
+            a, z = offsets[k], offsets[k + 1]
+            words, spaces = words_from_starts(text, pos[a:z], starts[a:z])
+            yield Doc(vocab, words=words, spaces=spaces)
+
+    # ------------------------------------------------------------ serialization
+
+    def to_bytes(self, *, exclude=tuple(), **kwargs) -> bytes:
+        data = self._model_to_bytes() if self.is_trained else None
+        return srsly.msgpack_dumps({"format": self.file_format, "segmenter": data})
+
+    def from_bytes(self, data: bytes, *, exclude=tuple(), **kwargs):
+        return self._load(data, "the tokenizer data")
+
+    def to_disk(self, path: Union[str, Path], *, exclude=tuple(), **kwargs) -> None:
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        (path / FILE_NAME).write_bytes(self.to_bytes())
+
+    def from_disk(self, path: Union[str, Path], *, exclude=tuple(), **kwargs):
+        path = Path(path)
+        if not (path / FILE_NAME).exists():
+            raise ValueError(f"{self.registered_name}: missing {path / FILE_NAME}: incomplete "
+                             "pipeline directory; re-download or re-save the pipeline")
+        try:
+            data = (path / FILE_NAME).read_bytes()
+        except OSError as e:
+            raise ValueError(f"{self.registered_name}: cannot read {path / FILE_NAME}: {e}") from None
+        return self._load(data, str(path / FILE_NAME))
+
+    def _load(self, data: bytes, where: str):
+        """Load the tokenizer file; the map is checked field by field, the
+        model's bytes carry their own cfg checksum and part frames."""
+        name = self.registered_name
+
+        def fail(reason: str) -> ValueError:
+            return ValueError(f"{name}: cannot load {where}: {reason}. {ADVICE}")
+
+        try:
+            msg = srsly.msgpack_loads(data)
+        except Exception as e:  # msgpack raises several types on garbage input
+            raise fail(f"unreadable ({describe(e)})") from None
+        if not isinstance(msg, dict) or msg.get("format") != self.file_format:
+            raise fail(f"not a {name} tokenizer file")
+        if set(msg) != {"format", "segmenter"} or not isinstance(msg["segmenter"], (bytes, type(None))):
+            raise fail("unexpected fields")
+        if msg["segmenter"] is not None:
+            try:
+                self._model_from_bytes(msg["segmenter"])
+            except PartLoadError as e:  # names the part and says what to do
+                raise ValueError(f"{name}: cannot load {where}: {e}") from None
+            except Exception as e:
+                raise fail(describe(e)) from None
+        return self
