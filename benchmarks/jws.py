@@ -174,17 +174,23 @@ def form_rows(seg, test_items, n_sent: int, kinds: Sequence[str], sigmas=SIGMAS,
     return {"test_gaps": int(X.shape[0]), "speedup_vs": speedup_vs, "table3": t3, "table5": t5}
 
 
-def whole_segmentation(nlp, test: Sequence[Example], repeats: int = 3) -> Dict:
-    """Raw text in, word Docs out (char tokenizer + pke_segmenter), best
-    of `repeats`; and the scores of the same pipeline on the test set."""
-    texts = [eg.reference.text for eg in test]
-    chars = sum(len(t) for t in texts)
+def best_pipe_seconds(nlp, texts: Sequence[str], repeats: int) -> float:
+    """Seconds of the fastest of `repeats` passes of nlp.pipe over the texts."""
     best = float("inf")
     for _ in range(max(repeats, 1)):
         start = time.perf_counter()
         for _doc in nlp.pipe(texts, batch_size=256):
             pass
         best = min(best, time.perf_counter() - start)
+    return best
+
+
+def whole_segmentation(nlp, test: Sequence[Example], repeats: int = 3) -> Dict:
+    """Raw text in, word Docs out (char tokenizer + pke_segmenter), best
+    of `repeats`; and the scores of the same pipeline on the test set."""
+    texts = [eg.reference.text for eg in test]
+    chars = sum(len(t) for t in texts)
+    best = best_pipe_seconds(nlp, texts, repeats)
     scores = nlp.evaluate([Example(nlp.make_doc(eg.reference.text), eg.reference) for eg in test])
     out = {"chars": chars, "seconds": best, "chars_per_s": chars / best,
            "token_f": 100 * scores["token_f"], "token_p": 100 * scores["token_p"],
@@ -199,12 +205,7 @@ def tokenizer_form_speed(nlp, texts: Sequence[str], repeats: int = 3) -> Dict:
     its Docs equal the component pipeline's."""
     fast = spacy.blank("ja", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.KernelSegmenter.v1"}}})
     fast.tokenizer.from_segmenter(nlp.get_pipe("pke_segmenter"))
-    best = float("inf")
-    for _ in range(max(repeats, 1)):
-        start = time.perf_counter()
-        for _doc in fast.pipe(texts, batch_size=256):
-            pass
-        best = min(best, time.perf_counter() - start)
+    best = best_pipe_seconds(fast, texts, repeats)
 
     def words(docs):
         return [[(t.text, t.whitespace_) for t in doc] for doc in docs]

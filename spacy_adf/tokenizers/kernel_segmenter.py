@@ -16,7 +16,6 @@ rebuilds another form from a libsvm model's support vectors). Whitespace is
 handled as by `spacy_adf.CharTokenizer.v1`, so the text is kept exactly and
 the Doc equals the one `pke_segmenter` makes.
 """
-import warnings
 from pathlib import Path
 from typing import Optional, Union
 
@@ -62,17 +61,7 @@ class KernelSegmenterTokenizer(SegmentingTokenizer):
         directory (cfg, features, support_vectors, classifier). pkuseg_model
         and pkuseg_user_dict, which spacy.blank("zh") puts in
         [initialize.tokenizer] for its default tokenizer, are ignored."""
-        if segmenter_model is None:
-            if not self.is_trained:
-                raise ValueError(f"{self.registered_name} needs [initialize.tokenizer] segmenter_model: "
-                                 "the path of a trained pipeline with a pke_segmenter component")
-        elif self.is_trained and not Path(segmenter_model).exists():
-            # a saved or packaged pipeline re-initialized elsewhere: its config
-            # still names the training-time path; keep the loaded model
-            warnings.warn(f"{self.registered_name}: {segmenter_model} does not exist; "
-                          "keeping the segmenter model already loaded")
-        else:
-            self.load_segmenter(segmenter_model)
+        self._initialize_model(segmenter_model)
 
     def load_segmenter(self, path: Union[str, Path]) -> None:
         path = Path(path)

@@ -14,7 +14,6 @@ format as the adf_segmenter component. Whitespace is handled exactly as by
 `spacy_adf.CharTokenizer.v1`, so the text is preserved and the Doc equals the
 one the component produces.
 """
-import warnings
 from pathlib import Path
 from typing import Optional, Union
 
@@ -60,19 +59,7 @@ class SegmenterTokenizer(SegmentingTokenizer):
         directory (with cfg, lexicon, model). pkuseg_model and
         pkuseg_user_dict, which spacy.blank("zh") puts in
         [initialize.tokenizer] for its default tokenizer, are ignored."""
-        if segmenter_model is None:
-            if not self.is_trained:
-                raise ValueError(
-                    "spacy_adf.Segmenter.v1 needs [initialize.tokenizer] segmenter_model: "
-                    "the path of a trained pipeline with an adf_segmenter component"
-                )
-        elif self.is_trained and not Path(segmenter_model).exists():
-            # a saved or packaged pipeline re-initialized elsewhere: its config
-            # still names the training-time path; keep the loaded model
-            warnings.warn(f"spacy_adf.Segmenter.v1: {segmenter_model} does not exist; "
-                          "keeping the segmenter model already loaded")
-        else:
-            self.load_segmenter(segmenter_model)
+        self._initialize_model(segmenter_model)
         if user_dict is not None:
             self.segmenter.load_user_dict(user_dict)
 

@@ -10,10 +10,12 @@ component makes. The tokenizer file is a msgpack map {"format", "segmenter":
 the model's own checksummed bytes, or None before training}.
 
 A subclass names itself (`registered_name`, `file_format`) and supplies
-`is_trained`, `_segment`, `_model_to_bytes` and `_model_from_bytes`.
+`is_trained`, `_segment`, `_model_to_bytes`, `_model_from_bytes` and
+`load_segmenter` (a model from a pipeline or component folder).
 """
+import warnings
 from pathlib import Path
-from typing import Iterable, Iterator, List, Union
+from typing import Iterable, Iterator, List, Optional, Union
 
 import numpy
 import srsly
@@ -57,6 +59,24 @@ class SegmentingTokenizer:
                 f"segmenter_model to a trained {self.component} pipeline and run "
                 "nlp.initialize(), or load a saved pipeline"
             )
+
+    def _initialize_model(self, segmenter_model: Optional[Union[str, Path]]) -> None:
+        """The `segmenter_model` step of `initialize`: load the model it
+        names (`load_segmenter`), or keep the one already loaded."""
+        if segmenter_model is None:
+            if not self.is_trained:
+                raise ValueError(f"{self.registered_name} needs [initialize.tokenizer] segmenter_model: "
+                                 f"the path of a trained pipeline with a {self.component} component")
+        elif self.is_trained and not Path(segmenter_model).exists():
+            # a saved or packaged pipeline re-initialized elsewhere: its config
+            # still names the training-time path; keep the loaded model
+            warnings.warn(f"{self.registered_name}: {segmenter_model} does not exist; "
+                          "keeping the segmenter model already loaded")
+        else:
+            self.load_segmenter(segmenter_model)
+
+    def load_segmenter(self, path: Union[str, Path]) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     # ------------------------------------------------------------ tokenizing
 
