@@ -11,6 +11,7 @@ import numpy
 
 from ..core.crf import CRFModel
 from .extract import FeatureTable, count_keys
+from .row_buffer import RowBuffer
 
 STATE_MODES = ("all", "observed")
 EDGE_MODES = ("observed", "all", "none")
@@ -37,19 +38,27 @@ def build_crf(
 ):
     """Return (FeatureTable, CRFModel) for the given corpus.
 
-    hash_mats[i]: uint64 (n_i, T) template hashes of sequence i (0 = off).
+    hash_mats[i]: uint64 (n_i, T) template hashes of sequence i (0 = off);
+    or a RowBuffer of all sequences' rows one after the other (emptied).
     golds[i]: int32 (n_i,) gold label ids. edge_template_mask: bool (T,),
     which templates also get label-pair ("rich edge") weights.
     """
     check_feature_modes(state_features, edge_features, min_freq)
     if edge_features != "none" and n_labels > 255:
         raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
-    mats = [m for m in hash_mats if m.shape[0]]
-    if not mats:
-        raise ValueError("no training tokens: cannot build a feature dictionary")
-    stacked = [numpy.ascontiguousarray(numpy.concatenate(mats, axis=0), dtype=numpy.uint64)]
-    del mats
-    stacked.extend(stack_golds([g for g, m in zip(golds, hash_mats) if m.shape[0]]))
+    if isinstance(hash_mats, RowBuffer):  # every sequence's rows, stacked already
+        golds = [g for g in golds if len(g)]
+        if not len(hash_mats) or len(hash_mats) != sum(len(g) for g in golds):
+            raise ValueError("no training tokens, or hash rows that do not match the gold sequences")
+        stacked = [hash_mats.take()]
+    else:
+        mats = [m for m in hash_mats if m.shape[0]]
+        if not mats:
+            raise ValueError("no training tokens: cannot build a feature dictionary")
+        stacked = [numpy.ascontiguousarray(numpy.concatenate(mats, axis=0), dtype=numpy.uint64)]
+        del mats
+        golds = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
+    stacked.extend(stack_golds(golds))
     # the stacked hashes are dropped as soon as they are read
     return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features)
 

@@ -16,6 +16,7 @@ import srsly
 
 from ..features.chars import CharFeaturizer
 from ..features.crf_layout import check_feature_modes
+from ..features.row_buffer import RowBuffer
 from ..serialization.parts import SerializedParts
 from ..tags.bmes import SCHEMES, check_scheme, decode_starts
 from .linear_crf import LinearChainCRF
@@ -147,13 +148,13 @@ class CharSegmenter(SerializedParts):
     def _hash_sequences(self, sequences) -> Tuple[list, list, int]:
         """(hash matrices, gold tag arrays, number of CRF sequences) of the
         training examples' (codes, bounds, gold, fold)."""
-        hash_mats, golds = [], []
+        hash_mats, golds = RowBuffer(self.featurizer.n_templates), []
         n_seq = 0
         for codes, bounds, gold, fold in sequences:
             hash_mats.append(self.featurizer.hashes(codes, bounds, fold))
             golds.append(gold)
             n_seq += len(bounds) - 1
-        if not hash_mats:
+        if not golds:
             raise ValueError(f"[{self.name}] the training examples contain no characters to segment")
         return hash_mats, golds, n_seq
 
@@ -298,9 +299,10 @@ class CharSegmenter(SerializedParts):
         self.user_words = set()
         self.add_words(msg["user"])
 
-    def _model_bytes(self) -> bytes:
+    def _model_bytes(self):
+        """The CRF's file as Chunks (written piece by piece, see framed.Chunks)."""
         self.crf.require_built()
-        return self.crf.to_bytes()
+        return self.crf.to_chunks()
 
     def _load_model(self, data: bytes) -> None:
         self.crf.from_bytes(data, expected_labels=len(self.tag_names))

@@ -7,7 +7,7 @@ models (the token tagger's `SequenceCRF` and the character segmenter's
 Samples for training are (pos_ptr int64 (n+1), attrs int32, gold int32 (n))
 triples, one per sequence.
 """
-from typing import Callable, List, Sequence, Tuple
+from typing import Callable, List, Sequence, Tuple, Union
 
 import numpy
 
@@ -16,7 +16,8 @@ from ..core.online import train_crf_online
 from ..core.params import SparseGrad
 from ..features.crf_layout import build_crf, build_crf_stacked, stack_golds
 from ..features.extract import FeatureTable
-from ..serialization.framed import pack, read_model
+from ..features.row_buffer import RowBuffer
+from ..serialization.framed import Chunks, pack_chunks, read_model
 from .sparse_model import SparseModel
 
 FORMAT = "spacy_adf.crf"
@@ -52,7 +53,7 @@ class LinearChainCRF(SparseModel):
         table, crf = build_crf(hash_mats, golds, n_labels, **layout)
         self.set(table, crf)
 
-    def build_with_samples(self, hash_mats: List[numpy.ndarray], golds: Sequence[numpy.ndarray],
+    def build_with_samples(self, hash_mats: Union[List[numpy.ndarray], RowBuffer], golds: Sequence[numpy.ndarray],
                            n_labels: int, **layout) -> List[Sample]:
         """`build`, and the training samples of the same sequences from one
         lookup of the stacked hashes: the corpus is hashed once for both.
@@ -60,14 +61,21 @@ class LinearChainCRF(SparseModel):
         matrices are stacked and freed). The samples' attrs are views of
         one array; each is equal to what `lookup` gives its sequence."""
         lengths = numpy.array([len(g) for g in golds], dtype=numpy.int64)
-        if len(hash_mats) != len(golds) or any(len(m) != n for m, n in zip(hash_mats, lengths)):
+        if isinstance(hash_mats, RowBuffer):
+            # the corpus's hashes already stacked in one buffer, sequence after sequence
+            if len(hash_mats) != int(lengths.sum()):
+                raise ValueError("hash rows and gold sequences do not match")
+        elif len(hash_mats) != len(golds) or any(len(m) != n for m, n in zip(hash_mats, lengths)):
             raise ValueError("hash matrices and gold sequences do not match")
         if len(lengths) and lengths.min() == 0:
             raise ValueError("build_with_samples takes non-empty sequences only")
-        if not hash_mats:
+        if not len(hash_mats):
             raise ValueError("no training tokens: cannot build a feature dictionary")
-        H = numpy.ascontiguousarray(numpy.concatenate(hash_mats, axis=0), dtype=numpy.uint64)
-        hash_mats.clear()
+        if isinstance(hash_mats, RowBuffer):
+            H = hash_mats.take()
+        else:
+            H = numpy.ascontiguousarray(numpy.concatenate(hash_mats, axis=0), dtype=numpy.uint64)
+            hash_mats.clear()
         y, yp = stack_golds(golds)
         table, crf = build_crf_stacked(H, y, yp, n_labels, **layout)
         del y, yp
@@ -169,11 +177,16 @@ class LinearChainCRF(SparseModel):
     # ------------------------------------------------------------ serialization
 
     def to_bytes(self) -> bytes:
+        return self.to_chunks().join()
+
+    def to_chunks(self) -> Chunks:
+        """to_bytes() as Chunks over views of the arrays (no copy of the
+        model: what the components' to_disk writes)."""
         crf = self.params
         arrays = {"keys": self.table.keys, "block_ptr": crf.block_ptr, "codes": crf.codes,
                   "weights": crf.weights}
         arrays = {k: numpy.asarray(v, dtype=_DTYPES[k]) for k, v in arrays.items()}
-        return pack(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels})
+        return pack_chunks(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels})
 
     def from_bytes(self, data: bytes, *, expected_labels: int = -1) -> "LinearChainCRF":
         """Load a CRF written by to_bytes (or by spacy-adf 0.1); with

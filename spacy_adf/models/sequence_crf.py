@@ -40,7 +40,7 @@ class SequenceCRF(LinearChainCRF):
         """Feature table and zero weights from training Docs and their gold label ids."""
         self.build([self.hashes(doc) for doc in docs], golds, n_labels, **self.layout)
 
-    def build_training(self, hash_mats: List[numpy.ndarray], golds: Sequence[numpy.ndarray],
+    def build_training(self, hash_mats, golds: Sequence[numpy.ndarray],
                        n_labels: int) -> List[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]:
         """`build_from_docs` from the Docs' hashes (`hashes`; the list is
         emptied), returning each sequence's training sample, equal to

@@ -20,16 +20,50 @@ from srsly import msgpack
 
 
 def pack(fmt: str, version: int, arrays: Dict[str, numpy.ndarray], meta: Dict[str, Any]) -> bytes:
-    packed = {}
+    return b"".join(pack_chunks(fmt, version, arrays, meta))
+
+
+class Chunks(list):
+    """Buffers whose concatenation is one file's bytes (a part dumper may
+    return these instead of bytes: a file is then written piece by piece,
+    never held whole in memory; see `write_wrapped`)."""
+
+    def join(self) -> bytes:
+        return b"".join(self)
+
+
+def pack_chunks(fmt: str, version: int, arrays: Dict[str, numpy.ndarray], meta: Dict[str, Any]) -> Chunks:
+    """`pack`'s bytes as Chunks: the msgpack map written around views of the
+    arrays (little-endian), so a model is not copied to be saved. The bytes
+    are those srsly.msgpack_dumps gives for the same message."""
+    views = {}
     crc = 0
     for name in sorted(arrays):
         arr = numpy.ascontiguousarray(arrays[name])
-        raw = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+        arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+        raw = memoryview(arr.reshape(-1)).cast("B") if arr.size else memoryview(b"")
         crc = zlib.crc32(raw, crc)
-        packed[name] = {"dtype": arr.dtype.str.lstrip("<>|="), "shape": list(arr.shape), "data": raw}
-    return srsly.msgpack_dumps(
-        {"format": fmt, "version": version, "meta": meta, "arrays": packed, "crc32": crc}
-    )
+        views[name] = (arr, raw)
+    dumps = srsly.msgpack_dumps
+    out = Chunks([_map_header(5), dumps("format"), dumps(fmt), dumps("version"), dumps(version),
+                  dumps("meta"), dumps(meta), dumps("arrays"), _map_header(len(views))])
+    for name, (arr, raw) in views.items():
+        out += [dumps(name), _map_header(3), dumps("dtype"), dumps(arr.dtype.str.lstrip("<>|=")),
+                dumps("shape"), dumps(list(arr.shape)), dumps("data"), _bin_header(raw.nbytes), raw]
+    out += [dumps("crc32"), dumps(crc)]
+    return out
+
+
+def _map_header(n: int) -> bytes:
+    if n < 16:
+        return bytes([0x80 | n])
+    return (b"\xde" + n.to_bytes(2, "big")) if n < 2 ** 16 else (b"\xdf" + n.to_bytes(4, "big"))
+
+
+def _bin_header(n: int) -> bytes:
+    if n < 2 ** 8:
+        return b"\xc4" + n.to_bytes(1, "big")
+    return (b"\xc5" + n.to_bytes(2, "big")) if n < 2 ** 16 else (b"\xc6" + n.to_bytes(4, "big"))
 
 
 def peek_format(data: bytes, what: str = "spacy-adf model") -> Tuple[str, dict]:
@@ -146,9 +180,28 @@ def part_header(part: str, data) -> bytes:
                                 "size": len(data), "crc32": zlib.crc32(data)})
 
 
-def wrap(part: str, data: bytes) -> bytes:
-    """`data` inside a checksummed frame naming it `part`."""
+def wrap(part: str, data) -> bytes:
+    """`data` (bytes or Chunks) inside a checksummed frame naming it `part`."""
+    if isinstance(data, Chunks):
+        data = data.join()
     return part_header(part, data) + bytes(data)
+
+
+def write_wrapped(path, part: str, data) -> None:
+    """`wrap(part, data)` written to `path`, header then payload, where data
+    is bytes or Chunks (written one by one: a model file is never held
+    whole in memory to be saved)."""
+    chunks = data if isinstance(data, Chunks) else [data]
+    size, crc = 0, 0
+    for chunk in chunks:
+        size += memoryview(chunk).nbytes
+        crc = zlib.crc32(chunk, crc)
+    header = srsly.msgpack_dumps({"format": PART_FORMAT, "version": PART_VERSION, "part": part,
+                                  "size": size, "crc32": crc})
+    with open(path, "wb") as f:
+        f.write(header)
+        for chunk in chunks:
+            f.write(chunk)
 
 
 def is_wrapped(data) -> bool:

@@ -110,8 +110,12 @@ class SerializedParts:
         return util.to_bytes(self._dumpers(), exclude)
 
     def to_disk(self, path: Union[str, Path], *, exclude=tuple()) -> None:
-        serialize = {k: (lambda p, dump=dump: Path(p).write_bytes(dump()))
-                     for k, dump in self._dumpers().items()}
+        def writer(name, dump):
+            if name == CFG_PART:
+                return lambda p: Path(p).write_bytes(add_cfg_checksum(dump()))
+            return lambda p: framed.write_wrapped(p, name, dump())
+
+        serialize = {k: writer(k, dump) for k, (dump, _) in self._parts().items()}
         util.to_disk(path, serialize, exclude)
 
     # ------------------------------------------------------------ loading
