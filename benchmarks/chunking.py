@@ -377,7 +377,7 @@ def train_adf(task: str, train_path: Path, test_path: Path, n_train: int,
            "--paths.train", str(train_path), "--paths.dev", str(test_path),
            "--paths.log", str(log_path), "--output", str(job / "output"),
            "--training.eval_frequency", str(steps_per_epoch),
-           "--training.max_epochs", str(epochs)]
+           "--training.max_epochs", str(epochs), "--training.max_steps", "0"]
     child = run_child(cmd, job / "train.log")
     child["command"] = shlex.join(cmd)
     return (job / "output" / "model-last", child,

@@ -150,7 +150,7 @@ def adf_command(name: str, train: Path, dev: Path, job: Path, epochs: int, n_tra
     return [sys.executable, "-m", "spacy", "train", str(config),
             "--paths.train", str(train), "--paths.dev", str(dev),
             "--paths.log", str(job / "log.jsonl"), "--output", str(job / "output"),
-            "--training.max_epochs", str(epochs),
+            "--training.max_epochs", str(epochs), "--training.max_steps", "0",
             "--training.eval_frequency", str(-(-n_train // BATCH_SIZE))]
 
 
@@ -292,9 +292,9 @@ def parse_args(argv=None):
 
 
 def config_epochs(name: str) -> int:
-    from spacy.util import load_config
+    from benchmarks.training_process import epochs_of
 
-    return int(load_config(REPO / DATASETS[name]["config"], interpolate=False)["training"]["max_epochs"])
+    return epochs_of(REPO / DATASETS[name]["config"])
 
 
 def main(argv=None) -> int:

@@ -431,6 +431,28 @@ def batch_size_of(config: Path) -> int:
     return int(load_config(config, interpolate=False)["training"]["batcher"]["size"])
 
 
+def epochs_of(config: Path) -> int:
+    """The config's number of epochs: max_epochs, or for a streamed corpus
+    (max_epochs = -1) its steps over the steps of one epoch (the shipped
+    streaming configs evaluate once per epoch)."""
+    from spacy.util import load_config
+
+    t = load_config(config, interpolate=False)["training"]
+    if int(t["max_epochs"]) >= 0:
+        return int(t["max_epochs"])
+    return (int(t["max_steps"]) + 1) // int(t["eval_frequency"])
+
+
+def epoch_overrides(config: Path, epochs: int, steps_per_epoch: int) -> List[str]:
+    """Overrides for `epochs` epochs of `steps_per_epoch` steps: max_epochs,
+    or max_steps where the config streams its corpus."""
+    from spacy.util import load_config
+
+    if int(load_config(config, interpolate=False)["training"]["max_epochs"]) >= 0:
+        return ["--training.max_epochs", str(epochs)]
+    return ["--training.max_steps", str(epochs * steps_per_epoch - 1)]
+
+
 def train_command(key: str, overrides: Dict[str, str], job: Path, args,
                   configs: Dict[str, Dict[str, Any]] = CONFIGS) -> List[str]:
     config = REPO / configs[key]["config"]
@@ -440,13 +462,17 @@ def train_command(key: str, overrides: Dict[str, str], job: Path, args,
     cmd += ["--paths.log", str(job / "log.jsonl"),
             "--training.logger.process_path", str(job / "process.jsonl"),
             "--output", str(job / "output")]
+    steps = None
     if args.limit:
-        cmd += ["--corpora.train.limit", str(args.limit),
-                "--training.eval_frequency", str(-(-args.limit // batch_size_of(config)))]
+        steps = -(-args.limit // batch_size_of(config))
+        cmd += ["--corpora.train.limit", str(args.limit), "--training.eval_frequency", str(steps)]
     if args.dev_limit:
         cmd += ["--corpora.dev.limit", str(args.dev_limit)]
-    if args.epochs:
-        cmd += ["--training.max_epochs", str(args.epochs)]
+    if args.epochs or steps:
+        from spacy.util import load_config
+
+        steps = steps or int(load_config(config, interpolate=False)["training"]["eval_frequency"])
+        cmd += epoch_overrides(config, args.epochs or epochs_of(config), steps)
     return cmd
 
 

@@ -16,17 +16,18 @@ corpus the loop takes the Examples that initialize read instead of reading
 and building them again (the loop keeps its list of them for all epochs
 anyway, so this holds nothing it would not hold).
 """
-from collections import OrderedDict
-import os
 from pathlib import Path
 from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from .reader_state import call_order, file_stamp, shared as shared_state
+
 
 class ReusedDocs:
-    def __init__(self) -> None:
+    def __init__(self, shuffle: bool = False) -> None:
+        self.shuffle = shuffle
         self._stamp: Optional[tuple] = None
         self._vocab = None
         self._examples: List[Example] = []
@@ -35,25 +36,19 @@ class ReusedDocs:
                  read: Callable[[], Iterable[Tuple[Doc, Doc]]]) -> Iterator[Example]:
         """The Examples of the (predicted, reference) pairs `read()` gave,
         the same objects for the same vocab and the same files (path,
-        size, mtime)."""
-        stamp = tuple((str(p), os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths)
+        size, mtime); in file order, or in a new random order each call
+        (`shuffle`, as `spacy_adf.corpora.compact`)."""
+        stamp = file_stamp(paths)
         if self._vocab is not vocab or self._stamp != stamp:
             self._examples, self._stamp, self._vocab = [], None, None  # free the old Docs first
             examples = [Example(predicted, reference) for predicted, reference in read()]
             self._examples, self._stamp, self._vocab = examples, stamp, vocab
-        yield from self._examples
+        examples = self._examples
+        for i in call_order(len(examples), self.shuffle):
+            yield examples[i]
 
 
-# the most recent ReusedDocs by reader settings (a training run needs two: train and dev)
-_SHARED: "OrderedDict[Hashable, ReusedDocs]" = OrderedDict()
-_SHARED_MAX = 4
-
-
-def shared(key: Hashable) -> ReusedDocs:
+def shared(key: Hashable, shuffle: bool = False) -> ReusedDocs:
     """The ReusedDocs of the readers with settings `key` (see the module
-    docstring); the least recently used beyond the last four are dropped."""
-    entry = _SHARED.pop(key, None) or ReusedDocs()
-    _SHARED[key] = entry
-    while len(_SHARED) > _SHARED_MAX:
-        _SHARED.popitem(last=False)
-    return entry
+    docstring and `reader_state.shared`)."""
+    return shared_state(("docs", key, shuffle), lambda: ReusedDocs(shuffle))

@@ -14,6 +14,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
+from .compact import shared as shared_compact
+from .reader_state import call_order, check_held_form
 from .reuse import shared as shared_reuse
 
 PathLike = Union[str, Path]
@@ -81,36 +83,61 @@ def training_lexicon(path: PathLike) -> Set[str]:
 
 class SegmentedCorpus:
     """Callable reader: reads the file on every call, unless ``reuse_docs``
-    (see `spacy_adf.corpora.reuse`)."""
+    (see `spacy_adf.corpora.reuse`) or ``compact`` (the words held as
+    string columns, each call's Docs built from them: see
+    `spacy_adf.corpora.compact`). ``shuffle``: each call in a new random
+    order."""
 
-    def __init__(self, path: PathLike, limit: int = 0, reuse_docs: bool = False):
+    def __init__(self, path: PathLike, limit: int = 0, reuse_docs: bool = False, compact: bool = False,
+                 shuffle: bool = False):
         self.path = Path(path)
         if not self.path.exists():
             raise ValueError(f"segmented corpus {self.path} does not exist; check --paths.train/--paths.dev")
         self.limit = limit
-        self.reused = shared_reuse(("segmented", str(self.path.resolve()), limit)) if reuse_docs else None
+        self.shuffle = shuffle
+        check_held_form(reuse_docs, compact)
+        key = ("segmented", str(self.path.resolve()), limit)
+        self.reused = shared_reuse(key, shuffle) if reuse_docs else None
+        self.compact = shared_compact(key, ["words"], shuffle) if compact else None
 
     def __call__(self, nlp) -> Iterator[Example]:
         if self.reused is not None:
             yield from self.reused.examples(nlp.vocab, [self.path], lambda: self._pairs(nlp))
             return
-        for predicted, reference in self._pairs(nlp):
+        if self.compact is not None:
+            rows = lambda: ((i, {"words": words}) for i, words in enumerate(read_segmented(self.path, self.limit)))
+            yield from self.compact.examples([self.path], rows,
+                                             lambda columns, i, _: _pair(nlp, columns.strings_of(i, "words")))
+            return
+        pairs = self._pairs(nlp)
+        if self.shuffle:
+            pairs = list(pairs)
+            pairs = [pairs[i] for i in call_order(len(pairs), True)]
+        for predicted, reference in pairs:
             yield Example(predicted, reference)
 
     def _pairs(self, nlp):
         for words in read_segmented(self.path, self.limit):
-            reference = Doc(nlp.vocab, words=words, spaces=[False] * len(words))
-            yield nlp.make_doc("".join(words)), reference  # reference.text, without walking its tokens
+            yield _pair(nlp, words)
+
+
+def _pair(nlp, words: List[str]):
+    """(predicted, reference) of one sentence: make_doc of the unspaced text
+    (reference.text, without walking its tokens) and the gold words."""
+    return nlp.make_doc("".join(words)), Doc(nlp.vocab, words=words, spaces=[False] * len(words))
 
 
 @registry.readers("spacy_adf.SegmentedCorpus.v1")
-def create_segmented_reader(path: Optional[PathLike], limit: int = 0,
-                            reuse_docs: bool = False) -> SegmentedCorpus:
+def create_segmented_reader(path: Optional[PathLike], limit: int = 0, reuse_docs: bool = False,
+                            compact: bool = False, shuffle: bool = False) -> SegmentedCorpus:
     """reuse_docs: keep the Docs between calls (for a dev corpus, see
-    `spacy_adf.corpora.reuse`)."""
+    `spacy_adf.corpora.reuse`); compact: keep the words as string columns
+    and build each call's Docs (for a training corpus streamed with
+    ``[training] max_epochs = -1``, see `spacy_adf.corpora.compact`);
+    shuffle: a new random order on each call."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
-    return SegmentedCorpus(path, limit=limit, reuse_docs=reuse_docs)
+    return SegmentedCorpus(path, limit=limit, reuse_docs=reuse_docs, compact=compact, shuffle=shuffle)
 
 
 def read_gold_words(path: PathLike, fmt: str, limit: int = 0) -> List[List[str]]:

@@ -211,7 +211,10 @@ class IPM:
         config, self.T = resolve_training(self.nlp)
         check_optimizer(self.T["optimizer"])
         if self.T["max_epochs"] < 1:
-            raise ValueError("parameter mixing runs whole epochs: set training.max_epochs >= 1")
+            raise ValueError(
+                "parameter mixing runs whole epochs: set training.max_epochs >= 1 (a config that streams "
+                "its training corpus, max_epochs = -1 with max_steps, as the shipped chunking and Weibo "
+                "configs do, takes e.g. --training.max_epochs 8 --training.max_steps 0)")
         self.pipes = sparse_pipes(self.nlp, self.T["frozen_components"])
         (dev_corpus,) = resolve_dot_names(config, [self.T["dev_corpus"]])
         # read once: nlp.evaluate copies the Examples before it annotates them

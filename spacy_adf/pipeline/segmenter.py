@@ -30,7 +30,7 @@ from ..models.char_segmenter import CharSegmenter, example_fold, read_user_dict
 from ..tags.bmes import encode
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
-from .trainable import SparseTrainedPipe, checked_examples
+from .trainable import SparseTrainedPipe, initialize_examples
 
 default_model_config = """
 [model]
@@ -243,18 +243,21 @@ class ADFSegmenter(SparseTrainedPipe):
     # ------------------------------------------------------------ initialize
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
-                   user_dict: Optional[Union[str, Path]] = None) -> None:
+                   user_dict: Optional[Union[str, Path]] = None, corpus: Optional[str] = None) -> None:
         """Build the lexicon (training words, plus the optional user
         dictionary file) and the feature table from the corpus.
 
         One pass over the examples, each dropped once read (units, gold
         tags and fold kept per example); the feature lookups of the hashes
         the table is built from are the first epoch's samples, primed in
-        the trainer's cache by content, so the corpus is hashed once."""
+        the trainer's cache by content, so the corpus is hashed once.
+        corpus: read that reader of the config ("corpora.train") in full
+        instead of get_examples (a streamed training corpus: see
+        `trainable.initialize_examples`)."""
         folds = self.segmenter.options["lexicon_folds"]
         words_by_example, items = [], []
         long_word = False
-        for eg in checked_examples(get_examples, f"{self.name}.initialize"):
+        for eg in initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus):
             if not len(eg.predicted):
                 continue
             words = _words(eg.reference)

@@ -18,12 +18,13 @@ from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
 from ..models.sequence_crf import SequenceCRF
+from ..features.row_buffer import RowBuffer
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
 from .labels import LabelsInCfg, initial_labels
 from .score_weights import set_score_weights
 from .targets import Target, make_target
-from .trainable import SparseTrainedPipe, checked_examples
+from .trainable import SparseTrainedPipe, initialize_examples
 
 default_model_config = """
 [model]
@@ -136,19 +137,24 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     # ------------------------------------------------------------ initialize
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
-                   labels: Optional[List[str]] = None) -> None:
+                   labels: Optional[List[str]] = None, corpus: Optional[str] = None) -> None:
         """Collect labels and build the feature table from the corpus.
 
         One pass over the examples, each dropped once read: what is kept per
         sequence is its template hashes, its gold tags and the signature of
         its input. The feature lookups of those hashes are the first epoch's
         training samples (primed in the trainer's cache), so the corpus is
-        hashed once, not once here and again in the first epoch."""
-        examples = checked_examples(get_examples, f"{self.name}.initialize")
+        hashed once, not once here and again in the first epoch.
+
+        corpus: a reader of the config by dot name ("corpora.train") to
+        read in full instead of get_examples (for a streamed training
+        corpus: see `trainable.initialize_examples`)."""
+        examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
         upstream = self._upstream(nlp)
         found: List[str] = []
         tag_ids: Dict[str, int] = {}  # provisional ids, in order of appearance
-        hash_mats, golds, keys = [], [], []
+        hash_mats = RowBuffer(len(self.sequence_crf.templates))
+        golds, keys = [], []
         n_examples = 0
         for eg in examples:
             n_examples += 1
@@ -298,9 +304,10 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.cfg.update(cfg)
         self.target = make_target(self.cfg["target"], self.cfg["scheme"], self.cfg["covering"])
 
-    def _model_bytes(self) -> bytes:
+    def _model_bytes(self):
+        """The CRF's file as Chunks (written piece by piece, see framed.Chunks)."""
         self.sequence_crf.require_built()
-        return self.sequence_crf.to_bytes()
+        return self.sequence_crf.to_chunks()
 
     def _load_model(self, data: bytes) -> None:
         self.sequence_crf.from_bytes(data, expected_labels=self.n_tags)

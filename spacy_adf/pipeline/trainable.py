@@ -70,6 +70,31 @@ class SparseTrainedPipe(SerializedParts, TrainablePipe):
         return self.trainer.memory_report(self.trainer.model.memory())
 
 
+def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[str] = None) -> Iterator[Example]:
+    """The Examples a component initializes from: get_examples()'s, or with
+    `corpus` (a dot name such as "corpora.train", as [training] train_corpus
+    takes) every Example of that reader of nlp.config. spaCy hands
+    initialize only the first 100 examples of a streamed training corpus
+    ([training] max_epochs = -1), and a feature table built from 100
+    sentences is not the model's (`[initialize.components.NAME] corpus =
+    "corpora.train"` in the shipped streaming configs)."""
+    if corpus is None:
+        return checked_examples(get_examples, method)
+    if nlp is None:
+        raise ValueError(f"{method}: corpus={corpus!r} needs nlp (nlp.initialize passes it)")
+    from spacy.util import resolve_dot_names
+
+    try:
+        reader = resolve_dot_names(nlp.config.interpolate(), [corpus])[0]
+    except Exception as err:
+        raise ValueError(
+            f"{method}: corpus={corpus!r} does not name a corpus reader of the pipeline's config "
+            f"(e.g. \"corpora.train\"): {err}") from err
+    if not callable(reader):
+        raise ValueError(f"{method}: corpus={corpus!r} is not a corpus reader but {type(reader).__name__}")
+    return checked_examples(lambda: reader(nlp), method)
+
+
 def checked_examples(get_examples, method: str) -> Iterator[Example]:
     """get_examples()'s Examples, checked as they stream by (spaCy's
     validate_get_examples reads a generator to its end: a whole extra pass

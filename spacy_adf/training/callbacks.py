@@ -10,7 +10,18 @@ them all every so often in the middle of training or of an evaluation
 Reference counting still frees them; only an object in a reference cycle
 that becomes garbage after the freeze stays until the process exits. No
 effect on the trained weights.
+
+`spacy_adf.return_freed_memory.v1` (``[initialize.before_init]``): glibc
+serves every allocation of 128 KB or more from its own mapping, so a large
+block goes back to the system when it is freed. glibc's default raises that
+threshold each time a large block is freed (up to 32 MB), so the corpus-sized
+temporaries of initialize (hash matrices, feature counts, layout arrays) and
+the buffers of later model saves stay in the heap as free but resident
+memory: 60 MB of the peak of base-NP training. No effect on the weights;
+elsewhere than glibc it does nothing.
 """
+import ctypes
+import ctypes.util
 import gc
 from typing import Callable
 
@@ -26,3 +37,30 @@ def make_freeze_gc() -> Callable[[Language], Language]:
         return nlp
 
     return freeze_gc
+
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+MMAP_THRESHOLD = 128 * 1024
+
+
+def large_blocks_mapped() -> bool:
+    """mallopt(M_MMAP_THRESHOLD, 128 KB): fixed, so glibc stops raising it;
+    False where the C library is not glibc."""
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    try:
+        libc = ctypes.CDLL(name)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+
+
+@registry.callbacks("spacy_adf.return_freed_memory.v1")
+def make_return_freed_memory() -> Callable[[Language], Language]:
+    def return_freed_memory(nlp: Language) -> Language:
+        large_blocks_mapped()
+        return nlp
+
+    return return_freed_memory

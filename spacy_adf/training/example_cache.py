@@ -13,6 +13,10 @@ everything they are a function of (the predicted Doc's signature and the
 gold label ids), and the first epoch `take`s them rather than hashing the
 corpus a second time. They are dropped once an epoch's worth of entries is
 cached.
+
+A reference Doc built by a compact reader (`spacy_adf.corpora.compact`,
+which builds new Docs on every call) carries its place in the corpus; its
+entry is keyed by that instead, and holds no Doc.
 """
 import hashlib
 from typing import Any, Callable, Dict, Hashable, Tuple
@@ -20,7 +24,19 @@ from typing import Any, Callable, Dict, Hashable, Tuple
 import numpy
 from spacy.training import Example
 
+from ..corpora.compact import ITEM_KEY
+
 MISS = object()
+
+
+def _entry_key(eg: Example) -> Tuple[Hashable, Any]:
+    """(key, reference to hold): the corpus item of a compact reader's Doc
+    (nothing held), else the reference Doc itself (held, so that its id is
+    not reused while the entry lives)."""
+    item = eg.reference.user_data.get(ITEM_KEY) if eg.reference.user_data else None
+    if item is not None:
+        return ("item", item), None
+    return id(eg.reference), eg.reference
 
 
 def digest(array: numpy.ndarray) -> bytes:
@@ -39,21 +55,23 @@ class ExampleCache:
         """limit(): how many entries to keep before starting over (a streamed
         corpus must not hold every Doc)."""
         self._limit = limit
-        self._entries: Dict[int, Tuple[Any, Any, Any]] = {}
+        self._entries: Dict[Hashable, Tuple[Any, Any, Any]] = {}
         self._primed: Dict[Hashable, Any] = {}
         self._n_primed = 0
 
     def get(self, eg: Example, signature: Any, same: Callable[[Any, Any], bool]) -> Any:
         """The cached value for `eg` if its signature is still the same, else MISS."""
-        hit = self._entries.get(id(eg.reference))
-        if hit is not None and hit[0] is eg.reference and same(hit[1], signature):
+        key, held = _entry_key(eg)
+        hit = self._entries.get(key)
+        if hit is not None and hit[0] is held and same(hit[1], signature):
             return hit[2]
         return MISS
 
     def put(self, eg: Example, signature: Any, value: Any) -> None:
         if len(self._entries) > self._limit():
             self._entries.clear()
-        self._entries[id(eg.reference)] = (eg.reference, signature, value)
+        key, held = _entry_key(eg)
+        self._entries[key] = (held, signature, value)
         if self._primed and len(self._entries) >= self._n_primed:
             self.drop_primed()
 

@@ -99,26 +99,47 @@ def test_spacy_train_end_to_end_on_sample_data(tmp_path):
     assert [(s.start, s.end) for s in doc.spans["chunks"]] == [(0, 2), (3, 5)]
 
 
-def test_training_corpus_shared_with_initialize_gives_identical_weights(tmp_path):
-    """reuse_docs on the training corpus (the shipped configs): the training
-    loop takes the Examples initialize read instead of reading the file
-    again; the trained weights are bit-identical to reading it anew."""
+def _trained_files(out_dir: Path):
+    return sorted((p.relative_to(out_dir), p.read_bytes()) for p in (out_dir / "model-last").rglob("*")
+                  if p.is_file() and p.name != "config.cfg")
+
+
+def test_compact_streamed_corpus_gives_the_weights_of_held_docs(tmp_path):
+    """The shipped chunking configs stream a compact training corpus
+    (max_epochs = -1, Docs built anew each epoch, samples cached by corpus
+    item). Bit-identical weights to the same corpus held as Docs (the
+    reuse_docs path, samples cached by Doc) and to re-reading the file every
+    epoch (no cache hits after the first epoch), in the same shuffled order;
+    initialize reads the whole corpus (the corpus setting), not spaCy's
+    first 100 examples of a streamed corpus."""
     outputs = {}
-    for reuse in ("true", "false"):
+    forms = {"compact": [], "held": ["--corpora.train.compact", "false", "--corpora.train.reuse_docs", "true"],
+             "reread": ["--corpora.train.compact", "false"]}
+    for form, extra in forms.items():
         cmd = [
             sys.executable, "-m", "spacy", "train", str(REPO / "configs" / "chunking_np.cfg"),
             "--paths.train", str(REPO / "assets" / "sample_chunking" / "train.txt"),
             "--paths.dev", str(REPO / "assets" / "sample_chunking" / "dev.txt"),
-            "--corpora.train.reuse_docs", reuse,
-            "--training.max_epochs", "2", "--training.eval_frequency", "10",
-            "--output", str(tmp_path / reuse),
+            "--training.max_steps", "20", "--training.eval_frequency", "10",
+            "--output", str(tmp_path / form), *extra,
         ]
         out = subprocess.run(cmd, capture_output=True, text=True)
         assert out.returncode == 0, out.stderr[-3000:]
-        outputs[reuse] = sorted((p.relative_to(tmp_path / reuse), p.read_bytes())
-                                for p in (tmp_path / reuse / "model-last").rglob("*")
-                                if p.is_file() and p.name != "config.cfg")
-    assert outputs["true"] == outputs["false"]
+        outputs[form] = _trained_files(tmp_path / form)
+    assert outputs["compact"] == outputs["held"] == outputs["reread"]
+    cfg = json.loads((tmp_path / "compact" / "model-last" / "chunker" / "cfg").read_text())
+    n_sentences = (REPO / "assets" / "sample_chunking" / "train.txt").read_text().count("\n\n")
+    assert cfg["n_train_examples"] > 100 and abs(cfg["n_train_examples"] - n_sentences) <= 1
+
+
+def test_initialize_corpus_setting_names_a_reader_or_says_what_is_wrong():
+    from spacy_adf.pipeline.trainable import initialize_examples
+
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="corpora.nothing"):
+        list(initialize_examples(lambda: [], "chunker.initialize", nlp, "corpora.nothing"))
+    with pytest.raises(ValueError, match="needs nlp"):
+        list(initialize_examples(lambda: [], "chunker.initialize", None, "corpora.train"))
 
 
 def test_freeze_gc_callback_freezes_what_exists_after_initialize():
@@ -132,3 +153,11 @@ def test_freeze_gc_callback_freezes_what_exists_after_initialize():
     finally:
         gc.unfreeze()
 
+
+
+def test_return_freed_memory_callback_hands_back_the_pipeline():
+    from spacy_adf.training.callbacks import large_blocks_mapped
+
+    nlp = spacy.blank("en")
+    assert registry.callbacks.get("spacy_adf.return_freed_memory.v1")()(nlp) is nlp
+    assert isinstance(large_blocks_mapped(), bool)

@@ -1,0 +1,163 @@
+"""`compact` of the corpus readers: a corpus held as columns of interned
+strings instead of Docs, each call's Examples built from them as they are
+read and dropped when the caller is done with them.
+
+spaCy's training loop keeps every training Example (two Docs a sentence:
+CoNLL-2000 is 140 MB of Docs for 1.5 MB of text) for all epochs when
+``[training] max_epochs`` is 0 or more. With ``max_epochs = -1`` it calls
+the reader again for every epoch and holds only the batch in progress; a
+compact reader then keeps one int32 id per token and column (CoNLL-2000:
+about 3 MB) and builds the same Docs the plain reader builds, so nothing is
+lost but the time to build them (a few hundred milliseconds an epoch). The
+file is read once, and again only when it changes (path, size, mtime).
+
+Each reference Doc carries its place in the corpus under ``ITEM_KEY`` in
+``user_data`` (an identity of the loaded contents and the row), so the
+components' sample caches (`spacy_adf.training.example_cache`) recognise a
+sentence they have seen in an earlier epoch although its Docs are new.
+
+``shuffle`` (either form): every call yields the sentences in a new order,
+``random.shuffle`` of the file order as spaCy's own ``Corpus(shuffle=True)``
+does, so the order follows spaCy's seed (``[training] seed``).
+"""
+from array import array
+import itertools
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.strings import StringStore
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from .reader_state import call_order, file_stamp, shared as shared_state
+
+# user_data key of a reference Doc built by a compact reader: (contents id, row)
+ITEM_KEY = ("spacy_adf", "corpus_item")
+_CONTENTS_IDS = itertools.count(1)
+
+Row = Dict[str, List[str]]
+
+
+class StringColumns:
+    """Rows of named string columns of equal length (one value per token),
+    stored as one int32 id per value into a table of distinct strings, and
+    each row's start."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = tuple(names)
+        self._ids: Dict[str, int] = {}
+        self._strings: List[str] = []
+        self._values = {name: array("i") for name in self.names}
+        self._starts = array("q", [0])
+
+    def append(self, row: Row) -> None:
+        if set(row) != set(self.names):
+            raise ValueError(f"row columns {sorted(row)} are not {sorted(self.names)}")
+        n = len(row[self.names[0]])
+        ids, strings = self._ids, self._strings
+        for name in self.names:
+            column = row[name]
+            if len(column) != n:
+                raise ValueError(f"column {name!r} has {len(column)} values, the row {n}")
+            out = self._values[name]
+            for s in column:
+                j = ids.get(s)
+                if j is None:
+                    j = ids[s] = len(strings)
+                    strings.append(s)
+                out.append(j)
+        self._starts.append(self._starts[-1] + n)
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def __getitem__(self, i: int) -> Row:
+        s, e = self._starts[i], self._starts[i + 1]
+        strings = self._strings
+        return {name: [strings[j] for j in self._values[name][s:e]] for name in self.names}
+
+    def strings_of(self, i: int, name: str) -> List[str]:
+        s, e = self._starts[i], self._starts[i + 1]
+        strings = self._strings
+        return [strings[j] for j in self._values[name][s:e]]
+
+    def ids_of(self, i: int, name: str) -> numpy.ndarray:
+        """Row i of column `name` as int32 ids into the string table."""
+        s, e = self._starts[i], self._starts[i + 1]
+        return numpy.frombuffer(self._values[name], dtype=numpy.int32)[s:e]
+
+    def string_hashes(self, strings: StringStore, names: Sequence[str]) -> numpy.ndarray:
+        """uint64 (n strings,): the hash of each string of columns `names`,
+        added to `strings` (spaCy's StringStore; 0 for the strings of other
+        columns, which are not added): a row's ids of those columns index it
+        to give their values for Doc.from_array."""
+        out = numpy.zeros(len(self._strings), dtype=numpy.uint64)
+        used = set()
+        for name in names:
+            used.update(self._values[name])
+        for j in sorted(used):
+            out[j] = strings.add(self._strings[j])
+        return out
+
+    def has_empty(self, name: str) -> bool:
+        """Whether some value of column `name` is the empty string."""
+        j = self._ids.get("")
+        return j is not None and j in self._values[name]
+
+    @property
+    def n_values(self) -> int:
+        return self._starts[-1]
+
+    @property
+    def nbytes(self) -> int:
+        """The id arrays and row starts (the distinct strings come on top)."""
+        return sum(a.itemsize * len(a) for a in self._values.values()) + 8 * len(self._starts)
+
+
+class CompactCorpus:
+    """The rows of one reader's files, read when first needed or changed,
+    and each call's Examples built from them."""
+
+    def __init__(self, names: Sequence[str], shuffle: bool = False) -> None:
+        self.names = tuple(names)
+        self.shuffle = shuffle
+        self._stamp: Optional[tuple] = None
+        self._columns: Optional[StringColumns] = None
+        self._origins = array("q")  # per row: where it came from (a line number), for messages
+        self._contents_id = 0
+
+    def columns(self, paths: Sequence[Path], read_rows: Callable[[], Iterable[Tuple[int, Row]]]
+                ) -> StringColumns:
+        """The rows of `read_rows()` ((origin, row) pairs), read again if a file changed."""
+        stamp = file_stamp(paths)
+        if self._columns is None or self._stamp != stamp:
+            self._columns, self._stamp = None, None  # free the old rows first
+            columns, origins = StringColumns(self.names), array("q")
+            for origin, row in read_rows():
+                columns.append(row)
+                origins.append(origin)
+            self._columns, self._origins, self._stamp = columns, origins, stamp
+            self._contents_id = next(_CONTENTS_IDS)
+        return self._columns
+
+    def origin(self, i: int) -> int:
+        return self._origins[i]
+
+    def examples(self, paths: Sequence[Path], read_rows: Callable[[], Iterable[Tuple[int, Row]]],
+                 build: Callable[[StringColumns, int, int], Tuple[Doc, Doc]]) -> Iterator[Example]:
+        """Examples of `build(columns, i, origin)` -> (predicted, reference)
+        of row i, one row at a time, in file order or shuffled."""
+        columns = self.columns(paths, read_rows)
+        contents = self._contents_id
+        for i in call_order(len(columns), self.shuffle):
+            predicted, reference = build(columns, i, self._origins[i])
+            reference.user_data[ITEM_KEY] = (contents, i)
+            yield Example(predicted, reference)
+
+
+def shared(key, names: Sequence[str], shuffle: bool) -> CompactCorpus:
+    """The CompactCorpus of the readers with settings `key`
+    (`reader_state.shared`: initialize's reader and the training loop's
+    read the file once between them)."""
+    return shared_state(("compact", key, tuple(names), shuffle), lambda: CompactCorpus(names, shuffle))
