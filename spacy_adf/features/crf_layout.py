@@ -5,12 +5,12 @@ labels go in; out come the FeatureTable (hash -> attribute id) and, per attribut
 block of entries: state weights (attribute x label) and rich edge weights
 (attribute x label pair), the layout CRFModel takes.
 """
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy
 
 from ..core.crf import CRFModel
-from .extract import FeatureTable, count_keys
+from .extract import FeatureTable, count_keys, layout_all_states
 from .row_buffer import RowBuffer
 
 STATE_MODES = ("all", "observed")
@@ -76,11 +76,13 @@ def stack_golds(golds: Sequence[numpy.ndarray]):
 
 
 def build_crf_stacked(
-    H: numpy.ndarray,
-    y: numpy.ndarray,
-    yp: numpy.ndarray,
+    H: Optional[numpy.ndarray],
+    y: Optional[numpy.ndarray],
+    yp: Optional[numpy.ndarray],
     n_labels: int,
     *,
+    stacked: Optional[list] = None,
+    lookup=None,
     edge_template_mask: numpy.ndarray,
     min_freq: int = 1,
     state_features: str = "all",
@@ -88,17 +90,23 @@ def build_crf_stacked(
 ):
     """`build_crf` of a corpus already stacked: H uint64 (N, T) hashes of
     every token, y and yp int64 (N,) from `stack_golds`. H is only read
-    (a caller may look its features up afterwards)."""
+    (a caller may look its features up afterwards). With `stacked` = [H, y,
+    yp] instead (emptied) and `lookup(table, H)`, returns (table, crf,
+    lookup's result), H freed before the weights are made."""
     check_feature_modes(state_features, edge_features, min_freq)
     if edge_features != "none" and n_labels > 255:
         raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
+    if stacked is not None:
+        return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features,
+                          lookup)
     return _build_crf([H, y, yp], n_labels, edge_template_mask, min_freq, state_features, edge_features)
 
 
 def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, state_features: str,
-               edge_features: str):
+               edge_features: str, lookup=None):
     """The build from stacked = [H, y, yp]; empties the list, so the hashes
-    are freed after their last read unless the caller holds them."""
+    are freed after their last read unless the caller holds them. With
+    lookup(table, H), also returns its result (made while H still exists)."""
     H, y, yp = stacked
     stacked.clear()
     L = int(n_labels)
@@ -122,17 +130,25 @@ def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, 
     table = FeatureTable(keys[order])
     A = len(keys)
 
-    # State entries (code = label) and rich edge entries (code = L + pair) as
-    # attribute * n_codes + code; sorted, they give each attribute's block.
-    observed, edge_attrs = table.observed_codes(
-        H, y, yp, L, edge_mask_arr.astype(numpy.uint8),
-        state_features == "observed", edge_features == "observed")
+    # State entries (code = label) and rich edge entries (code = L + pair),
+    # per attribute: each attribute's block.
+    mask = edge_mask_arr.astype(numpy.uint8)
+    state_observed, edge_observed = state_features == "observed", edge_features == "observed"
+    if state_features == "all" and edge_features != "all":
+        counts, edge_codes, _ = table.observed_blocks(H, y, yp, L, mask, False, edge_observed)
+    else:
+        observed, edge_attrs = table.observed_codes(H, y, yp, L, mask, state_observed, edge_observed)
+    # the caller's lookup of the same hashes, before the weights are allocated, so
+    # the corpus-sized hash matrix is freed first
+    looked = lookup(table, H) if lookup is not None else None
     del H, y, yp
     if state_features == "all" and edge_features != "all":
-        block_ptr, codes = _blocks_all_states(observed, A, L)
+        block_ptr, codes = layout_all_states(counts, edge_codes, L)
+        del counts, edge_codes
     else:
         block_ptr, codes = _blocks_generic(observed, edge_attrs, A, L, state_features, edge_features)
-    return table, CRFModel(L, block_ptr, codes)
+    crf = CRFModel(L, block_ptr, codes)
+    return (table, crf) if lookup is None else (table, crf, looked)
 
 
 def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, L: int,

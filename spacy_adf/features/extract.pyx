@@ -146,7 +146,19 @@ cdef class FeatureTable:
                        bint state_observed, bint edge_observed):
         """The weight entries a corpus touches, as sorted attr * n_codes + code
         (code = label for states, n_labels + prev * n_labels + label for rich
-        edges), and which attributes occur in edge templates (uint8 flags).
+        edges), and which attributes occur in edge templates (uint8 flags)."""
+        counts, values, edge_attrs = self.observed_blocks(hashes, y, yp, n_labels, edge_mask,
+                                                          state_observed, edge_observed)
+        cdef int64_t n_codes = n_labels + n_labels * n_labels
+        owner = numpy.repeat(numpy.arange(len(counts), dtype=numpy.int64), counts)
+        return owner * n_codes + values.astype(numpy.int64), edge_attrs
+
+    def observed_blocks(self, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
+                        const int64_t[::1] yp, int n_labels, const unsigned char[::1] edge_mask,
+                        bint state_observed, bint edge_observed):
+        """`observed_codes` per attribute: (counts int64 (n attributes,),
+        codes uint16: each attribute's distinct codes ascending, attribute
+        after attribute, edge_attrs).
 
         Bucketed by attribute: one pass counts each attribute's occurrences,
         a second writes their codes (2 bytes each) into the attribute's
@@ -154,7 +166,7 @@ cdef class FeatureTable:
         bitmap of the codes: memory is 2 bytes an occurrence, not a hash set
         of every distinct entry (100+ MB for CoNLL-2000)."""
         cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
-        cdef int64_t L = n_labels, n_codes = L + L * L, a, A = len(self), i, k, total, n_out
+        cdef int64_t L = n_labels, n_codes = L + L * L, a, A = len(self), i, k, total
         cdef size_t v
         if T != edge_mask.shape[0] or y.shape[0] != n or yp.shape[0] != n:
             raise ValueError("observed_codes: shapes do not match")
@@ -223,16 +235,16 @@ cdef class FeatureTable:
                     sn[b[i]] = 0
                 _sort_u16(&b[0] + s0, w - s0)
                 c[a] = w - s0
-        n_out = int(counts.sum())
-        codes = numpy.empty(n_out, dtype=numpy.int64)
-        cdef int64_t[::1] out = codes
+        # compact the buckets' fronts into one array, in place
         k = 0
         with nogil:
             for a in range(A):
                 for i in range(st[a], st[a] + c[a]):
-                    out[k] = a * n_codes + b[i]
+                    b[k] = b[i]
                     k += 1
-        return codes, edge_attrs
+        del b, sn, c, st
+        buf.resize((k,), refcheck=False)
+        return counts, buf, edge_attrs
 
     def lookup(self, const uint64_t[:, ::1] hashes):
         """Known features per position as CSR: (ptr int64 (n+1), attrs int32)."""
@@ -420,3 +432,30 @@ cdef class WordCache:
             for c in range(self.width):
                 out[i, out_cols[c]] = row[c]
         return missing[:n_miss]
+
+
+def layout_all_states(const int64_t[::1] counts, const uint16_t[::1] edge_codes, int n_labels):
+    """(block_ptr int64, codes uint16) of the state_features = "all" layout:
+    each attribute's block is the n_labels state codes 0..L-1, then its
+    observed edge codes (`observed_blocks`, all >= L) in order."""
+    cdef Py_ssize_t A = counts.shape[0], a, i, k = 0, j = 0
+    cdef int L = n_labels
+    block_ptr = numpy.empty(A + 1, dtype=numpy.int64)
+    cdef int64_t[::1] p = block_ptr
+    p[0] = 0
+    for a in range(A):
+        p[a + 1] = p[a] + L + counts[a]
+    if p[A] - <int64_t>A * L != edge_codes.shape[0]:
+        raise ValueError("layout_all_states: counts do not match the edge codes")
+    codes = numpy.empty(p[A], dtype=numpy.uint16)
+    cdef uint16_t[::1] c = codes
+    with nogil:
+        for a in range(A):
+            for i in range(L):
+                c[k] = <uint16_t>i
+                k += 1
+            for i in range(counts[a]):
+                c[k] = edge_codes[j]
+                k += 1
+                j += 1
+    return block_ptr, codes

@@ -76,12 +76,11 @@ class LinearChainCRF(SparseModel):
         else:
             H = numpy.ascontiguousarray(numpy.concatenate(hash_mats, axis=0), dtype=numpy.uint64)
             hash_mats.clear()
-        y, yp = stack_golds(golds)
-        table, crf = build_crf_stacked(H, y, yp, n_labels, **layout)
-        del y, yp
+        stacked = [H, *stack_golds(golds)]
+        del H  # held by `stacked` only, which the build empties: freed before the weights are made
+        table, crf, (ptr, attrs) = build_crf_stacked(None, None, None, n_labels, stacked=stacked,
+                                                     lookup=lambda table, H: table.lookup(H), **layout)
         self.set(table, crf)
-        ptr, attrs = table.lookup(H)
-        del H
         starts = numpy.concatenate([[0], numpy.cumsum(lengths)])
         samples = []
         for i, gold in enumerate(golds):

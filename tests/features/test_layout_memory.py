@@ -98,3 +98,21 @@ def test_build_from_a_row_buffer_equals_the_build_from_a_list():
     assert a.to_bytes() == b.to_bytes()
     for sa, sb in zip(samples_a, samples_b):
         assert all(numpy.array_equal(x, z) for x, z in zip(sa, sb))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_all_states_layout_from_blocks_equals_the_layout_from_codes(seed):
+    from spacy_adf.features.crf_layout import _blocks_all_states
+    from spacy_adf.features.extract import layout_all_states
+
+    rng = numpy.random.default_rng(seed)
+    H, y, yp = _random_corpus(rng, 250, 5, 6)
+    L = int(y.max()) + 1
+    table = FeatureTable(numpy.unique(H[H > 0])[::2].copy())
+    mask = (rng.random(H.shape[1]) < 0.7).astype(numpy.uint8)
+    counts, codes16, _ = table.observed_blocks(H, y, yp, L, mask, False, True)
+    observed, _ = table.observed_codes(H, y, yp, L, mask, False, True)
+    ptr_a, codes_a = layout_all_states(counts, codes16, L)
+    ptr_b, codes_b = _blocks_all_states(observed, len(table), L)
+    assert numpy.array_equal(ptr_a, ptr_b) and numpy.array_equal(codes_a, codes_b)
+    assert codes_a.dtype == numpy.uint16
