@@ -29,6 +29,14 @@ cdef enum:
     MAX_CELLS = 16
 
 
+cdef inline int64_t _attr_of(const MapStruct* m, uint64_t h) noexcept nogil:
+    """The attribute id of a template hash: -1 if the template is off there
+    (0) or the value is not in the table."""
+    if h == 0:
+        return -1
+    return <int64_t>(<size_t>map_get(m, h)) - 1
+
+
 cdef int _cmp_u16(const void* x, const void* y) noexcept nogil:
     return (<const uint16_t*>x)[0] - (<const uint16_t*>y)[0]
 
@@ -167,7 +175,6 @@ cdef class FeatureTable:
         of every distinct entry (100+ MB for CoNLL-2000)."""
         cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
         cdef int64_t L = n_labels, n_codes = L + L * L, a, A = len(self), i, k, total
-        cdef size_t v
         if T != edge_mask.shape[0] or y.shape[0] != n or yp.shape[0] != n:
             raise ValueError("observed_codes: shapes do not match")
         if n_codes > 65535:
@@ -180,12 +187,9 @@ cdef class FeatureTable:
         with nogil:
             for t in range(n):
                 for j in range(T):
-                    if hashes[t, j] == 0:
+                    a = _attr_of(m, hashes[t, j])
+                    if a < 0:
                         continue
-                    v = <size_t>map_get(m, hashes[t, j])
-                    if v == 0:
-                        continue
-                    a = <int64_t>(v - 1)
                     if state_observed:
                         st[a + 1] += 1
                     if edge_mask[j]:
@@ -202,12 +206,9 @@ cdef class FeatureTable:
         with nogil:
             for t in range(n):
                 for j in range(T):
-                    if hashes[t, j] == 0:
+                    a = _attr_of(m, hashes[t, j])
+                    if a < 0:
                         continue
-                    v = <size_t>map_get(m, hashes[t, j])
-                    if v == 0:
-                        continue
-                    a = <int64_t>(v - 1)
                     if state_observed:
                         b[f[a]] = <uint16_t>y[t]
                         f[a] += 1
