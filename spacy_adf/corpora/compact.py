@@ -141,9 +141,6 @@ class CompactCorpus:
             self._contents_id = next(_CONTENTS_IDS)
         return self._columns
 
-    def origin(self, i: int) -> int:
-        return self._origins[i]
-
     def examples(self, paths: Sequence[Path], read_rows: Callable[[], Iterable[Tuple[int, Row]]],
                  build: Callable[[StringColumns, int, int], Tuple[Doc, Doc]]) -> Iterator[Example]:
         """Examples of `build(columns, i, origin)` -> (predicted, reference)

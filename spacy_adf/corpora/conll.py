@@ -19,7 +19,7 @@ from spacy.vocab import Vocab
 
 from ..tags.iob import iob_to_spans
 from .compact import StringColumns, shared as shared_compact
-from .reader_state import call_order, check_held_form
+from .reader_state import check_held_form, in_call_order
 from .reuse import shared as shared_reuse
 
 PathLike = Union[str, Path]
@@ -267,26 +267,27 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
     cache: Dict[str, Any] = {}
 
     def prepare(columns: StringColumns):
+        """What every row of these columns shares, worked out once."""
         if cache.get("columns") is not columns:
             fast = "pos" not in columns.names and not any(columns.has_empty(c) for c in columns.names)
-            valued = [c for c in ("tag", "lemma") if c in columns.names]
-            cache.update(columns=columns, fast=fast,
-                         hashes=columns.string_hashes(vocab.strings, valued) if fast else None,
+            ref = [(a, c) for a, c in ((LEMMA, "lemma"), (TAG, "tag")) if c in columns.names]
+            cache.update(columns=columns, fast=fast, ref=ref, pred=[(a, c) for a, c in ref if c in attrs],
+                         hashes=columns.string_hashes(vocab.strings, [c for _, c in ref]) if fast else None,
                          spans=_row_spans(columns, keep) if fast and "iob" in columns.names else None)
         return cache
+
+    def set_hashed(doc: Doc, pairs, hashes, columns: StringColumns, i: int) -> None:
+        if pairs:
+            doc.from_array([a for a, _ in pairs], numpy.stack([hashes[columns.ids_of(i, c)] for _, c in pairs], axis=1))
 
     def build(columns: StringColumns, i: int, lineno: int) -> Tuple[Doc, Doc]:
         state = prepare(columns)
         if not state["fast"]:
             return slow(lineno, columns[i])
-        hashes = state["hashes"]
         words = columns.strings_of(i, "words")
-        ref_attrs = [(a, c) for a, c in ((LEMMA, "lemma"), (TAG, "tag")) if c in columns.names]
         reference = Doc(vocab, words=words)
-        if ref_attrs:
-            reference.from_array([a for a, _ in ref_attrs],
-                                 numpy.stack([hashes[columns.ids_of(i, c)] for _, c in ref_attrs], axis=1))
-        if "iob" in columns.names:
+        set_hashed(reference, state["ref"], state["hashes"], columns, i)
+        if state["spans"] is not None:
             row_spans, labels = state["spans"]
             spans = [Span(reference, start, end, label=labels[label]) for start, end, label in row_spans(i)]
             if span_key is None:
@@ -294,10 +295,7 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
             else:
                 reference.spans[span_key] = spans
         predicted = Doc(vocab, words=words, spaces=[True] * len(words))
-        pred_attrs = [(a, c) for a, c in ((LEMMA, "lemma"), (TAG, "tag")) if c in columns.names and c in attrs]
-        if pred_attrs:
-            predicted.from_array([a for a, _ in pred_attrs],
-                                 numpy.stack([hashes[columns.ids_of(i, c)] for _, c in pred_attrs], axis=1))
+        set_hashed(predicted, state["pred"], state["hashes"], columns, i)
         return predicted, reference
 
     return build
@@ -389,12 +387,7 @@ class ConllCorpus:
                 [self.path], lambda: _read_fields(self.path, self.columns, self.limit, self.sep),
                 _compact_pair_builder(nlp.vocab, self.path, self.iob_target, self.keep_labels, self.input_attrs))
             return
-        if self.shuffle:
-            pairs_list = list(pairs())
-            for i in call_order(len(pairs_list), True):
-                yield Example(*pairs_list[i])
-            return
-        for predicted, reference in pairs():
+        for predicted, reference in (in_call_order(list(pairs()), True) if self.shuffle else pairs()):
             yield Example(predicted, reference)
 
 

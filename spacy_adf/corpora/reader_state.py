@@ -8,7 +8,7 @@ from collections import OrderedDict
 import os
 from pathlib import Path
 import random
-from typing import Callable, Hashable, List, Sequence, TypeVar
+from typing import Callable, Hashable, Iterator, List, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -41,6 +41,12 @@ def call_order(n: int, shuffle: bool) -> List[int]:
     if shuffle:
         random.shuffle(order)
     return order
+
+
+def in_call_order(items: Sequence[T], shuffle: bool) -> Iterator[T]:
+    """The items of one call, in `call_order`."""
+    for i in call_order(len(items), shuffle):
+        yield items[i]
 
 
 def check_held_form(reuse_docs: bool, compact: bool) -> None:

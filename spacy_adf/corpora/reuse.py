@@ -22,7 +22,7 @@ from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Seque
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from .reader_state import call_order, file_stamp, shared as shared_state
+from .reader_state import file_stamp, in_call_order, shared as shared_state
 
 
 class ReusedDocs:
@@ -43,9 +43,7 @@ class ReusedDocs:
             self._examples, self._stamp, self._vocab = [], None, None  # free the old Docs first
             examples = [Example(predicted, reference) for predicted, reference in read()]
             self._examples, self._stamp, self._vocab = examples, stamp, vocab
-        examples = self._examples
-        for i in call_order(len(examples), self.shuffle):
-            yield examples[i]
+        yield from in_call_order(self._examples, self.shuffle)
 
 
 def shared(key: Hashable, shuffle: bool = False) -> ReusedDocs:

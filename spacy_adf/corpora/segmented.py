@@ -15,7 +15,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from .compact import shared as shared_compact
-from .reader_state import call_order, check_held_form
+from .reader_state import check_held_form, in_call_order
 from .reuse import shared as shared_reuse
 
 PathLike = Union[str, Path]
@@ -110,10 +110,7 @@ class SegmentedCorpus:
                                              lambda columns, i, _: _pair(nlp, columns.strings_of(i, "words")))
             return
         pairs = self._pairs(nlp)
-        if self.shuffle:
-            pairs = list(pairs)
-            pairs = [pairs[i] for i in call_order(len(pairs), True)]
-        for predicted, reference in pairs:
+        for predicted, reference in (in_call_order(list(pairs), True) if self.shuffle else pairs):
             yield Example(predicted, reference)
 
     def _pairs(self, nlp):

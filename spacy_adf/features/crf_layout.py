@@ -5,7 +5,7 @@ labels go in; out come the FeatureTable (hash -> attribute id) and, per attribut
 block of entries: state weights (attribute x label) and rich edge weights
 (attribute x label pair), the layout CRFModel takes.
 """
-from typing import List, Optional, Sequence
+from typing import List, Sequence
 
 import numpy
 
@@ -50,17 +50,26 @@ def build_crf(
         golds = [g for g in golds if len(g)]
         if not len(hash_mats) or len(hash_mats) != sum(len(g) for g in golds):
             raise ValueError("no training tokens, or hash rows that do not match the gold sequences")
-        stacked = [hash_mats.take()]
+        stacked = [stack_hashes(hash_mats)]
     else:
         mats = [m for m in hash_mats if m.shape[0]]
         if not mats:
             raise ValueError("no training tokens: cannot build a feature dictionary")
-        stacked = [numpy.ascontiguousarray(numpy.concatenate(mats, axis=0), dtype=numpy.uint64)]
+        stacked = [stack_hashes(mats)]
         del mats
         golds = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
     stacked.extend(stack_golds(golds))
     # the stacked hashes are dropped as soon as they are read
     return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features)
+
+
+def stack_hashes(hash_mats) -> numpy.ndarray:
+    """One C-contiguous uint64 (N, T) matrix of every sequence's hash rows:
+    a RowBuffer's (taken, so emptied) or a list of per-sequence matrices
+    stacked."""
+    if isinstance(hash_mats, RowBuffer):
+        return hash_mats.take()
+    return numpy.ascontiguousarray(numpy.concatenate(hash_mats, axis=0), dtype=numpy.uint64)
 
 
 def stack_golds(golds: Sequence[numpy.ndarray]):
@@ -76,37 +85,32 @@ def stack_golds(golds: Sequence[numpy.ndarray]):
 
 
 def build_crf_stacked(
-    H: Optional[numpy.ndarray],
-    y: Optional[numpy.ndarray],
-    yp: Optional[numpy.ndarray],
+    stacked: list,
     n_labels: int,
     *,
-    stacked: Optional[list] = None,
-    lookup=None,
+    with_lookup: bool = False,
     edge_template_mask: numpy.ndarray,
     min_freq: int = 1,
     state_features: str = "all",
     edge_features: str = "observed",
 ):
-    """`build_crf` of a corpus already stacked: H uint64 (N, T) hashes of
-    every token, y and yp int64 (N,) from `stack_golds`. H is only read
-    (a caller may look its features up afterwards). With `stacked` = [H, y,
-    yp] instead (emptied) and `lookup(table, H)`, returns (table, crf,
-    lookup's result), H freed before the weights are made."""
+    """`build_crf` of a corpus already stacked: stacked = [H uint64 (N, T)
+    hashes of every token, y, yp int64 (N,) from `stack_golds`], emptied so
+    that H is freed after its last read unless the caller holds it. With
+    `with_lookup`, returns (table, crf, table.lookup(H)), the lookup made
+    before the weights are allocated so the hash matrix is freed first."""
     check_feature_modes(state_features, edge_features, min_freq)
     if edge_features != "none" and n_labels > 255:
         raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
-    if stacked is not None:
-        return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features,
-                          lookup)
-    return _build_crf([H, y, yp], n_labels, edge_template_mask, min_freq, state_features, edge_features)
+    return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features,
+                      with_lookup)
 
 
 def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, state_features: str,
-               edge_features: str, lookup=None):
+               edge_features: str, with_lookup: bool = False):
     """The build from stacked = [H, y, yp]; empties the list, so the hashes
     are freed after their last read unless the caller holds them. With
-    lookup(table, H), also returns its result (made while H still exists)."""
+    `with_lookup`, also returns table.lookup(H) (made while H still exists)."""
     H, y, yp = stacked
     stacked.clear()
     L = int(n_labels)
@@ -140,7 +144,7 @@ def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, 
         observed, edge_attrs = table.observed_codes(H, y, yp, L, mask, state_observed, edge_observed)
     # the caller's lookup of the same hashes, before the weights are allocated, so
     # the corpus-sized hash matrix is freed first
-    looked = lookup(table, H) if lookup is not None else None
+    looked = table.lookup(H) if with_lookup else None
     del H, y, yp
     if state_features == "all" and edge_features != "all":
         block_ptr, codes = layout_all_states(counts, edge_codes, L)
@@ -148,7 +152,7 @@ def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, 
     else:
         block_ptr, codes = _blocks_generic(observed, edge_attrs, A, L, state_features, edge_features)
     crf = CRFModel(L, block_ptr, codes)
-    return (table, crf) if lookup is None else (table, crf, looked)
+    return (table, crf, looked) if with_lookup else (table, crf)
 
 
 def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, L: int,

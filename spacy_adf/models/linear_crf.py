@@ -14,7 +14,7 @@ import numpy
 from ..core.crf import CRFContext, CRFModel
 from ..core.online import train_crf_online
 from ..core.params import SparseGrad
-from ..features.crf_layout import build_crf, build_crf_stacked, stack_golds
+from ..features.crf_layout import build_crf, build_crf_stacked, stack_golds, stack_hashes
 from ..features.extract import FeatureTable
 from ..features.row_buffer import RowBuffer
 from ..serialization.framed import Chunks, pack_chunks, read_model
@@ -71,15 +71,12 @@ class LinearChainCRF(SparseModel):
             raise ValueError("build_with_samples takes non-empty sequences only")
         if not len(hash_mats):
             raise ValueError("no training tokens: cannot build a feature dictionary")
-        if isinstance(hash_mats, RowBuffer):
-            H = hash_mats.take()
-        else:
-            H = numpy.ascontiguousarray(numpy.concatenate(hash_mats, axis=0), dtype=numpy.uint64)
+        # the stacked hashes are held by `stacked` only, which the build empties:
+        # freed before the weights are made
+        stacked = [stack_hashes(hash_mats), *stack_golds(golds)]
+        if isinstance(hash_mats, list):
             hash_mats.clear()
-        stacked = [H, *stack_golds(golds)]
-        del H  # held by `stacked` only, which the build empties: freed before the weights are made
-        table, crf, (ptr, attrs) = build_crf_stacked(None, None, None, n_labels, stacked=stacked,
-                                                     lookup=lambda table, H: table.lookup(H), **layout)
+        table, crf, (ptr, attrs) = build_crf_stacked(stacked, n_labels, with_lookup=True, **layout)
         self.set(table, crf)
         starts = numpy.concatenate([[0], numpy.cumsum(lengths)])
         samples = []

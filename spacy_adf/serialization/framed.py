@@ -12,7 +12,7 @@ files of spacy-adf 0.1, version 1 of their formats) are read by
 `unpack_v1`, so pipelines saved then still load.
 """
 import zlib
-from typing import Any, Dict, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy
 import srsly
@@ -174,10 +174,12 @@ _MAX_HEADER = 1024  # bytes read for the header (it holds the part name and four
 PART_PREFIX = b"\x85" + srsly.msgpack_dumps("format") + srsly.msgpack_dumps(PART_FORMAT)
 
 
-def part_header(part: str, data) -> bytes:
-    """The frame header of `data` as the part `part` (frame = header + data)."""
+def part_header(part: str, data, size: Optional[int] = None, crc: Optional[int] = None) -> bytes:
+    """The frame header of `data` as the part `part` (frame = header + data);
+    size and crc, where the caller has them, stand for len(data) and its CRC32."""
     return srsly.msgpack_dumps({"format": PART_FORMAT, "version": PART_VERSION, "part": part,
-                                "size": len(data), "crc32": zlib.crc32(data)})
+                                "size": len(data) if size is None else size,
+                                "crc32": zlib.crc32(data) if crc is None else crc})
 
 
 def wrap(part: str, data) -> bytes:
@@ -196,10 +198,8 @@ def write_wrapped(path, part: str, data) -> None:
     for chunk in chunks:
         size += memoryview(chunk).nbytes
         crc = zlib.crc32(chunk, crc)
-    header = srsly.msgpack_dumps({"format": PART_FORMAT, "version": PART_VERSION, "part": part,
-                                  "size": size, "crc32": crc})
     with open(path, "wb") as f:
-        f.write(header)
+        f.write(part_header(part, None, size, crc))
         for chunk in chunks:
             f.write(chunk)
 
