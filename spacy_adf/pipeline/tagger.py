@@ -25,6 +25,7 @@ from .labels import LabelsInCfg, initial_labels
 from .score_weights import set_score_weights
 from .targets import Target, make_target
 from .trainable import SparseTrainedPipe, initialize_examples
+from ..scorers.tagging import tagger_score
 
 default_model_config = """
 [model]
@@ -285,6 +286,18 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         if self.scorer is None:
             return {}
         return self.scorer(examples, target=self.target, **kwargs)
+
+    def pair_scorer(self, **kwargs) -> Optional[Callable[[List], Dict]]:
+        """score() over (predicted, reference) pairs instead of Examples
+        (`spacy_adf.training.evaluation.DocPair`: the lean evaluation builds
+        no Example for a pipeline whose scorers all take pairs), or None if
+        the configured scorer may need real Examples: only this package's
+        tagger scorer on a span target with spaCy's default span options
+        reads nothing but the two Docs (and the alignment, which a pair
+        builds on demand)."""
+        if self.scorer is not tagger_score or not self.target.is_spans or not self.target.fast_scores(kwargs):
+            return None
+        return lambda pairs: tagger_score(pairs, target=self.target, **kwargs)
 
     # ------------------------------------------------------------ serialization
 

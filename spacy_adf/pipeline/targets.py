@@ -201,9 +201,15 @@ class SpanTarget(Target):
         prefix = "ents" if self.key is None else f"spans_{self.key}"
         return {f"{prefix}_f": 1.0, f"{prefix}_p": 0.0, f"{prefix}_r": 0.0}
 
+    @staticmethod
+    def fast_scores(kwargs) -> bool:
+        """Whether the scorer options leave spaCy's span scores (labeled,
+        no overlap), which `fast_score_spans` gives."""
+        return kwargs.get("labeled", True) is True and not kwargs.get("allow_overlap", False)
+
     def score(self, examples, **kwargs):
         # spaCy's span scores; the fast equivalent unless options change them
-        custom = kwargs.get("labeled", True) is not True or kwargs.get("allow_overlap", False)
+        custom = not self.fast_scores(kwargs)
         score = Scorer.score_spans if custom else fast_score_spans
         extra = kwargs if custom else {}
         if self.key is None:

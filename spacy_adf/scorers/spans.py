@@ -10,9 +10,8 @@ other example takes spaCy's own alignment, so the scores are always the ones
 `Scorer.score_spans(labeled=True, allow_overlap=False)` gives
 (tests/scorers/test_spans.py checks this).
 """
-from typing import Any, Callable, Dict, Iterable, Optional
+from typing import Any, Callable, Dict, Iterable, Optional, Set, Tuple
 
-import numpy
 from spacy.attrs import ORTH
 from spacy.scorer import PRFScore
 from spacy.training import Example
@@ -20,16 +19,28 @@ from spacy.training import Example
 
 def same_tokens(pred, gold) -> bool:
     """True if two Docs have identical tokens (no alignment needed)."""
-    return len(pred) == len(gold) and bool(numpy.array_equal(pred.to_array(ORTH), gold.to_array(ORTH)))
+    return len(pred) == len(gold) and pred.to_array(ORTH).tobytes() == gold.to_array(ORTH).tobytes()
 
 
-def _non_overlapping(spans) -> bool:
+def _triples(spans) -> Set[Tuple[str, int, int]]:
+    """{(label, start, last token)} of spans, as spaCy's scorer compares them."""
+    return {(s.label_, s.start, s.end - 1) for s in spans}
+
+
+def _non_overlapping(triples: Set[Tuple[str, int, int]]) -> bool:
     end = -1
-    for start, stop in sorted((s.start, s.end) for s in spans):
+    for start, last in sorted((t[1], t[2]) for t in triples):
         if start < end:
             return False
-        end = stop
+        end = last + 1
     return True
+
+
+def _by_label(triples) -> Dict[str, set]:
+    out: Dict[str, set] = {}
+    for t in triples:
+        out.setdefault(t[0], set()).add(t)
+    return out
 
 
 def score_spans(
@@ -41,23 +52,24 @@ def score_spans(
 ) -> Dict[str, Any]:
     score = PRFScore()
     per_type: Dict[str, PRFScore] = {}
+    empty: set = set()
     for eg in examples:
         pred_doc, gold_doc = eg.predicted, eg.reference
         if has_annotation is not None and not has_annotation(gold_doc):
             continue
-        gold_list = list(getter(gold_doc, attr))
-        pred_annotated = has_annotation is None or has_annotation(pred_doc)
-        pred_list = list(getter(pred_doc, attr)) if pred_annotated else []
-        labels = {s.label_ for s in gold_list} | {s.label_ for s in pred_list}
-        for label in labels:
-            per_type.setdefault(label, PRFScore())
-        gold = {(s.label_, s.start, s.end - 1) for s in gold_list}
-        if pred_list and not (same_tokens(pred_doc, gold_doc) and _non_overlapping(pred_list)):
-            pred_list = eg.get_aligned_spans_x2y(pred_list, False)
-        pred = {(s.label_, s.start, s.end - 1) for s in pred_list}
-        for label in labels:
-            per_type[label].score_set({p for p in pred if p[0] == label},
-                                      {g for g in gold if g[0] == label})
+        gold = _triples(getter(gold_doc, attr))
+        pred_spans = list(getter(pred_doc, attr)) if has_annotation is None or has_annotation(pred_doc) else []
+        pred = _triples(pred_spans)
+        # identity alignment unless the tokens differ or spans overlap (a
+        # duplicate span counts as overlapping: spaCy's alignment drops it)
+        if pred and not (len(pred) == len(pred_spans) and _non_overlapping(pred)
+                         and same_tokens(pred_doc, gold_doc)):
+            pred = _triples(eg.get_aligned_spans_x2y(pred_spans, False))
+        pred_of, gold_of = _by_label(pred), _by_label(gold)
+        for label in pred_of.keys() | gold_of.keys():
+            if label not in per_type:
+                per_type[label] = PRFScore()
+            per_type[label].score_set(pred_of.get(label, empty), gold_of.get(label, empty))
         score.score_set(pred, gold)
     out: Dict[str, Any] = {f"{attr}_p": None, f"{attr}_r": None, f"{attr}_f": None,
                            f"{attr}_per_type": None}

@@ -60,3 +60,22 @@ def test_no_spans_anywhere_gives_none_like_spacy():
     nlp = spacy.blank("en")
     egs = [Example(Doc(nlp.vocab, words=["a"]), Doc(nlp.vocab, words=["a"]))]
     assert score_spans(egs, "ents") == Scorer.score_spans(egs, "ents")
+
+
+def test_duplicate_and_nested_predicted_spans_score_like_spacy():
+    nlp = spacy.blank("en")
+    gold = Doc(nlp.vocab, words=WORDS)
+    gold.spans["sc"] = [Span(gold, 0, 2, "A"), Span(gold, 4, 6, "B")]
+    cases = [
+        [(0, 2, "A")],
+        [(0, 2, "A"), (0, 2, "A"), (4, 6, "B")],  # a duplicate
+        [(0, 3, "A"), (1, 2, "B"), (4, 6, "B")],  # nested
+        [(4, 6, "B"), (0, 2, "A"), (0, 2, "B")],  # same tokens, two labels
+    ]
+    kw = dict(getter=lambda doc, attr: doc.spans.get("sc", []),
+              has_annotation=lambda doc: "sc" in doc.spans)
+    for spans in cases:
+        pred = Doc(nlp.vocab, words=WORDS)
+        pred.spans["sc"] = [Span(pred, s, e, label) for s, e, label in spans]
+        egs = [Example(pred, gold)]
+        assert score_spans(egs, "spans_sc", **kw) == Scorer.score_spans(egs, "spans_sc", **kw), spans
