@@ -87,6 +87,20 @@ class StringColumns:
         s, e = self._starts[i], self._starts[i + 1]
         return numpy.frombuffer(self._values[name], dtype=numpy.int32)[s:e]
 
+    def row_bounds(self, i: int) -> Tuple[int, int]:
+        """Row i's first value and the end of its values in every column."""
+        return self._starts[i], self._starts[i + 1]
+
+    def hash_table(self, strings: StringStore, names: Sequence[str]) -> numpy.ndarray:
+        """uint64 (n values, len(names)): every value of columns `names` as
+        its string hash (added to `strings`), rows of a Doc.from_array
+        array: a row's values are rows ``row_bounds(i)`` of it."""
+        hashes = self.string_hashes(strings, names)
+        table = numpy.empty((self.n_values, len(names)), dtype=numpy.uint64)
+        for k, name in enumerate(names):
+            table[:, k] = hashes[numpy.frombuffer(self._values[name], dtype=numpy.int32)]
+        return table
+
     def string_hashes(self, strings: StringStore, names: Sequence[str]) -> numpy.ndarray:
         """uint64 (n strings,): the hash of each string of columns `names`,
         added to `strings` (spaCy's StringStore; 0 for the strings of other

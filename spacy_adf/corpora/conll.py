@@ -267,38 +267,56 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
     cache: Dict[str, Any] = {}
 
     def prepare(columns: StringColumns):
-        """What every row of these columns shares, worked out once."""
+        """What every row of these columns shares, worked out once: the
+        token attribute arrays of all rows (8 bytes a value and column: 1.7
+        MB for CoNLL-2000's tags) and the span labels' hashes."""
         if cache.get("columns") is not columns:
+            cache.clear()
             fast = "pos" not in columns.names and not any(columns.has_empty(c) for c in columns.names)
             ref = [(a, c) for a, c in ((LEMMA, "lemma"), (TAG, "tag")) if c in columns.names]
-            cache.update(columns=columns, fast=fast, ref=ref, pred=[(a, c) for a, c in ref if c in attrs],
-                         hashes=columns.string_hashes(vocab.strings, [c for _, c in ref]) if fast else None,
-                         spans=_row_spans(columns, keep) if fast and "iob" in columns.names else None)
+            pred = [(a, c) for a, c in ref if c in attrs]
+            spans = None
+            if fast and "iob" in columns.names:
+                row_spans, labels = _row_spans(columns, keep)
+                spans = row_spans, [vocab.strings.add(label) for label in labels]
+            cache.update(
+                columns=columns, fast=fast, spans=spans,
+                ref=_attr_table(vocab, columns, ref) if fast else None,
+                pred=(_attr_table(vocab, columns, pred) if pred != ref else None) if fast else None,
+                pred_same=pred == ref)
         return cache
-
-    def set_hashed(doc: Doc, pairs, hashes, columns: StringColumns, i: int) -> None:
-        if pairs:
-            doc.from_array([a for a, _ in pairs], numpy.stack([hashes[columns.ids_of(i, c)] for _, c in pairs], axis=1))
 
     def build(columns: StringColumns, i: int, lineno: int) -> Tuple[Doc, Doc]:
         state = prepare(columns)
         if not state["fast"]:
             return slow(lineno, columns[i])
         words = columns.strings_of(i, "words")
+        start, end = columns.row_bounds(i)
         reference = Doc(vocab, words=words)
-        set_hashed(reference, state["ref"], state["hashes"], columns, i)
+        ref_attrs, ref_table = state["ref"]
+        if ref_attrs:
+            reference.from_array(ref_attrs, ref_table[start:end])
         if state["spans"] is not None:
             row_spans, labels = state["spans"]
-            spans = [Span(reference, start, end, label=labels[label]) for start, end, label in row_spans(i)]
+            spans = [Span(reference, s, e, label=labels[label]) for s, e, label in row_spans(i)]
             if span_key is None:
                 reference.set_ents(spans, default="outside")
             else:
                 reference.spans[span_key] = spans
         predicted = Doc(vocab, words=words, spaces=[True] * len(words))
-        set_hashed(predicted, state["pred"], state["hashes"], columns, i)
+        pred_attrs, pred_table = state["ref"] if state["pred_same"] else state["pred"]
+        if pred_attrs:
+            predicted.from_array(pred_attrs, pred_table[start:end])
         return predicted, reference
 
     return build
+
+
+def _attr_table(vocab: Vocab, columns: StringColumns, pairs) -> Tuple[List[int], numpy.ndarray]:
+    """(attribute ids, their values for every token as string hashes) of
+    (attribute, column) pairs, for Doc.from_array on a row's slice."""
+    names = [c for _, c in pairs]
+    return [a for a, _ in pairs], columns.hash_table(vocab.strings, names)
 
 
 def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
@@ -358,6 +376,7 @@ class ConllCorpus:
         self.shuffle = shuffle
         check_held_form(reuse_docs, compact)
         self.reused = self.compact = None
+        self._builder = None  # (vocab, compact pair builder)
         # every setting the Docs depend on: a compact reader's Docs of the same key share corpus items
         key = ("conll", str(self.path.resolve()), tuple(self.columns), iob_target,
                None if self.keep_labels is None else tuple(self.keep_labels), tuple(self.input_attrs), limit, sep)
@@ -383,9 +402,14 @@ class ConllCorpus:
             yield from self.reused.examples(nlp.vocab, [self.path], pairs)
             return
         if self.compact is not None:
+            # one builder per vocab: it holds the per-token attribute tables and decoded spans
+            if self._builder is None or self._builder[0] is not nlp.vocab:
+                self._builder = None
+                self._builder = (nlp.vocab, _compact_pair_builder(
+                    nlp.vocab, self.path, self.iob_target, self.keep_labels, self.input_attrs))
             yield from self.compact.examples(
                 [self.path], lambda: _read_fields(self.path, self.columns, self.limit, self.sep),
-                _compact_pair_builder(nlp.vocab, self.path, self.iob_target, self.keep_labels, self.input_attrs))
+                self._builder[1])
             return
         for predicted, reference in (in_call_order(list(pairs()), True) if self.shuffle else pairs()):
             yield Example(predicted, reference)
