@@ -26,6 +26,12 @@ spaCy's scores without its extra Example copies and timing re-tokenization
 (CoNLL-2000 test set: see that module). Only ``speed`` differs (the
 pipeline's words per second, without tokenization).
 
+`spacy_adf.lean_update.v1` (``[initialize.after_init]``): the nlp object
+being trained updates through `spacy_adf.training.update.lean_update`,
+which skips spaCy's copy of every Example when only this package's
+sparse-trained components are updated and nothing annotates (they only read
+the examples; the same weights, tested).
+
 `spacy_adf.chain_callbacks.v1`: several callbacks in one slot (spaCy's
 ``after_init`` takes one), run in the order of their section names::
 
@@ -34,6 +40,9 @@ pipeline's words per second, without tokenization).
 
     [initialize.after_init.*.evaluate]
     @callbacks = "spacy_adf.lean_evaluate.v1"
+
+    [initialize.after_init.*.update]
+    @callbacks = "spacy_adf.lean_update.v1"
 
     [initialize.after_init.*.gc]
     @callbacks = "spacy_adf.freeze_gc.v1"
@@ -47,6 +56,7 @@ from spacy.language import Language
 from spacy.util import registry
 
 from .evaluation import install_lean_evaluate
+from .update import install_lean_update
 
 
 @registry.callbacks("spacy_adf.freeze_gc.v1")
@@ -89,6 +99,11 @@ def make_return_freed_memory() -> Callable[[Language], Language]:
 @registry.callbacks("spacy_adf.lean_evaluate.v1")
 def make_lean_evaluate() -> Callable[[Language], Language]:
     return install_lean_evaluate
+
+
+@registry.callbacks("spacy_adf.lean_update.v1")
+def make_lean_update() -> Callable[[Language], Language]:
+    return install_lean_update
 
 
 @registry.callbacks("spacy_adf.chain_callbacks.v1")
