@@ -17,6 +17,8 @@ from ..training.sparse_trainer import SparseTrainer
 
 class SparseTrainedPipe(SerializedParts, TrainablePipe):
     trainer: SparseTrainer
+    # update() reads the examples and changes neither Doc (training.update: no copy needed)
+    update_reads_examples_only = True
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:

@@ -8,8 +8,8 @@ the Example (a walk over both Docs' tokens) costs more than one ADF step of
 a short sentence: about 0.5 s an epoch of CoNLL-2000, a tenth of the epoch.
 The sparse-trained components of this package (`SparseTrainedPipe`:
 adf_tagger, adf_segmenter, adf_textcat) only read their examples in
-update(), so when they are all that update() would train and nothing
-annotates, `lean_update(nlp)` runs spaCy 3.8's update on the caller's
+update() and say so (``update_reads_examples_only = True``), so when they
+are all that update() would train and nothing annotates, `lean_update(nlp)` runs spaCy 3.8's update on the caller's
 Examples as they are: the same calls in the same order, hence the same
 weights (tests/training/test_lean_update.py). Any other batch goes to
 `Language.update` unchanged. `spacy_adf.lean_update.v1` (an
@@ -25,7 +25,8 @@ from spacy.pipeline.trainable_pipe import TrainablePipe
 from spacy.training import Example, validate_examples
 from thinc.util import convert_recursive
 
-from ..pipeline.trainable import SparseTrainedPipe
+# a component class attribute: True if its update() only reads the examples
+READS_EXAMPLES_ONLY = "update_reads_examples_only"
 
 
 def copy_needed(nlp: Language, exclude: Iterable[str], annotates: Iterable[str]) -> bool:
@@ -34,7 +35,7 @@ def copy_needed(nlp: Language, exclude: Iterable[str], annotates: Iterable[str])
     if list(annotates):
         return True
     skipped = set(exclude)
-    return any(name not in skipped and hasattr(proc, "update") and not isinstance(proc, SparseTrainedPipe)
+    return any(name not in skipped and hasattr(proc, "update") and not getattr(proc, READS_EXAMPLES_ONLY, False)
                for name, proc in nlp.pipeline)
 
 
