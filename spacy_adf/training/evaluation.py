@@ -8,10 +8,13 @@ sets each annotated Doc back on its Example (a third walk). On CoNLL-2000's
 evaluation: the pipeline itself is the smaller part.
 
 `lean_evaluate(nlp)` gives the same results from one copy of each
-predicted Doc, one `Example(annotated, reference)` per sentence for the
-scorer and no re-tokenization. The one difference: ``speed`` is the words
-per second of the pipeline alone (spaCy's counts the timing tokenization
-too). `spacy_adf.lean_evaluate.v1` (an ``[initialize.after_init]``
+predicted Doc and no re-tokenization. When every part of the pipeline that
+scores can take them (spaCy's Tokenizer; a component's ``pair_scorer``, e.g.
+adf_tagger's span scores) it scores (annotated, reference) `DocPair`s and
+builds no Example at all; otherwise one `Example(annotated, reference)` per
+sentence goes to spaCy's `Scorer`. The one difference: ``speed`` is the
+words per second of the pipeline alone (spaCy's counts the timing
+tokenization too). `spacy_adf.lean_evaluate.v1` (an ``[initialize.after_init]``
 callback, see `spacy_adf.training.callbacks`) installs it on the nlp object
 that ``spacy train`` trains; a loaded pipeline keeps spaCy's evaluate.
 """
