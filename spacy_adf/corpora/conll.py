@@ -279,11 +279,9 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
             if fast and "iob" in columns.names:
                 row_spans, labels = _row_spans(columns, keep)
                 spans = row_spans, [vocab.strings.add(label) for label in labels]
-            cache.update(
-                columns=columns, fast=fast, spans=spans,
-                ref=_attr_table(vocab, columns, ref) if fast else None,
-                pred=(_attr_table(vocab, columns, pred) if pred != ref else None) if fast else None,
-                pred_same=pred == ref)
+            ref_table = _attr_table(vocab, columns, ref) if fast else None
+            pred_table = ref_table if pred == ref or not fast else _attr_table(vocab, columns, pred)
+            cache.update(columns=columns, fast=fast, spans=spans, ref=ref_table, pred=pred_table)
         return cache
 
     def build(columns: StringColumns, i: int, lineno: int) -> Tuple[Doc, Doc]:
@@ -304,7 +302,7 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
             else:
                 reference.spans[span_key] = spans
         predicted = Doc(vocab, words=words, spaces=[True] * len(words))
-        pred_attrs, pred_table = state["ref"] if state["pred_same"] else state["pred"]
+        pred_attrs, pred_table = state["pred"]
         if pred_attrs:
             predicted.from_array(pred_attrs, pred_table[start:end])
         return predicted, reference
@@ -404,7 +402,6 @@ class ConllCorpus:
         if self.compact is not None:
             # one builder per vocab: it holds the per-token attribute tables and decoded spans
             if self._builder is None or self._builder[0] is not nlp.vocab:
-                self._builder = None
                 self._builder = (nlp.vocab, _compact_pair_builder(
                     nlp.vocab, self.path, self.iob_target, self.keep_labels, self.input_attrs))
             yield from self.compact.examples(

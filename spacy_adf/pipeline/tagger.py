@@ -18,6 +18,7 @@ from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
 from ..models.sequence_crf import SequenceCRF
+from ..scorers.tagging import tagger_score
 from ..features.row_buffer import RowBuffer
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
@@ -25,7 +26,6 @@ from .labels import LabelsInCfg, initial_labels
 from .score_weights import set_score_weights
 from .targets import Target, make_target
 from .trainable import SparseTrainedPipe, initialize_examples
-from ..scorers.tagging import tagger_score
 
 default_model_config = """
 [model]

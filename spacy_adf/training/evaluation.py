@@ -36,7 +36,7 @@ EVALUATE_NAME = "Language.evaluate"
 
 def plain_floats(results: Dict[str, Any]) -> Dict[str, Any]:
     """`results` with numpy floats turned into Python floats, nested dicts
-    included, as spaCy's evaluate returns them (the scores go to JSON)."""
+    included, as spaCy's evaluate and update return them (they go to JSON)."""
     return convert_recursive(lambda v: isinstance(v, numpy.floating), float, dict(results))
 
 
@@ -60,9 +60,6 @@ class DocPair:
 
     def get_aligned_spans_x2y(self, spans, allow_overlap: bool = False):
         return self.example.get_aligned_spans_x2y(spans, allow_overlap)
-
-    def get_aligned_spans_y2x(self, spans, allow_overlap: bool = False):
-        return self.example.get_aligned_spans_y2x(spans, allow_overlap)
 
 
 def pair_scores(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any],
@@ -123,32 +120,29 @@ def lean_evaluate(nlp: Language) -> Callable[..., Dict[str, Any]]:
         per_component: bool = False,
     ) -> Dict[str, Any]:
         with collector_paused():
-            return _evaluate(examples, batch_size, scorer, component_cfg, scorer_cfg, per_component)
-
-    def _evaluate(examples, batch_size, scorer, component_cfg, scorer_cfg, per_component):
-        examples = list(examples)
-        validate_examples(examples, EVALUATE_NAME)
-        start = timer()
-        # copies: the components annotate Docs the dev corpus may hand out again
-        docs = list(nlp.pipe((eg.predicted.copy() for eg in examples),
-                             batch_size=nlp.batch_size if batch_size is None else batch_size,
-                             component_cfg=component_cfg or {}))
-        seconds = timer() - start
-        cfg = dict(scorer_cfg or {})
-        results = None
-        if scorer is None and cfg.get("nlp", nlp) is nlp:
-            for key in ("nlp", "default_lang", "default_pipeline"):  # Scorer's own, not its cfg
-                cfg.pop(key, None)
-            results = pair_scores(nlp, [DocPair(doc, eg.reference) for doc, eg in zip(docs, examples)],
-                                  cfg, per_component)
-        if results is None:
-            if scorer is None:
-                scorer = Scorer(**{"nlp": nlp, **(scorer_cfg or {})})
-            scored = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
-            results = scorer.score(scored, per_component=per_component)
-        n_words = sum(len(doc) for doc in docs)
-        results["speed"] = n_words / seconds if seconds > 0 else 0.0
-        return plain_floats(results)
+            examples = list(examples)
+            validate_examples(examples, EVALUATE_NAME)
+            start = timer()
+            # copies: the components annotate Docs the dev corpus may hand out again
+            docs = list(nlp.pipe((eg.predicted.copy() for eg in examples),
+                                 batch_size=nlp.batch_size if batch_size is None else batch_size,
+                                 component_cfg=component_cfg or {}))
+            seconds = timer() - start
+            cfg = dict(scorer_cfg or {})
+            results = None
+            if scorer is None and cfg.get("nlp", nlp) is nlp:
+                for key in ("nlp", "default_lang", "default_pipeline"):  # Scorer's own, not its cfg
+                    cfg.pop(key, None)
+                results = pair_scores(nlp, [DocPair(doc, eg.reference) for doc, eg in zip(docs, examples)],
+                                      cfg, per_component)
+            if results is None:
+                if scorer is None:
+                    scorer = Scorer(**{"nlp": nlp, **(scorer_cfg or {})})
+                scored = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
+                results = scorer.score(scored, per_component=per_component)
+            n_words = sum(len(doc) for doc in docs)
+            results["speed"] = n_words / seconds if seconds > 0 else 0.0
+            return plain_floats(results)
 
     evaluate.__doc__ = lean_evaluate.__doc__
     evaluate.lean = True  # marks the installed function (tests, repeated installs)

@@ -9,8 +9,8 @@ a short sentence: about 0.5 s an epoch of CoNLL-2000, a tenth of the epoch.
 The sparse-trained components of this package (`SparseTrainedPipe`:
 adf_tagger, adf_segmenter, adf_textcat) only read their examples in
 update() and say so (``update_reads_examples_only = True``), so when they
-are all that update() would train and nothing annotates, `lean_update(nlp)` runs spaCy 3.8's update on the caller's
-Examples as they are: the same calls in the same order, hence the same
+are all that update() would train and nothing annotates, `lean_update(nlp)`
+runs spaCy 3.8's update on the caller's Examples as they are: the same calls in the same order, hence the same
 weights (tests/training/test_lean_update.py). Any other batch goes to
 `Language.update` unchanged. `spacy_adf.lean_update.v1` (an
 ``[initialize.after_init]`` callback) installs it on the nlp object that
@@ -18,12 +18,12 @@ weights (tests/training/test_lean_update.py). Any other batch goes to
 """
 from typing import Any, Callable, Dict, Iterable, Optional
 
-import numpy
 from spacy.errors import Errors
 from spacy.language import Language
 from spacy.pipeline.trainable_pipe import TrainablePipe
 from spacy.training import Example, validate_examples
-from thinc.util import convert_recursive
+
+from .evaluation import plain_floats
 
 # a component class attribute: True if its update() only reads the examples
 READS_EXAMPLES_ONLY = "update_reads_examples_only"
@@ -31,7 +31,8 @@ READS_EXAMPLES_ONLY = "update_reads_examples_only"
 
 def copy_needed(nlp: Language, exclude: Iterable[str], annotates: Iterable[str]) -> bool:
     """Whether an update could change the caller's Examples: something
-    annotates, or a component other than ours would be updated."""
+    annotates, or a component that does not say its update only reads the
+    examples would be updated."""
     if list(annotates):
         return True
     skipped = set(exclude)
@@ -82,7 +83,7 @@ def lean_update(nlp: Language) -> Callable[..., Dict[str, float]]:
                 if (name not in exclude and isinstance(proc, TrainablePipe) and proc.is_trainable
                         and proc.model not in (True, False, None)):
                     proc.finish_update(sgd)
-        return convert_recursive(lambda v: isinstance(v, numpy.floating), float, dict(losses))
+        return plain_floats(losses)
 
     update.__doc__ = lean_update.__doc__
     update.lean = True
