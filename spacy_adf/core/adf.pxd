@@ -38,5 +38,8 @@ cdef class SparseADF:
     cdef int cap_seg
 
     cdef void catch_up(self, int g, int32_t u_now) noexcept nogil
+    cdef int step(self, SparseGrad grad) except -1 nogil
+    cdef void end_window(self) noexcept nogil
+    cdef int reserve_steps(self, int n_updates, Py_ssize_t n_groups) except -1
     cdef double _C_at(self, int seg, int32_t u) noexcept nogil
     cdef int _seg_of(self, int32_t u) noexcept nogil

@@ -180,12 +180,26 @@ cdef class SparseADF:
         """One ADF step with the (ascent) gradient of a mini-batch."""
         if grad.params is not self.params:
             raise ValueError("the gradient belongs to another model")
+        self.step(grad)
+
+    cdef int reserve_steps(self, int n_updates, Py_ssize_t n_groups) except -1:
+        """Room for n_updates more steps that touch n_groups groups in all, so
+        that step() grows nothing (and never needs the GIL) while they run."""
+        while self.n_seg + n_updates > self.cap_seg:
+            self._grow_segments()
+        cdef Py_ssize_t need = min(<Py_ssize_t>self.n_wlist + n_groups, <Py_ssize_t>self.params.n_groups)
+        while need > self.cap_wlist:
+            self._grow_wlist()
+        return 0
+
+    cdef int step(self, SparseGrad grad) except -1 nogil:
+        """update() without the GIL (the gradient must belong to params)."""
         cdef int B = grad.n_samples
         if B == 0 or grad.n_touched == 0:
-            return
-        cdef double clip = 1.0
+            return 0
+        cdef double clip = 1.0, norm
         if self.grad_clip > 0.0:
-            norm = grad.norm()
+            norm = sqrt(grad.sq_norm())
             if norm > self.grad_clip:
                 clip = self.grad_clip / norm
         cdef int32_t u_prev = self.n_updates, u_new = self.n_updates + 1
@@ -197,7 +211,8 @@ cdef class SparseADF:
         # register the update's increment of C
         if self.n_seg == 0 or self.seg_dc[self.n_seg - 1] != dC:
             if self.n_seg == self.cap_seg:
-                self._grow_segments()
+                with gil:
+                    self._grow_segments()
             self.seg_start[self.n_seg] = u_new
             self.seg_cbase[self.n_seg] = self.C
             self.seg_dc[self.n_seg] = dC
@@ -221,7 +236,8 @@ cdef class SparseADF:
             gs.last_u = u_new
             if gs.count == 0:
                 if self.n_wlist == self.cap_wlist:
-                    self._grow_wlist()
+                    with gil:
+                        self._grow_wlist()
                 self.wlist[self.n_wlist] = g
                 self.n_wlist += 1
             gs.count += grad.occ[i]
@@ -230,9 +246,13 @@ cdef class SparseADF:
         self.C += dC
         self.window_fill += B
         if self.window_fill >= self.window:
-            self._end_window()
+            self.end_window()
+        return 0
 
     def _end_window(self):
+        self.end_window()
+
+    cdef void end_window(self) noexcept nogil:
         cdef int i, g
         cdef double u, eta, q = <double>self.window_fill
         cdef int32_t un = self.n_updates

@@ -42,6 +42,7 @@ cdef class CRFContext:
     cdef double sink        # result of the prefetch pass (keeps its loads alive)
 
     cdef int reserve(self, int n, int L, bint store_trans) except -1
+    cdef bint ready(self, int n, int L, bint store_trans) noexcept nogil
 
 
 cdef enum:

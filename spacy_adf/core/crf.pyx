@@ -242,6 +242,16 @@ cdef class CRFContext:
                 self.cap_trans = need_t
         return 0
 
+    cdef bint ready(self, int n, int L, bint store_trans) noexcept nogil:
+        """reserve() when the buffers are already large enough (True), without
+        the GIL; False when reserve() has to grow them."""
+        if L != self.L or <Py_ssize_t>max(n, 1) * L > self.cap_n:
+            return False
+        if store_trans and <Py_ssize_t>max(n, 1) * L * L > self.cap_trans:
+            return False
+        self.trans_stored = store_trans
+        return True
+
 
 cdef void* _grow(void* p, size_t nbytes) except NULL:
     cdef void* q = PyMem_Realloc(p, nbytes)

@@ -67,4 +67,7 @@ cdef class SparseGrad:
 
     cdef Py_ssize_t touch(self, int g) except -1 nogil
     cdef void begin_sample(self) noexcept nogil
+    cdef int reserve(self, Py_ssize_t n_groups, Py_ssize_t n_values) except -1
+    cdef void reset(self) noexcept nogil
+    cdef double sq_norm(self) noexcept nogil
     cpdef void clear(self)

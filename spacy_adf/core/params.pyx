@@ -144,7 +144,34 @@ cdef class SparseGrad:
             self.occ[idx] += 1
         return self.offset[idx]
 
-    cpdef void clear(self):
+    cdef int reserve(self, Py_ssize_t n_groups, Py_ssize_t n_values) except -1:
+        """Room for n_groups touched groups and n_values gradient values, so
+        that touch() never grows the buffers (and never needs the GIL) while a
+        batch of that size is summed."""
+        cdef void* tmp
+        if n_groups > self.cap_touched:
+            tmp = PyMem_Realloc(self.touched, sizeof(int32_t) * n_groups)
+            if tmp == NULL:
+                raise MemoryError()
+            self.touched = <int32_t*>tmp
+            tmp = PyMem_Realloc(self.offset, sizeof(int64_t) * n_groups)
+            if tmp == NULL:
+                raise MemoryError()
+            self.offset = <int64_t*>tmp
+            tmp = PyMem_Realloc(self.occ, sizeof(int32_t) * n_groups)
+            if tmp == NULL:
+                raise MemoryError()
+            self.occ = <int32_t*>tmp
+            self.cap_touched = <int>n_groups
+        if n_values > self.cap_values:
+            tmp = PyMem_Realloc(self.values, sizeof(double) * n_values)
+            if tmp == NULL:
+                raise MemoryError()
+            self.values = <double*>tmp
+            self.cap_values = n_values
+        return 0
+
+    cdef void reset(self) noexcept nogil:
         cdef int i
         for i in range(self.n_touched):
             self.slots[self.touched[i]].slot = -1
@@ -152,17 +179,23 @@ cdef class SparseGrad:
         self.n_values = 0
         self.n_samples = 0
 
+    cpdef void clear(self):
+        self.reset()
+
     def scale(self, double factor):
         cdef Py_ssize_t i
         for i in range(self.n_values):
             self.values[i] *= factor
 
-    def norm(self):
+    cdef double sq_norm(self) noexcept nogil:
         cdef double s = 0.0
         cdef Py_ssize_t i
         for i in range(self.n_values):
             s += self.values[i] * self.values[i]
-        return sqrt(s)
+        return s
+
+    def norm(self):
+        return sqrt(self.sq_norm())
 
     def to_dense(self):
         """The gradient as a dense float64 vector over all weights (O(weights))."""

@@ -7,12 +7,12 @@ models (the token tagger's `SequenceCRF` and the character segmenter's
 Samples for training are (pos_ptr int64 (n+1), attrs int32, gold int32 (n))
 triples, one per sequence.
 """
-from typing import Callable, List, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy
 
 from ..core.crf import CRFContext, CRFModel
-from ..core.online import train_crf_online
+from ..core.online import OnlineSteps
 from ..core.params import SparseGrad
 from ..features.crf_layout import build_crf, build_crf_stacked, stack_golds, stack_hashes
 from ..features.extract import FeatureTable
@@ -37,11 +37,12 @@ class LinearChainCRF(SparseModel):
     def __getstate__(self):
         # the weights with their lazy updates applied; no optimizer, no buffers
         self.settle()
-        return {k: v for k, v in self.__dict__.items() if k not in ("ctx", "_pending")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("ctx", "_pending", "_running")}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._pending = None
+        self._running = None
         self.ctx = CRFContext()
 
     # ------------------------------------------------------------ building
@@ -87,6 +88,7 @@ class LinearChainCRF(SparseModel):
         return samples
 
     def set(self, table: FeatureTable, crf: CRFModel) -> None:
+        self.await_steps()
         self.table = table
         self._params = crf
         self._pending = None
@@ -112,13 +114,23 @@ class LinearChainCRF(SparseModel):
     # ------------------------------------------------------------ training
 
     def online_steps(self, state, grad: SparseGrad, samples: List[Sample], minibatch: int,
-                     perceptron: bool) -> float:
+                     perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
         """On-line steps over `samples` in order; the summed log-likelihood
         (perceptron: minus the number of mistakes). Leaves lazy updates
-        pending on `state` (applied when the weights are next read)."""
+        pending on `state` (applied when the weights are next read).
+
+        With `on_done`, the steps run on the background thread instead and
+        this returns at once (0.0): on_done(result) is called when they are
+        collected, at the next read of the weights (`await_steps`). The
+        samples must not change until then."""
         self.hold_pending(state)
-        return train_crf_online(self._params, state, grad, samples, minibatch=minibatch,
-                                ctx=self.ctx, perceptron=perceptron)
+        steps = OnlineSteps(self._params, state, grad, samples, minibatch, self.ctx, perceptron)
+        if on_done is None:
+            return steps.run()
+        steps.on_done = on_done
+        steps.start()
+        self._running = steps
+        return 0.0
 
     def accumulate_gradient(self, grad: SparseGrad, samples: List[Sample], perceptron: bool) -> float:
         """Add the log-likelihood gradient of `samples` to `grad`; returns the log-likelihood."""

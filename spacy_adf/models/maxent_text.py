@@ -66,10 +66,16 @@ class MaxEntText(SparseModel):
     # ------------------------------------------------------------ training
 
     def online_steps(self, state, grad: SparseGrad, samples: List[tuple], minibatch: int,
-                     perceptron: bool) -> float:
+                     perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
+        """On-line steps, always in this thread (with `on_done`, it gets the
+        result at once and 0.0 is returned: the CRF's background form)."""
         self.hold_pending(state)
-        return train_maxent_online(self._params, state, grad, *_stack(samples), minibatch=minibatch,
-                                   perceptron=perceptron)
+        total = train_maxent_online(self._params, state, grad, *_stack(samples), minibatch=minibatch,
+                                    perceptron=perceptron)
+        if on_done is None:
+            return total
+        on_done(total)
+        return 0.0
 
     def accumulate_gradient(self, grad: SparseGrad, samples: List[tuple], perceptron: bool) -> float:
         return self.params.accumulate_gradient(*_stack(samples), grad, perceptron=perceptron)

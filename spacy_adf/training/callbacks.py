@@ -32,6 +32,15 @@ which skips spaCy's copy of every Example when only this package's
 sparse-trained components are updated and nothing annotates (they only read
 the examples; the same weights, tested).
 
+`spacy_adf.background_steps.v1` (``[initialize.after_init]``): every
+sparse-trained component of the nlp object being trained runs a batch's CRF
+steps on a background thread (without the GIL) while spaCy's loop reads
+and hashes the next batch; the next read of the weights (the next batch's
+steps, an evaluation, a save) waits for them. The same steps in the same
+order, so the same weights (tested); a batch's loss reaches its losses dict
+when its steps are collected, which in spaCy's loop is before the losses
+are logged. Needs a second core to gain anything; it costs nothing without.
+
 `spacy_adf.chain_callbacks.v1`: several callbacks in one slot (spaCy's
 ``after_init`` takes one), run in the order of their section names::
 
@@ -43,6 +52,9 @@ the examples; the same weights, tested).
 
     [initialize.after_init.*.update]
     @callbacks = "spacy_adf.lean_update.v1"
+
+    [initialize.after_init.*.steps]
+    @callbacks = "spacy_adf.background_steps.v1"
 
     [initialize.after_init.*.gc]
     @callbacks = "spacy_adf.freeze_gc.v1"
@@ -56,6 +68,7 @@ from spacy.language import Language
 from spacy.util import registry
 
 from .evaluation import install_lean_evaluate
+from .sparse_trainer import SparseTrainer
 from .update import install_lean_update
 
 
@@ -104,6 +117,21 @@ def make_lean_evaluate() -> Callable[[Language], Language]:
 @registry.callbacks("spacy_adf.lean_update.v1")
 def make_lean_update() -> Callable[[Language], Language]:
     return install_lean_update
+
+
+def use_background_steps(nlp: Language, enabled: bool = True) -> Language:
+    """Set (or clear) background steps on every component of `nlp` trained
+    by a SparseTrainer."""
+    for _, proc in nlp.components:
+        trainer = getattr(proc, "trainer", None)
+        if isinstance(trainer, SparseTrainer):
+            trainer.background = enabled
+    return nlp
+
+
+@registry.callbacks("spacy_adf.background_steps.v1")
+def make_background_steps() -> Callable[[Language], Language]:
+    return use_background_steps
 
 
 @registry.callbacks("spacy_adf.chain_callbacks.v1")

@@ -45,8 +45,10 @@ class TrainableModel(Protocol):
         """The weights, with pending lazy updates applied."""
 
     def online_steps(self, state: SparseADF, grad: SparseGrad, samples: List[Any], minibatch: int,
-                     perceptron: bool) -> float:
-        """On-line steps; the summed log-likelihood (perceptron: -mistakes)."""
+                     perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
+        """On-line steps; the summed log-likelihood (perceptron: -mistakes).
+        With on_done, the steps may run in the background: on_done gets the
+        result when they end (at the latest when the weights are next read)."""
 
     def accumulate_gradient(self, grad: SparseGrad, samples: List[Any], perceptron: bool) -> float:
         """Add the batch gradient to grad; the summed log-likelihood."""
@@ -74,11 +76,15 @@ class SparseTrainer:
         self.samples_of = samples_of
         self.n_samples = n_samples
         self.cache = ExampleCache(lambda: max(2 * self.n_samples(), 100_000))
+        # run a batch's steps in the background while the next batch is read
+        # (spacy_adf.background_steps.v1 sets it for `spacy train`)
+        self.background = False
         self.reset()
 
     def reset(self) -> None:
         """Forget the optimizer link, the gradient buffer, cache and queue
         (after the model's weights were rebuilt or loaded)."""
+        self.model.await_steps()
         self.state: Optional[SparseADF] = None
         self.grad: Optional[SparseGrad] = None
         self.cache.clear()
@@ -104,8 +110,12 @@ class SparseTrainer:
             params = self.model.training_params
             state = sgd.sparse_state(self.params_key, params, n_examples=self.n_samples())
             self.state = state
-            total = self.model.online_steps(state, self._grad_for(params), samples, sgd.minibatch,
-                                            perceptron)
+            grad = self._grad_for(params)
+            if self.background:
+                self.model.online_steps(state, grad, samples, sgd.minibatch, perceptron,
+                                        on_done=lambda total: self._add_loss(loss_dicts, total))
+                return
+            total = self.model.online_steps(state, grad, samples, sgd.minibatch, perceptron)
         else:
             self.model.hold_pending(None)  # settles the last sparse optimizer's updates
             self.state = None
@@ -116,6 +126,9 @@ class SparseTrainer:
             grad.clear()
             weights, _ = sgd(self.params_key, params.weights, dense)
             params.set_weights(weights)
+        self._add_loss(loss_dicts, total)
+
+    def _add_loss(self, loss_dicts: List[Dict[str, float]], total: float) -> None:
         if loss_dicts:
             loss_dicts[-1][self.name] = loss_dicts[-1].get(self.name, 0.0) - total
 
