@@ -34,16 +34,10 @@ cdef class CRFModel(GroupedParams):
             raise ValueError("block_ptr must be a 1-d array starting at 0")
         if int(block_ptr[len(block_ptr) - 1]) != codes.shape[0]:
             raise ValueError("block_ptr does not match the entry codes")
-        if numpy.any(numpy.diff(block_ptr) < 0):
-            raise ValueError("block_ptr must be non-decreasing")
-        if codes.size > 1:
-            # the kernels rely on sorted blocks: state codes first, then edges
-            drops = numpy.flatnonzero(numpy.diff(codes.astype(numpy.int32)) <= 0) + 1
-            if not numpy.isin(drops, block_ptr).all():
-                raise ValueError("entry codes must be strictly increasing within each block")
         L = n_labels
-        if codes.size and int(codes.max()) >= L + L * L:
-            raise ValueError("entry code out of range for the number of labels")
+        problem = _layout_problem(block_ptr, codes, L + L * L)
+        if problem:
+            raise ValueError(problem)
         head = L * L + 2 * L
         n_weights = head + codes.shape[0]
         weights = weights_or_zeros(weights, n_weights, "the feature layout")
@@ -251,6 +245,33 @@ cdef class CRFContext:
             return False
         self.trans_stored = store_trans
         return True
+
+
+cdef str _layout_problem(const int64_t[::1] ptr, const uint16_t[::1] codes, int n_codes):
+    """What is wrong with a block layout, or "": linear passes over the blocks
+    and entries (the kernels rely on sorted blocks: state codes first, then
+    edges). ptr must start at 0 and end at len(codes)."""
+    cdef Py_ssize_t b, k
+    cdef int bad = 0
+    with nogil:
+        for b in range(ptr.shape[0] - 1):
+            if ptr[b + 1] < ptr[b]:
+                bad = 1
+                break
+        if not bad:  # every block inside the codes now
+            for b in range(ptr.shape[0] - 1):
+                for k in range(ptr[b], ptr[b + 1]):
+                    if codes[k] >= n_codes:
+                        bad = 3
+                        break
+                    if k > ptr[b] and codes[k] <= codes[k - 1]:
+                        bad = 2
+                        break
+                if bad:
+                    break
+    return ("", "block_ptr must be non-decreasing",
+            "entry codes must be strictly increasing within each block",
+            "entry code out of range for the number of labels")[bad]
 
 
 cdef void* _grow(void* p, size_t nbytes) except NULL:

@@ -17,6 +17,7 @@ in the same order, so both give bit-identical weights.
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc
 
+import atexit
 import os
 import threading
 
@@ -321,7 +322,8 @@ cdef _StepsThread _steps_thread():
     return _thread
 
 
-def _before_fork():
+def _drain():
+    # before a fork (the child has no steps thread) and at exit
     if _thread is not None:
         _thread.drain()
 
@@ -333,7 +335,9 @@ def _after_fork_in_child():
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    os.register_at_fork(before=_drain, after_in_child=_after_fork_in_child)
+# a run still going when the interpreter exits ends before the objects it writes are torn down
+atexit.register(_drain)
 
 
 def train_crf_online(CRFModel model, SparseADF state, SparseGrad grad, list sequences,

@@ -100,20 +100,34 @@ cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_
 
 def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
                     const int32_t[:, ::1] toffs, const int32_t[::1] tlen,
-                    const uint64_t[::1] tseed):
-    """Hash every template at every position: uint64 array (n, n_templates)."""
+                    const uint64_t[::1] tseed, seq_starts=None):
+    """Hash every template at every position: uint64 array (n, n_templates).
+    With seq_starts (int64, n_seq + 1), the rows are several sequences, row
+    range seq_starts[i]:seq_starts[i+1] each with its own boundaries (the
+    same rows as hashing each sequence alone); else one sequence."""
     cdef Py_ssize_t n = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
     out = numpy.zeros((n, T), dtype=numpy.uint64)
     cdef uint64_t[:, ::1] o = out
-    cdef Py_ssize_t t, j
+    cdef Py_ssize_t t, j, i, s0, length
     _check_templates(n_cols, tcols, tlen, tseed)
+    if seq_starts is None:
+        seq_starts = numpy.array([0, n], dtype=numpy.int64)
+    cdef const int64_t[::1] ss = numpy.ascontiguousarray(seq_starts, dtype=numpy.int64)
+    if ss.shape[0] < 1 or ss[0] != 0 or ss[ss.shape[0] - 1] != n:
+        raise ValueError("seq_starts does not match the column rows")
+    for i in range(ss.shape[0] - 1):
+        if ss[i + 1] < ss[i]:
+            raise ValueError("seq_starts must be non-decreasing")
     if n == 0:
         return out
     with nogil:
-        for t in range(n):
-            for j in range(T):
-                o[t, j] = _template_hash(&cols[0, 0], n_cols, n, t, &tcols[j, 0], &toffs[j, 0],
-                                         tlen[j], tseed[j])
+        for i in range(ss.shape[0] - 1):
+            s0 = ss[i]
+            length = ss[i + 1] - s0
+            for t in range(length):
+                for j in range(T):
+                    o[s0 + t, j] = _template_hash(&cols[s0, 0], n_cols, length, t, &tcols[j, 0],
+                                                  &toffs[j, 0], tlen[j], tseed[j])
     return out
 
 

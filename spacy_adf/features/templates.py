@@ -322,8 +322,10 @@ class TemplateSet:
         """uint64 array (n_tokens, n_templates) of template hashes (0 = off)."""
         return self.hash_columns(self.columns_for(doc))
 
-    def hash_columns(self, cols: numpy.ndarray) -> numpy.ndarray:
-        return template_hashes(cols, self.tcols, self.toffs, self.tlen, self.tseed)
+    def hash_columns(self, cols: numpy.ndarray, seq_starts: Optional[numpy.ndarray] = None) -> numpy.ndarray:
+        """Template hashes of one sequence's columns, or of several stacked
+        ones (row ranges seq_starts[i]:seq_starts[i+1], as columns_for_docs)."""
+        return template_hashes(cols, self.tcols, self.toffs, self.tlen, self.tseed, seq_starts)
 
 
 def _morph_value(morph: str, field: str) -> Optional[str]:

@@ -36,6 +36,12 @@ class SequenceCRF(LinearChainCRF):
         self.check_doc(doc)
         return self.templates.hashes(doc)
 
+    def hashes_of_docs(self, docs: Sequence[Doc]) -> numpy.ndarray:
+        """`hashes` of several Docs, their rows one after the other (one
+        columns pass for the batch)."""
+        seq_starts, cols = self.templates.columns_for_docs(docs, component=self.name)
+        return self.templates.hash_columns(cols, seq_starts)
+
     def build_from_docs(self, docs: Sequence[Doc], golds: Sequence[numpy.ndarray], n_labels: int) -> None:
         """Feature table and zero weights from training Docs and their gold label ids."""
         self.build([self.hashes(doc) for doc in docs], golds, n_labels, **self.layout)

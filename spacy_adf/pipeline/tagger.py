@@ -89,6 +89,9 @@ def make_adf_tagger(
     return tagger
 
 
+_HASH_BATCH = 256  # initialize hashes this many Docs per columns pass
+
+
 class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     """Labels tokens with a CRF (`SequenceCRF`) and writes the labels to the
     target: Doc -> template hashes -> feature ids -> Viterbi tag ids -> tags ->
@@ -156,6 +159,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         tag_ids: Dict[str, int] = {}  # provisional ids, in order of appearance
         hash_mats = RowBuffer(len(self.sequence_crf.templates))
         golds, keys = [], []
+        pending: List[Doc] = []  # hashed a batch at a time: one columns pass per batch
         n_examples = 0
         for eg in examples:
             n_examples += 1
@@ -169,8 +173,13 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                 continue  # documented: sequences with unlabelled tokens are skipped
             golds.append(numpy.array([tag_ids.setdefault(t, len(tag_ids)) for t in tags], dtype=numpy.int32))
             keys.append(digest(self.sequence_crf.source_signature(eg.predicted)))
-            hash_mats.append(self.sequence_crf.hashes(eg.predicted))
-        del examples
+            pending.append(eg.predicted)
+            if len(pending) == _HASH_BATCH:
+                hash_mats.append(self.sequence_crf.hashes_of_docs(pending))
+                pending = []
+        if pending:
+            hash_mats.append(self.sequence_crf.hashes_of_docs(pending))
+        del examples, pending
         if not n_examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
         self.cfg["labels"] = initial_labels(self.cfg["labels"], labels, found)
@@ -298,6 +307,21 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         if self.scorer is not tagger_score or not self.target.is_spans or not self.target.fast_scores(kwargs):
             return None
         return lambda pairs: tagger_score(pairs, target=self.target, **kwargs)
+
+    def prediction_scorer(self, **kwargs) -> Optional[Callable[[List[Doc], list, List[Doc]], Dict]]:
+        """score() from predict()'s output instead of annotated Docs:
+        f(docs, preds, references) gives what score() gives of the docs
+        after set_annotations (they are not changed). None where the scores
+        need annotated Docs: see pair_scorer; "ents" targets too."""
+        if self.pair_scorer(**kwargs) is None or self.target.key is None:
+            return None
+        names = self.tag_names
+
+        def score(docs, preds, references):
+            tags = ([names[i] for i in numpy.asarray(ids).tolist()] for ids, _ in preds)
+            return self.target.score_predictions(docs, tags, references)
+
+        return score
 
     # ------------------------------------------------------------ serialization
 

@@ -43,8 +43,9 @@ from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span, Token
 from spacy.training import Example
 
-from ..scorers.spans import same_tokens
+from ..scorers.spans import identity_aligned, same_tokens, score_span_sets
 from ..scorers.spans import score_spans as fast_score_spans
+from ..scorers.spans import triples as span_triples
 from ..tags.iob import SCHEMES, iob_to_spans, spans_to_tags, split_tag
 
 
@@ -180,12 +181,16 @@ class SpanTarget(Target):
             tags = [None if t == "O" else t for t in tags]
         return tags
 
-    def set(self, doc, tags, confidences):
+    def chunks(self, tags: Sequence[str]) -> List[Tuple[int, int, str]]:
+        """(start, end, label) of the spans `set` writes for these tags."""
         if self.covering:
             chunks = covering_spans([_typed(t) for t in tags])
         else:
             chunks = _outside_split_spans(tags)
-        spans = [Span(doc, s, e, label="" if label == _NO_LABEL else label) for s, e, label in chunks]
+        return [(s, e, "" if label == _NO_LABEL else label) for s, e, label in chunks]
+
+    def set(self, doc, tags, confidences):
+        spans = [Span(doc, s, e, label=label) for s, e, label in self.chunks(tags)]
         if self.key is None:
             # what `doc.ents = spans` does, without building every Span again
             doc.set_ents(spans, default="outside")
@@ -206,6 +211,33 @@ class SpanTarget(Target):
         """Whether the scorer options leave spaCy's span scores (labeled,
         no overlap), which `fast_score_spans` gives."""
         return kwargs.get("labeled", True) is True and not kwargs.get("allow_overlap", False)
+
+    def score_predictions(self, docs: Sequence[Doc], tags: Iterable[Sequence[str]],
+                          references: Sequence[Doc]) -> Optional[Dict[str, object]]:
+        """`score` of (docs annotated with these tags, references) with the
+        default options, from the tags alone: no Span objects and no
+        annotated copy of the Docs, except for a Doc whose tokens differ from
+        its reference's (it gets both, and spaCy's alignment). None for an
+        "ents" target (scored through annotated Docs)."""
+        if self.key is None:
+            return None
+        key = self.key
+
+        def aligned_sets():
+            for doc, doc_tags, ref in zip(docs, tags, references):
+                if key not in ref.spans:
+                    continue
+                gold = span_triples(ref.spans[key])
+                chunks = self.chunks(doc_tags) if len(doc) else []
+                pred = {(label, s, e - 1) for s, e, label in chunks}
+                if not identity_aligned(pred, len(chunks), doc, ref):
+                    annotated = doc.copy()
+                    self.set(annotated, doc_tags, None)
+                    spans = list(annotated.spans[key])
+                    pred = span_triples(Example(annotated, ref).get_aligned_spans_x2y(spans, False))
+                yield pred, gold
+
+        return score_span_sets(aligned_sets(), f"spans_{key}")
 
     def score(self, examples, **kwargs):
         # spaCy's span scores; the fast equivalent unless options change them

@@ -22,7 +22,7 @@ def same_tokens(pred, gold) -> bool:
     return len(pred) == len(gold) and pred.to_array(ORTH).tobytes() == gold.to_array(ORTH).tobytes()
 
 
-def _triples(spans) -> Set[Tuple[str, int, int]]:
+def triples(spans) -> Set[Tuple[str, int, int]]:
     """{(label, start, last token)} of spans, as spaCy's scorer compares them."""
     return {(s.label_, s.start, s.end - 1) for s in spans}
 
@@ -50,21 +50,35 @@ def score_spans(
     getter: Callable = getattr,
     has_annotation: Optional[Callable] = None,
 ) -> Dict[str, Any]:
+    def aligned_sets():
+        for eg in examples:
+            pred_doc, gold_doc = eg.predicted, eg.reference
+            if has_annotation is not None and not has_annotation(gold_doc):
+                continue
+            gold = triples(getter(gold_doc, attr))
+            pred_spans = list(getter(pred_doc, attr)) if has_annotation is None or has_annotation(pred_doc) else []
+            pred = triples(pred_spans)
+            if not identity_aligned(pred, len(pred_spans), pred_doc, gold_doc):
+                pred = triples(eg.get_aligned_spans_x2y(pred_spans, False))
+            yield pred, gold
+
+    return score_span_sets(aligned_sets(), attr)
+
+
+def identity_aligned(pred: Set[Tuple[str, int, int]], n_spans: int, pred_doc, gold_doc) -> bool:
+    """Whether spaCy's alignment leaves these predicted spans as they are:
+    none, or the same tokens in both Docs and no overlap (a duplicate span
+    counts as overlapping: spaCy's alignment drops it)."""
+    return not pred or (len(pred) == n_spans and _non_overlapping(pred) and same_tokens(pred_doc, gold_doc))
+
+
+def score_span_sets(aligned: Iterable[Tuple[set, set]], attr: str) -> Dict[str, Any]:
+    """spaCy's span scores from each example's (predicted, gold) triples,
+    the predicted ones aligned to the reference tokens already."""
     score = PRFScore()
     per_type: Dict[str, PRFScore] = {}
     empty: set = set()
-    for eg in examples:
-        pred_doc, gold_doc = eg.predicted, eg.reference
-        if has_annotation is not None and not has_annotation(gold_doc):
-            continue
-        gold = _triples(getter(gold_doc, attr))
-        pred_spans = list(getter(pred_doc, attr)) if has_annotation is None or has_annotation(pred_doc) else []
-        pred = _triples(pred_spans)
-        # identity alignment unless the tokens differ or spans overlap (a
-        # duplicate span counts as overlapping: spaCy's alignment drops it)
-        if pred and not (len(pred) == len(pred_spans) and _non_overlapping(pred)
-                         and same_tokens(pred_doc, gold_doc)):
-            pred = _triples(eg.get_aligned_spans_x2y(pred_spans, False))
+    for pred, gold in aligned:
         pred_of, gold_of = _by_label(pred), _by_label(gold)
         for label in pred_of.keys() | gold_of.keys():
             if label not in per_type:

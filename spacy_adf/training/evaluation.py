@@ -8,7 +8,10 @@ sets each annotated Doc back on its Example (a third walk). On CoNLL-2000's
 evaluation: the pipeline itself is the smaller part.
 
 `lean_evaluate(nlp)` gives the same results from one copy of each
-predicted Doc and no re-tokenization. When every part of the pipeline that
+predicted Doc and no re-tokenization. A pipeline of one component whose
+``prediction_scorer`` scores predict()'s output (adf_tagger's span groups)
+needs not even that: its dev Docs are predicted as they are and scored from
+the predicted tags, with no copy, no annotation and no Span objects. When every part of the pipeline that
 scores can take them (spaCy's Tokenizer; a component's ``pair_scorer``, e.g.
 adf_tagger's span scores) it scores (annotated, reference) `DocPair`s and
 builds no Example at all; otherwise one `Example(annotated, reference)` per
@@ -69,12 +72,11 @@ def pair_scores(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any],
     ``pair_scorer(**cfg)``; spaCy's own Tokenizer, which skips references
     with unknown spaces, gets Examples of the others only); else None."""
     scorers: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
-    tokenizer = nlp.tokenizer
-    if hasattr(tokenizer, "score"):
-        if type(tokenizer) is not Tokenizer:
-            return None
-        scorers.append(("tokenizer", lambda: tokenizer.score(
-            [p.example for p in pairs if not p.reference.has_unknown_spaces], **cfg)))
+    ok, tokenizer_score = tokenizer_scorer(nlp, pairs, cfg)
+    if not ok:
+        return None
+    if tokenizer_score is not None:
+        scorers.append(("tokenizer", tokenizer_score))
     for name, proc in nlp.pipeline:
         if not hasattr(proc, "score"):
             continue
@@ -90,6 +92,52 @@ def pair_scores(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any],
         else:
             results.update(score())
     return results
+
+
+def tokenizer_scorer(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any]):
+    """(can score, scorer or None) for the tokenizer's part of the scores:
+    spaCy's Tokenizer scores Examples of the references with known spaces;
+    another tokenizer with a score method needs spaCy's Scorer."""
+    tokenizer = nlp.tokenizer
+    if not hasattr(tokenizer, "score"):
+        return True, None
+    if type(tokenizer) is not Tokenizer:
+        return False, None
+    return True, lambda: tokenizer.score([p.example for p in pairs if not p.reference.has_unknown_spaces], **cfg)
+
+
+def scores_from_predictions(nlp: Language, examples: List[Example], batch_size: int, cfg: Dict[str, Any],
+                            per_component: bool) -> Optional[Tuple[Dict[str, Any], float, int]]:
+    """(scores, seconds, words) for a pipeline of one component whose
+    ``prediction_scorer(**cfg)`` scores predict()'s output: the dev Docs
+    are predicted as they are (predict() writes nothing) and never copied or
+    annotated; None for any other pipeline."""
+    if len(nlp.pipeline) != 1:
+        return None
+    name, proc = nlp.pipeline[0]
+    make = getattr(proc, "prediction_scorer", None)
+    score = make(**cfg) if make is not None else None
+    if score is None:
+        return None
+    docs = [eg.predicted for eg in examples]
+    references = [eg.reference for eg in examples]
+    ok, tokenizer_score = tokenizer_scorer(nlp, [DocPair(d, r) for d, r in zip(docs, references)], cfg)
+    if not ok:
+        return None
+    start = timer()
+    preds: list = []
+    for i in range(0, len(docs), batch_size):
+        preds.extend(proc.predict(docs[i:i + batch_size]))
+    seconds = timer() - start
+    parts = [("tokenizer", tokenizer_score)] if tokenizer_score is not None else []
+    parts.append((name, lambda: score(docs, preds, references)))
+    results: Dict[str, Any] = {}
+    for part, get in parts:
+        if per_component:
+            results[part] = get()
+        else:
+            results.update(get())
+    return results, seconds, sum(len(doc) for doc in docs)
 
 
 @contextmanager
@@ -122,17 +170,25 @@ def lean_evaluate(nlp: Language) -> Callable[..., Dict[str, Any]]:
         with collector_paused():
             examples = list(examples)
             validate_examples(examples, EVALUATE_NAME)
-            start = timer()
-            # copies: the components annotate Docs the dev corpus may hand out again
-            docs = list(nlp.pipe((eg.predicted.copy() for eg in examples),
-                                 batch_size=nlp.batch_size if batch_size is None else batch_size,
-                                 component_cfg=component_cfg or {}))
-            seconds = timer() - start
+            size = nlp.batch_size if batch_size is None else batch_size
             cfg = dict(scorer_cfg or {})
-            results = None
-            if scorer is None and cfg.get("nlp", nlp) is nlp:
+            own_scores = scorer is None and cfg.get("nlp", nlp) is nlp
+            if own_scores:
                 for key in ("nlp", "default_lang", "default_pipeline"):  # Scorer's own, not its cfg
                     cfg.pop(key, None)
+            if own_scores and not component_cfg:
+                found = scores_from_predictions(nlp, examples, size, cfg, per_component)
+                if found is not None:
+                    results, seconds, n_words = found
+                    results["speed"] = n_words / seconds if seconds > 0 else 0.0
+                    return plain_floats(results)
+            start = timer()
+            # copies: the components annotate Docs the dev corpus may hand out again
+            docs = list(nlp.pipe((eg.predicted.copy() for eg in examples), batch_size=size,
+                                 component_cfg=component_cfg or {}))
+            seconds = timer() - start
+            results = None
+            if own_scores:
                 results = pair_scores(nlp, [DocPair(doc, eg.reference) for doc, eg in zip(docs, examples)],
                                       cfg, per_component)
             if results is None:

@@ -256,6 +256,12 @@ def test_lookup_columns_equals_hashes_then_lookup():
     numpy.testing.assert_array_equal(attrs, ref_attrs)
     with pytest.raises(ValueError):
         table.lookup_columns(cols, seq_starts[:-1], tset.tcols, tset.toffs, tset.tlen, tset.tseed)
+    # several sequences hashed in one call: the rows of each hashed alone
+    stacked = tset.hash_columns(cols, seq_starts)
+    numpy.testing.assert_array_equal(stacked, numpy.concatenate(mats))
+    assert (tset.hash_columns(cols) != stacked).any()  # one sequence: other boundaries
+    with pytest.raises(ValueError, match="seq_starts"):
+        tset.hash_columns(cols, seq_starts[:-1])
 
 
 def random_blocks(rng, L, n_attrs):
