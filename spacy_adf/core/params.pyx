@@ -104,33 +104,15 @@ cdef class SparseGrad:
         (An offset, not a pointer: creating a block may move `values`.)"""
         cdef int idx = self.slots[g].slot
         cdef Py_ssize_t s0, e0, size
-        cdef void* tmp
         if idx < 0:
             group_range(self.params, g, &s0, &e0)
             size = e0 - s0
             if self.n_touched == self.cap_touched:
                 with gil:
-                    self.cap_touched *= 2
-                    tmp = PyMem_Realloc(self.touched, sizeof(int32_t) * self.cap_touched)
-                    if tmp == NULL:
-                        raise MemoryError()
-                    self.touched = <int32_t*>tmp
-                    tmp = PyMem_Realloc(self.offset, sizeof(int64_t) * self.cap_touched)
-                    if tmp == NULL:
-                        raise MemoryError()
-                    self.offset = <int64_t*>tmp
-                    tmp = PyMem_Realloc(self.occ, sizeof(int32_t) * self.cap_touched)
-                    if tmp == NULL:
-                        raise MemoryError()
-                    self.occ = <int32_t*>tmp
+                    self.reserve(2 * self.cap_touched, self.cap_values)
             if self.n_values + size > self.cap_values:
                 with gil:
-                    while self.n_values + size > self.cap_values:
-                        self.cap_values *= 2
-                    tmp = PyMem_Realloc(self.values, sizeof(double) * self.cap_values)
-                    if tmp == NULL:
-                        raise MemoryError()
-                    self.values = <double*>tmp
+                    self.reserve(self.cap_touched, max(2 * self.cap_values, self.n_values + size))
             idx = self.n_touched
             self.n_touched += 1
             self.slots[g].slot = idx

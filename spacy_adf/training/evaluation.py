@@ -85,8 +85,14 @@ def pair_scores(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any],
         if score is None:
             return None
         scorers.append((name, lambda score=score: score(pairs)))
+    return merged_scores(scorers, per_component)
+
+
+def merged_scores(parts: List[Tuple[str, Callable[[], Dict[str, Any]]]], per_component: bool) -> Dict[str, Any]:
+    """The parts' scores as spaCy's Scorer returns them: one dict, or one
+    per part's name with per_component."""
     results: Dict[str, Any] = {}
-    for name, score in scorers:
+    for name, score in parts:
         if per_component:
             results[name] = score()
         else:
@@ -131,13 +137,7 @@ def scores_from_predictions(nlp: Language, examples: List[Example], batch_size: 
     seconds = timer() - start
     parts = [("tokenizer", tokenizer_score)] if tokenizer_score is not None else []
     parts.append((name, lambda: score(docs, preds, references)))
-    results: Dict[str, Any] = {}
-    for part, get in parts:
-        if per_component:
-            results[part] = get()
-        else:
-            results.update(get())
-    return results, seconds, sum(len(doc) for doc in docs)
+    return merged_scores(parts, per_component), seconds, sum(len(doc) for doc in docs)
 
 
 @contextmanager
