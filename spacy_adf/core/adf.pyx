@@ -16,14 +16,14 @@ Lazy parts, and why they are exact:
 - Averaged weights (the running mean of w over all updates, float32) use the
   same segments: inside a segment the decays form a geometric series.
 """
-from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.math cimport exp, expm1, sqrt
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memset
 
 import numpy
 
-from .params cimport GroupedParams, SparseGrad, group_range
+from .params cimport GroupedParams, SparseGrad, group_range, resized
 
 
 cdef inline double _decay(double x) noexcept nogil:
@@ -273,26 +273,14 @@ cdef class SparseADF:
         self.n_windows += 1
 
     def _grow_wlist(self):
-        cdef void* tmp = PyMem_Realloc(self.wlist, sizeof(int32_t) * self.cap_wlist * 2)
-        if tmp == NULL:
-            raise MemoryError()
-        self.wlist = <int32_t*>tmp
+        self.wlist = <int32_t*>resized(self.wlist, sizeof(int32_t) * self.cap_wlist * 2, "the ADF window list")
         self.cap_wlist *= 2
 
     def _grow_segments(self):
         cdef int cap = self.cap_seg * 2
-        cdef void* a = PyMem_Realloc(self.seg_start, sizeof(int32_t) * cap)
-        if a == NULL:
-            raise MemoryError()
-        self.seg_start = <int32_t*>a
-        a = PyMem_Realloc(self.seg_cbase, sizeof(double) * cap)
-        if a == NULL:
-            raise MemoryError()
-        self.seg_cbase = <double*>a
-        a = PyMem_Realloc(self.seg_dc, sizeof(double) * cap)
-        if a == NULL:
-            raise MemoryError()
-        self.seg_dc = <double*>a
+        self.seg_start = <int32_t*>resized(self.seg_start, sizeof(int32_t) * cap, "the ADF segments")
+        self.seg_cbase = <double*>resized(self.seg_cbase, sizeof(double) * cap, "the ADF segments")
+        self.seg_dc = <double*>resized(self.seg_dc, sizeof(double) * cap, "the ADF segments")
         self.cap_seg = cap
 
     # ---------------------------------------------------------------- reading

@@ -7,14 +7,14 @@ transition matrices (label transitions plus "rich edge" attribute x label-pair
 weights) are stored for one sequence when n*L*L is small, else recomputed on
 the fly, so a 100,000-token sequence needs O(n*L) memory.
 """
-from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.math cimport exp, log, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint16_t
 from libc.string cimport memcpy, memset
 
 import numpy
 
-from .params cimport GroupedParams, SparseGrad, group_range, prefetch
+from .params cimport GroupedParams, SparseGrad, group_range, prefetch, resized
 from .params import weights_or_zeros
 
 # Store per-position exp'd transition matrices up to this many doubles (64 MB).
@@ -274,11 +274,8 @@ cdef str _layout_problem(const int64_t[::1] ptr, const uint16_t[::1] codes, int 
             "entry code out of range for the number of labels")[bad]
 
 
-cdef void* _grow(void* p, size_t nbytes) except NULL:
-    cdef void* q = PyMem_Realloc(p, nbytes)
-    if q == NULL:
-        raise MemoryError(f"could not allocate {nbytes} bytes for the CRF buffers")
-    return q
+cdef inline void* _grow(void* p, size_t nbytes) except NULL:
+    return resized(p, nbytes, "the CRF buffers")
 
 
 # ---------------------------------------------------------------- kernels

@@ -126,7 +126,7 @@ cdef class OnlineSteps:
         cdef const int64_t[::1] ptr
         cdef const int32_t[::1] attrs
         cdef const int32_t[::1] gold
-        cdef Py_ssize_t k, a, i
+        cdef Py_ssize_t k, a
         cdef int L = model.n_labels, n_attrs = model.n_attrs, n, max_n = 0, max_stored = 0
         cdef int64_t batch_groups = 0, batch_values = 0, max_groups = 1, max_values = 1
         cdef int64_t all_groups = 0

@@ -40,6 +40,9 @@ cdef inline void group_range(GroupedParams p, int g, Py_ssize_t* start, Py_ssize
         end[0] = p.head_size + p.ptr[g]
 
 
+cdef void* resized(void* p, size_t nbytes, str what) except NULL
+
+
 cdef struct GradSlot:
     int32_t slot    # index into touched, or -1
     int32_t stamp   # last sample id that counted this group

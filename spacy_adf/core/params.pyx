@@ -9,6 +9,14 @@ from libc.string cimport memset
 import numpy
 
 
+cdef void* resized(void* p, size_t nbytes, str what) except NULL:
+    """PyMem_Realloc(p, nbytes), raising MemoryError (naming `what`) where it fails."""
+    cdef void* q = PyMem_Realloc(p, nbytes)
+    if q == NULL:
+        raise MemoryError(f"could not allocate {nbytes} bytes for {what}")
+    return q
+
+
 def weights_or_zeros(weights, Py_ssize_t n_weights, str layout):
     """The float32, C-contiguous weight vector a model binds: zeros if
     weights is None, else `weights` checked to have n_weights entries
@@ -130,26 +138,13 @@ cdef class SparseGrad:
         """Room for n_groups touched groups and n_values gradient values, so
         that touch() never grows the buffers (and never needs the GIL) while a
         batch of that size is summed."""
-        cdef void* tmp
         if n_groups > self.cap_touched:
-            tmp = PyMem_Realloc(self.touched, sizeof(int32_t) * n_groups)
-            if tmp == NULL:
-                raise MemoryError()
-            self.touched = <int32_t*>tmp
-            tmp = PyMem_Realloc(self.offset, sizeof(int64_t) * n_groups)
-            if tmp == NULL:
-                raise MemoryError()
-            self.offset = <int64_t*>tmp
-            tmp = PyMem_Realloc(self.occ, sizeof(int32_t) * n_groups)
-            if tmp == NULL:
-                raise MemoryError()
-            self.occ = <int32_t*>tmp
+            self.touched = <int32_t*>resized(self.touched, sizeof(int32_t) * n_groups, "the gradient slots")
+            self.offset = <int64_t*>resized(self.offset, sizeof(int64_t) * n_groups, "the gradient slots")
+            self.occ = <int32_t*>resized(self.occ, sizeof(int32_t) * n_groups, "the gradient slots")
             self.cap_touched = <int>n_groups
         if n_values > self.cap_values:
-            tmp = PyMem_Realloc(self.values, sizeof(double) * n_values)
-            if tmp == NULL:
-                raise MemoryError()
-            self.values = <double*>tmp
+            self.values = <double*>resized(self.values, sizeof(double) * n_values, "the gradient values")
             self.cap_values = n_values
         return 0
 

@@ -73,6 +73,18 @@ cdef int _check_templates(Py_ssize_t n_cols, const int32_t[:, ::1] tcols,
     return 0
 
 
+cdef int _check_seq_starts(const int64_t[::1] seq_starts, Py_ssize_t n_rows) except -1:
+    """seq_starts must cut the n_rows column rows into sequences: from 0 to
+    n_rows, non-decreasing."""
+    cdef Py_ssize_t i, n_seq = seq_starts.shape[0] - 1
+    if n_seq < 0 or seq_starts[0] != 0 or seq_starts[n_seq] != n_rows:
+        raise ValueError("seq_starts does not match the column rows")
+    for i in range(n_seq):
+        if seq_starts[i + 1] < seq_starts[i]:
+            raise ValueError("seq_starts must be non-decreasing")
+    return 0
+
+
 cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_ssize_t n,
                                     Py_ssize_t t, const int32_t* tcol, const int32_t* toff,
                                     int32_t n_cells, uint64_t seed) noexcept nogil:
@@ -113,11 +125,7 @@ def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
     if seq_starts is None:
         seq_starts = numpy.array([0, n], dtype=numpy.int64)
     cdef const int64_t[::1] ss = numpy.ascontiguousarray(seq_starts, dtype=numpy.int64)
-    if ss.shape[0] < 1 or ss[0] != 0 or ss[ss.shape[0] - 1] != n:
-        raise ValueError("seq_starts does not match the column rows")
-    for i in range(ss.shape[0] - 1):
-        if ss[i + 1] < ss[i]:
-            raise ValueError("seq_starts must be non-decreasing")
+    _check_seq_starts(ss, n)
     if n == 0:
         return out
     with nogil:
@@ -303,11 +311,7 @@ cdef class FeatureTable:
         cdef Py_ssize_t N = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
         cdef Py_ssize_t n_seq = seq_starts.shape[0] - 1, i, t, j, n, s0, nnz = 0
         _check_templates(n_cols, tcols, tlen, tseed)
-        if n_seq < 0 or seq_starts[0] != 0 or seq_starts[n_seq] != N:
-            raise ValueError("seq_starts does not match the column rows")
-        for i in range(n_seq):
-            if seq_starts[i + 1] < seq_starts[i]:
-                raise ValueError("seq_starts must be non-decreasing")
+        _check_seq_starts(seq_starts, N)
         ptr = numpy.zeros(N + 1, dtype=numpy.int64)
         attrs = numpy.empty(N * T, dtype=numpy.int32)
         if N == 0 or T == 0:

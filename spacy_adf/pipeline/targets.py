@@ -213,15 +213,15 @@ class SpanTarget(Target):
         return kwargs.get("labeled", True) is True and not kwargs.get("allow_overlap", False)
 
     def score_predictions(self, docs: Sequence[Doc], tags: Iterable[Sequence[str]],
-                          references: Sequence[Doc]) -> Optional[Dict[str, object]]:
+                          references: Sequence[Doc]) -> Dict[str, object]:
         """`score` of (docs annotated with these tags, references) with the
         default options, from the tags alone: no Span objects and no
         annotated copy of the Docs, except for a Doc whose tokens differ from
-        its reference's (it gets both, and spaCy's alignment). None for an
-        "ents" target (scored through annotated Docs)."""
-        if self.key is None:
-            return None
+        its reference's (it gets both, and spaCy's alignment). Span groups
+        only: an "ents" target is scored through annotated Docs."""
         key = self.key
+        if key is None:
+            raise ValueError("score_predictions scores span groups ('spans:KEY'), not 'ents'")
 
         def aligned_sets():
             for doc, doc_tags, ref in zip(docs, tags, references):

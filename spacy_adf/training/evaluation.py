@@ -176,27 +176,26 @@ def lean_evaluate(nlp: Language) -> Callable[..., Dict[str, Any]]:
             if own_scores:
                 for key in ("nlp", "default_lang", "default_pipeline"):  # Scorer's own, not its cfg
                     cfg.pop(key, None)
+            found = None
             if own_scores and not component_cfg:
                 found = scores_from_predictions(nlp, examples, size, cfg, per_component)
-                if found is not None:
-                    results, seconds, n_words = found
-                    results["speed"] = n_words / seconds if seconds > 0 else 0.0
-                    return plain_floats(results)
-            start = timer()
-            # copies: the components annotate Docs the dev corpus may hand out again
-            docs = list(nlp.pipe((eg.predicted.copy() for eg in examples), batch_size=size,
-                                 component_cfg=component_cfg or {}))
-            seconds = timer() - start
-            results = None
-            if own_scores:
-                results = pair_scores(nlp, [DocPair(doc, eg.reference) for doc, eg in zip(docs, examples)],
-                                      cfg, per_component)
-            if results is None:
-                if scorer is None:
-                    scorer = Scorer(**{"nlp": nlp, **(scorer_cfg or {})})
-                scored = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
-                results = scorer.score(scored, per_component=per_component)
-            n_words = sum(len(doc) for doc in docs)
+            if found is None:
+                start = timer()
+                # copies: the components annotate Docs the dev corpus may hand out again
+                docs = list(nlp.pipe((eg.predicted.copy() for eg in examples), batch_size=size,
+                                     component_cfg=component_cfg or {}))
+                seconds = timer() - start
+                results = None
+                if own_scores:
+                    results = pair_scores(nlp, [DocPair(doc, eg.reference) for doc, eg in zip(docs, examples)],
+                                          cfg, per_component)
+                if results is None:
+                    if scorer is None:
+                        scorer = Scorer(**{"nlp": nlp, **(scorer_cfg or {})})
+                    scored = [Example(doc, eg.reference) for doc, eg in zip(docs, examples)]
+                    results = scorer.score(scored, per_component=per_component)
+                found = results, seconds, sum(len(doc) for doc in docs)
+            results, seconds, n_words = found
             results["speed"] = n_words / seconds if seconds > 0 else 0.0
             return plain_floats(results)
 
