@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional
 
-import numpy
 from spacy.language import Language
 from spacy.schemas import ConfigSchemaTraining
 from spacy.training.initialize import init_nlp
@@ -115,9 +114,7 @@ class ShardTrainer:
         self.frozen, self.annotating = T["frozen_components"], T["annotating_components"]
         self.pipes = sparse_pipes(self.nlp, self.frozen)
         for pipe in self.pipes.values():
-            full = pipe.trainer.n_samples()
-            n = max(1, round(full * self.n_examples / max(len(examples), 1)))
-            pipe.trainer.n_samples = lambda n=n: n
+            pipe.trainer.train_on_fraction(self.n_examples / max(len(examples), 1))
 
     def ready(self) -> int:
         """The shard's number of Examples, once the actor is built."""
@@ -130,14 +127,7 @@ class ShardTrainer:
         if not mixed:
             return
         for name, pipe in self.pipes.items():
-            params = pipe.trainer.model.params  # settles the lazy updates first
-            if params.weights.flags.writeable:
-                numpy.copyto(params.weights, mixed[name]["weights"])
-            else:  # weights loaded from bytes may be a read-only buffer
-                params.set_weights(numpy.array(mixed[name]["weights"], dtype=numpy.float32))
-            state = pipe.trainer.state
-            if state is not None and mixed[name]["rates"] is not None:
-                state.set_learning_rates(mixed[name]["rates"])
+            pipe.trainer.import_state(mixed[name])
 
     def train_epoch(self, epoch: int, mixed: Optional[dict]) -> dict:
         t0 = time.perf_counter()
@@ -167,16 +157,7 @@ class ShardTrainer:
         """Settled weights, ADF rates and running averages of every component.
         The weights are the model's own array: Ray copies it into the object
         store when the call returns, before the actor runs anything else."""
-        out = {}
-        for name, pipe in self.pipes.items():
-            model = pipe.trainer.model
-            state = pipe.trainer.state
-            out[name] = {
-                "weights": model.params.weights,  # .params settles the lazy updates
-                "rates": state.learning_rates() if state is not None else None,
-                "averages": state.averaged_weights() if state is not None and state.use_averages else None,
-            }
-        return out
+        return {name: pipe.trainer.export_state() for name, pipe in self.pipes.items()}
 
 
 class IPM:
@@ -250,7 +231,7 @@ class IPM:
         for name, pipe in self.pipes.items():
             state = self.mixed[name]
             weights = state["averages"] if state["averages"] is not None else state["weights"]
-            pipe.trainer.model.params.set_weights(weights)
+            pipe.trainer.bind_weights(weights)
 
     def epoch(self, epoch: int) -> List[dict]:
         """One epoch on every shard from the current mixed state; the driver's

@@ -74,7 +74,8 @@ class SparseTrainer:
         self.model = model
         self.params_key = params_key
         self.samples_of = samples_of
-        self.n_samples = n_samples
+        self._n_samples = n_samples
+        self._sample_fraction = 1.0
         self.cache = ExampleCache(lambda: max(2 * self.n_samples(), 100_000))
         # run a batch's steps in the background while the next batch is read
         # (spacy_adf.background_steps.v1 sets it for `spacy train`)
@@ -90,6 +91,55 @@ class SparseTrainer:
         self.cache.clear()
         self._queue: List[Any] = []
         self._losses: List[Dict[str, float]] = []
+
+    # ------------------------------------------------------------ size
+
+    def n_samples(self) -> int:
+        """The training set size in samples that the optimizer sees (ADF's
+        window and prior), scaled by `train_on_fraction`."""
+        full = self._n_samples()
+        if self._sample_fraction == 1.0:
+            return full
+        return max(1, round(full * self._sample_fraction))
+
+    def train_on_fraction(self, fraction: float) -> None:
+        """This trainer sees only `fraction` of the corpus (a shard of
+        distributed training): the optimizer's sizes shrink alike."""
+        if not 0.0 < fraction <= 1.0:
+            raise ValueError(f"{self.name}: the trained fraction must be in (0, 1], not {fraction}")
+        self._sample_fraction = float(fraction)
+
+    # ------------------------------------------------------------ state
+
+    def export_state(self) -> Dict[str, Optional[numpy.ndarray]]:
+        """The settled weights (the model's own array, not a copy), the
+        optimizer's per-feature learning rates and running averages (None
+        where the optimizer keeps none): what parameter mixing exchanges."""
+        weights = self.model.params.weights  # .params applies the pending lazy updates
+        state = self.state
+        return {
+            "weights": weights,
+            "rates": state.learning_rates() if state is not None else None,
+            "averages": state.averaged_weights() if state is not None and state.use_averages else None,
+        }
+
+    def import_state(self, exported: Dict[str, Optional[numpy.ndarray]]) -> None:
+        """Continue training from `exported` (as export_state gives it): the
+        weights are copied into the model's own buffer (a read-only array,
+        e.g. one of Ray's zero-copy arrays, is copied first) and, once the
+        optimizer has a state, its learning rates are set."""
+        params = self.model.params
+        if params.weights.flags.writeable:
+            numpy.copyto(params.weights, exported["weights"])
+        else:  # weights loaded from bytes may be a read-only buffer
+            params.set_weights(numpy.array(exported["weights"], dtype=numpy.float32))
+        if self.state is not None and exported.get("rates") is not None:
+            self.state.set_learning_rates(exported["rates"])
+
+    def bind_weights(self, weights: numpy.ndarray) -> None:
+        """Predict with `weights` from now on, bound without a copy (a driver
+        that only evaluates and saves mixed weights)."""
+        self.model.params.set_weights(weights)
 
     # ------------------------------------------------------------ steps
 
