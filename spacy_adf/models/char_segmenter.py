@@ -21,10 +21,13 @@ from ..features.chars import CharFeaturizer
 from ..features.crf_layout import check_feature_modes
 from ..features.row_buffer import RowBuffer
 from ..serialization.parts import SerializedParts
+from ..serialization.payloads import dump_payload, load_payload
 from ..tags.bmes import SCHEMES, check_scheme, decode_starts, encode
 from .linear_crf import LinearChainCRF
 
 USER_WORD_MODES = ("force", "features")
+LEXICON_FORMAT = "spacy_adf.segmenter_lexicon"
+LEXICON_VERSION = 1
 # (codes, run bounds, gold tag ids or None, lexicon fold) of a training example
 TrainingItem = Tuple[numpy.ndarray, numpy.ndarray, Optional[numpy.ndarray], int]
 
@@ -369,10 +372,14 @@ class CharSegmenter(SerializedParts):
         self.cfg.update(cfg)
 
     def _lexicon_bytes(self) -> bytes:
-        return srsly.msgpack_dumps({"train": sorted(self.train_words), "user": sorted(self.user_words)})
+        """The training and user words (a versioned payload)."""
+        return dump_payload(LEXICON_FORMAT, LEXICON_VERSION,
+                            {"train": sorted(self.train_words), "user": sorted(self.user_words)})
 
     def _load_lexicon(self, data: bytes) -> None:
-        msg = srsly.msgpack_loads(data)
+        # versions up to 8135a26 wrote the bare msgpack map
+        _, msg = load_payload(data, LEXICON_FORMAT, [LEXICON_VERSION],
+                              legacy=lambda m: isinstance(m, dict) and "train" in m and "user" in m)
         if not isinstance(msg, dict) or "train" not in msg or "user" not in msg:
             raise ValueError(f"[{self.name}] the lexicon file is not an adf_segmenter lexicon")
         for key in ("train", "user"):
