@@ -60,7 +60,7 @@ back as annotations, and owns the ``cfg`` file.
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy
-from spacy.attrs import DEP, HEAD
+from spacy.attrs import DEP, HEAD, IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_examples, validate_get_examples
@@ -275,8 +275,19 @@ class PKEDependencyParser(KernelComponent):
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None
 
+    def _nothing_to_parse(self, doc: Doc) -> bool:
+        """An empty Doc, or one of whitespace only without bunsetsu: its
+        tree is empty (an empty span group, no heads)."""
+        if len(doc) == 0:
+            return True
+        key = self.cfg["spans_key"]
+        if key in doc.spans and len(doc.spans[key]):
+            return False
+        return bool(doc.to_array(IS_SPACE).all())
+
     def predict(self, docs: Iterable[Doc]) -> List[List[int]]:
-        """The bunsetsu heads of each Doc ([] for an empty Doc): Doc-level
+        """The bunsetsu heads of each Doc ([] for an empty Doc, or one of
+        whitespace only without bunsetsu): Doc-level
         bunsetsu indices, -1 for the root of each sentence. The sentences
         (`bunsetsu_sentences`, see the module docstring) of all Docs are
         parsed in one call: `BunsetsuParser.parse_docs` (the Cython path,
@@ -290,7 +301,7 @@ class PKEDependencyParser(KernelComponent):
             return self._predict_cython(docs)
         items, origin = [], []  # one item per sentence; origin: (Doc index, first bunsetsu)
         for d, doc in enumerate(docs):
-            if not len(doc):
+            if self._nothing_to_parse(doc):
                 continue
             spans = self._bunsetsu(doc)
             sentences = bunsetsu_sentences(doc, spans)
@@ -308,8 +319,9 @@ class PKEDependencyParser(KernelComponent):
     def _predict_cython(self, docs: List[Doc]) -> "ParsedHeads":
         key = self.cfg["spans_key"]
         items = []
-        for doc in docs:  # the reader checks the spans (self._bunsetsu names a problem)
-            if len(doc):
+        parse = [not self._nothing_to_parse(doc) for doc in docs]
+        for doc, wanted in zip(docs, parse):  # the reader checks the spans (self._bunsetsu names a problem)
+            if wanted:
                 items.append((doc, doc.spans[key] if key in doc.spans else self._bunsetsu(doc)))
         labels = None
         for vocab in {id(doc.vocab): doc.vocab for doc, _ in items}.values():
@@ -318,8 +330,8 @@ class PKEDependencyParser(KernelComponent):
             labels = (strings.add(INTRA_LABEL), strings.add(ROOT_LABEL), strings.add(DEFAULT_LABEL))
         parsed = iter(self.plain_model.parse_docs(items, labels, on_bad=self._bunsetsu) if items else ())
         heads = ParsedHeads()
-        for doc in docs:
-            h, tree = next(parsed) if len(doc) else ([], None)
+        for wanted in parse:
+            h, tree = next(parsed) if wanted else ([], None)
             heads.append(h)
             heads.trees.append(tree)
             heads.given.append(list(h))
@@ -334,7 +346,10 @@ class PKEDependencyParser(KernelComponent):
         key = self.cfg["spans_key"]
         trees = heads if isinstance(heads, ParsedHeads) else None
         for k, (doc, h) in enumerate(zip(docs, heads)):
-            if len(doc) == 0:
+            if self._nothing_to_parse(doc):
+                if key not in doc.spans:
+                    doc.spans[key] = []
+                doc.spans[key].attrs["heads"] = []  # an empty tree: no bunsetsu, no heads
                 continue
             tree = trees.tree(k, h, len(doc)) if trees is not None else None
             if tree is not None:

@@ -33,7 +33,7 @@ owns the target and the ``cfg`` file.
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy
-from spacy.attrs import POS, TAG
+from spacy.attrs import IS_SPACE, POS, TAG
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
@@ -207,7 +207,8 @@ class PKETagger(KernelComponent):
             return
         attr = TAG if self.cfg["pos_attr"] == "tag" else POS
         for doc in docs:
-            if len(doc) and not doc.to_array([attr]).any():
+            # a Doc of whitespace only has nothing a tagger would tag
+            if len(doc) and not doc.to_array([attr]).any() and not doc.to_array(IS_SPACE).all():
                 raise ValueError(
                     f"[{self.name}] a Doc has no POS tags (token.{self.cfg['pos_attr']}_ is empty everywhere): "
                     f"put a tagger before {self.name} in the pipeline, or read the POS tags from the corpus "
@@ -227,6 +228,9 @@ class PKETagger(KernelComponent):
     def set_annotations(self, docs: Iterable[Doc], preds: List[numpy.ndarray]) -> None:
         names = self.plain_model.classes
         for doc, ids in zip(docs, preds):
+            if len(doc) == 0:
+                self.target.set_empty(doc)
+                continue
             self.target.set(doc, [names[i] for i in numpy.asarray(ids).tolist()], None)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:

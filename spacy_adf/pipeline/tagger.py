@@ -10,6 +10,7 @@ from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
 import srsly
+from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -267,7 +268,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         """Write the predicted tags to the target (and marginals if stored)."""
         names = self.tag_names
         for doc, (ids, marg) in zip(docs, preds):
-            if len(doc) == 0:
+            if len(doc) == 0 or (self.target.is_spans and _whitespace_only(doc)):
+                self.target.set_empty(doc)  # no span over whitespace alone
                 continue
             conf = None
             if marg is not None:
@@ -366,6 +368,10 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         # Pickles the trained model, not the optimizer's state or caches.
         data = self.to_bytes() if self.plain_model.is_built else None
         return (_rebuild, (type(self), self.vocab, self.model, self.name, dict(self.cfg), self.scorer, data))
+
+
+def _whitespace_only(doc: Doc) -> bool:
+    return doc[0].is_space and bool(doc.to_array(IS_SPACE).all())  # the first test is cheap
 
 
 def _content_key(signature: bytes, gold: numpy.ndarray) -> tuple:
