@@ -93,7 +93,7 @@ def train_or_load(examples: Sequence[Example], trainer: str, model_dir: Optional
         if seg.cfg["trainer"] == trainer and seg.cfg["C"] == C and (
                 trainer != "primal" or (path / PRIMAL_FILE).exists()):
             if trainer == "primal":
-                seg.model.primal = load_primal(path / PRIMAL_FILE)
+                seg.plain_model.primal = load_primal(path / PRIMAL_FILE)
             print(f"reusing {path}", flush=True)
             return nlp, None
     nlp = char_nlp()
@@ -107,7 +107,7 @@ def train_or_load(examples: Sequence[Example], trainer: str, model_dir: Optional
         path.mkdir(parents=True, exist_ok=True)
         nlp.to_disk(path)
         if trainer == "primal":
-            save_primal(seg.model.primal, path / PRIMAL_FILE)
+            save_primal(seg.plain_model.primal, path / PRIMAL_FILE)
     return nlp, seconds
 
 
@@ -121,7 +121,7 @@ def table1(seg) -> Dict:
     its counts are the training examples on or inside the margin, and the
     averages are over all training examples."""
     stats = seg.cfg["stats"]
-    sv = seg.model.support_vectors
+    sv = seg.plain_model.support_vectors
     out = {"trainer": seg.cfg["trainer"], "n_examples": stats["n_examples"], "n_features": stats["n_features"],
            "avg_features_per_example": stats["avg_features"]}
     if sv is not None:
@@ -163,7 +163,7 @@ def form_rows(seg, test_items, n_sent: int, kinds: Sequence[str], sigmas=SIGMAS,
     """Table 3 rows (kinds, then PKE at each sigma, xi 1) and Table 5 rows
     (PKE at xi_sigma, each xi), with speedups over PKB (or over the first
     row when there is no PKB)."""
-    X, y = seg.model.examples(test_items, build_vocab=False)
+    X, y = seg.plain_model.examples(test_items, build_vocab=False)
     t3 = [bench_form(seg, k, X, y, n_sent, repeats=repeats) for k in kinds if k != "pke"]
     t3 += [bench_form(seg, "pke", X, y, n_sent, s, 1, repeats) for s in sigmas]
     t5 = [bench_form(seg, "pke", X, y, n_sent, xi_sigma, x, repeats) for x in xis]
@@ -249,7 +249,7 @@ def run(data_dir: Path = DATA, model_dir: Optional[Path] = REPO / "training", *,
         if reused:
             seconds = seg.cfg["stats"].get("svm_seconds")
         timings.append({"sentences": size, "examples": seg.cfg["stats"]["n_examples"], "seconds": seconds,
-                        "n_sv": seg.model.support_vectors.n_sv, "reused": reused})
+                        "n_sv": seg.plain_model.support_vectors.n_sv, "reused": reused})
         largest, last = snlp, (size, seconds)
     if largest is not None:
         seg = largest.get_pipe("pke_segmenter")

@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set
 
+from benchmarks.config_epochs import epochs_of
 from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, Child, fmt, machine_info, read_jsonl,
                                 run_child, write_json, write_section)
 
@@ -292,8 +293,6 @@ def parse_args(argv=None):
 
 
 def config_epochs(name: str) -> int:
-    from benchmarks.training_process import epochs_of
-
     return epochs_of(REPO / DATASETS[name]["config"])
 
 

@@ -80,6 +80,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from benchmarks.config_epochs import epoch_overrides, epochs_of
 from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, fmt, machine_info, markers,
                                 read_jsonl, repo_state, run_child, write_json, write_section)
 
@@ -429,28 +430,6 @@ def batch_size_of(config: Path) -> int:
     from spacy.util import load_config
 
     return int(load_config(config, interpolate=False)["training"]["batcher"]["size"])
-
-
-def epochs_of(config: Path) -> int:
-    """The config's number of epochs: max_epochs, or for a streamed corpus
-    (max_epochs = -1) its steps over the steps of one epoch (the shipped
-    streaming configs evaluate once per epoch)."""
-    from spacy.util import load_config
-
-    t = load_config(config, interpolate=False)["training"]
-    if int(t["max_epochs"]) >= 0:
-        return int(t["max_epochs"])
-    return (int(t["max_steps"]) + 1) // int(t["eval_frequency"])
-
-
-def epoch_overrides(config: Path, epochs: int, steps_per_epoch: int) -> List[str]:
-    """Overrides for `epochs` epochs of `steps_per_epoch` steps: max_epochs,
-    or max_steps where the config streams its corpus."""
-    from spacy.util import load_config
-
-    if int(load_config(config, interpolate=False)["training"]["max_epochs"]) >= 0:
-        return ["--training.max_epochs", str(epochs)]
-    return ["--training.max_steps", str(epochs * steps_per_epoch - 1)]
 
 
 def train_command(key: str, overrides: Dict[str, str], job: Path, args,

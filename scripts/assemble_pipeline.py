@@ -16,78 +16,8 @@ weights and settings exactly (spaCy's ``add_pipe(source=...)``).
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional, Tuple
 
-import spacy
-from spacy.lang.char_classes import ALPHA, HYPHENS
-from spacy.util import compile_infix_regex
-
-# spaCy's infix rule that splits "rate-sensitive" into three tokens; the Penn
-# Treebank (CoNLL-2000, the English POS tagger's and chunkers' training data)
-# keeps hyphenated words whole
-HYPHEN_INFIX = r"(?<=[{a}0-9])(?:{h})(?=[{a}])".format(a=ALPHA, h=HYPHENS)
-
-
-def keep_hyphenated_words(nlp) -> None:
-    """Make the tokenizer keep hyphenated words whole (saved with it)."""
-    infixes = [x for x in nlp.Defaults.infixes if x != HYPHEN_INFIX]
-    if len(infixes) == len(nlp.Defaults.infixes):
-        raise SystemExit(f"--keep-hyphenated: the {nlp.lang} tokenizer has no hyphen infix rule to remove")
-    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
-
-
-def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
-    """(name or None, pipeline path, component or None) of a --source value."""
-    name, sep, rest = spec.partition("=")
-    if not sep:
-        name, rest = None, spec
-    path, sep, component = rest.rpartition(":")
-    if not sep or not component or "/" in component:
-        path, component = rest, None
-    return name, Path(path), component or name
-
-
-def add_quote_tags(nlp, after: str) -> None:
-    """An attribute_ruler after the POS tagger `after` that tags running-text
-    quotes as the Penn Treebank does: a straight quote is opening (``) unless
-    it follows its word without a space (''), and typographic ones by their
-    direction. The tagger learned quotes as PTB tokens (`` and ''), so it has
-    no evidence for the direction of a straight quote."""
-    ruler = nlp.add_pipe("attribute_ruler", name="quote_tags", after=after)
-    ruler.add([[{"ORTH": {"IN": ['"', "\u201c"]}}]], {"TAG": "``"})
-    ruler.add([[{"SPACY": False}, {"ORTH": '"'}]], {"TAG": "''"}, index=1)
-    ruler.add([[{"ORTH": "\u201d"}]], {"TAG": "''"})
-
-
-def assemble(base: str, sources: List[str], name: Optional[str] = None, version: Optional[str] = None,
-             keep_hyphenated: bool = False, quote_tags_after: Optional[str] = None):
-    if base.startswith("blank:"):
-        nlp = spacy.blank(base[len("blank:"):])
-    else:
-        nlp = spacy.load(base)
-    if keep_hyphenated:
-        keep_hyphenated_words(nlp)
-    loaded = {}
-    for spec in sources:
-        as_name, path, component = parse_source(spec)
-        if not path.exists():
-            raise SystemExit(f"--source {spec}: no pipeline at {path} (train it first)")
-        if path not in loaded:
-            loaded[path] = spacy.load(path)
-        source = loaded[path]
-        components = [component] if component else list(source.pipe_names)
-        for comp in components:
-            if comp not in source.pipe_names:
-                raise SystemExit(f"--source {spec}: {path} has no component {comp!r} "
-                                 f"(it has {source.pipe_names})")
-            nlp.add_pipe(comp, name=as_name if component else comp, source=source)
-    if quote_tags_after:
-        add_quote_tags(nlp, quote_tags_after)
-    if name:
-        nlp.meta["name"] = name
-    if version:
-        nlp.meta["version"] = version
-    return nlp
+from spacy_adf.tools.assemble import assemble
 
 
 def main(argv=None) -> int:

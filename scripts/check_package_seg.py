@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import List
 
 from benchmarks.packaging import build_sdist, make_venv, run
+from spacy_adf.tools.texts import read_texts
 
 # Run in the new venv, from the work dir (so this checkout is not on the
 # path). spacy_adf is deliberately not imported: spacy.load must find the
@@ -48,21 +49,6 @@ for name in names:
 with open(sys.argv[3], "w", encoding="utf8") as f:
     json.dump(out, f, ensure_ascii=False)
 """
-
-
-def read_texts(path, segmented: bool = False, limit: int = 0) -> List[str]:
-    texts = []
-    with open(path, encoding="utf8") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if segmented:
-                line = line.replace(" ", "")
-            if not line:
-                continue
-            texts.append(line)
-            if limit and len(texts) >= limit:
-                break
-    return texts
 
 
 def segment(nlp, texts: List[str]) -> List[List[List[str]]]:

@@ -36,7 +36,6 @@ from spacy.training.loop import (DIR_MODEL_BEST, DIR_MODEL_LAST, create_before_t
 from spacy.util import load_config, load_model_from_config, registry, resolve_dot_names
 from thinc.api import Config, fix_random_seed
 
-from ..pipeline.segmenter import ADFSegmenter
 from ..pipeline.trainable import SparseTrainedPipe
 from .mixing import mix, state_nbytes
 from .raysupport import start_ray
@@ -67,9 +66,12 @@ def check_optimizer(optimizer) -> None:
 
 
 def lexicon_folds(nlp: Language) -> Dict[str, Dict[str, int]]:
-    """The training folds of each adf_segmenter's lexicon, which nlp.to_bytes
-    does not keep (CharSegmenter.lexicon_folds): the actors restore them."""
-    return {name: proc.segmenter.lexicon_folds() for name, proc in nlp.pipeline if isinstance(proc, ADFSegmenter)}
+    """What each sparse component's example preparation needs beyond
+    nlp.to_bytes (SparseTrainer.export_preparation: an adf_segmenter
+    lexicon's training folds): the actors restore it."""
+    prepared = {name: proc.trainer.export_preparation() for name, proc in nlp.pipeline
+                if isinstance(proc, SparseTrainedPipe)}
+    return {name: state for name, state in prepared.items() if state is not None}
 
 
 def resolve_training(nlp: Language):
@@ -95,7 +97,7 @@ class ShardTrainer:
         nlp = load_model_from_config(Config().from_str(config), auto_fill=False, validate=False)
         self.nlp = nlp.from_bytes(nlp_bytes)
         for name, fold_of in folds.items():
-            self.nlp.get_pipe(name).segmenter.set_lexicon_folds(fold_of)
+            self.nlp.get_pipe(name).trainer.import_preparation(fold_of)
         config, T = resolve_training(self.nlp)
         self.seed = T["seed"] or 0
         fix_random_seed(self.seed + shard)

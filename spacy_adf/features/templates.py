@@ -14,7 +14,7 @@ import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import LEMMA, LOWER, MORPH, NORM, ORTH, POS, SHAPE, TAG
+from spacy.attrs import IS_SPACE, LEMMA, LOWER, MORPH, NORM, ORTH, POS, SHAPE, TAG
 from spacy.strings import hash_string
 from spacy.tokens import Doc
 
@@ -186,7 +186,8 @@ class TemplateSet:
         return out
 
     def check_doc(self, doc: Doc, component: str = "adf_tagger") -> None:
-        if len(doc) == 0:
+        # a Doc of whitespace only has nothing an annotator would label
+        if len(doc) == 0 or doc.to_array(IS_SPACE).all():
             return
         for ann in self.required_annotations:
             if not doc.has_annotation(ann):

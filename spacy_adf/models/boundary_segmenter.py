@@ -21,8 +21,8 @@ from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_s
 from ..kernels.primal import PrimalSVM, train_primal
 from ..serialization.framed import pack, unpack
 from .boundary_decode import segment_starts
-from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_trainer,
-                           load_checked_classifier)
+from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_support_vectors,
+                           check_trainer, load_checked_classifier)
 
 __all__ = ["BoundarySegmenter", "MismatchedPartsError", "KINDS", "TRAINERS", "check_classifier_options",
            "check_trainer", "concat_units"]
@@ -166,9 +166,8 @@ class BoundarySegmenter:
 
     def support_vectors_from_bytes(self, data: bytes) -> "BoundarySegmenter":
         sv = SupportVectors.from_bytes(data) if data else None
-        if sv is not None and sv.n_features != len(self.vocab):
-            raise MismatchedPartsError("the support vectors do not match the feature vocabulary: "
-                                       "the model files are mismatched")
+        if sv is not None:
+            check_support_vectors([sv], len(self.vocab))
         self.support_vectors = sv
         return self
 

@@ -8,7 +8,6 @@ from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import scipy.sparse
-import srsly
 from spacy.tokens import Doc, Span
 
 from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, pair_ids, segment_ids
@@ -17,10 +16,15 @@ from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_s
 from ..kernels.cascade import cascade_heads
 from ..kernels.primal import PrimalSVM, train_primal
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
+from ..serialization.payloads import dump_payload, load_payload
 from .cascaded_chunking import ParseState, oracle_rounds
 from .kernel_forms import (  # noqa: F401  (re-exported: the components import them from here)
-    KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_trainer, load_checked_classifier,
+    KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_support_vectors, check_trainer,
+    load_checked_classifier,
 )
+
+FEATURES_FORMAT = "spacy_adf.bunsetsu_features"
+FEATURES_VERSION = 1
 
 # how `parse_docs` parses: "cython" (features, rounds and classifier calls in
 # C over flat arrays: `features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`) or
@@ -32,6 +36,10 @@ DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
 # the Cython path's token table starts afresh past this many distinct tokens
 # (about 200 bytes each), so a long stream of new words cannot grow it forever
 MAX_TOKEN_TYPES = 1_000_000
+
+
+def _is_string_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
 def _rows(rows: List[List[int]]) -> Tuple[numpy.ndarray, numpy.ndarray]:
@@ -273,11 +281,16 @@ class BunsetsuParser:
     # An untrained part (no support vectors, no classifier) is stored as b"".
 
     def features_to_bytes(self) -> bytes:
-        """The feature vocabulary: msgpack of its strings, in id order."""
-        return srsly.msgpack_dumps(self.vocab.strings)
+        """The feature vocabulary: its strings, in id order (a versioned payload)."""
+        return dump_payload(FEATURES_FORMAT, FEATURES_VERSION, list(self.vocab.strings))
 
     def features_from_bytes(self, data: bytes) -> "BunsetsuParser":
-        self.vocab = FeatureVocab(srsly.msgpack_loads(data))
+        """The vocabulary of `features_to_bytes`, or the bare msgpack list
+        of strings that versions up to 8135a26 wrote."""
+        _, strings = load_payload(data, FEATURES_FORMAT, [FEATURES_VERSION], legacy=_is_string_list)
+        if not _is_string_list(strings):
+            raise ValueError("the bunsetsu feature data is not a list of strings")
+        self.vocab = FeatureVocab(strings)
         return self
 
     def support_vectors_to_bytes(self) -> bytes:
@@ -286,7 +299,12 @@ class BunsetsuParser:
         return sv.to_bytes() if sv is not None else b""
 
     def support_vectors_from_bytes(self, data: bytes) -> "BunsetsuParser":
-        self.support_vectors = SupportVectors.from_bytes(data) if data else None
+        """Load the support vectors (after the features); `MismatchedPartsError`
+        if they are over another vocabulary."""
+        sv = SupportVectors.from_bytes(data) if data else None
+        if sv is not None:
+            check_support_vectors([sv], len(self.vocab))
+        self.support_vectors = sv
         return self
 
     def classifier_to_bytes(self) -> bytes:

@@ -9,19 +9,27 @@ adf_segmenter component (the tokenizer form embeds the same bytes).
 """
 import zlib
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import numpy
 import srsly
+from spacy.attrs import IDX, IS_SPACE, LENGTH, ORTH, SPACY
+from spacy.tokens import Doc
 
+from ..features.char_units import doc_units
 from ..features.chars import CharFeaturizer
 from ..features.crf_layout import check_feature_modes
 from ..features.row_buffer import RowBuffer
 from ..serialization.parts import SerializedParts
-from ..tags.bmes import SCHEMES, check_scheme, decode_starts
+from ..serialization.payloads import dump_payload, load_payload
+from ..tags.bmes import SCHEMES, check_scheme, decode_starts, encode
 from .linear_crf import LinearChainCRF
 
 USER_WORD_MODES = ("force", "features")
+LEXICON_FORMAT = "spacy_adf.segmenter_lexicon"
+LEXICON_VERSION = 1
+# (codes, run bounds, gold tag ids or None, lexicon fold) of a training example
+TrainingItem = Tuple[numpy.ndarray, numpy.ndarray, Optional[numpy.ndarray], int]
 
 
 def check_segmenter_options(options: Dict) -> None:
@@ -42,6 +50,18 @@ def example_fold(key: bytes, folds: int) -> int:
     if folds <= 1:
         return -1
     return zlib.crc32(key) % folds
+
+
+def _words(doc: Doc) -> List[str]:
+    """The texts of a Doc's non-space tokens (string lookups, no Token objects)."""
+    strings = doc.vocab.strings
+    arr = doc.to_array([ORTH, IS_SPACE])
+    return [strings[int(orth)] for orth, space in arr.tolist() if not space]
+
+
+def _text_length(arr: numpy.ndarray) -> int:
+    """Characters of a Doc's text from its (IDX, LENGTH, ..., SPACY) array."""
+    return int(arr[-1, 0] + arr[-1, 1] + arr[-1, 3]) if len(arr) else 0
 
 
 def matchable(words: Iterable[str]) -> List[str]:
@@ -116,6 +136,74 @@ class CharSegmenter(SerializedParts):
 
     def load_user_dict(self, path: Union[str, Path]) -> int:
         return self.add_words(read_user_dict(path))
+
+    # ------------------------------------------------------------ training examples
+    # The example preparation of training: a component hands each
+    # (predicted, reference) pair over and gets the CRF's samples back.
+
+    def training_item(self, predicted: Doc, reference: Doc) -> TrainingItem:
+        """(codes, run bounds, gold tag ids or None, lexicon fold) of one
+        example: the units of the predicted (character) Doc, tagged by the
+        reference's words. ValueError if the two texts differ."""
+        codes, tok_index, bounds = doc_units(predicted)
+        r = reference.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
+        p = predicted.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
+        if _text_length(r) != _text_length(p):
+            raise ValueError(
+                f"[{self.name}] reference and predicted texts differ: {reference.text[:40]!r} vs "
+                f"{predicted.text[:40]!r}; build the examples with nlp.make_doc(reference.text)"
+            )
+        fold = example_fold(reference.to_array(ORTH).tobytes(), self.options["lexicon_folds"])
+        if not len(codes):
+            return codes, bounds, None, fold
+        r = r[r[:, 2] == 0]
+        p = p[tok_index]
+        starts = numpy.isin(p[:, 0], r[:, 0])
+        ends = numpy.isin(p[:, 0] + p[:, 1], r[:, 0] + r[:, 1])
+        starts[bounds[:-1]] = True
+        ends[bounds[1:] - 1] = True
+        return codes, bounds, encode(starts, ends, self.cfg["scheme"]), fold
+
+    def training_samples(self, item: TrainingItem) -> List[tuple]:
+        """The samples of a `training_item` ([] without gold)."""
+        codes, bounds, gold, fold = item
+        return [] if gold is None else self.samples(codes, bounds, gold, fold)
+
+    def build_for_training(self, pairs: Iterable[Tuple[Doc, Doc]], user_dict: Optional[Union[str, Path]] = None
+                           ) -> Tuple[int, List[TrainingItem], List[List[tuple]]]:
+        """Build the lexicon (the training words, each in its example's fold,
+        plus the user dictionary) and the CRF from the (predicted, reference)
+        pairs, read once as a stream. Returns (number of non-empty examples,
+        the training items with gold, their samples): the first epoch's
+        samples, from the hashes the feature table was built from."""
+        words_by_example, items = [], []
+        long_word = False
+        for predicted, reference in pairs:
+            if not len(predicted):
+                continue
+            words = _words(reference)
+            long_word = long_word or any(len(w) > 1 for w in words)
+            item = self.training_item(predicted, reference)
+            words_by_example.append((words, item[3]))
+            items.append(item)
+        if not items:
+            raise ValueError(f"[{self.name}] initialize() got no non-empty training examples")
+        if not long_word:
+            # e.g. nlp.initialize() without get_examples: spaCy's dummy example
+            raise ValueError(
+                f"[{self.name}] initialize() needs segmented training examples (reference Docs "
+                "whose words are the gold segmentation), but got none with a word of two or "
+                "more characters. Pass get_examples to nlp.initialize() (spacy train does), or "
+                "load a trained pipeline instead of initializing one."
+            )
+        self.build_lexicon(words_by_example)
+        del words_by_example
+        if user_dict is not None:
+            self.load_user_dict(user_dict)
+        n_examples = len(items)
+        sequences = [item for item in items if item[2] is not None and len(item[0])]
+        del items
+        return n_examples, sequences, self.build_crf_with_samples(sequences, n_examples)
 
     # ------------------------------------------------------------ building
 
@@ -284,10 +372,14 @@ class CharSegmenter(SerializedParts):
         self.cfg.update(cfg)
 
     def _lexicon_bytes(self) -> bytes:
-        return srsly.msgpack_dumps({"train": sorted(self.train_words), "user": sorted(self.user_words)})
+        """The training and user words (a versioned payload)."""
+        return dump_payload(LEXICON_FORMAT, LEXICON_VERSION,
+                            {"train": sorted(self.train_words), "user": sorted(self.user_words)})
 
     def _load_lexicon(self, data: bytes) -> None:
-        msg = srsly.msgpack_loads(data)
+        # versions up to 8135a26 wrote the bare msgpack map
+        _, msg = load_payload(data, LEXICON_FORMAT, [LEXICON_VERSION],
+                              legacy=lambda m: isinstance(m, dict) and "train" in m and "user" in m)
         if not isinstance(msg, dict) or "train" not in msg or "user" not in msg:
             raise ValueError(f"[{self.name}] the lexicon file is not an adf_segmenter lexicon")
         for key in ("train", "user"):

@@ -1,10 +1,12 @@
 """What every kernel model (bunsetsu parser, kernel tagger, boundary
 segmenter) offers and checks the same way: the classifier forms, the
-trainers that can give them, option checks, and loading a binary classifier
-file checked against the model it belongs to."""
-from typing import Optional
+trainers that can give them, option checks, the `KernelModel` protocol the
+kernel components call, and the mismatch checks of loaded parts against the
+model they belong to (`check_support_vectors`, `check_classifier`): the
+same checks, with the same errors, for the three models."""
+from typing import Optional, Protocol, Sequence
 
-from ..kernels import KernelClassifier, load_classifier
+from ..kernels import KernelClassifier, SupportVectors, load_classifier
 
 KINDS = ("pkb", "pki", "pke")
 # "libsvm": the kernel SVM (support vectors, any classifier form); "primal":
@@ -41,6 +43,48 @@ def check_trainer(trainer: str, kind: str) -> None:
                          f'classifier {kind!r} needs trainer = "libsvm"')
 
 
+class KernelModel(Protocol):
+    """A kernel model as its component sees it: a classifier (None before
+    training) rebuilt in any form by `build`, and three serialized parts
+    loaded in order (features, then what is checked against them)."""
+
+    classifier: object
+
+    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float: ...
+
+    def features_to_bytes(self) -> bytes: ...
+
+    def features_from_bytes(self, data: bytes) -> "KernelModel": ...
+
+    def support_vectors_to_bytes(self) -> bytes: ...
+
+    def support_vectors_from_bytes(self, data: bytes) -> "KernelModel": ...
+
+    def classifier_to_bytes(self) -> bytes: ...
+
+    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
+                              degree: Optional[int] = None) -> "KernelModel": ...
+
+
+def check_support_vectors(svs: Sequence[SupportVectors], n_features: int, n_sets: int = 1) -> None:
+    """`MismatchedPartsError` unless there are `n_sets` trained SVMs (one,
+    or one per pair of classes) over the model's `n_features` features."""
+    if len(svs) != n_sets or any(sv.n_features != n_features for sv in svs):
+        raise MismatchedPartsError("the support vectors do not match the classes or the feature "
+                                   "vocabulary: the model files are mismatched")
+
+
+def check_classifier(kind_found: str, n_features_found: int, degree_found: int, n_features: int,
+                     kind: Optional[str] = None, degree: Optional[int] = None) -> None:
+    """`MismatchedPartsError` if a loaded classifier is not of `kind` (the
+    cfg's), or its number of features or its degree differ from the model's."""
+    if kind is not None and kind_found != kind:
+        raise MismatchedPartsError(f"the classifier file holds {kind_found.upper()}, the config says {kind!r}")
+    if n_features_found != n_features or (degree is not None and degree_found != degree):
+        raise MismatchedPartsError("the classifier does not match the feature vocabulary or the degree: "
+                                   "the model files are mismatched")
+
+
 def load_checked_classifier(data: bytes, n_features: int, kind: Optional[str] = None,
                             degree: Optional[int] = None) -> Optional[KernelClassifier]:
     """The binary classifier in `data` (None for b"", an untrained part).
@@ -49,10 +93,5 @@ def load_checked_classifier(data: bytes, n_features: int, kind: Optional[str] = 
     ``degree`` differ from the model's: parts of different models."""
     clf = load_classifier(data) if data else None
     if clf is not None:
-        if kind is not None and type(clf).__name__.lower() != kind:
-            raise MismatchedPartsError(f"the classifier file holds {type(clf).__name__}, "
-                                       f"the config says {kind!r}")
-        if clf.n_features != n_features or (degree is not None and clf.degree != degree):
-            raise MismatchedPartsError("the classifier does not match the feature vocabulary or "
-                                       "degree: the model files are mismatched")
+        check_classifier(type(clf).__name__.lower(), clf.n_features, clf.degree, n_features, kind, degree)
     return clf

@@ -36,7 +36,8 @@ from ..kernels.left_to_right import decode
 from ..kernels import SupportVectors, train_primal, train_svm
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
-from .kernel_forms import KINDS, TRAINERS, MismatchedPartsError, check_trainer
+from ..serialization.payloads import dump_payload, load_payload
+from .kernel_forms import KINDS, TRAINERS, MismatchedPartsError, check_classifier, check_support_vectors, check_trainer
 
 __all__ = ["KernelTagger", "vote", "POS_ATTRS", "FEATURE_GROUPS", "KINDS", "TRAINERS",
            "MismatchedPartsError"]
@@ -44,12 +45,19 @@ __all__ = ["KernelTagger", "vote", "POS_ATTRS", "FEATURE_GROUPS", "KINDS", "TRAI
 FEATURE_GROUPS = tuple(GROUP_PREFIX)  # ("words", "pos")
 POS_ATTRS = ("tag", "pos")            # token.tag_ (fine-grained, e.g. PTB) or token.pos_ (UPOS)
 OUTSIDE = "O"
+FEATURES_FORMAT = "spacy_adf.kernel_tagger.features"
+FEATURES_VERSION = 1
 SV_FORMAT = "spacy_adf.kernel_tagger.support_vectors"
 CLF_FORMAT = "spacy_adf.kernel_tagger.classifier"
 # the univ POS enum value -> the hash of its name (token.pos_), for POS_ATTRS "pos"
 _POS_HASH = numpy.zeros(max(POS_NAMES) + 1, dtype=numpy.uint64)
 for _k, _name in POS_NAMES.items():
     _POS_HASH[_k] = hash_string(_name) if _name else 0
+
+
+def _is_vocabulary(msg) -> bool:
+    return (isinstance(msg, dict) and isinstance(msg.get("strings"), list)
+            and isinstance(msg.get("classes"), list))
 
 
 def vote(decisions: Sequence[float], n_classes: int) -> int:
@@ -395,19 +403,25 @@ class KernelTagger:
     # ------------------------------------------------------------ serialization
     # An untrained part (no support vectors, no classifier) is stored as b"".
 
+    def _features_content(self) -> dict:
+        return {"strings": list(self.vocab.strings), "classes": list(self.classes)}
+
     def features_to_bytes(self) -> bytes:
-        """The feature vocabulary and the class names (msgpack)."""
-        return srsly.msgpack_dumps({"strings": self.vocab.strings, "classes": self.classes})
+        """The feature vocabulary and the class names (a versioned payload)."""
+        return dump_payload(FEATURES_FORMAT, FEATURES_VERSION, self._features_content())
 
     def features_crc(self) -> int:
-        """CRC32 of the features part: the support vectors and the classifier
-        carry it, so parts of different models do not load together."""
-        return zlib.crc32(self.features_to_bytes())
+        """CRC32 of the features' content (its msgpack, as the unversioned
+        files of up to 8135a26 held it): the support vectors and the
+        classifier carry it, so parts of different models do not load
+        together, whichever version wrote the features file."""
+        return zlib.crc32(srsly.msgpack_dumps(self._features_content()))
 
     def features_from_bytes(self, data: bytes) -> "KernelTagger":
-        msg = srsly.msgpack_loads(data)
-        if not isinstance(msg, dict) or not isinstance(msg.get("strings"), list) \
-                or not isinstance(msg.get("classes"), list):
+        """The vocabulary of `features_to_bytes`, or the bare msgpack map
+        that versions up to 8135a26 wrote."""
+        _, msg = load_payload(data, FEATURES_FORMAT, [FEATURES_VERSION], legacy=_is_vocabulary)
+        if not _is_vocabulary(msg):
             raise ValueError("the features data is not a kernel-tagger vocabulary")
         self._set_vocab(FeatureVocab(msg["strings"]), msg["classes"])
         return self
@@ -429,11 +443,10 @@ class KernelTagger:
             raise ValueError("the support-vector data lacks its pairs")
         svs = [SupportVectors.from_bytes(b) for b in pairs]
         k = len(self.classes)
-        if meta.get("n_classes") != k or len(svs) != k * (k - 1) // 2 or \
-                meta.get("features_crc") != self.features_crc() or \
-                any(sv.n_features != len(self.vocab) for sv in svs):
+        if meta.get("n_classes") != k or meta.get("features_crc") != self.features_crc():
             raise MismatchedPartsError("the support vectors do not match the classes or the feature "
                                        "vocabulary: the model files are mismatched")
+        check_support_vectors(svs, len(self.vocab), n_sets=k * (k - 1) // 2)
         self.support_vectors = svs
         return self
 
@@ -459,13 +472,10 @@ class KernelTagger:
             if meta.get("features_crc") != self.features_crc():
                 raise MismatchedPartsError("the classifier was built for another feature vocabulary: "
                                            "the model files are mismatched")
-            if kind is not None and clf.kind != kind:
-                raise MismatchedPartsError(f"the classifier file holds {clf.kind.upper()}, the config "
-                                           f"says {kind!r}")
-            if clf.n_classes != len(self.classes) or clf.n_features != len(self.vocab) or \
-                    (degree is not None and clf.degree != degree):
-                raise MismatchedPartsError("the classifier does not match the classes, the feature "
-                                           "vocabulary or the degree: the model files are mismatched")
+            check_classifier(clf.kind, clf.n_features, clf.degree, len(self.vocab), kind, degree)
+            if clf.n_classes != len(self.classes):
+                raise MismatchedPartsError("the classifier does not match the classes: the model files "
+                                           "are mismatched")
         self.classifier = clf
         return self
 

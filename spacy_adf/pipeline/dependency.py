@@ -33,7 +33,7 @@ the sentences and displaCy works. The sentences of all Docs in a batch are
 parsed in one call, so the cost grows with the number of sentences, not with
 the square of a Doc's bunsetsu.
 
-Two paths give the same trees: by default (``self.parser.path == "cython"``)
+Two paths give the same trees: by default (``self.plain_model.path == "cython"``)
 `BunsetsuParser.parse_docs` reads each Doc's token attributes and spans once
 and runs the features, the cascade and the classifier in C over the whole
 batch (`features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`), and the token
@@ -57,13 +57,11 @@ serialization of its trained parts are `models.bunsetsu_parser.BunsetsuParser`;
 this module turns Docs into (Doc, bunsetsu spans) for it, writes its heads
 back as annotations, and owns the ``cfg`` file.
 """
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy
-from spacy import util
-from spacy.attrs import DEP, HEAD
+from spacy.attrs import DEP, HEAD, IS_SPACE
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.tokens import Doc, Span
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
@@ -74,12 +72,10 @@ from ..lang.ja.bunsetsu import (
     check_bunsetsu_heads, head_sentences, sentence_heads, set_bunsetsu_tree,
 )
 from ..models.bunsetsu_parser import BunsetsuParser
-from ..models.kernel_forms import MismatchedPartsError, check_classifier_options, check_trainer
+from ..models.kernel_forms import check_classifier_options, check_trainer
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
-from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
+from .kernel_component import KernelComponent
 
-# the "format_version" of the cfg file; the other files carry their own formats
-FORMAT_VERSION = 1
 TREE_ATTRS = [HEAD, DEP]
 
 
@@ -170,14 +166,15 @@ class ParsedHeads(list):
         return self.trees[k] if list(heads) == self.given[k] else None
 
 
-class PKEDependencyParser(SerializedParts, Pipe):
+class PKEDependencyParser(KernelComponent):
     """The ``pke_dependency`` component: bunsetsu dependency parsing of Docs
     that carry bunsetsu spans in ``doc.spans[spans_key]``.
 
-    ``self.parser`` (a `BunsetsuParser`) does the work; ``self.cfg`` holds the
-    options (see `make_pke_dependency`) and, after training, ``stats``
-    (decisions, features, support vectors, seconds). On disk: ``cfg`` (JSON),
-    then the parser's ``features``, ``support_vectors`` and ``classifier``.
+    ``plain_model`` (a `BunsetsuParser`, carried by ``self.model``) does the
+    work; ``self.cfg`` holds the options (see `make_pke_dependency`) and,
+    after training, ``stats`` (decisions, features, support vectors,
+    seconds). On disk: ``cfg`` (JSON), then the parser's ``features``,
+    ``support_vectors`` and ``classifier`` (`KernelComponent`).
     """
 
     def __init__(
@@ -205,31 +202,12 @@ class PKEDependencyParser(SerializedParts, Pipe):
             "min_feature_count": int(min_feature_count), "cache_size": float(cache_size),
             "stats": {}, "trainer": trainer, "merge_duplicates": bool(merge_duplicates),
         }
-        self.parser = BunsetsuParser(features)
-
-    # ------------------------------------------------------------ state
+        self._init_model("pke_dependency", BunsetsuParser(features))
 
     @property
-    def is_trained(self) -> bool:
-        """Whether the parser has a classifier (trained or loaded)."""
-        return self.parser.classifier is not None
-
-    @property
-    def classifier(self):
-        """The kernel classifier (PKB, PKI or PKE), None before training."""
-        return self.parser.classifier
-
-    def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
-        """Rebuild the classifier in another form from the stored support
-        vectors (no retraining); returns the build seconds."""
-        sigma = self.cfg["sigma"] if sigma is None else float(sigma)
-        xi = self.cfg["xi"] if xi is None else int(xi)
-        check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
-        check_trainer(self.cfg.get("trainer", "libsvm"), kind)
-        seconds = self.parser.build(kind, sigma=sigma, xi=xi)
-        self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
-        self.cfg["stats"]["build_seconds"] = seconds
-        return seconds
+    def parser(self) -> BunsetsuParser:
+        """`plain_model`, by its name before the common one (kept for callers)."""
+        return self.plain_model
 
     # ------------------------------------------------------------ training
 
@@ -266,20 +244,20 @@ class PKEDependencyParser(SerializedParts, Pipe):
         validate_get_examples(get_examples, "PKEDependencyParser.initialize")
         cfg = self.cfg
         cfg["stats"] = {}
-        X, y = self.parser.examples(self._gold_items(get_examples()), min_count=cfg["min_feature_count"])
+        X, y = self.plain_model.examples(self._gold_items(get_examples()), min_count=cfg["min_feature_count"])
         if X.shape[0] == 0:
             raise ValueError(f"[{self.name}] no training decisions: the examples need sentences with "
                              "three or more bunsetsu")
-        svm_seconds = self.parser.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
+        svm_seconds = self.plain_model.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
                                         trainer=cfg.get("trainer", "libsvm"),
                                         merge_duplicates=cfg.get("merge_duplicates", False))
-        sv = self.parser.support_vectors
+        sv = self.plain_model.support_vectors
         cfg["stats"].update({
             "n_decisions": int(X.shape[0]), "n_positive": int((y > 0).sum()),
-            "n_features": len(self.parser.vocab), "n_sv": sv.n_sv if sv is not None else self.parser.primal.n_sv,
+            "n_features": len(self.plain_model.vocab), "n_sv": sv.n_sv if sv is not None else self.plain_model.primal.n_sv,
             "svm_seconds": svm_seconds,
         })
-        cfg["stats"]["training"] = self.parser.train_stats
+        cfg["stats"]["training"] = self.plain_model.train_stats
         self.set_classifier(cfg["classifier"])
 
     # ------------------------------------------------------------ prediction
@@ -297,22 +275,33 @@ class PKEDependencyParser(SerializedParts, Pipe):
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None
 
+    def _nothing_to_parse(self, doc: Doc) -> bool:
+        """An empty Doc, or one of whitespace only without bunsetsu: its
+        tree is empty (an empty span group, no heads)."""
+        if len(doc) == 0:
+            return True
+        key = self.cfg["spans_key"]
+        if key in doc.spans and len(doc.spans[key]):
+            return False
+        return bool(doc.to_array(IS_SPACE).all())
+
     def predict(self, docs: Iterable[Doc]) -> List[List[int]]:
-        """The bunsetsu heads of each Doc ([] for an empty Doc): Doc-level
+        """The bunsetsu heads of each Doc ([] for an empty Doc, or one of
+        whitespace only without bunsetsu): Doc-level
         bunsetsu indices, -1 for the root of each sentence. The sentences
         (`bunsetsu_sentences`, see the module docstring) of all Docs are
         parsed in one call: `BunsetsuParser.parse_docs` (the Cython path,
         the default; the result is then a `ParsedHeads`, which also carries
         the token trees for `set_annotations`) or `parse_many` (the Python
-        reference, ``self.parser.path = "python"``)."""
+        reference, ``self.plain_model.path = "python"``)."""
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
         docs = list(docs)
-        if self.parser.uses_cython:
+        if self.plain_model.uses_cython:
             return self._predict_cython(docs)
         items, origin = [], []  # one item per sentence; origin: (Doc index, first bunsetsu)
         for d, doc in enumerate(docs):
-            if not len(doc):
+            if self._nothing_to_parse(doc):
                 continue
             spans = self._bunsetsu(doc)
             sentences = bunsetsu_sentences(doc, spans)
@@ -323,25 +312,26 @@ class PKEDependencyParser(SerializedParts, Pipe):
                 items.append((doc, spans))
             origin.extend((d, s) for s, _ in sentences)
         heads: List[List[int]] = [[] for _ in docs]
-        for (d, start), sent_heads in zip(origin, self.parser.parse_many(items)):
+        for (d, start), sent_heads in zip(origin, self.plain_model.parse_many(items)):
             heads[d].extend(h + start if h >= 0 else -1 for h in sent_heads)
         return heads
 
     def _predict_cython(self, docs: List[Doc]) -> "ParsedHeads":
         key = self.cfg["spans_key"]
         items = []
-        for doc in docs:  # the reader checks the spans (self._bunsetsu names a problem)
-            if len(doc):
+        parse = [not self._nothing_to_parse(doc) for doc in docs]
+        for doc, wanted in zip(docs, parse):  # the reader checks the spans (self._bunsetsu names a problem)
+            if wanted:
                 items.append((doc, doc.spans[key] if key in doc.spans else self._bunsetsu(doc)))
         labels = None
         for vocab in {id(doc.vocab): doc.vocab for doc, _ in items}.values():
             # the label strings must be in every Doc's StringStore (the ids are the same)
             strings = vocab.strings
             labels = (strings.add(INTRA_LABEL), strings.add(ROOT_LABEL), strings.add(DEFAULT_LABEL))
-        parsed = iter(self.parser.parse_docs(items, labels, on_bad=self._bunsetsu) if items else ())
+        parsed = iter(self.plain_model.parse_docs(items, labels, on_bad=self._bunsetsu) if items else ())
         heads = ParsedHeads()
-        for doc in docs:
-            h, tree = next(parsed) if len(doc) else ([], None)
+        for wanted in parse:
+            h, tree = next(parsed) if wanted else ([], None)
             heads.append(h)
             heads.trees.append(tree)
             heads.given.append(list(h))
@@ -356,7 +346,10 @@ class PKEDependencyParser(SerializedParts, Pipe):
         key = self.cfg["spans_key"]
         trees = heads if isinstance(heads, ParsedHeads) else None
         for k, (doc, h) in enumerate(zip(docs, heads)):
-            if len(doc) == 0:
+            if self._nothing_to_parse(doc):
+                if key not in doc.spans:
+                    doc.spans[key] = []
+                doc.spans[key].attrs["heads"] = []  # an empty tree: no bunsetsu, no heads
                 continue
             tree = trees.tree(k, h, len(doc)) if trees is not None else None
             if tree is not None:
@@ -367,18 +360,6 @@ class PKEDependencyParser(SerializedParts, Pipe):
                 continue
             sentences = head_sentences(h)
             set_bunsetsu_tree(doc, h, spans_key=key, sentences=sentences if len(sentences) > 1 else None)
-
-    def __call__(self, doc: Doc) -> Doc:
-        """Parse one Doc in place."""
-        self.set_annotations([doc], self.predict([doc]))
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """Parse a stream of Docs, ``batch_size`` at a time (one classifier
-        call per cascaded-chunking round of a batch)."""
-        for docs in util.minibatch(stream, size=batch_size):
-            self.set_annotations(docs, self.predict(docs))
-            yield from docs
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
         """The configured scorer's scores (default `score_bunsetsu_deps`:
@@ -391,34 +372,13 @@ class PKEDependencyParser(SerializedParts, Pipe):
         kwargs.setdefault("spans_key", self.cfg["spans_key"])
         return self.scorer(examples, **kwargs)
 
-    # ------------------------------------------------------------ serialization
+    # ------------------------------------------------------------ serialization (KernelComponent)
 
-    def _parts(self) -> Parts:
-        # order matters on load: cfg (it makes a new parser), then the
-        # vocabulary, then what is checked against it. The lambdas look up
-        # self.parser when called, so they reach the parser that cfg made.
-        return {
-            "cfg": (self._cfg_to_bytes, self._cfg_from_bytes),
-            "features": (lambda: self.parser.features_to_bytes(),
-                         lambda data: self.parser.features_from_bytes(data)),
-            "support_vectors": (lambda: self.parser.support_vectors_to_bytes(),
-                                lambda data: self.parser.support_vectors_from_bytes(data)),
-            "classifier": (lambda: self.parser.classifier_to_bytes(), self._classifier_from_bytes),
-        }
-
-    def _cfg_to_bytes(self) -> bytes:
-        return versioned_cfg_bytes(self.cfg, FORMAT_VERSION)
-
-    def _cfg_from_bytes(self, data: bytes) -> None:
-        cfg = read_versioned_cfg(data, FORMAT_VERSION, self.name)
+    def _check_cfg(self, cfg: Dict) -> None:
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
         cfg.setdefault("trainer", "libsvm")  # cfg files from before the option: libsvm
         check_trainer(cfg["trainer"], cfg["classifier"])
-        self.cfg.update(cfg)
-        self.parser = BunsetsuParser(check_groups(cfg["features"]))
+        check_groups(cfg["features"])
 
-    def _classifier_from_bytes(self, data: bytes) -> None:
-        try:
-            self.parser.classifier_from_bytes(data, kind=self.cfg["classifier"], degree=self.cfg["degree"])
-        except MismatchedPartsError as e:  # name the component; corrupt data speaks for itself
-            raise ValueError(f"[{self.name}] {e}") from None
+    def _new_plain_model(self) -> BunsetsuParser:
+        return BunsetsuParser(self.cfg["features"])

@@ -15,30 +15,25 @@ the gold words are the examples; ``trainer = "libsvm"`` keeps support
 vectors (any classifier form, rebuilt by `set_classifier` without
 retraining), ``"primal"`` trains liblinear on the explicit subset features
 with identical gaps merged (PKE only; the practical choice at full corpus
-size). The model itself is `models.boundary_segmenter.BoundarySegmenter`.
+size). The plain model is `models.boundary_segmenter.BoundarySegmenter`
+(``plain_model``; ``self.model`` is the thinc Model that carries it).
 """
-from typing import Callable, Dict, Iterable, Iterator, Optional
+from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
-from spacy import util
 from spacy.attrs import IDX, IS_SPACE, LENGTH, SPACY
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
 from ..features.boundary import MAX_WINDOW, check_window
 from ..features.char_units import doc_units
-from ..models.boundary_segmenter import (BoundarySegmenter, MismatchedPartsError, check_classifier_options,
-                                         check_trainer, concat_units)
+from ..models.boundary_segmenter import BoundarySegmenter, check_classifier_options, check_trainer, concat_units
 from ..scorers.segmentation import make_segmentation_scorer
-from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
+from .kernel_component import KernelComponent
 from .segmenter import merge_words, word_docs
 from .trainable import checked_examples
-
-# the "format_version" of the cfg file; the other files carry their own formats
-FORMAT_VERSION = 1
 
 
 @Language.factory(
@@ -96,10 +91,11 @@ def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_featur
         raise ValueError(f"max_iter must be an integer, not {max_iter!r}")
 
 
-class KernelSegmenter(SerializedParts, Pipe):
-    """The ``pke_segmenter`` component (see the module docstring). On
-    disk: ``cfg`` (JSON, with ``stats`` after training), then the model's
-    ``features``, ``support_vectors`` and ``classifier``."""
+class KernelSegmenter(KernelComponent):
+    """The ``pke_segmenter`` component (see the module docstring). Its
+    plain model is a `BoundarySegmenter`; on disk: ``cfg`` (JSON, with
+    ``stats`` after training), then the model's ``features``,
+    ``support_vectors`` and ``classifier`` (`KernelComponent`)."""
 
     def __init__(self, vocab: Vocab, name: str = "pke_segmenter", *, window: int = 3, degree: int = 3,
                  C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1,
@@ -118,33 +114,7 @@ class KernelSegmenter(SerializedParts, Pipe):
             "sigma": float(sigma), "xi": int(xi), "trainer": trainer, "min_feature_count": int(min_feature_count),
             "cache_size": float(cache_size), "max_iter": int(max_iter), "stats": {},
         }
-        self.model = BoundarySegmenter(window)
-
-    # ------------------------------------------------------------ state
-
-    @property
-    def is_trained(self) -> bool:
-        return self.model.classifier is not None
-
-    @property
-    def classifier(self):
-        """The kernel classifier (PKB, PKI or PKE), None before training."""
-        return self.model.classifier
-
-    def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
-        """Rebuild the classifier in another form (or PKE at another sigma /
-        xi) from the trained SVM, without retraining; returns the seconds."""
-        sigma = self.cfg["sigma"] if sigma is None else float(sigma)
-        xi = self.cfg["xi"] if xi is None else int(xi)
-        try:
-            check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
-            check_trainer(self.cfg["trainer"], kind)
-            seconds = self.model.build(kind, sigma=sigma, xi=xi)
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
-        self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
-        self.cfg["stats"]["build_seconds"] = seconds
-        return seconds
+        self._init_model("pke_segmenter", BoundarySegmenter(window))
 
     def add_label(self, label: str) -> int:
         raise ValueError(f"[{self.name}] decides word boundaries; it takes no labels")
@@ -183,7 +153,7 @@ class KernelSegmenter(SerializedParts, Pipe):
             )
         seconds = model.train(X, y, degree=cfg["degree"], C=cfg["C"], trainer=cfg["trainer"],
                               cache_size=cfg["cache_size"], max_iter=cfg["max_iter"])
-        self.model = model
+        self._set_plain_model(model)
         sv = model.support_vectors
         cfg["stats"].update({
             "n_examples": int(X.shape[0]), "n_positive": int((y > 0).sum()), "n_features": len(model.vocab),
@@ -201,16 +171,12 @@ class KernelSegmenter(SerializedParts, Pipe):
             raise ValueError(f"[{self.name}] the segmenter is not trained: run nlp.initialize() or load a model")
         units = [doc_units(doc) for doc in docs]
         codes, bounds, offsets = concat_units([(c, b) for c, _, b in units])
-        starts = self.model.segment(codes, bounds).view(bool)
+        starts = self.plain_model.segment(codes, bounds).view(bool)
         return [(u[1], starts[offsets[k]:offsets[k + 1]]) for k, u in enumerate(units)]
 
-    def __call__(self, doc: Doc) -> Doc:
-        """The word Doc of a character Doc."""
-        return word_docs([doc], self.predict([doc]))[0]
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        for docs in util.minibatch(stream, size=batch_size):
-            yield from word_docs(docs, self.predict(docs))
+    def process_batch(self, docs: List[Doc]) -> List[Doc]:
+        """The word Docs of character Docs (`segmenter.word_docs`)."""
+        return word_docs(docs, self.predict(docs))
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         """Merge each predicted word's characters into one token, in place."""
@@ -223,44 +189,18 @@ class KernelSegmenter(SerializedParts, Pipe):
             return {}
         return self.scorer(examples, **kwargs)
 
-    # ------------------------------------------------------------ serialization
+    # ------------------------------------------------------------ serialization (KernelComponent)
 
-    def _parts(self) -> Parts:
-        # load order: cfg (a new model of its window), the vocabulary, then
-        # what is checked against it; the lambdas reach the model cfg made
-        return {
-            "cfg": (self._cfg_to_bytes, self._cfg_from_bytes),
-            "features": (lambda: self.model.features_to_bytes(), self._features_from_bytes),
-            "support_vectors": (lambda: self.model.support_vectors_to_bytes(),
-                                lambda data: self._checked(self.model.support_vectors_from_bytes, data)),
-            "classifier": (lambda: self.model.classifier_to_bytes(),
-                           lambda data: self._checked(self.model.classifier_from_bytes, data,
-                                                      kind=self.cfg["classifier"], degree=self.cfg["degree"])),
-        }
+    def _check_cfg(self, cfg: Dict) -> None:
+        _check_options(cfg["window"], cfg["degree"], cfg["C"], cfg["classifier"], cfg["sigma"], cfg["xi"],
+                       cfg["trainer"], cfg["min_feature_count"], cfg["cache_size"], cfg["max_iter"])
 
-    def _checked(self, load, data, **kwargs) -> None:
-        try:
-            load(data, **kwargs)
-        except MismatchedPartsError as e:  # name the component; corrupt data speaks for itself
-            raise ValueError(f"[{self.name}] {e}") from None
+    def _new_plain_model(self) -> BoundarySegmenter:
+        return BoundarySegmenter(self.cfg["window"])
 
-    def _cfg_to_bytes(self) -> bytes:
-        return versioned_cfg_bytes(self.cfg, FORMAT_VERSION)
-
-    def _cfg_from_bytes(self, data: bytes) -> None:
-        cfg = read_versioned_cfg(data, FORMAT_VERSION, self.name)
-        try:
-            _check_options(cfg["window"], cfg["degree"], cfg["C"], cfg["classifier"], cfg["sigma"], cfg["xi"],
-                           cfg["trainer"], cfg["min_feature_count"], cfg["cache_size"], cfg["max_iter"])
-        except (KeyError, TypeError) as e:
-            raise ValueError(f"[{self.name}] the cfg is incomplete ({e!r})") from None
-        self.cfg.update(cfg)
-        self.model = BoundarySegmenter(cfg["window"])
-
-    def _features_from_bytes(self, data: bytes) -> None:
-        self.model.features_from_bytes(data)
-        if self.model.window != self.cfg["window"]:
-            raise ValueError(f"[{self.name}] the feature file has window {self.model.window}, the cfg "
+    def _check_features(self) -> None:
+        if self.plain_model.window != self.cfg["window"]:
+            raise ValueError(f"[{self.name}] the feature file has window {self.plain_model.window}, the cfg "
                              f"{self.cfg['window']}: the model files are mismatched")
 
 

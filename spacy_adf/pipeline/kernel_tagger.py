@@ -30,25 +30,21 @@ The component is a thin adapter around `models.kernel_tagger.KernelTagger`
 (features, training, decoding, the serialization of its trained parts); it
 owns the target and the ``cfg`` file.
 """
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 import numpy
-from spacy import util
-from spacy.attrs import POS, TAG
+from spacy.attrs import IS_SPACE, POS, TAG
 from spacy.language import Language
-from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 
 from ..models.kernel_forms import check_classifier_options, check_trainer
-from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger, MismatchedPartsError
-from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
+from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger
+from .kernel_component import KernelComponent
 from .score_weights import set_score_weights
 from .targets import SpanTarget, make_target
 
-# the "format_version" of the cfg file; the other files carry their own formats
-FORMAT_VERSION = 1
 # scheme names: the paper's IOB2 is spaCy-adf's "BIO" (B, I, O)
 SCHEME_ALIASES = {"BIO": "BIO", "IOB2": "BIO", "BILUO": "BILUO"}
 
@@ -112,13 +108,14 @@ def make_pke_tagger(
     return tagger
 
 
-class PKETagger(SerializedParts, Pipe):
+class PKETagger(KernelComponent):
     """The ``pke_tagger`` component (see the module docstring).
 
-    ``self.tagger`` (a `KernelTagger`) does the work; ``self.cfg`` holds the
-    options (see `make_pke_tagger`) and, after training, ``stats``. On disk:
-    ``cfg`` (JSON), then the tagger's ``features`` (vocabulary and tag
-    names), ``support_vectors`` and ``classifier``.
+    ``plain_model`` (a `KernelTagger`, carried by ``self.model``) does the
+    work; ``self.cfg`` holds the options (see `make_pke_tagger`) and, after
+    training, ``stats``. On disk: ``cfg`` (JSON), then the tagger's
+    ``features`` (vocabulary and tag names), ``support_vectors`` and
+    ``classifier`` (`KernelComponent`).
     """
 
     def __init__(
@@ -145,7 +142,7 @@ class PKETagger(SerializedParts, Pipe):
         self.vocab = vocab
         self.name = name
         self.scorer = scorer
-        self.tagger = KernelTagger(features, window, pos_attr)  # validates features and window
+        self._init_model("pke_tagger", KernelTagger(features, window, pos_attr))  # validates features and window
         self.cfg: Dict = {
             "target": target, "scheme": scheme, "pos_attr": pos_attr, "features": list(features),
             "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
@@ -153,36 +150,15 @@ class PKETagger(SerializedParts, Pipe):
             "trainer": trainer, "cache_size": float(cache_size), "n_jobs": int(n_jobs), "labels": [], "stats": {},
         }
 
-    # ------------------------------------------------------------ state
-
     @property
-    def is_trained(self) -> bool:
-        return self.tagger.classifier is not None
-
-    @property
-    def classifier(self):
-        """The pairwise classifier (PKB, PKI or PKE pairs), None before training."""
-        return self.tagger.classifier
+    def tagger(self) -> KernelTagger:
+        """`plain_model`, by its name before the common one (kept for callers)."""
+        return self.plain_model
 
     @property
     def tag_names(self) -> List[str]:
         """The classes: the chunk tags seen in training, in the target's order."""
-        return list(self.tagger.classes)
-
-    def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
-        """Rebuild the classifier in another form from the stored support
-        vectors (no retraining); returns the build seconds."""
-        sigma = self.cfg["sigma"] if sigma is None else float(sigma)
-        xi = self.cfg["xi"] if xi is None else int(xi)
-        check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
-        check_trainer(self.cfg["trainer"], kind)
-        try:
-            seconds = self.tagger.build(kind, sigma=sigma, xi=xi)
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
-        self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
-        self.cfg["stats"]["build_seconds"] = seconds
-        return seconds
+        return list(self.plain_model.classes)
 
     # ------------------------------------------------------------ training
 
@@ -209,19 +185,19 @@ class PKETagger(SerializedParts, Pipe):
         cfg["labels"] = list(labels)
         tag_names = self.target.tag_names(cfg["labels"])
         try:
-            X, y = self.tagger.examples(self._gold_items(get_examples()), tag_names,
+            X, y = self.plain_model.examples(self._gold_items(get_examples()), tag_names,
                                         min_count=cfg["min_feature_count"])
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None
-        if X.shape[0] == 0 or len(self.tagger.classes) < 2:
+        if X.shape[0] == 0 or len(self.plain_model.classes) < 2:
             raise ValueError(f"[{self.name}] the training examples need tokens of at least two chunk tags "
-                             f"(found {self.tagger.classes}); check the corpus and the target "
+                             f"(found {self.plain_model.classes}); check the corpus and the target "
                              f"{cfg['target']!r}")
-        seconds = self.tagger.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
+        seconds = self.plain_model.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
                                     trainer=cfg["trainer"], n_jobs=cfg.get("n_jobs", 1))
-        cfg["stats"].update({"n_decisions": int(X.shape[0]), "n_features": len(self.tagger.vocab),
-                             "classes": list(self.tagger.classes), "svm_seconds": seconds,
-                             "training": self.tagger.train_stats})
+        cfg["stats"].update({"n_decisions": int(X.shape[0]), "n_features": len(self.plain_model.vocab),
+                             "classes": list(self.plain_model.classes), "svm_seconds": seconds,
+                             "training": self.plain_model.train_stats})
         self.set_classifier(cfg["classifier"])
 
     # ------------------------------------------------------------ prediction
@@ -231,7 +207,8 @@ class PKETagger(SerializedParts, Pipe):
             return
         attr = TAG if self.cfg["pos_attr"] == "tag" else POS
         for doc in docs:
-            if len(doc) and not doc.to_array([attr]).any():
+            # a Doc of whitespace only has nothing a tagger would tag
+            if len(doc) and not doc.to_array([attr]).any() and not doc.to_array(IS_SPACE).all():
                 raise ValueError(
                     f"[{self.name}] a Doc has no POS tags (token.{self.cfg['pos_attr']}_ is empty everywhere): "
                     f"put a tagger before {self.name} in the pipeline, or read the POS tags from the corpus "
@@ -245,23 +222,16 @@ class PKETagger(SerializedParts, Pipe):
         docs = list(docs)
         full = [doc for doc in docs if len(doc)]
         self._check_pos(full)
-        tags = iter(self.tagger.tag_docs(full) if full else ())
+        tags = iter(self.plain_model.tag_docs(full) if full else ())
         return [next(tags) if len(doc) else numpy.zeros(0, dtype=numpy.int32) for doc in docs]
 
     def set_annotations(self, docs: Iterable[Doc], preds: List[numpy.ndarray]) -> None:
-        names = self.tagger.classes
+        names = self.plain_model.classes
         for doc, ids in zip(docs, preds):
+            if len(doc) == 0:
+                self.target.set_empty(doc)
+                continue
             self.target.set(doc, [names[i] for i in numpy.asarray(ids).tolist()], None)
-
-    def __call__(self, doc: Doc) -> Doc:
-        self.set_annotations([doc], self.predict([doc]))
-        return doc
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """Tag a stream of Docs, ``batch_size`` at a time (one decoder call a batch)."""
-        for docs in util.minibatch(stream, size=batch_size):
-            self.set_annotations(docs, self.predict(docs))
-            yield from docs
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
         """The configured scorer's scores for the target (spans_KEY_p/r/f or ents_p/r/f)."""
@@ -270,41 +240,18 @@ class PKETagger(SerializedParts, Pipe):
             return {}
         return self.scorer(examples, target=self.target, **kwargs)
 
-    # ------------------------------------------------------------ serialization
+    # ------------------------------------------------------------ serialization (KernelComponent)
 
-    def _parts(self) -> Parts:
-        # order matters on load: cfg (it makes a new tagger), then the
-        # vocabulary and tag names, then what is checked against them
-        return {
-            "cfg": (self._cfg_to_bytes, self._cfg_from_bytes),
-            "features": (lambda: self.tagger.features_to_bytes(),
-                         lambda data: self.tagger.features_from_bytes(data)),
-            "support_vectors": (lambda: self.tagger.support_vectors_to_bytes(), self._support_vectors_from_bytes),
-            "classifier": (lambda: self.tagger.classifier_to_bytes(), self._classifier_from_bytes),
-        }
-
-    def _cfg_to_bytes(self) -> bytes:
-        return versioned_cfg_bytes(self.cfg, FORMAT_VERSION)
-
-    def _cfg_from_bytes(self, data: bytes) -> None:
-        cfg = read_versioned_cfg(data, FORMAT_VERSION, self.name)
+    def _check_cfg(self, cfg: Dict) -> None:
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
         check_trainer(cfg["trainer"], cfg["classifier"])
         cfg["scheme"] = check_scheme(cfg["scheme"])
-        target = make_target(cfg["target"], cfg["scheme"])
-        self.tagger = KernelTagger(cfg["features"], cfg["window"], cfg["pos_attr"])
-        self.tagger.train_stats = dict(cfg.get("stats", {}).get("training", {}))
-        self.target = target
-        self.cfg.update(cfg)
+        make_target(cfg["target"], cfg["scheme"])  # raises for a target it cannot write
 
-    def _support_vectors_from_bytes(self, data: bytes) -> None:
-        try:
-            self.tagger.support_vectors_from_bytes(data)
-        except MismatchedPartsError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
+    def _cfg_loaded(self) -> None:
+        self.target = make_target(self.cfg["target"], self.cfg["scheme"])
 
-    def _classifier_from_bytes(self, data: bytes) -> None:
-        try:
-            self.tagger.classifier_from_bytes(data, kind=self.cfg["classifier"], degree=self.cfg["degree"])
-        except MismatchedPartsError as e:  # name the component; corrupt data speaks for itself
-            raise ValueError(f"[{self.name}] {e}") from None
+    def _new_plain_model(self) -> KernelTagger:
+        tagger = KernelTagger(self.cfg["features"], self.cfg["window"], self.cfg["pos_attr"])
+        tagger.train_stats = dict(self.cfg.get("stats", {}).get("training", {}))
+        return tagger

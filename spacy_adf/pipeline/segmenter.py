@@ -13,11 +13,10 @@ steer the segmentation of terms the training data never showed.
 """
 import operator
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
+from typing import Callable, Dict, Iterable, List, Optional, Set, Union
 
 import numpy
-from spacy import util
-from spacy.attrs import IDX, IS_SPACE, LENGTH, ORTH, SPACY
+from spacy.attrs import IDX, LENGTH, ORTH, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -26,8 +25,7 @@ from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
 from ..features.char_units import doc_units
-from ..models.char_segmenter import CharSegmenter, example_fold, read_user_dict
-from ..tags.bmes import encode
+from ..models.char_segmenter import CharSegmenter, read_user_dict
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
 from .trainable import SparseTrainedPipe, initialize_examples
@@ -78,27 +76,10 @@ def make_adf_segmenter(
 __all__ = ["ADFSegmenter", "make_adf_segmenter", "read_user_dict"]
 
 
-def _doc_key(doc: Doc) -> bytes:
-    """A reference Doc's fold key: its word hashes (stable across runs)."""
-    return doc.to_array(ORTH).tobytes()
-
-
-def _words(doc: Doc) -> List[str]:
-    """The texts of a Doc's non-space tokens (string lookups, no Token objects)."""
-    strings = doc.vocab.strings
-    arr = doc.to_array([ORTH, IS_SPACE])
-    return [strings[int(orth)] for orth, space in arr.tolist() if not space]
-
-
 def _content_key(codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray, fold: int) -> tuple:
     """Everything an example's training samples are a function of (the
     lexicon and feature table being fixed), as a dict key."""
     return (digest(codes), digest(bounds), digest(gold), int(fold))
-
-
-def _text_length(arr: numpy.ndarray) -> int:
-    """Characters of a Doc's text from its (IDX, LENGTH, ..., SPACY) array."""
-    return int(arr[-1, 0] + arr[-1, 1] + arr[-1, 3]) if len(arr) else 0
 
 
 # Annotations other than the tokens themselves that a word Doc built anew would drop.
@@ -177,7 +158,7 @@ class ADFSegmenter(SparseTrainedPipe):
     units (characters, or hashed codes of longer tokens) -> character
     features -> boundary tags (CRF) -> word starts -> merged tokens.
 
-    Its cfg, lexicon and CRF are the model's parts (`self.segmenter`); the
+    Its cfg, lexicon and CRF are the model's parts (`self.plain_model`); the
     tokenizer form (`spacy_adf.Segmenter.v1`) runs the same model.
     """
 
@@ -187,15 +168,30 @@ class ADFSegmenter(SparseTrainedPipe):
         self.model = model
         self.name = name
         self.scorer = scorer
-        self.segmenter: CharSegmenter = model.attrs["segmenter"]
-        self.segmenter.name = self.segmenter.crf.name = name
-        self.segmenter.configure(scheme, user_words)
-        self.cfg = self.segmenter.cfg  # one dict: the component's cfg file is the model's
-        self.trainer = SparseTrainer(name, self.segmenter.crf, (model.id, "crf_weights"),
+        self.plain_model.name = self.plain_model.crf.name = name
+        self.plain_model.configure(scheme, user_words)
+        self.cfg = self.plain_model.cfg  # one dict: the component's cfg file is the model's
+        # the lexicon's folds are not saved: a copy that trains restores them (distributed)
+        self.trainer = SparseTrainer(name, self.plain_model.crf, (model.id, "crf_weights"),
                                      self.training_samples,
-                                     lambda: self.cfg["n_train_sequences"] or self.cfg["n_train_examples"])
+                                     lambda: self.cfg["n_train_sequences"] or self.cfg["n_train_examples"],
+                                     preparation=(lambda: self.plain_model.lexicon_folds(),
+                                                  lambda folds: self.plain_model.set_lexicon_folds(folds)))
+
+    # update() reads the examples and changes neither Doc (training.update: no copy needed)
+    update_reads_examples_only = True
 
     # ------------------------------------------------------------ model parts
+
+    @property
+    def plain_model(self) -> CharSegmenter:
+        """The character CRF segmenter, carried by the thinc Model (spacy_adf.SegmenterCRF.v1)."""
+        return self.model.attrs["segmenter"]
+
+    @property
+    def segmenter(self) -> CharSegmenter:
+        """`plain_model`, by its name before the common one (kept for callers)."""
+        return self.plain_model
 
     @property
     def n_tags(self) -> int:
@@ -203,7 +199,7 @@ class ADFSegmenter(SparseTrainedPipe):
 
     @property
     def tag_names(self) -> List[str]:
-        return self.segmenter.tag_names
+        return self.plain_model.tag_names
 
     @property
     def labels(self):
@@ -212,20 +208,20 @@ class ADFSegmenter(SparseTrainedPipe):
     @property
     def crf(self) -> Optional[CRFModel]:
         """The trained CRF weights (None before initialize)."""
-        return self.segmenter.crf.params if self.segmenter.is_built else None
+        return self.plain_model.crf.params if self.plain_model.is_built else None
 
     @property
     def featurizer(self):
-        return self.segmenter.featurizer
+        return self.plain_model.featurizer
 
     @property
     def training_words(self) -> Set[str]:
         """Words of the training corpus (the lexicon OOV recall is measured against)."""
-        return set(self.segmenter.train_words)
+        return set(self.plain_model.train_words)
 
     @property
     def user_words(self) -> Set[str]:
-        return set(self.segmenter.user_words)
+        return set(self.plain_model.user_words)
 
     def add_label(self, label: str) -> int:
         raise ValueError(f"[{self.name}] has fixed word-boundary tags ({self.cfg['scheme']}); "
@@ -234,11 +230,11 @@ class ADFSegmenter(SparseTrainedPipe):
     def add_words(self, words: Iterable[str]) -> int:
         """Add user-dictionary words (visible to every sentence). Returns how
         many can match (lengths min_word..max_word); whitespace-free words only."""
-        return self.segmenter.add_words(words)
+        return self.plain_model.add_words(words)
 
     def load_user_dict(self, path: Union[str, Path]) -> int:
         """Add the words of a user dictionary file (see read_user_dict)."""
-        return self.segmenter.load_user_dict(path)
+        return self.plain_model.load_user_dict(path)
 
     # ------------------------------------------------------------ initialize
 
@@ -254,88 +250,31 @@ class ADFSegmenter(SparseTrainedPipe):
         corpus: read that reader of the config ("corpora.train") in full
         instead of get_examples (a streamed training corpus: see
         `trainable.initialize_examples`)."""
-        folds = self.segmenter.options["lexicon_folds"]
-        words_by_example, items = [], []
-        long_word = False
-        for eg in initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus):
-            if not len(eg.predicted):
-                continue
-            words = _words(eg.reference)
-            long_word = long_word or any(len(w) > 1 for w in words)
-            fold = example_fold(_doc_key(eg.reference), folds)
-            words_by_example.append((words, fold))
-            codes, _, bounds, gold = self._units_and_gold(eg)
-            items.append((codes, bounds, gold, fold))
-        if not items:
-            raise ValueError(f"[{self.name}] initialize() got no non-empty training examples")
-        if not long_word:
-            # e.g. nlp.initialize() without get_examples: spaCy's dummy example
-            raise ValueError(
-                f"[{self.name}] initialize() needs segmented training examples (reference Docs "
-                "whose words are the gold segmentation), but got none with a word of two or "
-                "more characters. Pass get_examples to nlp.initialize() (spacy train does), or "
-                "load a trained pipeline instead of initializing one."
-            )
-        self.segmenter.build_lexicon(words_by_example)
-        del words_by_example
-        if user_dict is not None:
-            self.load_user_dict(user_dict)
-        n_examples = len(items)
-        sequences = [item for item in items if item[2] is not None and len(item[0])]
-        del items
-        samples = self.segmenter.build_crf_with_samples(sequences, n_examples)
+        examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
+        n_examples, sequences, samples = self.plain_model.build_for_training(
+            ((eg.predicted, eg.reference) for eg in examples), user_dict)
         self.trainer.reset()
         primed = {}
-        for (codes, bounds, gold, fold), runs in zip(sequences, samples):
-            primed.setdefault(_content_key(codes, bounds, gold, fold), runs)
+        for item, runs in zip(sequences, samples):
+            primed.setdefault(_content_key(*item), runs)
         self.trainer.cache.prime(primed, n_examples)
-
-    def _units_and_gold(self, eg: Example):
-        """Units of the predicted Doc, their run bounds and gold tag ids (or
-        None if the reference does not cover the same text)."""
-        doc = eg.predicted
-        codes, tok_index, bounds = doc_units(doc)
-        ref = eg.reference
-        r = ref.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
-        p = doc.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
-        if _text_length(r) != _text_length(p):
-            raise ValueError(
-                f"[{self.name}] reference and predicted texts differ: {ref.text[:40]!r} vs "
-                f"{doc.text[:40]!r}; build the examples with nlp.make_doc(reference.text)"
-            )
-        if not len(codes):
-            return codes, tok_index, bounds, None
-        r = r[r[:, 2] == 0]
-        p = p[tok_index]
-        starts = numpy.isin(p[:, 0], r[:, 0])
-        ends = numpy.isin(p[:, 0] + p[:, 1], r[:, 0] + r[:, 1])
-        starts[bounds[:-1]] = True
-        ends[bounds[1:] - 1] = True
-        return codes, tok_index, bounds, encode(starts, ends, self.cfg["scheme"])
 
     # ------------------------------------------------------------ inference
 
     def predict(self, docs: Iterable[Doc]):
         """Per Doc: (token index of each unit, bool word-start flag per unit)."""
-        self.segmenter.crf.require_built()
+        self.plain_model.crf.require_built()
         units = [doc_units(doc) for doc in docs]
-        starts = self.segmenter.segment_units(units)
+        starts = self.plain_model.segment_units(units)
         return [(u[1], s) for u, s in zip(units, starts)]
 
-    def __call__(self, doc: Doc) -> Doc:
-        """The word Doc of a character Doc (see `pipe`)."""
-        return self._word_docs([doc])[0]
-
-    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """Word Docs, built once from the predicted word starts: linear in
+    def process_batch(self, docs: List[Doc]) -> List[Doc]:
+        """Word Docs (what __call__ and pipe return, errors going to the
+        error handler), built once from the predicted word starts: linear in
         the text (spaCy's retokenizer checks each merge against all earlier
         ones, quadratic over a long Doc). A Doc that already carries other
         annotation (tags, entities, spans, sentences, ...) is merged in place
         by set_annotations instead, so nothing on it is lost."""
-        for docs in util.minibatch(stream, size=batch_size):
-            yield from self._word_docs(docs)
-
-    def _word_docs(self, docs: List[Doc]) -> List[Doc]:
         return word_docs(docs, self.predict(docs))
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
@@ -352,13 +291,10 @@ class ADFSegmenter(SparseTrainedPipe):
         orths = digest(eg.predicted.to_array(ORTH))
         samples = self.trainer.cache.get(eg, orths, operator.eq)
         if samples is MISS:
-            codes, _, bounds, gold = self._units_and_gold(eg)
-            samples = []
-            if gold is not None:
-                fold = example_fold(_doc_key(eg.reference), self.segmenter.options["lexicon_folds"])
-                samples = self.trainer.cache.take(_content_key(codes, bounds, gold, fold))
-                if samples is MISS:
-                    samples = self.segmenter.samples(codes, bounds, gold, fold)
+            item = self.plain_model.training_item(eg.predicted, eg.reference)
+            samples = [] if item[2] is None else self.trainer.cache.take(_content_key(*item))
+            if samples is MISS:
+                samples = self.plain_model.training_samples(item)
             self.trainer.cache.put(eg, orths, samples)
         return samples
 
@@ -370,12 +306,12 @@ class ADFSegmenter(SparseTrainedPipe):
         validate_examples(examples, "ADFSegmenter.score")
         if self.scorer is None:
             return {}
-        return self.scorer(examples, lexicon=self.segmenter.train_words or None, **kwargs)
+        return self.scorer(examples, lexicon=self.plain_model.train_words or None, **kwargs)
 
     # ------------------------------------------------------------ serialization
 
     def _parts(self):
-        parts = self.segmenter._parts()
+        parts = self.plain_model._parts()
         load_model = parts["model"][1]
 
         def load(data: bytes) -> None:
@@ -387,7 +323,7 @@ class ADFSegmenter(SparseTrainedPipe):
 
     def __reduce__(self):
         # Pickles the trained model, not the optimizer's state or caches.
-        data = self.to_bytes() if self.segmenter.is_built else None
+        data = self.to_bytes() if self.plain_model.is_built else None
         return (_rebuild_segmenter, (self.vocab, self.model, self.name, self.cfg["scheme"],
                                      data, self.scorer))
 

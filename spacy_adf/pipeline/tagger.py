@@ -10,6 +10,7 @@ from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
 import srsly
+from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -108,17 +109,29 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.vocab = vocab
         self.model = model
         self.name = name
-        self.sequence_crf: SequenceCRF = model.attrs["sequence_crf"]
-        self.sequence_crf.name = name
+        self.plain_model.name = name
         self.target: Target = make_target(target, scheme, covering)
         self.cfg = {"labels": [], "target": target, "scheme": scheme, "covering": bool(covering),
                     "store_marginals": bool(store_marginals), "n_train_examples": 0}
         self.scorer = scorer
         self._tag_index: Dict[str, int] = {}
-        self.trainer = SparseTrainer(name, self.sequence_crf, (model.id, "crf_weights"),
+        self.trainer = SparseTrainer(name, self.plain_model, (model.id, "crf_weights"),
                                      self.training_samples, lambda: self.cfg["n_train_examples"])
 
+    # update() reads the examples and changes neither Doc (training.update: no copy needed)
+    update_reads_examples_only = True
+
     # ------------------------------------------------------------ labels and weights
+
+    @property
+    def plain_model(self) -> SequenceCRF:
+        """The CRF sequence labeller, carried by the thinc Model (spacy_adf.CRF.v1)."""
+        return self.model.attrs["sequence_crf"]
+
+    @property
+    def sequence_crf(self) -> SequenceCRF:
+        """`plain_model`, by its name before the common one (kept for callers)."""
+        return self.plain_model
 
     @property
     def tag_names(self) -> List[str]:
@@ -132,7 +145,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     @property
     def crf(self) -> Optional[CRFModel]:
         """The trained CRF weights (None before initialize)."""
-        return self.sequence_crf.params if self.sequence_crf.is_built else None
+        return self.plain_model.params if self.plain_model.is_built else None
 
     def _model_changed(self) -> None:
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
@@ -157,7 +170,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         upstream = self._upstream(nlp)
         found: List[str] = []
         tag_ids: Dict[str, int] = {}  # provisional ids, in order of appearance
-        hash_mats = RowBuffer(len(self.sequence_crf.templates))
+        hash_mats = RowBuffer(len(self.plain_model.templates))
         golds, keys = [], []
         pending: List[Doc] = []  # hashed a batch at a time: one columns pass per batch
         n_examples = 0
@@ -172,13 +185,13 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             if any(t is None for t in tags):
                 continue  # documented: sequences with unlabelled tokens are skipped
             golds.append(numpy.array([tag_ids.setdefault(t, len(tag_ids)) for t in tags], dtype=numpy.int32))
-            keys.append(digest(self.sequence_crf.source_signature(eg.predicted)))
+            keys.append(digest(self.plain_model.source_signature(eg.predicted)))
             pending.append(eg.predicted)
             if len(pending) == _HASH_BATCH:
-                hash_mats.append(self.sequence_crf.hashes_of_docs(pending))
+                hash_mats.append(self.plain_model.hashes_of_docs(pending))
                 pending = []
         if pending:
-            hash_mats.append(self.sequence_crf.hashes_of_docs(pending))
+            hash_mats.append(self.plain_model.hashes_of_docs(pending))
         del examples, pending
         if not n_examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
@@ -196,7 +209,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             if len(gold) and gold.min() < 0:
                 self._unknown_tag(names[int(golds[i][numpy.flatnonzero(gold < 0)[0]])])
             golds[i] = gold
-        samples = self.sequence_crf.build_training(hash_mats, golds, self.n_tags)
+        samples = self.plain_model.build_training(hash_mats, golds, self.n_tags)
         self.cfg["n_train_examples"] = n_examples
         self._model_changed()
         primed = {}
@@ -207,7 +220,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     def _upstream(self, nlp: Optional[Language]) -> list:
         """The components before this one, if the templates need annotations
         (see _annotate_upstream_one)."""
-        if nlp is None or not self.sequence_crf.required_annotations:
+        if nlp is None or not self.plain_model.required_annotations:
             return []
         upstream = []
         for name, proc in nlp.components:
@@ -223,7 +236,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         annotates the predicted Docs that way, but spaCy hands initialize()
         the raw examples (and disables frozen components while it runs)."""
         doc = eg.predicted
-        needed = self.sequence_crf.required_annotations
+        needed = self.plain_model.required_annotations
         if len(doc) and not all(doc.has_annotation(a) for a in needed):
             for proc in upstream:
                 doc = proc(doc)
@@ -249,13 +262,14 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     def predict(self, docs: Iterable[Doc]):
         """Per Doc: (tag ids, marginals or None)."""
-        return self.sequence_crf.predict(list(docs), marginals=self.cfg["store_marginals"])
+        return self.plain_model.predict(list(docs), marginals=self.cfg["store_marginals"])
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         """Write the predicted tags to the target (and marginals if stored)."""
         names = self.tag_names
         for doc, (ids, marg) in zip(docs, preds):
-            if len(doc) == 0:
+            if len(doc) == 0 or (self.target.is_spans and _whitespace_only(doc)):
+                self.target.set_empty(doc)  # no span over whitespace alone
                 continue
             conf = None
             if marg is not None:
@@ -274,7 +288,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         a 128-bit digest, so the cache holds no copy of them)."""
         if not len(eg.predicted):
             return []
-        signature = digest(self.sequence_crf.source_signature(eg.predicted))
+        signature = digest(self.plain_model.source_signature(eg.predicted))
         samples = self.trainer.cache.get(eg, signature, operator.eq)
         if samples is MISS:
             gold = self._gold_ids(eg)
@@ -283,7 +297,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             else:
                 samples = self.trainer.cache.take(_content_key(signature, gold))
                 if samples is MISS:
-                    samples = [(*self.sequence_crf.features_of(eg.predicted), gold)]
+                    samples = [(*self.plain_model.features_of(eg.predicted), gold)]
             self.trainer.cache.put(eg, signature, samples)
         return samples
 
@@ -343,17 +357,21 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     def _model_bytes(self):
         """The CRF's file as Chunks (written piece by piece, see framed.Chunks)."""
-        self.sequence_crf.require_built()
-        return self.sequence_crf.to_chunks()
+        self.plain_model.require_built()
+        return self.plain_model.to_chunks()
 
     def _load_model(self, data: bytes) -> None:
-        self.sequence_crf.from_bytes(data, expected_labels=self.n_tags)
+        self.plain_model.from_bytes(data, expected_labels=self.n_tags)
         self._model_changed()
 
     def __reduce__(self):
         # Pickles the trained model, not the optimizer's state or caches.
-        data = self.to_bytes() if self.sequence_crf.is_built else None
+        data = self.to_bytes() if self.plain_model.is_built else None
         return (_rebuild, (type(self), self.vocab, self.model, self.name, dict(self.cfg), self.scorer, data))
+
+
+def _whitespace_only(doc: Doc) -> bool:
+    return doc[0].is_space and bool(doc.to_array(IS_SPACE).all())  # the first test is cheap
 
 
 def _content_key(signature: bytes, gold: numpy.ndarray) -> tuple:

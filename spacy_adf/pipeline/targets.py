@@ -65,6 +65,9 @@ class Target:
     def set(self, doc: Doc, tags: List[str], confidences: Optional[numpy.ndarray]) -> None:
         raise NotImplementedError
 
+    def set_empty(self, doc: Doc) -> None:
+        """What `set` leaves on a Doc without tokens (token targets: nothing)."""
+
     def score(self, examples: Iterable[Example], **kwargs) -> Dict:
         raise NotImplementedError
 
@@ -200,6 +203,11 @@ class SpanTarget(Target):
                 doc.spans[self.key].attrs["scores"] = [
                     float(confidences[s.start:s.end].min()) for s in doc.spans[self.key]
                 ]
+
+    def set_empty(self, doc):
+        # an empty Doc still gets its (empty) span group, as a one-space Doc does
+        if self.key is not None:
+            doc.spans[self.key] = []
 
     @property
     def score_weights(self):

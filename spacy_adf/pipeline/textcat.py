@@ -97,23 +97,35 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         self.model = model
         self.name = name
         self.scorer = scorer
-        self.text_model: MaxEntText = text_model
         text_model.name = name
         self.cfg = {"labels": [], **text_model.featurizer.settings, "n_train_examples": 0}
         self._label_cache: Tuple[tuple, Dict[str, int]] = ((), {})
         self.trainer = SparseTrainer(name, text_model, (model.id, "maxent_weights"), self.training_samples,
                                      lambda: max(int(self.cfg.get("n_train_examples", 0)), 1))
 
+    # update() reads the examples and changes neither Doc (training.update: no copy needed)
+    update_reads_examples_only = True
+
     # ------------------------------------------------------------ labels and weights
 
     @property
+    def plain_model(self) -> MaxEntText:
+        """The MaxEnt text model, carried by the thinc Model (spacy_adf.MaxEntTextcat.v1)."""
+        return self.model.attrs["maxent_text"]
+
+    @property
+    def text_model(self) -> MaxEntText:
+        """`plain_model`, by its name before the common one (kept for callers)."""
+        return self.plain_model
+
+    @property
     def featurizer(self):
-        return self.text_model.featurizer
+        return self.plain_model.featurizer
 
     @property
     def maxent(self):
         """The trained MaxEnt weights (None before initialize)."""
-        return self.text_model.params if self.text_model.is_built else None
+        return self.plain_model.params if self.plain_model.is_built else None
 
     # ------------------------------------------------------------ initialize
 
@@ -133,7 +145,7 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
                 f"{self.cfg['labels']}; check the corpus's doc.cats or pass labels=[...]"
             )
         n_gold = sum(self._gold_id(eg) is not None for eg in examples)
-        self.text_model.build([eg.predicted for eg in examples], len(self.cfg["labels"]))
+        self.plain_model.build([eg.predicted for eg in examples], len(self.cfg["labels"]))
         self.cfg["n_train_examples"] = n_gold
         self.trainer.reset()
 
@@ -166,7 +178,7 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
 
     def predict(self, docs: Iterable[Doc]) -> numpy.ndarray:
         """P(label | doc), float64 (n_docs, n_labels), columns in label order."""
-        return self.text_model.predict_proba(list(docs))
+        return self.plain_model.predict_proba(list(docs))
 
     def set_annotations(self, docs: Iterable[Doc], scores) -> None:
         """Write every label's probability to doc.cats."""
@@ -187,7 +199,7 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         samples = self.trainer.cache.get(eg, signature, lambda a, b: a == b)
         if samples is MISS:
             gold = self._gold_id(eg)
-            samples = [] if gold is None else [(*self.text_model.features_of(doc), gold)]
+            samples = [] if gold is None else [(*self.plain_model.features_of(doc), gold)]
             self.trainer.cache.put(eg, signature, samples)
         return samples
 
@@ -223,11 +235,11 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         self.cfg.update(cfg)
 
     def _model_bytes(self) -> bytes:
-        return self.text_model.to_bytes()
+        return self.plain_model.to_bytes()
 
     def _load_model(self, data: bytes) -> None:
         try:
-            self.text_model.from_bytes(data, expected_labels=len(self.cfg["labels"]))
+            self.plain_model.from_bytes(data, expected_labels=len(self.cfg["labels"]))
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None
         self.trainer.reset()

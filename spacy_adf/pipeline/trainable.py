@@ -1,7 +1,8 @@
 """The spaCy side of sparse training, shared by `adf_tagger`,
 `adf_segmenter` and `adf_textcat`: update(), finish_update() and
 use_params() forward to the component's SparseTrainer (`self.trainer`), and
-the L-BFGS driver and the memory report reach the model through it."""
+the L-BFGS driver and the memory report reach the model through it (the
+protocols of `training.contract`)."""
 from typing import Callable, Dict, Iterable, Iterator, Optional
 
 import srsly
@@ -13,12 +14,35 @@ from thinc.api import Optimizer
 from ..core.params import GroupedParams
 from ..serialization.parts import SerializedParts
 from ..training.sparse_trainer import SparseTrainer
+from .handled_calls import HandledCalls
+
+READS_EXAMPLES_ONLY = "update_reads_examples_only"
 
 
-class SparseTrainedPipe(SerializedParts, TrainablePipe):
+class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
+    """The base of the sparse-trained components. A subclass gives
+    ``plain_model`` (its model outside spaCy; ``self.model`` is the thinc
+    Model that carries it), ``self.trainer`` and must declare
+    ``update_reads_examples_only``: True only if its update() changes
+    neither Doc of an Example (`training.update` then skips spaCy's copy
+    of every Example). There is no default: a new component that writes to
+    Docs in update() must not inherit a promise it breaks."""
+
     trainer: SparseTrainer
-    # update() reads the examples and changes neither Doc (training.update: no copy needed)
-    update_reads_examples_only = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        declared = any(READS_EXAMPLES_ONLY in vars(klass) for klass in cls.__mro__ if klass is not SparseTrainedPipe)
+        if not declared:
+            raise TypeError(
+                f"{cls.__name__} (a SparseTrainedPipe) must declare the class attribute {READS_EXAMPLES_ONLY}: "
+                "True if its update() only reads the Examples, False if it may change a Doc"
+            )
+
+    @property
+    def plain_model(self):
+        """The component's model outside spaCy (SequenceCRF, CharSegmenter, MaxEntText)."""
+        raise NotImplementedError(f"{type(self).__name__} does not name its plain model")
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:

@@ -43,7 +43,7 @@ class KernelSegmenterTokenizer(SegmentingTokenizer):
         return self.segmenter.is_trained
 
     def _segment(self, codes, bounds):
-        return self.segmenter.model.segment(codes, bounds)
+        return self.segmenter.plain_model.segment(codes, bounds)
 
     def _model_to_bytes(self) -> bytes:
         return self.segmenter.to_bytes()

@@ -67,6 +67,7 @@ from typing import Callable
 from spacy.language import Language
 from spacy.util import registry
 
+from .contract import TrainedByTrainer
 from .evaluation import install_lean_evaluate
 from .sparse_trainer import SparseTrainer
 from .update import install_lean_update
@@ -123,9 +124,8 @@ def use_background_steps(nlp: Language, enabled: bool = True) -> Language:
     """Set (or clear) background steps on every component of `nlp` trained
     by a SparseTrainer."""
     for _, proc in nlp.components:
-        trainer = getattr(proc, "trainer", None)
-        if isinstance(trainer, SparseTrainer):
-            trainer.background = enabled
+        if isinstance(proc, TrainedByTrainer) and isinstance(proc.trainer, SparseTrainer):
+            proc.trainer.background = enabled
     return nlp
 
 

@@ -34,6 +34,9 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from thinc.util import convert_recursive
 
+from .contract import PairScoring, PredictionScoring, Scoring
+from .lean_method import is_lean, mark_lean
+
 EVALUATE_NAME = "Language.evaluate"
 
 
@@ -78,10 +81,9 @@ def pair_scores(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any],
     if tokenizer_score is not None:
         scorers.append(("tokenizer", tokenizer_score))
     for name, proc in nlp.pipeline:
-        if not hasattr(proc, "score"):
+        if not isinstance(proc, Scoring):
             continue
-        make = getattr(proc, "pair_scorer", None)
-        score = make(**cfg) if make is not None else None
+        score = proc.pair_scorer(**cfg) if isinstance(proc, PairScoring) else None
         if score is None:
             return None
         scorers.append((name, lambda score=score: score(pairs)))
@@ -105,7 +107,7 @@ def tokenizer_scorer(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any]):
     spaCy's Tokenizer scores Examples of the references with known spaces;
     another tokenizer with a score method needs spaCy's Scorer."""
     tokenizer = nlp.tokenizer
-    if not hasattr(tokenizer, "score"):
+    if not isinstance(tokenizer, Scoring):
         return True, None
     if type(tokenizer) is not Tokenizer:
         return False, None
@@ -121,8 +123,7 @@ def scores_from_predictions(nlp: Language, examples: List[Example], batch_size: 
     if len(nlp.pipeline) != 1:
         return None
     name, proc = nlp.pipeline[0]
-    make = getattr(proc, "prediction_scorer", None)
-    score = make(**cfg) if make is not None else None
+    score = proc.prediction_scorer(**cfg) if isinstance(proc, PredictionScoring) else None
     if score is None:
         return None
     docs = [eg.predicted for eg in examples]
@@ -200,13 +201,13 @@ def lean_evaluate(nlp: Language) -> Callable[..., Dict[str, Any]]:
             return plain_floats(results)
 
     evaluate.__doc__ = lean_evaluate.__doc__
-    evaluate.lean = True  # marks the installed function (tests, repeated installs)
+    mark_lean(evaluate)  # marks the installed function (tests, repeated installs)
     return evaluate
 
 
 def install_lean_evaluate(nlp: Language) -> Language:
     """Set `lean_evaluate(nlp)` as `nlp.evaluate` (an instance attribute:
     the class, other nlp objects and saved pipelines are untouched)."""
-    if not getattr(nlp.__dict__.get("evaluate"), "lean", False):
+    if not is_lean(nlp.__dict__.get("evaluate")):
         nlp.evaluate = lean_evaluate(nlp)
     return nlp

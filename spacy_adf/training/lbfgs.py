@@ -26,6 +26,8 @@ from typing import Callable, Dict, Iterable, List, Optional
 import numpy
 from scipy.optimize import minimize
 
+from .contract import BatchTrainable
+
 
 def train_lbfgs(
     pipe,
@@ -38,7 +40,7 @@ def train_lbfgs(
     ftol: float = 1e-10,
     callback: Optional[Callable[[Dict], Optional[bool]]] = None,
 ) -> Dict:
-    """Fit `pipe` (a component with `trainable_params` and `batch_objective`)
+    """Fit `pipe` (a `BatchTrainable` component: `trainable_params` and `batch_objective`)
     by L-BFGS from its current weights. sigma: Gaussian prior (None = none).
 
     callback(info) runs after every iteration with the weights of that
@@ -99,7 +101,7 @@ def train_lbfgs(
 
 
 def _trainable(nlp, names: Optional[List[str]]):
-    found = [name for name, pipe in nlp.pipeline if hasattr(pipe, "batch_objective")]
+    found = [name for name, pipe in nlp.pipeline if isinstance(pipe, BatchTrainable)]
     if names:
         missing = [n for n in names if n not in found]
         if missing:

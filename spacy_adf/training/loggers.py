@@ -50,6 +50,8 @@ from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 from spacy import Language
 from spacy.util import registry
 
+from .contract import FinishesUpdates
+
 # times (time.time()) of the logger factory's calls since the last setup
 _FACTORY_CALLS: List[float] = []
 _MISSING = object()
@@ -102,9 +104,10 @@ class _ProcessClock:
         t = time.time() if t is None else t
         return {"event": event, "time": t, "process_seconds": self.since_start(t), **extra}
 
-    def _wrap(self, obj: Any, name: str, before: Optional[Callable[[], None]],
+    def _wrap(self, obj: Any, name: str, method: Callable, before: Optional[Callable[[], None]],
               after: Optional[Callable[[], None]]) -> None:
-        method = getattr(obj, name)
+        """Set obj.<name> to `method` (obj's own, bound) timed by before /
+        after; restore() puts back what obj's __dict__ held."""
 
         def wrapper(*args, **kwargs):
             if before is not None:
@@ -114,8 +117,8 @@ class _ProcessClock:
                 after()
             return result
 
-        previous = getattr(obj, "__dict__", {}).get(name, _MISSING)
         try:
+            previous = vars(obj).get(name, _MISSING)
             setattr(obj, name, wrapper)
         except (AttributeError, TypeError):  # no instance __dict__: keep it unwrapped
             return
@@ -135,12 +138,12 @@ class _ProcessClock:
         def evaluate_end():
             self.evaluate_end = time.time()
 
-        self._wrap(nlp, "update", first_update, None)
-        self._wrap(nlp, "evaluate", evaluate_start, evaluate_end)
+        self._wrap(nlp, "update", nlp.update, first_update, None)
+        self._wrap(nlp, "evaluate", nlp.evaluate, evaluate_start, evaluate_end)
         # the components being trained (spaCy calls setup with the frozen ones disabled)
         for _, proc in nlp.pipeline:
-            if getattr(proc, "is_trainable", False) and hasattr(proc, "finish_update"):
-                self._wrap(proc, "finish_update", None, update_end)
+            if isinstance(proc, FinishesUpdates) and proc.is_trainable:
+                self._wrap(proc, "finish_update", proc.finish_update, None, update_end)
 
     def restore(self) -> None:
         for obj, name, previous in reversed(self._wrapped):

@@ -19,6 +19,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from spacy.training import Example
 
+from .contract import BatchTrainable
+
 
 def online_optimizer(name: str, learn_rate: float, sigma: Optional[float], *,
                      minibatch: int = 1, decay: float = 0.9):
@@ -40,9 +42,9 @@ def online_optimizer(name: str, learn_rate: float, sigma: Optional[float], *,
 
 def trainable_components(nlp, train: Sequence[Example]) -> list:
     """The spacy-adf components of `nlp` to train (those with a
-    ``batch_objective``); every other component (e.g. a frozen POS tagger
+    ``batch_objective``: `BatchTrainable`); every other component (e.g. a frozen POS tagger
     feeding the features) annotates the training Docs once, here."""
-    names = [n for n, p in nlp.pipeline if hasattr(p, "batch_objective")]
+    names = [n for n, p in nlp.pipeline if isinstance(p, BatchTrainable)]
     if not names:
         raise ValueError("no spacy-adf trainable component in the pipeline")
     for name, proc in nlp.pipeline:

@@ -8,7 +8,7 @@ that follows `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1)
 gets sparse on-line steps whose cost is what the samples touch; any other
 thinc optimizer gets the dense gradient of the whole queued batch.
 """
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, runtime_checkable
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy
 from spacy.training import Example
@@ -16,66 +16,28 @@ from spacy.training import Example
 from ..core.adf import SparseADF
 from ..core.params import GroupedParams, SparseGrad
 from ..optimizers.adf import is_perceptron
+from .contract import SparseOptimizer, TrainableModel
 from .example_cache import ExampleCache
 
-
-@runtime_checkable
-class SparseOptimizer(Protocol):
-    """What an optimizer provides for sparse on-line training."""
-
-    minibatch: int  # samples per step (the paper's on-line setting is 1)
-    objective: str  # "loglik" (ADF, SGD) or "perceptron"
-
-    def sparse_state(self, key: Tuple[int, str], params: GroupedParams, *, n_examples: int) -> SparseADF:
-        """The optimizer state of one parameter block (created on first use);
-        n_examples is the training set size in samples (ADF's window, prior)."""
-
-
-class TrainableModel(Protocol):
-    """What a model provides to be trained (LinearChainCRF, MaxEntText)."""
-
-    name: str
-
-    @property
-    def training_params(self) -> GroupedParams:
-        """The weights with lazy updates still pending (for the optimizer)."""
-
-    @property
-    def params(self) -> GroupedParams:
-        """The weights, with pending lazy updates applied."""
-
-    def online_steps(self, state: SparseADF, grad: SparseGrad, samples: List[Any], minibatch: int,
-                     perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
-        """On-line steps; the summed log-likelihood (perceptron: -mistakes).
-        With on_done, the steps may run in the background: on_done gets the
-        result when they end (at the latest when the weights are next read)."""
-
-    def accumulate_gradient(self, grad: SparseGrad, samples: List[Any], perceptron: bool) -> float:
-        """Add the batch gradient to grad; the summed log-likelihood."""
-
-    def batch_objective(self, samples: List[Any]) -> Callable:
-        """f(w) -> (log-likelihood, gradient) in float64 over all weights."""
-
-    def hold_pending(self, state: Optional[SparseADF]) -> None: ...
-
-    def settle(self) -> None: ...
-
-    def swapped_weights(self, weights) -> Any: ...
+__all__ = ["SparseTrainer", "SparseOptimizer", "TrainableModel"]
 
 
 class SparseTrainer:
     def __init__(self, name: str, model: TrainableModel, params_key: Tuple[int, str],
-                 samples_of: Callable[[Example], List[Any]], n_samples: Callable[[], int]) -> None:
+                 samples_of: Callable[[Example], List[Any]], n_samples: Callable[[], int], *,
+                 preparation: Optional[Tuple[Callable[[], Any], Callable[[Any], None]]] = None) -> None:
         """name: the component's (for messages and losses); params_key: the
         optimizer's key for the weights; samples_of(eg): the training samples
         of one Example (may be empty); n_samples(): the training set size in
-        samples."""
+        samples; preparation: (get, set) of what preparing the examples
+        needs beyond the saved model (see export_preparation)."""
         self.name = name
         self.model = model
         self.params_key = params_key
         self.samples_of = samples_of
         self._n_samples = n_samples
         self._sample_fraction = 1.0
+        self._preparation = preparation
         self.cache = ExampleCache(lambda: max(2 * self.n_samples(), 100_000))
         # run a batch's steps in the background while the next batch is read
         # (spacy_adf.background_steps.v1 sets it for `spacy train`)
@@ -140,6 +102,21 @@ class SparseTrainer:
         """Predict with `weights` from now on, bound without a copy (a driver
         that only evaluates and saves mixed weights)."""
         self.model.params.set_weights(weights)
+
+    def export_preparation(self) -> Any:
+        """What preparing training examples needs that the saved model does
+        not keep (adf_segmenter: the lexicon's jackknife folds, word ->
+        fold), or None: a copy loaded from bytes restores it with
+        import_preparation before it trains (distributed training)."""
+        return self._preparation[0]() if self._preparation is not None else None
+
+    def import_preparation(self, state: Any) -> None:
+        """Restore what export_preparation gave (None: nothing to restore)."""
+        if state is None:
+            return
+        if self._preparation is None:
+            raise ValueError(f"[{self.name}] has no example preparation state to import")
+        self._preparation[1](state)
 
     # ------------------------------------------------------------ steps
 

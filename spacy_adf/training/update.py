@@ -8,7 +8,9 @@ the Example (a walk over both Docs' tokens) costs more than one ADF step of
 a short sentence: about 0.5 s an epoch of CoNLL-2000, a tenth of the epoch.
 The sparse-trained components of this package (`SparseTrainedPipe`:
 adf_tagger, adf_segmenter, adf_textcat) only read their examples in
-update() and say so (``update_reads_examples_only = True``), so when they
+update() and each says so (``update_reads_examples_only = True``, required
+of every `SparseTrainedPipe`; a component that does not declare it is
+taken to write, `contract.reads_examples_only`), so when they
 are all that update() would train and nothing annotates, `lean_update(nlp)`
 runs spaCy 3.8's update on the caller's Examples as they are: the same calls in the same order, hence the same
 weights (tests/training/test_lean_update.py). Any other batch goes to
@@ -23,10 +25,9 @@ from spacy.language import Language
 from spacy.pipeline.trainable_pipe import TrainablePipe
 from spacy.training import Example, validate_examples
 
+from .contract import Updatable, reads_examples_only
 from .evaluation import plain_floats
-
-# a component class attribute: True if its update() only reads the examples
-READS_EXAMPLES_ONLY = "update_reads_examples_only"
+from .lean_method import is_lean, mark_lean
 
 
 def copy_needed(nlp: Language, exclude: Iterable[str], annotates: Iterable[str]) -> bool:
@@ -36,7 +37,7 @@ def copy_needed(nlp: Language, exclude: Iterable[str], annotates: Iterable[str])
     if list(annotates):
         return True
     skipped = set(exclude)
-    return any(name not in skipped and hasattr(proc, "update") and not getattr(proc, READS_EXAMPLES_ONLY, False)
+    return any(name not in skipped and isinstance(proc, Updatable) and not reads_examples_only(proc)
                for name, proc in nlp.pipeline)
 
 
@@ -77,7 +78,7 @@ def lean_update(nlp: Language) -> Callable[..., Dict[str, float]]:
             component_cfg.setdefault(name, {})
             component_cfg[name].setdefault("drop", drop)
         for name, proc in nlp.pipeline:
-            if name not in exclude and hasattr(proc, "update"):
+            if name not in exclude and isinstance(proc, Updatable):
                 proc.update(examples, sgd=None, losses=losses, **component_cfg[name])
             if sgd not in (None, False):
                 if (name not in exclude and isinstance(proc, TrainablePipe) and proc.is_trainable
@@ -86,12 +87,11 @@ def lean_update(nlp: Language) -> Callable[..., Dict[str, float]]:
         return plain_floats(losses)
 
     update.__doc__ = lean_update.__doc__
-    update.lean = True
-    return update
+    return mark_lean(update)
 
 
 def install_lean_update(nlp: Language) -> Language:
     """Set `lean_update(nlp)` as `nlp.update` (an instance attribute)."""
-    if not getattr(nlp.__dict__.get("update"), "lean", False):
+    if not is_lean(nlp.__dict__.get("update")):
         nlp.update = lean_update(nlp)
     return nlp

@@ -1,11 +1,20 @@
 """The package's layering, checked on the source: imports only go downward
-(a package imports its own modules and lower layers), and no module imports
-another module's private (underscore) names."""
+(a package imports its own modules and lower layers), whether relative
+(``from ..models import``), absolute (``from spacy_adf.models import``,
+``import spacy_adf.models``) or Cython's ``cimport``; no module imports
+another module's private (underscore) names; no import cycle between
+packages, nor between the benchmark modules; training/ and distributed/
+call components through declared protocols, not getattr/hasattr probing;
+tests import no script."""
 import ast
 import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[2] / "spacy_adf"
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "spacy_adf"
+ROOT = PACKAGE.name
 
 # Lower layers first; a package may import from its own layer only within itself.
 LAYERS = [
@@ -18,9 +27,13 @@ LAYERS = [
     {"pipeline"},
     {"tokenizers"},  # a segmenting tokenizer carries a trained component's model
     {"distributed"},
+    {"tools"},  # the library code behind scripts/ (assembling pipelines, protocols)
 ]
 LAYER_OF = {name: i for i, layer in enumerate(LAYERS) for name in layer}
-_FROM_RE = re.compile(r"^\s*(?:from|cimport)\s+(\.+[\w.]*)\s+(?:c?import)\s+(.+)$")
+
+# Cython: "from X cimport a, b", "from X import a", "cimport X", "import X" (X relative or absolute)
+_CY_FROM = re.compile(r"^\s*from\s+(\.*[\w.]*)\s+c?import\s+(.+)$")
+_CY_IMPORT = re.compile(r"^\s*c?import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)\s*$")
 
 
 def _top(path: Path) -> str:
@@ -28,30 +41,68 @@ def _top(path: Path) -> str:
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
-def _imports(path: Path):
-    """(line, target module parts, imported names) of every relative import."""
-    text = path.read_text(encoding="utf8")
-    base = list(path.relative_to(PACKAGE).with_suffix("").parts)[:-1]
+def _resolve(path: Path, dots: int, module: str):
+    """The package-relative target parts of an import in `path`, or None if
+    it imports something outside the package."""
+    if dots:
+        base = list(path.relative_to(PACKAGE).with_suffix("").parts)[:-1]
+        up = base[: len(base) - (dots - 1)]
+        return up + (module.split(".") if module else [])
+    parts = module.split(".")
+    return parts[1:] if parts[0] == ROOT else None
+
+
+def _logical_lines(text: str):
+    """(line number, line) with parenthesised continuations joined."""
+    pending, start = "", 0
+    for lineno, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0]
+        if not pending:
+            start = lineno
+        pending += " " + code.strip() if pending else code
+        if pending.count("(") <= pending.count(")") and not pending.rstrip().endswith("\\"):
+            yield start, pending
+            pending = ""
+
+
+def _imports(path: Path, text: str = None):
+    """(line, target module parts within the package, imported names) of
+    every import of the package's own modules: relative and absolute, at
+    module level or inside functions, and Cython's cimports (`text`: the
+    source, if not the file's)."""
+    text = path.read_text(encoding="utf8") if text is None else text
     if path.suffix == ".py":
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                up = base[: len(base) - (node.level - 1)]
-                target = up + (node.module.split(".") if node.module else [])
-                yield node.lineno, target, [a.name for a in node.names]
-    else:  # Cython: the import lines are plain enough for a pattern
-        for lineno, line in enumerate(text.splitlines(), 1):
-            m = _FROM_RE.match(line)
-            if m:
-                dots = len(m.group(1)) - len(m.group(1).lstrip("."))
-                module = m.group(1)[dots:]
-                up = base[: len(base) - (dots - 1)]
-                target = up + (module.split(".") if module else [])
-                names = [n.strip().split(" as ")[0] for n in m.group(2).strip("()").split(",")]
-                yield lineno, target, names
+            if isinstance(node, ast.ImportFrom):
+                target = _resolve(path, node.level, node.module or "")
+                if target is not None:
+                    yield node.lineno, target, [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    target = _resolve(path, 0, alias.name)
+                    if target is not None:
+                        yield node.lineno, target, []
+        return
+    for lineno, line in _logical_lines(text):
+        m = _CY_FROM.match(line)
+        if m:
+            spec = m.group(1)
+            dots = len(spec) - len(spec.lstrip("."))
+            target = _resolve(path, dots, spec[dots:])
+            if target is not None:
+                names = [n.strip().split(" as ")[0] for n in m.group(2).strip().strip("()").split(",")]
+                yield lineno, target, [n for n in names if n]
+            continue
+        m = _CY_IMPORT.match(line)
+        if m:
+            for item in m.group(1).split(","):
+                target = _resolve(path, 0, item.strip().split(" as ")[0])
+                if target is not None:
+                    yield lineno, target, []
 
 
 def _sources():
-    return [p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".pyx", ".pxd")]
+    return sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".pyx", ".pxd") and "build" not in p.parts)
 
 
 def test_every_package_has_a_layer():
@@ -79,3 +130,106 @@ def test_no_private_names_cross_modules():
             if private:
                 bad.append(f"{path.relative_to(PACKAGE)}:{lineno} imports {private} from {'.'.join(target)}")
     assert not bad, "\n".join(bad)
+
+
+def test_the_checks_see_absolute_imports_and_cimports():
+    """The parser finds the forms it must judge (a check that sees nothing passes)."""
+    pyx = {str(p.relative_to(PACKAGE)): list(_imports(p)) for p in _sources() if p.suffix in (".pyx", ".pxd")}
+    assert any(names and "cimport" in (PACKAGE / f).read_text(encoding="utf8") for f, imps in pyx.items()
+               for _, _, names in imps)
+    sample = PACKAGE / "pipeline" / "tagger.py"
+    found = {tuple(t) for _, t, _ in _imports(sample)}
+    assert ("models", "sequence_crf") in found
+    probe = ("from spacy_adf.pipeline.tagger cimport X\ncimport spacy_adf.ml.crf\n"
+             "from ..training.update import (a,\n    _b)\nfrom libc.math cimport exp\n")
+    got = [(t, n) for _, t, n in _imports(PACKAGE / "models" / "probe.pyx", probe)]
+    assert got == [(["pipeline", "tagger"], ["X"]), (["ml", "crf"], []), (["training", "update"], ["a", "_b"])]
+
+
+def _cycle(graph):
+    """One cycle of a directed graph (node -> set of nodes), or None."""
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt, stack + [nxt])
+                if found:
+                    return found
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node, [node])
+            if found:
+                return found
+    return None
+
+
+def test_no_import_cycle_between_packages():
+    graph = {}
+    for path in _sources():
+        here = _top(path)
+        for _, target, _ in _imports(path):
+            if target and target[0] != here:
+                graph.setdefault(here, set()).add(target[0])
+    assert _cycle(graph) is None, f"import cycle: {' -> '.join(_cycle(graph))}"
+
+
+def test_no_import_cycle_within_benchmarks():
+    """Any import counts, also one inside a function."""
+    bench = REPO / "benchmarks"
+    names = {p.stem for p in bench.glob("*.py")}
+    graph = {}
+    for path in bench.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+            targets = []
+            if isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                if node.level == 1 and module:
+                    targets = [module.split(".")[0]]
+                elif node.level == 1 or module == "benchmarks":
+                    targets = [a.name for a in node.names]
+                elif module.startswith("benchmarks."):
+                    targets = [module.split(".")[1]]
+            elif isinstance(node, ast.Import):
+                targets = [a.name.split(".")[1] for a in node.names if a.name.startswith("benchmarks.")]
+            graph.setdefault(path.stem, set()).update(t for t in targets if t in names and t != path.stem)
+    assert _cycle(graph) is None, f"import cycle: {' -> '.join(_cycle(graph))}"
+
+
+_PROBING = re.compile(r"\b(getattr|hasattr)\s*\(")
+
+
+@pytest.mark.parametrize("package", [
+    "training",
+    pytest.param("distributed", marks=pytest.mark.xfail(
+        strict=True, reason="distributed/ is moved to the protocols on the Ray helper's branch; drop this "
+                            "mark when it is merged")),
+])
+def test_training_calls_protocols_not_probes(package):
+    """Components' abilities are declared (`training.contract`, spaCy's
+    TrainablePipe, SparseTrainedPipe) and checked with isinstance."""
+    bad = []
+    for path in sorted((PACKAGE / package).rglob("*.py")):
+        for lineno, line in enumerate(path.read_text(encoding="utf8").splitlines(), 1):
+            if _PROBING.search(line.split("#", 1)[0]):
+                bad.append(f"{path.relative_to(PACKAGE)}:{lineno}: {line.strip()}")
+    assert not bad, "getattr/hasattr in " + package + ":\n" + "\n".join(bad)
+
+
+def test_tests_import_no_script():
+    """scripts/ are thin command lines; what tests need lives in the package
+    (spacy_adf.tools) or tests/helpers."""
+    bad = []
+    for path in sorted((REPO / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+            if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "scripts":
+                bad.append(f"{path.relative_to(REPO)}:{node.lineno}")
+            elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "scripts" for a in node.names):
+                bad.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not bad, "tests importing scripts/:\n" + "\n".join(bad)

@@ -62,9 +62,9 @@ def test_spacy_package_segmenter(tmp_path):
     nlp.to_disk(tok_model)
 
     # the script's --segmented reading of a SIGHAN file
-    from scripts import check_package_seg as script
+    from spacy_adf.tools.texts import read_texts
 
-    dev_texts = script.read_texts(dev_file, segmented=True)
+    dev_texts = read_texts(dev_file, segmented=True)
     assert len(dev_texts) == 50 and not any(" " in t for t in dev_texts)
 
     # raw texts: the dev sentences plus whitespace and non-Chinese characters

@@ -12,6 +12,7 @@ from spacy.tokens import Doc
 
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_heads, check_bunsetsu_heads
+from spacy_adf.ml.kernel_model import PLAIN_MODEL
 
 from tests.helpers.dep_data import corpus_examples, knp_text
 
@@ -148,7 +149,8 @@ def test_bad_and_small_inputs(models):
 
     ref, fast = _both(nlp, docs, batch_size=100)
     assert fast == ref
-    assert [h for h, _ in fast] == [None, [-1], [-1], [1, -1], fast[4][0], fast[5][0], None]
+    # an empty Doc gets an empty tree: an empty span group with heads [] (issue 29)
+    assert [h for h, _ in fast] == [[], [-1], [-1], [1, -1], fast[4][0], fast[5][0], []]
     assert check_bunsetsu_heads(fast[4][0]) is None
     assert fast[5][0].count(-1) == 3
 
@@ -194,11 +196,12 @@ def test_counts_and_pickling(models, random_refs):
     # the parser pickles (its token table pickles empty and refills)
     expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs], "cython"))
     pipe = nlp.get_pipe("pke_dependency")
-    pipe.parser = pickle.loads(pickle.dumps(parser))
+    pipe.model.attrs[PLAIN_MODEL] = pickle.loads(pickle.dumps(parser))  # the thinc Model carries it
     try:
+        assert pipe.plain_model is not parser
         assert _trees(_parse(nlp, [make_predicted(r) for r in random_refs], "cython")) == expected
     finally:
-        pipe.parser = parser
+        pipe.model.attrs[PLAIN_MODEL] = parser
 
 
 def test_multiprocess_pipe(models, random_refs):

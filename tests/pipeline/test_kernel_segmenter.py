@@ -46,15 +46,15 @@ def test_c_segmentation_equals_the_python_reference(libsvm_nlp, primal_nlp):
     texts = [RAW, "北京大学的老师", "电影", "好", "市场开放政策很重要"]
     codes, bounds, _ = concat_units([text_units(t)[::2] for t in texts])
     for _, seg in (libsvm_nlp, primal_nlp):
-        c = seg.model.segment(codes, bounds)
-        assert c.tolist() == seg.model.segment_reference(codes, bounds).tolist()
+        c = seg.plain_model.segment(codes, bounds)
+        assert c.tolist() == seg.plain_model.segment_reference(codes, bounds).tolist()
         assert c.sum() > len(bounds) - 1  # some gaps inside runs are boundaries
 
 
 def test_all_forms_decide_alike(libsvm_nlp):
     nlp, seg = libsvm_nlp
     codes, _, bounds = text_units(RAW * 5)
-    X, _ = seg.model.examples([(codes, bounds, numpy.ones(len(codes), dtype=bool))], build_vocab=False)
+    X, _ = seg.plain_model.examples([(codes, bounds, numpy.ones(len(codes), dtype=bool))], build_vocab=False)
     values = {}
     for kind in ("pkb", "pki", "pke"):
         seg.set_classifier(kind, sigma=0.0, xi=1)
@@ -66,10 +66,10 @@ def test_all_forms_decide_alike(libsvm_nlp):
 
 def test_set_classifier_needs_no_retraining(libsvm_nlp, primal_nlp):
     nlp, seg = libsvm_nlp
-    sv = seg.model.support_vectors
+    sv = seg.plain_model.support_vectors
     before = _words(nlp(RAW))
     seg.set_classifier("pke", sigma=0.01, xi=2)
-    assert seg.model.support_vectors is sv and seg.classifier.sigma == 0.01 and seg.classifier.xi == 2
+    assert seg.plain_model.support_vectors is sv and seg.classifier.sigma == 0.01 and seg.classifier.xi == 2
     seg.set_classifier("pkb")
     assert _words(nlp(RAW)) == before
     seg.set_classifier("pke", sigma=0.0)

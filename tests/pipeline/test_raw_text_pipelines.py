@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import spacy
 
-from scripts.assemble_pipeline import assemble, parse_source
+from spacy_adf.tools.assemble import assemble, parse_source
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs
 from spacy_adf.corpora.conll import conll_to_docs
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY

@@ -566,15 +566,16 @@ def test_blitzer_books_split(shared_data):
 
 
 def test_learning_curve_script_balances_subsets_and_fits(tmp_path):
-    """scripts.evaluate_textcat curve: class-balanced seeded subsets per
-    size, one run on the full training split, a fit over log2(size)."""
-    from scripts import evaluate_textcat
+    """The learning-curve protocol (scripts/evaluate_textcat.py curve):
+    class-balanced seeded subsets per size, one run on the full training
+    split, a fit over log2(size)."""
+    from spacy_adf.tools import textcat_protocols as evaluate_textcat
 
     d = write_review_files(tmp_path, n_per_class=25)
-    out = tmp_path / "curve.json"
-    evaluate_textcat.main(["curve", "--data", str(d), "--sizes", "8", "40", "--subsets", "2",
-                           "--epochs", "3", "--output", str(out)])
-    res = srsly.read_json(out)
+    nlp = spacy.blank("en")
+    common = dict(value="count", c=0.005, sigma=1.0, epochs=3, optimizer="adf", minibatch=1, seed=0, min_count=1)
+    res = evaluate_textcat.learning_curve(list(BlitzerCorpus(d, split="train")(nlp)),
+                                          list(BlitzerCorpus(d, split="test")(nlp)), [8, 40], 2, common)
     assert [p["size"] for p in res["points"]] == [8, 40]
     assert [p["subsets"] for p in res["points"]] == [2, 1]  # 40 = the whole training split
     assert len(res["runs"]) == 3 and all(0.0 <= r["test_accuracy"] <= 1.0 for r in res["runs"])

@@ -182,22 +182,19 @@ def test_segmenter_primed_first_epoch_gives_bit_identical_weights():
     read_old = _seg_reader(old, sentences)
     old.initialize(read_old)
     old_seg = old.get_pipe("adf_segmenter")
-    built = old_seg.segmenter.crf
+    built = old_seg.plain_model.crf
     keys, weights = built.table.keys.copy(), built.params.weights.copy()
     # the old path: build_crf from the units, every sample computed again
-    folds = old_seg.segmenter.options["lexicon_folds"]
-    from spacy_adf.models.char_segmenter import example_fold
-    from spacy_adf.pipeline.segmenter import _doc_key
     sequences = []
     n = 0
     for eg in read_old():
         if not len(eg.predicted):
             continue
         n += 1
-        codes, _, bounds, gold = old_seg._units_and_gold(eg)
-        if gold is not None and len(codes):
-            sequences.append((codes, bounds, gold, example_fold(_doc_key(eg.reference), folds)))
-    old_seg.segmenter.build_crf(sequences, n)
+        item = old_seg.plain_model.training_item(eg.predicted, eg.reference)
+        if item[2] is not None and len(item[0]):
+            sequences.append(item)
+    old_seg.plain_model.build_crf(sequences, n)
     old_seg.trainer.reset()
     numpy.testing.assert_array_equal(old_seg.segmenter.crf.table.keys, keys)
     assert old_seg.segmenter.crf.params.weights.tobytes() == weights.tobytes()

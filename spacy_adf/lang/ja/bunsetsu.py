@@ -86,7 +86,7 @@ valid arc of the sentence that does not cross an arc to its right is kept.
 from typing import List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import DEP, HEAD, ORTH
+from spacy.attrs import DEP, HEAD, IS_SPACE, ORTH
 from spacy.tokens import Doc, Span, SpanGroup
 
 from .pos import FUNCTION_POS, FUNCTION_UPOS, PUNCT_POS, PUNCT_UPOS
@@ -476,7 +476,12 @@ def bunsetsu_heads(doc: Doc, spans_key: str = BUNSETSU_KEY) -> List[int]:
 
     A bunsetsu holding a root token is the root (-1); otherwise its head is the
     bunsetsu of the head of its rightmost token whose head is outside it.
+    An empty Doc, or one of whitespace only with an empty span group, has
+    an empty tree: [].
     """
+    if len(doc) == 0 or (spans_key in doc.spans and len(doc.spans[spans_key]) == 0
+                         and doc.to_array(IS_SPACE).all()):
+        return []
     spans = bunsetsu_group(doc, spans_key)
     if not doc.has_annotation("DEP"):
         raise ValueError("the Doc has no dependency tree (token.head / token.dep_)")

@@ -1,0 +1,41 @@
+"""`__call__` and `pipe` for every spacy-adf component, with errors routed
+through spaCy's error handler as `TrainablePipe` does: an exception while
+processing a Doc (or a batch, in `pipe`) goes to
+``self.get_error_handler()`` (`nlp.set_error_handler`; the default raises),
+and `pipe` goes on with the next batch. A component processes a batch in
+`process_batch`: by default predict() then set_annotations() in place; the
+segmenters return new word Docs instead."""
+from typing import Iterable, Iterator, List
+
+from spacy import util
+from spacy.tokens import Doc
+
+
+class HandledCalls:
+    """Mixin before spaCy's Pipe / TrainablePipe in a component's bases."""
+
+    name: str
+
+    def process_batch(self, docs: List[Doc]) -> List[Doc]:
+        """The processed Docs of a batch (the same Docs, annotated in place)."""
+        self.set_annotations(docs, self.predict(docs))
+        return docs
+
+    def __call__(self, doc: Doc) -> Doc:
+        error_handler = self.get_error_handler()
+        try:
+            return self.process_batch([doc])[0]
+        except Exception as e:
+            error_handler(self.name, self, [doc], e)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Process a stream of Docs, ``batch_size`` at a time; a batch that
+        raises goes to the error handler and is not yielded (spaCy's rule)."""
+        error_handler = self.get_error_handler()
+        for docs in util.minibatch(stream, size=batch_size):
+            try:
+                out = self.process_batch(docs)
+            except Exception as e:
+                error_handler(self.name, self, docs, e)
+                continue
+            yield from out

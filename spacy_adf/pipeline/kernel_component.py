@@ -1,0 +1,139 @@
+"""The shell shared by the kernel components (`pke_dependency`,
+`pke_tagger`, `pke_segmenter`): the plain model carried by ``self.model``
+(`ml.kernel_model`), the classifier form rebuilt without retraining
+(`set_classifier`), and the four files, loaded in order and checked the same
+way for all three:
+
+- ``cfg``: JSON with ``"format_version"`` (`versioned_cfg_bytes`); loading
+  it checks the options and makes a new, untrained plain model of them;
+- ``features``: the model's feature vocabulary (a versioned payload);
+- ``support_vectors`` and ``classifier``: checked against the features and
+  the cfg (`models.kernel_forms.check_support_vectors`, `check_classifier`);
+  a mismatch is a ValueError naming the component.
+
+A subclass gives `_check_cfg` (options of a loaded cfg), `_new_plain_model`
+(an untrained model of its cfg) and may add `_cfg_loaded` and
+`_check_features`."""
+from typing import Callable, Dict, Optional
+
+from spacy.pipeline import Pipe
+
+from ..ml.kernel_model import PLAIN_MODEL, kernel_model
+from ..models.kernel_forms import KernelModel, MismatchedPartsError, check_classifier_options, check_trainer
+from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
+from .handled_calls import HandledCalls
+
+# the "format_version" of a kernel component's cfg file; the other files carry their own formats
+FORMAT_VERSION = 1
+
+
+class KernelComponent(HandledCalls, SerializedParts, Pipe):
+    """Base of the kernel components (see the module docstring)."""
+
+    name: str
+    cfg: Dict
+    scorer: Optional[Callable]
+
+    def _init_model(self, component: str, plain: KernelModel) -> None:
+        """Make ``self.model``, the thinc Model carrying `plain`."""
+        self.model = kernel_model(component, plain)
+
+    @property
+    def plain_model(self) -> KernelModel:
+        """The kernel model (BunsetsuParser, KernelTagger or BoundarySegmenter)."""
+        return self.model.attrs[PLAIN_MODEL]
+
+    def _set_plain_model(self, plain: KernelModel) -> None:
+        self.model.attrs[PLAIN_MODEL] = plain
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def is_trained(self) -> bool:
+        """Whether the model has a classifier (trained or loaded)."""
+        return self.plain_model.classifier is not None
+
+    @property
+    def classifier(self):
+        """The kernel classifier (PKB, PKI or PKE; pairs of them for
+        pke_tagger), None before training."""
+        return self.plain_model.classifier
+
+    def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
+        """Rebuild the classifier in another form (or PKE at another sigma /
+        xi) from the trained SVM, without retraining; returns the seconds."""
+        sigma = self.cfg["sigma"] if sigma is None else float(sigma)
+        xi = self.cfg["xi"] if xi is None else int(xi)
+        try:
+            check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
+            check_trainer(self.cfg["trainer"], kind)
+            seconds = self.plain_model.build(kind, sigma=sigma, xi=xi)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {_unnamed(self.name, e)}") from None
+        self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
+        self.cfg["stats"]["build_seconds"] = seconds
+        return seconds
+
+    # ------------------------------------------------------------ serialization
+
+    def _parts(self) -> Parts:
+        # load order: cfg (a new model of its options), the vocabulary, then
+        # what is checked against it; the lambdas reach the model cfg made
+        return {
+            "cfg": (self._cfg_to_bytes, self._cfg_from_bytes),
+            "features": (lambda: self.plain_model.features_to_bytes(), self._features_from_bytes),
+            "support_vectors": (lambda: self.plain_model.support_vectors_to_bytes(),
+                                lambda data: self._named(self.plain_model.support_vectors_from_bytes, data)),
+            "classifier": (lambda: self.plain_model.classifier_to_bytes(),
+                           lambda data: self._named(self.plain_model.classifier_from_bytes, data,
+                                                    kind=self.cfg["classifier"], degree=self.cfg["degree"])),
+        }
+
+    def _named(self, load, data, **kwargs) -> None:
+        try:
+            load(data, **kwargs)
+        except MismatchedPartsError as e:  # name the component; corrupt data speaks for itself
+            raise ValueError(f"[{self.name}] {e}") from None
+
+    def _cfg_to_bytes(self) -> bytes:
+        return versioned_cfg_bytes(self.cfg, FORMAT_VERSION)
+
+    def _cfg_from_bytes(self, data: bytes) -> None:
+        cfg = read_versioned_cfg(data, FORMAT_VERSION, self.name)
+        try:
+            self._check_cfg(cfg)
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"[{self.name}] the cfg is incomplete ({e!r})") from None
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {_unnamed(self.name, e)}") from None
+        self.cfg.update(cfg)
+        self._cfg_loaded()
+        self._set_plain_model(self._new_plain_model())
+
+    def _features_from_bytes(self, data: bytes) -> None:
+        self.plain_model.features_from_bytes(data)
+        self._check_features()
+
+    # ------------------------------------------------------------ subclass hooks
+
+    def _check_cfg(self, cfg: Dict) -> None:
+        """ValueError / KeyError for a loaded cfg whose options this component
+        cannot use (it may normalise `cfg` in place before it is applied)."""
+        raise NotImplementedError
+
+    def _cfg_loaded(self) -> None:
+        """Update what the component derives from its cfg (after a load)."""
+
+    def _new_plain_model(self) -> KernelModel:
+        """An untrained plain model of the current cfg."""
+        raise NotImplementedError
+
+    def _check_features(self) -> None:
+        """ValueError if the loaded features disagree with the cfg."""
+
+
+def _unnamed(name: str, error: Exception) -> str:
+    """The message without a leading "[name] " (so it is named once)."""
+    text = str(error)
+    prefix = f"[{name}] "
+    return text[len(prefix):] if text.startswith(prefix) else text

@@ -1,0 +1,171 @@
+"""The contract between training (`training/`, `distributed/`) and what it
+trains: the protocols below are everything training calls on a model, an
+optimizer or a component, so nothing there probes objects with getattr or
+hasattr. A component declares an ability by its class (spaCy's
+`TrainablePipe`, this package's `SparseTrainedPipe`) or by having the
+methods of a `runtime_checkable` protocol, checked with isinstance.
+
+Models (`models/`):
+- `TrainableModel`: a sparse model a `SparseTrainer` steps (LinearChainCRF,
+  MaxEntText). `SparseTrainer` itself offers the parameter-mixing surface of
+  distributed training: `n_samples()`, `train_on_fraction(f)`,
+  `export_state()`, `import_state(state)`, `bind_weights(w)`.
+
+Optimizers: `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1).
+
+Components (`pipeline/`), each protocol one ability:
+- `DeclaresUpdateEffects`: says whether its update() only reads the
+  examples (``update_reads_examples_only``). Every sparse-trained component
+  must declare it; a component that does not is treated as writing.
+- `BatchTrainable`: ``batch_objective(examples)`` and ``trainable_params``
+  for L-BFGS and the on-line loop of the reproduction.
+- `TrainedByTrainer`: holds its `SparseTrainer` as ``trainer``.
+- `Updatable`, `FinishesUpdates`: spaCy's update() / finish_update().
+- `Scoring`, `PairScoring`, `PredictionScoring`: the evaluation's three ways
+  to score.
+
+Properties are left out of the runtime checks (Python 3.11's isinstance
+evaluates them, and a model's weights must not be read to answer it); they
+are documented on the protocol.
+"""
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, runtime_checkable
+
+from ..core.adf import SparseADF
+from ..core.params import GroupedParams, SparseGrad
+
+
+@runtime_checkable
+class SparseOptimizer(Protocol):
+    """What an optimizer provides for sparse on-line training."""
+
+    minibatch: int  # samples per step (the paper's on-line setting is 1)
+    objective: str  # "loglik" (ADF, SGD) or "perceptron"
+
+    def sparse_state(self, key: Tuple[int, str], params: GroupedParams, *, n_examples: int) -> SparseADF:
+        """The optimizer state of one parameter block (created on first use);
+        n_examples is the training set size in samples (ADF's window, prior)."""
+
+
+class TrainableModel(Protocol):
+    """What a model provides to be trained by a SparseTrainer
+    (`models.sparse_model.SparseModel`: LinearChainCRF, MaxEntText)."""
+
+    name: str
+
+    @property
+    def is_built(self) -> bool:
+        """Whether the feature table and weights exist (initialize or load)."""
+
+    def require_built(self) -> None:
+        """ValueError naming the component if not `is_built`."""
+
+    def await_steps(self) -> None:
+        """Collect on-line steps still running in the background (their loss
+        reaches its losses dict then); a no-op when none run."""
+
+    @property
+    def training_params(self) -> GroupedParams:
+        """The weights with lazy updates still pending (for the optimizer)."""
+
+    @property
+    def params(self) -> GroupedParams:
+        """The weights, with pending lazy updates applied."""
+
+    def online_steps(self, state: SparseADF, grad: SparseGrad, samples: List[Any], minibatch: int,
+                     perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
+        """On-line steps; the summed log-likelihood (perceptron: -mistakes).
+        With on_done, the steps may run in the background: on_done gets the
+        result when they end (at the latest when the weights are next read)."""
+
+    def accumulate_gradient(self, grad: SparseGrad, samples: List[Any], perceptron: bool) -> float:
+        """Add the batch gradient to grad; the summed log-likelihood."""
+
+    def batch_objective(self, samples: List[Any]) -> Callable:
+        """f(w) -> (log-likelihood, gradient) in float64 over all weights."""
+
+    def hold_pending(self, state: Optional[SparseADF]) -> None:
+        """Keep the lazy updates of `state` pending (None: settle them)."""
+
+    def settle(self) -> None:
+        """Apply every pending lazy update to the weights."""
+
+    def swapped_weights(self, weights) -> Iterator[None]:
+        """A context in which the model predicts with `weights`."""
+
+    def memory(self) -> Dict[str, float]:
+        """{"n_weights", "model_bytes", ...}: what the model holds."""
+
+
+@runtime_checkable
+class DeclaresUpdateEffects(Protocol):
+    """A component that says whether its update() only reads the Examples
+    (True: neither Doc changes, so `training.update` need not copy them)."""
+
+    update_reads_examples_only: bool
+
+
+def reads_examples_only(component: object) -> bool:
+    """Whether `component` declared that its update() only reads the
+    examples; a component that declares nothing is taken to write."""
+    return isinstance(component, DeclaresUpdateEffects) and component.update_reads_examples_only is True
+
+
+@runtime_checkable
+class Updatable(Protocol):
+    """A component spaCy's update loop calls (spaCy's TrainablePipe API)."""
+
+    def update(self, examples: Iterable, *, drop: float = 0.0, sgd=None,
+               losses: Optional[Dict[str, float]] = None) -> Dict[str, float]: ...
+
+
+@runtime_checkable
+class FinishesUpdates(Protocol):
+    """A component spaCy's training loop steps (``finish_update(sgd)`` when
+    ``is_trainable``), as spaCy's loop checks it."""
+
+    is_trainable: bool
+
+    def finish_update(self, sgd) -> None: ...
+
+
+@runtime_checkable
+class BatchTrainable(Protocol):
+    """A component a batch optimizer trains (`training.lbfgs`, the on-line
+    loop of the reproduction). It also has the property
+    ``trainable_params`` (a GroupedParams: the weights the objective's
+    vector maps to), not part of the runtime check."""
+
+    def batch_objective(self, examples: Iterable) -> Callable:
+        """f(w) -> (summed log-likelihood of `examples`, gradient), float64."""
+
+
+@runtime_checkable
+class TrainedByTrainer(Protocol):
+    """A component trained through a SparseTrainer (``trainer``)."""
+
+    trainer: Any  # a SparseTrainer (sparse_trainer imports this module)
+
+
+@runtime_checkable
+class Scoring(Protocol):
+    """Anything with spaCy's score(examples, **cfg) (components, tokenizers)."""
+
+    def score(self, examples: Iterable, **kwargs) -> Dict[str, Any]: ...
+
+
+@runtime_checkable
+class PairScoring(Protocol):
+    """A component that can score (annotated, reference) Doc pairs."""
+
+    def pair_scorer(self, **kwargs) -> Optional[Callable[[List], Dict]]:
+        """score() over DocPairs, or None where it needs real Examples."""
+
+
+@runtime_checkable
+class PredictionScoring(Protocol):
+    """A component that can score predict()'s output without annotating."""
+
+    def predict(self, docs: Iterable) -> Any: ...
+
+    def prediction_scorer(self, **kwargs) -> Optional[Callable]:
+        """f(docs, preds, references) -> scores, or None."""
