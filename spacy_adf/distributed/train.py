@@ -217,6 +217,7 @@ class IPM:
     def __init__(self, config_path, output: Optional[Path], *, workers: int = 2,
                  shards: Optional[int] = None, overrides: Optional[dict] = None,
                  address: Optional[str] = None, eval_every: int = 1,
+                 on_epoch: Optional[Callable[[dict], None]] = None,
                  stdout: IO = sys.stdout, stderr: IO = sys.stderr) -> None:
         if not Path(config_path).is_file():
             raise FileNotFoundError(f"no config file at {config_path}")
@@ -227,6 +228,7 @@ class IPM:
         self.config = load_config(config_path, overrides=overrides or {}, interpolate=False)
         self.output = Path(output) if output is not None else None
         self.eval_every = eval_every
+        self.on_epoch = on_epoch  # called with each epoch's record, the next epoch already running
         self.address = address
         self.stdout, self.stderr = stdout, stderr
         self.mixed: Optional[dict] = None
@@ -293,6 +295,7 @@ class IPM:
         self.actors = [self._new_actor(k) for k in range(self.n_shards)]
         ready = ray.get([a.ready.remote() for a in self.actors])
         self.shard_sizes = [r["n_examples"] for r in ready]
+        self.actor_nodes = [r["node_id"] for r in ready]  # the Ray node of each shard's first actor
         t4 = time.perf_counter()
         self.setup = {"init_nlp_seconds": t1 - t0, "corpora_seconds": t2 - t1, "ray_start_seconds": t3 - t2,
                       "actors_seconds": t4 - t3, "setup_seconds": t4 - t0}
@@ -512,6 +515,8 @@ class IPM:
                              "checkpoints": checkpoints, "words": words, "steps": steps,
                              "best_score": best_score, "shard_steps": list(self.shard_steps), "setup": self.setup}
                     self._save_async(before_to_disk, epoch, is_best, state)
+                if self.on_epoch is not None:
+                    self.on_epoch(record)
             self._join_saver()
         finally:
             self._join_saver()
