@@ -135,7 +135,9 @@ def bench_train(task: str, data: Path, epochs: int, shards: List[int], workers: 
     print(f"[{task}] spacy train: F {out['single']['f_final']:.4f}, "
           f"epoch {steady(out['single']['epoch_seconds']):.2f} s", flush=True)
     out["ipm"] = {}
-    overrides = {"paths.train": str(train), "paths.dev": str(dev), "training.max_epochs": epochs}
+    # exactly `epochs` whole epochs (a streamed config's max_steps would also bound them)
+    overrides = {"paths.train": str(train), "paths.dev": str(dev), "training.max_epochs": epochs,
+                 "training.max_steps": 0}
     for n in shards:
         before = load()
         start = time.perf_counter()

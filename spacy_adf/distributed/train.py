@@ -455,7 +455,10 @@ class IPM:
             checkpoints = [tuple(c) for c in record["checkpoints"]]
             words, steps, best_score = record["words"], record["steps"], record["best_score"]
             first = record["epoch"] + 1
-            self.stdout.write(f"IPM: resuming after epoch {first} of {n_epochs} from {self.resume_from}\n")
+            if first < n_epochs:
+                self.stdout.write(f"IPM: resuming after epoch {first} of {n_epochs} from {self.resume_from}\n")
+            else:
+                self.stdout.write(f"IPM: the run in {self.output} is complete ({n_epochs} epochs): nothing to do\n")
         if self.output is not None:
             self.output.mkdir(parents=True, exist_ok=True)
         log_step, finalize = T["logger"](self.nlp, self.stdout, self.stderr)

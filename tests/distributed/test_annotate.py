@@ -69,8 +69,7 @@ def test_killed_worker_loses_and_duplicates_nothing(ray_local, blank_pipeline, t
     out = tmp_path / "out"
     run = Annotation(str(blank_pipeline), str(inp), str(out), workers=2, shard_size=40, progress=False)
     run.start()
-    first = list(run.pids)
-    victim = first[0]
+    victim = run.pids[0]
     killed = []
 
     def kill_once(result):
@@ -82,9 +81,8 @@ def test_killed_worker_loses_and_duplicates_nothing(ray_local, blank_pipeline, t
         summary = run.run(on_shard=kill_once)
     finally:
         run.shutdown()
+    # the killed worker's shards went to the other one or to its replacement (whichever was free)
     assert killed and summary["n_docs"] == 1200 and summary["workers_replaced"] == 1
-    # the new actor (a new process) ran shards, the killed one's among them
-    assert set(summary["peak_rss_mb_per_worker"]) - {str(p) for p in first}
     nlp = spacy.load(blank_pipeline)
     docs = read_output(out, nlp)
     texts = inp.read_text(encoding="utf8").splitlines()
