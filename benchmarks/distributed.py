@@ -372,39 +372,50 @@ def bench_annotate(task: str, model: Path, data: Path, sentences: int, small: in
 # ------------------------------------------------------------------ nodes
 
 
+def cli_summary(cmd: List[str], log: Path) -> dict:
+    """Run `python -m spacy_adf.distributed ...` (a fresh process: Ray cannot
+    join a cluster from a process that ran an embedded Ray before) and
+    return the JSON summary it prints."""
+    import subprocess
+
+    with open(log, "w") as err:
+        out = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=err, text=True)
+    if out.returncode:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed: see {log}")
+    text = out.stdout
+    return json.loads(text[text.index("{"):]) if "{" in text else {}
+
+
 def bench_nodes(data: Path, sentences: int, rounds: int) -> dict:
-    """IPM and annotation on a 2-node cluster on this machine (see the module doc)."""
-    import ray
+    """IPM and annotation on a 2-node cluster on this machine (see the module
+    doc), each run by the documented command line with --address."""
+    import sys
 
     from spacy_adf.distributed.local_cluster import LocalCluster
-    from spacy_adf.distributed.train import IPM
 
     config = REPO / "configs" / TASKS["np"]["config"]
     train, dev = corpus_paths("np", data)
     work = WORK / "nodes"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    ray.shutdown()
+    cli = [sys.executable, "-m", "spacy_adf.distributed"]
     out: dict = {"nodes": 2, "cpus_per_node": 1}
     t0 = time.perf_counter()
     cluster = LocalCluster(n_workers=1, cpus=1, code=REPO)
     out["cluster_start_seconds"] = time.perf_counter() - t0
     try:
         before = load()
-        ipm = IPM(config, work / "ipm", workers=2, shards=2, address=cluster.address, stdout=io.StringIO(),
-                  overrides={"paths.train": str(train), "paths.dev": str(dev)})
-        try:
-            history = ipm.run()
-            nodes = sorted(set(ipm.actor_nodes))
-        finally:
-            ipm.shutdown()
-            ray.shutdown()
+        cli_summary(cli + ["train", str(config), "--workers", "2", "--output", str(work / "ipm"), "--address",
+                           cluster.address, "--paths.train", str(train), "--paths.dev", str(dev)],
+                    work / "ipm.log")
+        state = json.loads((work / "ipm" / "ipm-state" / "state.json").read_text())
+        history = state["history"]
         f = final_f("np", work / "ipm" / "model-last", dev)
         out["ipm"] = {"epochs": len(history), "f": [h["score"] for h in history], "f_final": f,
-                      "setup": ipm.setup, "epoch_seconds": [h["epoch_seconds"] for h in history],
-                      "history": history, "shard_nodes": len(nodes), "load_before": before, "load_after": load()}
+                      "setup": state["setup"], "epoch_seconds": [h["epoch_seconds"] for h in history],
+                      "history": history, "load_before": before, "load_after": load()}
         print(f"[nodes] IPM 2 shards on 2 nodes: F {f:.4f} after {len(history)} epochs, set-up "
-              f"{ipm.setup['setup_seconds']:.1f} s, epoch {steady(out['ipm']['epoch_seconds']):.2f} s", flush=True)
+              f"{state['setup']['setup_seconds']:.1f} s, epoch {steady(out['ipm']['epoch_seconds']):.2f} s", flush=True)
         model = work / "ipm" / "model-last"
         import spacy
 
@@ -414,10 +425,15 @@ def bench_nodes(data: Path, sentences: int, rounds: int) -> dict:
         shard_size = TASKS["np"]["shard_size"]
         out["annotate"] = {"sentences": n, "shard_size": shard_size, "embedded": [], "cluster": []}
         digests = set()
-        for _ in range(rounds):
-            for key, address in (("embedded", None), ("cluster", cluster.address)):
+        for k in range(rounds):
+            for key, address in (("embedded", []), ("cluster", ["--address", cluster.address])):
                 folder = work / f"ann_{key}"
-                summary = ray_run(model, corpus, folder, 2, shard_size, False, address=address)
+                shutil.rmtree(folder, ignore_errors=True)
+                before = load()
+                summary = cli_summary(cli + ["annotate", str(model), str(corpus), str(folder), "--workers", "2",
+                                             "--shard-size", str(shard_size), "--no-progress"] + address,
+                                      work / f"ann_{key}_{k}.log")
+                summary.update(load_before=before, load_after=load())
                 digests.add(digest_output(folder, vocab))
                 shutil.rmtree(folder, ignore_errors=True)
                 out["annotate"][key].append(summary)
@@ -429,7 +445,6 @@ def bench_nodes(data: Path, sentences: int, rounds: int) -> dict:
         a["cluster_over_embedded"] = mean["cluster"] / mean["embedded"]
         shutil.rmtree(corpus, ignore_errors=True)
     finally:
-        ray.shutdown()
         cluster.shutdown()
     return out
 

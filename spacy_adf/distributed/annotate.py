@@ -224,7 +224,9 @@ class Annotation:
         try:
             info = ray.get(ref)
         except LOST as e:
-            self.log(f"a new annotation worker was lost while it started ({type(e).__name__}); starting another")
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            self.log(f"a new annotation worker was lost while it started ({type(e).__name__}: {reason[:300]}); "
+                     "starting another")
             self.n_replaced += 1
             if self.n_replaced > MAX_SHARD_RETRIES * max(len(self.shards), 1):
                 raise RuntimeError("annotation workers keep dying while they start: see the Ray logs") from None

@@ -43,7 +43,8 @@ def start_ray(workers: int, address: Optional[str] = None):
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+            # "local": a new Ray of our own, never one found through RAY_ADDRESS
+            ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
                      _system_config={"worker_niceness": 0})
     return ray
 
