@@ -22,14 +22,34 @@ the base-NP chunker (CoNLL-2000) and the Weibo word segmenter (NLPCC-2016).
    10,000 lines), with the tokenizer form of the segmenter trained in stage
    1 (or --weibo-model).
 
+3. nodes (base NPs): a Ray cluster of 2 nodes on this machine (head and one
+   worker node, 1 CPU and its own object store each;
+   spacy_adf.distributed.local_cluster): IPM with 2 shards of
+   configs/chunking_np.cfg as it is (streamed: 8 epochs derived from
+   max_steps), its F (CoNLL-2000 test, the file the shipped config logs as
+   dev) and set-up and epoch times; then annotation of --node-sentences
+   tagged documents with its model-last by 2 workers on the 2 nodes against 2
+   workers of an embedded Ray, alternating --node-rounds times, outputs
+   compared. Needs no other stage.
+
 Writes --output (metrics/distributed.json) and, unless --no-docs, the
 `distributed` section of docs/benchmarks.md. The load average before and
 after every measurement is recorded with it.
 
-    python -m benchmarks.distributed [--tasks np weibo] [--stages train annotate]
+    python -m benchmarks.distributed [--tasks np weibo] [--stages train annotate nodes]
         [--epochs E] [--shards 2 4 8] [--sentences 1000000] [--small-sentences 200000]
+        [--node-sentences 200000] [--node-rounds 2]
+
+Every Ray address stays on loopback (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0,
+set below before Ray is imported).
 """
-import argparse
+import os
+
+# before Ray is imported: Ray keeps 127.0.0.1 as the address of the embedded
+# Ray and of the local cluster's nodes (spacy_adf.distributed.local_cluster)
+os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+
+import argparse  # noqa: E402
 import hashlib
 import io
 import itertools
@@ -115,7 +135,9 @@ def bench_train(task: str, data: Path, epochs: int, shards: List[int], workers: 
     print(f"[{task}] spacy train: F {out['single']['f_final']:.4f}, "
           f"epoch {steady(out['single']['epoch_seconds']):.2f} s", flush=True)
     out["ipm"] = {}
-    overrides = {"paths.train": str(train), "paths.dev": str(dev), "training.max_epochs": epochs}
+    # exactly `epochs` whole epochs (a streamed config's max_steps would also bound them)
+    overrides = {"paths.train": str(train), "paths.dev": str(dev), "training.max_epochs": epochs,
+                 "training.max_steps": 0}
     for n in shards:
         before = load()
         start = time.perf_counter()
@@ -132,7 +154,7 @@ def bench_train(task: str, data: Path, epochs: int, shards: List[int], workers: 
         out["ipm"][str(n)] = {"f": [h["score"] for h in history], "f_final": f, "history": history,
                               "epoch_seconds": [h["epoch_seconds"] for h in history],
                               "bytes_per_shard": history[0]["bytes_per_shard"], "shard_sizes": ipm.shard_sizes,
-                              "run_seconds": ipm.total_seconds, "final_save_seconds": ipm.final_save_seconds,
+                              "run_seconds": ipm.total_seconds, "setup": ipm.setup,
                               "wall_seconds": time.perf_counter() - start, "setup_seconds": setup,
                               "load_before": before, "load_after": load()}
         print(f"[{task}] IPM {n} shards: F {f:.4f}, epoch {steady(out['ipm'][str(n)]['epoch_seconds']):.2f} s",
@@ -277,7 +299,8 @@ def single_process(model: Path, corpus: Path, output: Path, shard_size: int) -> 
     return {"n_docs": n, "seconds": seconds, "docs_per_second": n / seconds, "peak_rss_mb": peak_rss_mb()}
 
 
-def ray_run(model: Path, corpus: Path, folder: Path, workers: int, shard_size: int, kill: bool) -> dict:
+def ray_run(model: Path, corpus: Path, folder: Path, workers: int, shard_size: int, kill: bool,
+            address: Optional[str] = None) -> dict:
     import ray
 
     from spacy_adf.distributed.annotate import Annotation
@@ -285,7 +308,8 @@ def ray_run(model: Path, corpus: Path, folder: Path, workers: int, shard_size: i
     shutil.rmtree(folder, ignore_errors=True)
     before = load()
     t0 = time.perf_counter()
-    run = Annotation(str(model), str(corpus), str(folder), workers=workers, shard_size=shard_size, progress=False)
+    run = Annotation(str(model), str(corpus), str(folder), workers=workers, shard_size=shard_size, progress=False,
+                     address=address)
     t_plan = time.perf_counter() - t0
     run.start()
     t_start = time.perf_counter() - t0 - t_plan
@@ -300,7 +324,7 @@ def ray_run(model: Path, corpus: Path, folder: Path, workers: int, shard_size: i
         summary = run.run(on_shard=kill_first if kill else None)
     finally:
         run.shutdown()
-        ray.shutdown()  # the next run starts its own Ray with its number of CPUs
+        ray.shutdown()  # the next run starts (or joins) its own Ray
     summary.pop("bad_lines")
     summary.update(workers=workers, plan_seconds=t_plan, start_seconds=t_start,
                    total_seconds=time.perf_counter() - t0, load_before=before, load_after=load(),
@@ -345,6 +369,114 @@ def bench_annotate(task: str, model: Path, data: Path, sentences: int, small: in
     return out
 
 
+# ------------------------------------------------------------------ nodes
+
+
+def cli_summary(cmd: List[str], log: Path) -> dict:
+    """Run `python -m spacy_adf.distributed ...` (a fresh process: Ray cannot
+    join a cluster from a process that ran an embedded Ray before) and
+    return the JSON summary it prints."""
+    import subprocess
+
+    with open(log, "w") as err:
+        out = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=err, text=True)
+    if out.returncode:
+        raise SystemExit(f"{' '.join(map(str, cmd))} failed: see {log}")
+    text = out.stdout
+    return json.loads(text[text.index("{"):]) if "{" in text else {}
+
+
+def bench_nodes(data: Path, sentences: int, rounds: int) -> dict:
+    """IPM and annotation on a 2-node cluster on this machine (see the module
+    doc), each run by the documented command line with --address."""
+    import sys
+
+    from spacy_adf.distributed.local_cluster import LocalCluster
+
+    config = REPO / "configs" / TASKS["np"]["config"]
+    train, dev = corpus_paths("np", data)
+    work = WORK / "nodes"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    cli = [sys.executable, "-m", "spacy_adf.distributed"]
+    out: dict = {"nodes": 2, "cpus_per_node": 1}
+    t0 = time.perf_counter()
+    cluster = LocalCluster(n_workers=1, cpus=1, code=REPO)
+    out["cluster_start_seconds"] = time.perf_counter() - t0
+    try:
+        before = load()
+        cli_summary(cli + ["train", str(config), "--workers", "2", "--output", str(work / "ipm"), "--address",
+                           cluster.address, "--paths.train", str(train), "--paths.dev", str(dev)],
+                    work / "ipm.log")
+        state = json.loads((work / "ipm" / "ipm-state" / "state.json").read_text())
+        history = state["history"]
+        f = final_f("np", work / "ipm" / "model-last", dev)
+        out["ipm"] = {"epochs": len(history), "f": [h["score"] for h in history], "f_final": f,
+                      "setup": state["setup"], "epoch_seconds": [h["epoch_seconds"] for h in history],
+                      "history": history, "load_before": before, "load_after": load()}
+        print(f"[nodes] IPM 2 shards on 2 nodes: F {f:.4f} after {len(history)} epochs, set-up "
+              f"{state['setup']['setup_seconds']:.1f} s, epoch {steady(out['ipm']['epoch_seconds']):.2f} s", flush=True)
+        model = work / "ipm" / "model-last"
+        import spacy
+
+        vocab = spacy.load(model).vocab
+        corpus = work / "corpus"
+        n = make_np_corpus(model, data, corpus, sentences)
+        shard_size = TASKS["np"]["shard_size"]
+        out["annotate"] = {"sentences": n, "shard_size": shard_size, "embedded": [], "cluster": []}
+        digests = set()
+        for k in range(rounds):
+            for key, address in (("embedded", []), ("cluster", ["--address", cluster.address])):
+                folder = work / f"ann_{key}"
+                shutil.rmtree(folder, ignore_errors=True)
+                before = load()
+                summary = cli_summary(cli + ["annotate", str(model), str(corpus), str(folder), "--workers", "2",
+                                             "--shard-size", str(shard_size), "--no-progress"] + address,
+                                      work / f"ann_{key}_{k}.log")
+                summary.update(load_before=before, load_after=load())
+                digests.add(digest_output(folder, vocab))
+                shutil.rmtree(folder, ignore_errors=True)
+                out["annotate"][key].append(summary)
+                print(f"[nodes] annotate, {key}: {summary['docs_per_second']:.0f} docs/s ({summary['n_docs']:,} "
+                      f"docs), set-up {summary['setup_seconds']:.1f} s", flush=True)
+        a = out["annotate"]
+        a["identical"] = len(digests) == 1
+        mean = {k: sum(r["docs_per_second"] for r in a[k]) / len(a[k]) for k in ("embedded", "cluster")}
+        a["cluster_over_embedded"] = mean["cluster"] / mean["embedded"]
+        shutil.rmtree(corpus, ignore_errors=True)
+    finally:
+        cluster.shutdown()
+    return out
+
+
+def report_nodes(n: dict) -> List[str]:
+    lines = ["### Two Ray nodes on this machine (head and one worker node, 1 CPU and its own object store each)", ""]
+    if "ipm" in n:
+        r = n["ipm"]
+        s = r["setup"]
+        lines += ["| IPM, base NPs, 2 shards on 2 nodes | epochs | final F | set-up s (init_nlp, corpora, Ray, "
+                  "actors) | epoch s (mean, epochs 2+) | load before |", "| --- | ---: | ---: | --- | ---: | ---: |",
+                  f"| configs/chunking_np.cfg as it is | {r['epochs']} | {100 * r['f_final']:.2f} | "
+                  f"{s['setup_seconds']:.1f} ({s['init_nlp_seconds']:.1f}, {s['corpora_seconds']:.1f}, "
+                  f"{s['ray_start_seconds']:.1f}, {s['actors_seconds']:.1f}) | {steady(r['epoch_seconds']):.2f} | "
+                  f"{r['load_before'][0]:.2f} |", "",
+                  "F on CoNLL-2000 test.txt: the file the shipped chunking config logs as its dev corpus (no "
+                  "separate dev set), as the other NP results here.", ""]
+    if "annotate" in n:
+        a = n["annotate"]
+        lines += [f"| annotation, base NPs ({a['sentences']:,} tagged documents), 2 workers | docs/s per round | "
+                  "set-up s | load before |", "| --- | --- | --- | --- |"]
+        for key, label in (("embedded", "embedded Ray, 2 CPUs"), ("cluster", "2 nodes x 1 CPU")):
+            runs = a[key]
+            speeds = ", ".join(f"{r['docs_per_second']:.0f}" for r in runs)
+            setups = ", ".join(f"{r['setup_seconds']:.1f}" for r in runs)
+            loads = ", ".join(f"{r['load_before'][0]:.2f}" for r in runs)
+            lines.append(f"| {label} | {speeds} | {setups} | {loads} |")
+        lines += ["", f"2 nodes / embedded (mean docs/s): {a['cluster_over_embedded']:.2f}; every output identical: "
+                  f"{a['identical']}.", ""]
+    return lines
+
+
 # ----------------------------------------------------------------- report
 
 
@@ -386,6 +518,8 @@ def report(data: dict) -> str:
             lines += ["", "Workers busy: the share of a run's wall time its workers spent inside shards (reading, "
                       "annotating, writing); the rest is the driver's and Ray's cost and the last shards' tail. "
                       "The single process writes the same shard files with the workers' serialization.", ""]
+        if "nodes" in data["tasks"][task]:
+            lines += report_nodes(data["tasks"][task]["nodes"])
         if "train" in data["tasks"][task]:
             t = data["tasks"][task]["train"]
             s = t["single"]
@@ -429,10 +563,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
-    p.add_argument("--stages", nargs="+", default=["train", "annotate"], choices=["train", "annotate"])
+    p.add_argument("--stages", nargs="+", default=["train", "annotate", "nodes"],
+                   choices=["train", "annotate", "nodes"])
     p.add_argument("--sentences", type=int, default=1_000_000, help="documents for single-process and 2 workers")
     p.add_argument("--small-sentences", type=int, default=200_000,
                    help="documents for the 1-worker and killed-worker runs")
+    p.add_argument("--node-sentences", type=int, default=200_000,
+                   help="nodes stage: documents annotated on 2 nodes and on the embedded Ray")
+    p.add_argument("--node-rounds", type=int, default=2, help="nodes stage: alternating rounds of each")
     p.add_argument("--epochs", type=int, default=None, help="epochs of every training run (default: 8 NPs, 10 Weibo)")
     p.add_argument("--shards", type=int, nargs="+", default=[2, 4, 8])
     p.add_argument("--workers", type=int, default=2)
@@ -455,6 +593,9 @@ def main() -> None:
         if "train" in args.stages:
             epochs = args.epochs or TASKS[task]["epochs"]
             results["train"] = bench_train(task, args.data, epochs, args.shards, args.workers, args.eval_every)
+            write_json(args.output, data)
+        if "nodes" in args.stages and task == "np":
+            results["nodes"] = bench_nodes(args.data, args.node_sentences, args.node_rounds)
             write_json(args.output, data)
         if "annotate" in args.stages:
             model = WORK / task / "single" / "model-last"

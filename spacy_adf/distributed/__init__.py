@@ -6,7 +6,10 @@ this package without Ray raises an ImportError that says what to install.
     python -m spacy_adf.distributed annotate MODEL INPUT OUTPUT --workers N
     python -m spacy_adf.distributed train CONFIG --workers N --output DIR
 
-docs/distributed.md describes both.
+On one machine or a cluster (--address): pipeline, input, corpus and weights
+reach the workers through Ray, a lost worker or node costs only the work it
+held, and a rerun of a stopped command resumes. docs/distributed.md
+describes both.
 """
 from .raysupport import require_ray
 

@@ -1,23 +1,29 @@
 """Distributed annotation: Ray actors that each load the pipeline once and
-run nlp.pipe over shards of the input, writing one output file per shard.
+run nlp.pipe over shards of the input, one output file per shard.
 
-The driver only plans and tracks: a worker gets a shard's description (file,
-line range, byte range), reads those lines itself, annotates them and writes
-the shard's file; the driver sends no text and receives only counts.
+Everything a worker needs reaches it through Ray, so worker machines share
+no file system with the driver: the pipeline folder's files (put into the
+object store once; each actor writes them into a temporary folder and
+loads it), each shard's bytes (the driver reads the shard's byte range of
+a text or JSONL input, or puts a DocBin input file once), and the shard's
+annotated bytes back, which the driver writes. Each output Doc carries its
+input line number in doc.user_data["input_line"].
 
 Exactly once, whatever fails: a shard is a fixed range of the input
 (sharding.plan_shards), its output is written under a temporary name and
 renamed (atomic on one file system), so a file under a final name is always
-complete; a rerun skips the shards whose file exists. The actors are
-created with max_restarts / max_task_retries = -1: when a worker process
-dies, Ray restarts the actor (which loads the pipeline again) and runs the
-shard again, and the rename makes the retry the only copy.
+complete; a rerun skips the shards whose file exists. A shard whose actor
+is lost (its worker process or its whole node) goes to another actor, and
+a new actor is started in the lost one's place (wherever Ray finds a CPU);
+only the driver writes, so a shard is written once.
 """
 import contextlib
 import json
 import os
 import resource
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional
@@ -25,10 +31,13 @@ from typing import Callable, Dict, Iterator, List, Optional
 import spacy
 from spacy.tokens import DocBin
 
-from .raysupport import start_ray
-from .sharding import BadLine, Shard, count_items, list_inputs, plan_inputs, read_shard
+from .raysupport import LOST, SPREAD, Interrupted, start_ray
+from .sharding import BadLine, Shard, count_items, input_format, list_inputs, plan_inputs, read_shard, shard_bytes
 
 MANIFEST = "manifest.json"
+LINE_KEY = "input_line"  # doc.user_data key: the Doc's 1-based line in its input (a DocBin: its Doc number)
+# a shard whose actor is lost this often fails the run (a shard that kills every worker)
+MAX_SHARD_RETRIES = 3
 SUFFIX = {"spacy": ".spacy", "jsonl": ".jsonl"}
 
 
@@ -71,33 +80,66 @@ def cached_msgpack_codecs() -> Iterator[None]:
 
 def docs_to_bytes(docs, fmt: str) -> bytes:
     """A shard file's bytes. DocBin keeps user data only if a Doc has some:
-    storing it costs a msgpack call per Doc (~0.2 ms each) even when empty."""
+    storing it costs a msgpack call per Doc, cheap inside
+    cached_msgpack_codecs. JSONL: each Doc's to_json() with its user data's
+    input line number."""
     if fmt == "jsonl":
-        return "".join(json.dumps(d.to_json(), ensure_ascii=False) + "\n" for d in docs).encode("utf8")
+        return "".join(json.dumps(dict(d.to_json(), **{LINE_KEY: d.user_data.get(LINE_KEY)}), ensure_ascii=False)
+                       + "\n" for d in docs).encode("utf8")
     return DocBin(docs=docs, store_user_data=any(d.user_data for d in docs)).to_bytes()
 
 
-class PipelineWorker:
-    """One pipeline per worker process (made a Ray actor by `annotate`)."""
+def model_files(model: str) -> Optional[Dict[str, bytes]]:
+    """The files of a pipeline folder, to ship to the workers through Ray;
+    None for an installed pipeline package (every machine has it)."""
+    path = Path(model)
+    if not path.is_dir():
+        return None
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
-    def __init__(self, model: str, output: str, fmt: str, batch_size: int, text_field: str) -> None:
-        self.nlp = spacy.load(model)
-        self.output = Path(output)
+
+def load_shipped(model: str, files: Optional[Dict[str, bytes]]):
+    """spacy.load of a shipped pipeline folder (written into a temporary
+    folder, removed once loaded) or of an installed package."""
+    if files is None:
+        return spacy.load(model)
+    folder = Path(tempfile.mkdtemp(prefix="spacy-adf-model-"))
+    try:
+        for name, data in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        return spacy.load(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class PipelineWorker:
+    """One pipeline per worker process (made a Ray actor by Annotation)."""
+
+    def __init__(self, model: str, files: Optional[Dict[str, bytes]], fmt: str, batch_size: int,
+                 text_field: str) -> None:
+        self.nlp = load_shipped(model, files)
         self.fmt = fmt
         self.batch_size = batch_size
         self.text_field = text_field
 
-    def pid(self) -> int:
-        return os.getpid()
+    def ready(self) -> dict:
+        from ray import get_runtime_context
 
-    def annotate(self, shard: Shard, name: str) -> Dict[str, object]:
-        """Read one shard of the input, annotate it and write its file."""
+        return {"pid": os.getpid(), "node_id": get_runtime_context().get_node_id()}
+
+    def annotate(self, shard: Shard, data: bytes) -> Dict[str, object]:
+        """Annotate one shard from its input bytes (sharding.shard_bytes);
+        the shard file's bytes and counts."""
         start = time.perf_counter()
         with cached_msgpack_codecs():
-            items, bad = read_shard(shard, self.text_field, self.nlp.vocab)
-            docs = list(self.nlp.pipe(items, batch_size=self.batch_size))
-            write_atomic(self.output / name, docs_to_bytes(docs, self.fmt))
-        return {"n_docs": len(docs), "seconds": time.perf_counter() - start, "bad_lines": bad,
+            items, bad = read_shard(shard, self.text_field, self.nlp.vocab, data=data)
+            docs = []
+            for doc, line in self.nlp.pipe(items, as_tuples=True, batch_size=self.batch_size):
+                doc.user_data[LINE_KEY] = line
+                docs.append(doc)
+            out = docs_to_bytes(docs, self.fmt)
+        return {"data": out, "n_docs": len(docs), "seconds": time.perf_counter() - start, "bad_lines": bad,
                 "peak_rss_mb": peak_rss_mb(), "pid": os.getpid()}
 
 
@@ -117,8 +159,10 @@ def check_model(model: str) -> None:
 class Annotation:
     """One annotation run: plan, resume, dispatch, manifest.
 
-    `pids` lists the worker processes once `start()` has run (a test kills
-    one of them); `run(on_shard)` calls on_shard(result) as shards finish.
+    Every check of the arguments, the input and the output folder is made in
+    __init__, before Ray starts. `pids` lists the first worker processes and
+    `actor_nodes` the Ray node of every actor started (a test kills one);
+    `run(on_shard)` calls on_shard(result) as shards finish.
     """
 
     def __init__(self, model: str, input: str, output: str, *, workers: int = 2,
@@ -127,16 +171,27 @@ class Annotation:
                  log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr)) -> None:
         if fmt not in SUFFIX:
             raise ValueError(f"output format must be one of {sorted(SUFFIX)}, got {fmt!r}")
+        if workers < 1 or batch_size < 1:
+            raise ValueError("--workers and --batch-size must be positive")
         check_model(model)
         self.model, self.output, self.workers, self.address = model, Path(output), workers, address
+        if self.output.exists() and not self.output.is_dir():
+            raise ValueError(f"the output {self.output} is a file: give a folder")
         self.fmt, self.text_field, self.batch_size = fmt, text_field, batch_size
         self.progress, self.log = progress, log
         self.inputs = list_inputs(input)
         sizes, self.shards = plan_inputs(self.inputs, shard_size)
         self.plan = {"model": str(model), "format": fmt, "shard_size": shard_size,
                      "text_field": text_field, "inputs": [{"path": s, "n_lines": n} for s, n in sizes]}
-        self.actors: list = []
+        self._check_previous()
+        self.actors: Dict[int, object] = {}  # actor id -> handle, the live ones
         self.pids: List[int] = []
+        self.actor_nodes: Dict[int, str] = {}
+        self.n_replaced = 0
+        self.n_done: Optional[int] = None  # shards written, once run() has started
+        self.setup_seconds = 0.0
+        self._next_id = 0
+        self._starting: Dict = {}  # ready ref -> actor id of an actor not yet up
 
     def _check_previous(self) -> None:
         """A rerun must use the plan of the run it resumes."""
@@ -146,70 +201,151 @@ class Annotation:
             if previous.get("plan") != self.plan:
                 raise ValueError(f"{self.output} holds the output of another run (its {MANIFEST} has "
                                  "another model, input, format or shard size): use a new output folder")
+        elif self.output.is_dir() and any(self.output.iterdir()):
+            raise ValueError(f"{self.output} is not empty and holds no {MANIFEST}: use a new or empty output folder")
 
     def _write_manifest(self, shard_docs: Dict[int, int], bad: List[BadLine], complete: bool) -> None:
         suffix = SUFFIX[self.fmt]
         shards = [dict(s.to_dict(), file=s.name(suffix), n_docs=shard_docs.get(s.index)) for s in self.shards]
         manifest = {"plan": self.plan, "complete": complete, "n_docs": sum(shard_docs.values()),
-                    "shards": shards, "bad_lines": [str(b) for b in bad]}
+                    "line_key": LINE_KEY, "shards": shards, "bad_lines": [str(b) for b in bad]}
         write_atomic(self.output / MANIFEST, json.dumps(manifest, indent=1).encode("utf8"))
 
-    def start(self) -> None:
+    def _start_actor(self) -> None:
+        """A new actor, wherever Ray finds a CPU; it joins once it is up."""
         ray = start_ray(self.workers, self.address)
-        worker = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=-1)(PipelineWorker)
-        self.actors = [worker.remote(self.model, str(self.output.resolve()), self.fmt, self.batch_size,
-                                     self.text_field)
-                       for _ in range(self.workers)]
-        self.pids = ray.get([a.pid.remote() for a in self.actors])
+        actor = self._actor_class.remote(self.model, self._files_ref, self.fmt, self.batch_size, self.text_field)
+        self._starting[actor.ready.remote()] = (self._next_id, actor)
+        self._next_id += 1
+
+    def _actor_up(self, ref) -> None:
+        ray = start_ray(self.workers, self.address)
+        actor_id, actor = self._starting.pop(ref)
+        try:
+            info = ray.get(ref)
+        except LOST as e:
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            self.log(f"a new annotation worker was lost while it started ({type(e).__name__}: {reason[:300]}); "
+                     "starting another")
+            self.n_replaced += 1
+            if self.n_replaced > MAX_SHARD_RETRIES * max(len(self.shards), 1):
+                raise RuntimeError("annotation workers keep dying while they start: see the Ray logs") from None
+            self._start_actor()
+            return
+        self.actors[actor_id] = actor
+        self.actor_nodes[actor_id] = info["node_id"]
+        self.pids.append(info["pid"])
+
+    def start(self) -> None:
+        """Start Ray (or join the cluster) and the workers; ship the pipeline."""
+        t0 = time.perf_counter()
+        ray = start_ray(self.workers, self.address)
+        # no restarts by Ray: a lost actor's shards are given to the others
+        # and a new actor takes its place (it may land on another node)
+        self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0,
+                                       scheduling_strategy=SPREAD)(PipelineWorker)
+        self._files_ref = ray.put(model_files(self.model))
+        for _ in range(self.workers):
+            self._start_actor()
+        while self._starting:
+            done, _ = ray.wait(list(self._starting), num_returns=1)
+            self._actor_up(done[0])
+        self.setup_seconds = time.perf_counter() - t0
 
     def run(self, on_shard: Optional[Callable[[dict], None]] = None) -> dict:
+        from collections import deque
+
         from tqdm import tqdm
 
         self.output.mkdir(parents=True, exist_ok=True)
-        self._check_previous()
         self._write_manifest({}, [], complete=False)
         if not self.actors:
             self.start()
         ray = start_ray(self.workers, self.address)
         suffix = SUFFIX[self.fmt]
-        todo = [s for s in self.shards if not (self.output / s.name(suffix)).exists()]
-        todo_set = set(todo)
+        todo = deque(s for s in self.shards if not (self.output / s.name(suffix)).exists())
+        done_before = set(self.shards) - set(todo)
         # a resumed run counts the Docs of the shards done before
-        shard_docs = {s.index: count_docs(self.output / s.name(suffix)) for s in self.shards
-                      if s not in todo_set}
+        shard_docs = {s.index: count_docs(self.output / s.name(suffix)) for s in done_before}
+        self.n_done = len(done_before)
         bad: List[BadLine] = []
         results: List[dict] = []
-        pending: Dict = {}  # object ref -> (shard, actor index)
-        load = [0] * len(self.actors)  # shards in flight per actor
+        pending: Dict = {}  # object ref -> (shard, actor id)
+        load = {a: 0 for a in self.actors}  # shards in flight per live actor
+        tries: Dict[int, int] = {}
+        docbin_refs: Dict[str, object] = {}  # a DocBin input is put into the object store once
         bar = tqdm(total=sum(s.stop - s.start for s in todo), unit="doc", disable=not self.progress,
                    desc="annotate", file=sys.stderr)
         start = time.perf_counter()
 
-        def collect(refs):
-            for ref in refs:
-                shard, k = pending.pop(ref)
-                load[k] -= 1
-                result = dict(ray.get(ref), shard=shard.index)
-                for b in result["bad_lines"]:
-                    self.log(f"skipped unreadable line {b}")
-                bad.extend(result.pop("bad_lines"))
-                shard_docs[shard.index] = result["n_docs"]
-                results.append(result)
-                bar.update(shard.stop - shard.start)
-                if on_shard is not None:
-                    on_shard(result)
+        def submit(shard: Shard, actor_id: int) -> None:
+            if input_format(shard.source) == "docbin":
+                if shard.source not in docbin_refs:
+                    docbin_refs[shard.source] = ray.put(shard_bytes(shard))
+                data = docbin_refs[shard.source]
+            else:
+                data = shard_bytes(shard)
+            load[actor_id] += 1
+            pending[self.actors[actor_id].annotate.remote(shard, data)] = (shard, actor_id)
 
-        # at most two shards in flight per actor, each to the least busy one
-        for shard in todo:
-            while min(load) >= 2:
-                done, _ = ray.wait(list(pending), num_returns=1)
-                collect(done)
-            k = load.index(min(load))
-            load[k] += 1
-            pending[self.actors[k].annotate.remote(shard, shard.name(suffix))] = (shard, k)
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            collect(done)
+        def lost(shard: Shard, actor_id: int, error: Exception) -> None:
+            """Give the shard to another actor; replace the lost one."""
+            tries[shard.index] = tries.get(shard.index, 0) + 1
+            if tries[shard.index] > MAX_SHARD_RETRIES:
+                raise RuntimeError(f"shard {shard.index} ({shard.source}, lines {shard.start + 1}-{shard.stop}) "
+                                   f"lost its worker {tries[shard.index]} times; the shards written so far stay "
+                                   "in the output folder: rerun the same command to resume") from None
+            todo.appendleft(shard)
+            if actor_id in self.actors:
+                self.log(f"annotation worker {actor_id} lost ({type(error).__name__}): its shards go to the "
+                         "other workers and a new worker is started")
+                ray.kill(self.actors.pop(actor_id), no_restart=True)
+                load.pop(actor_id, None)
+                self.n_replaced += 1
+                self._start_actor()
+
+        def collect(ref) -> None:
+            shard, actor_id = pending.pop(ref)
+            if actor_id in load:
+                load[actor_id] -= 1
+            try:
+                result = ray.get(ref)
+            except LOST as e:
+                lost(shard, actor_id, e)
+                return
+            write_atomic(self.output / shard.name(suffix), result.pop("data"))
+            result["shard"] = shard.index
+            for b in result["bad_lines"]:
+                self.log(f"skipped unreadable line {b}")
+            bad.extend(result.pop("bad_lines"))
+            shard_docs[shard.index] = result["n_docs"]
+            results.append(result)
+            self.n_done += 1
+            bar.update(shard.stop - shard.start)
+            if on_shard is not None:
+                on_shard(result)
+
+        # at most two shards in flight per live actor, each to the least busy one
+        while todo or pending:
+            while todo and load and min(load.values()) < 2:
+                actor_id = min(load, key=load.get)
+                submit(todo.popleft(), actor_id)
+            waiting = list(pending) + list(self._starting)
+            if not waiting:
+                raise RuntimeError("no annotation worker left and none could be started: see the Ray logs; "
+                                   "rerun the same command to resume")
+            # with no live actor, wait for a new one only so long
+            timeout = None if pending else 600
+            done, _ = ray.wait(waiting, num_returns=1, timeout=timeout)
+            if not done:
+                raise RuntimeError("every annotation worker was lost and Ray found no CPU for a new one in "
+                                   "600 s; rerun the same command to resume")
+            if done[0] in self._starting:
+                self._actor_up(done[0])
+                for actor_id in self.actors:
+                    load.setdefault(actor_id, 0)
+            else:
+                collect(done[0])
         bar.close()
         seconds = time.perf_counter() - start
         bad.sort(key=lambda b: (b.source, b.line))
@@ -217,18 +353,28 @@ class Annotation:
         n_new = sum(r["n_docs"] for r in results)
         return {"n_shards": len(self.shards), "n_shards_run": len(results), "n_docs": sum(shard_docs.values()),
                 "n_docs_run": n_new, "seconds": seconds, "docs_per_second": n_new / seconds if seconds else 0.0,
+                "setup_seconds": self.setup_seconds, "workers_replaced": self.n_replaced,
                 "bad_lines": [str(b) for b in bad],
                 # the share of the run's wall time the workers spent inside shards
                 # (reading, annotating, writing): what the driver and Ray leave them
-                "worker_busy": (sum(r["seconds"] for r in results) / (seconds * len(self.actors))
-                                if seconds and self.actors else 0.0),
+                "worker_busy": (sum(r["seconds"] for r in results) / (seconds * self.workers)
+                                if seconds else 0.0),
                 "peak_rss_mb_per_worker": _peak_per_pid(results)}
 
     def shutdown(self) -> None:
+        if not self.actors and not self._starting:
+            return
         ray = start_ray(self.workers, self.address)
-        for actor in self.actors:
+        for actor in list(self.actors.values()) + [a for _, a in self._starting.values()]:
             ray.kill(actor)
-        self.actors = []
+        self.actors, self._starting = {}, {}
+
+    def interrupted_message(self) -> str:
+        done = self.n_done
+        if done is None:
+            return f"interrupted before any shard was written to {self.output}; a rerun starts over"
+        return (f"interrupted: {done} of {len(self.shards)} shards are written in {self.output}; "
+                "rerun the same command to resume")
 
 
 def _peak_per_pid(results: List[dict]) -> Dict[str, float]:
@@ -240,9 +386,12 @@ def _peak_per_pid(results: List[dict]) -> Dict[str, float]:
 
 
 def annotate(model: str, input: str, output: str, **kwargs) -> dict:
-    """Annotate INPUT into OUTPUT with the pipeline MODEL (see Annotation)."""
+    """Annotate INPUT into OUTPUT with the pipeline MODEL (see Annotation); a
+    Ctrl-C raises Interrupted with one line saying what was written."""
     run = Annotation(model, input, output, **kwargs)
     try:
         return run.run()
+    except KeyboardInterrupt:
+        raise Interrupted(run.interrupted_message()) from None
     finally:
         run.shutdown()

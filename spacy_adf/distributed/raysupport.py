@@ -3,6 +3,14 @@ from typing import Optional
 
 INSTALL_HINT = 'spacy_adf.distributed needs Ray, which is not installed: pip install "spacy-adf[ray]"'
 
+# actors are spread over the cluster's nodes (one per node first), not packed
+# onto the driver's node
+SPREAD = "SPREAD"
+
+
+class Interrupted(Exception):
+    """A run stopped by Ctrl-C; the message says what was saved."""
+
 
 def require_ray():
     """The ray module, or an ImportError that names the extra to install."""
@@ -11,6 +19,16 @@ def require_ray():
     except ImportError:
         raise ImportError(INSTALL_HINT) from None
     return ray
+
+
+def _lost_errors() -> tuple:
+    """The errors of a task whose actor or result is gone (a worker process
+    or a node died): the task can run again elsewhere."""
+    ray = require_ray()
+    return (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError, ray.exceptions.WorkerCrashedError)
+
+
+LOST = _lost_errors()
 
 
 def start_ray(workers: int, address: Optional[str] = None):
@@ -25,6 +43,8 @@ def start_ray(workers: int, address: Optional[str] = None):
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+            # "local": a new Ray of our own, never one found through RAY_ADDRESS
+            ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
                      _system_config={"worker_niceness": 0})
     return ray
+

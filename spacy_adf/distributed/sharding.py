@@ -149,20 +149,33 @@ def _text_line(raw: bytes, fmt: str, text_field: str) -> str:
     return text
 
 
-def read_shard(shard: Shard, text_field: str = "text", vocab=None) -> Tuple[list, List[BadLine]]:
-    """(items, bad lines) of one shard, read by the worker that annotates it:
-    the texts of a text or JSONL shard (its byte range only: one seek and one
-    read), or the Docs of a DocBin shard (with `vocab`)."""
+def shard_bytes(shard: Shard) -> bytes:
+    """The bytes a worker needs for `shard`, read on the driver: the shard's
+    byte range of a text or JSONL source (one seek and one read), or the
+    whole DocBin file (put into Ray's object store once per file)."""
+    with open(shard.source, "rb") as f:
+        if input_format(shard.source) == "docbin":
+            return f.read()
+        f.seek(shard.offset)
+        return f.read(shard.end - shard.offset) if shard.end >= 0 else f.read()
+
+
+def read_shard(shard: Shard, text_field: str = "text", vocab=None,
+               data: Optional[bytes] = None) -> Tuple[List[Tuple[object, int]], List[BadLine]]:
+    """(items, bad lines) of one shard: each item with its 1-based line in
+    the source (a DocBin's Doc number), as (text or Doc, line). `data` is
+    shard_bytes(shard), read here if not given. Blank lines are no items,
+    and the items keep their input line numbers all the same."""
+    if data is None:
+        data = shard_bytes(shard)
     fmt = input_format(shard.source)
     if fmt == "docbin":
         from spacy.tokens import DocBin
         from spacy.vocab import Vocab
 
-        docs = DocBin(store_user_data=True).from_disk(shard.source).get_docs(vocab or Vocab())
-        return list(itertools.islice(docs, shard.start, shard.stop)), []
-    with open(shard.source, "rb") as f:
-        f.seek(shard.offset)
-        data = f.read(shard.end - shard.offset) if shard.end >= 0 else f.read()
+        docs = DocBin(store_user_data=True).from_bytes(data).get_docs(vocab or Vocab())
+        picked = itertools.islice(docs, shard.start, shard.stop)
+        return [(doc, line) for line, doc in enumerate(picked, start=shard.start + 1)], []
     lines = data.split(b"\n")
     if data.endswith(b"\n"):
         lines.pop()
@@ -170,12 +183,12 @@ def read_shard(shard: Shard, text_field: str = "text", vocab=None) -> Tuple[list
         raise ValueError(f"{shard.source} changed since the shard plan was made: lines {shard.start + 1}-"
                          f"{shard.stop} are now {len(lines)} lines")
     items, bad = [], []
-    for i, raw in enumerate(lines, start=shard.start):
+    for line, raw in enumerate(lines, start=shard.start + 1):
         try:
             text = _text_line(raw, fmt, text_field)
         except ValueError as e:
-            bad.append(BadLine(shard.source, i + 1, str(e)))
+            bad.append(BadLine(shard.source, line, str(e)))
         else:
             if text.strip():
-                items.append(text)
+                items.append((text, line))
     return items, bad

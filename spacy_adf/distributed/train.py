@@ -2,24 +2,33 @@
 
 The driver initializes the pipeline from a `spacy train` config exactly as
 `spacy train` does (init_nlp: labels, feature tables from the whole training
-corpus) and ships its bytes to N Ray actors (with what the bytes leave out
-but training needs: the segmenter lexicon's jackknife folds). Actor k reads the training
-corpus and shuffles it with the config's seed (the same order on every
-actor). Each epoch the corpus is split anew: every actor draws the same
-permutation (seeded by the seed and the epoch) and takes every N-th Example
-from position k, so the N shards cover the corpus exactly once per epoch
-(a fixed split converged more slowly at many shards). Each epoch every actor sets the mixed weights (and, for ADF,
-the mixed per-feature rates), trains one pass over its shard with the
-config's optimizer and batcher (spaCy's own update / finish_update calls),
-settles its lazy updates and returns its weights; the driver mixes them
-(mixing.py), evaluates on the dev corpus with the pipeline's scorer, logs
-with the config's logger and saves model-last / model-best like spacy train.
+corpus), reads the training corpus once (shuffled with the config's seed)
+and ships the pipeline's bytes and the corpus (examples.py) through Ray to
+S actors, with what the bytes leave out but training needs: the segmenter
+lexicon's jackknife folds. Nothing has to be on a worker machine's disk.
+
+Each epoch the corpus is split anew: every actor draws the same permutation
+(seeded by the seed and the epoch) and takes every S-th Example from
+position k, so the S shards cover the corpus exactly once per epoch (a
+fixed split converged more slowly at many shards). Each epoch every actor
+starts a new optimizer state from the mixed weights and (for ADF) the mixed
+per-feature rates, trains one pass over its shard with the config's
+optimizer and batcher (spaCy's own update / finish_update calls), settles
+its lazy updates and returns its weights; the driver mixes them (mixing.py),
+evaluates on the dev corpus with the pipeline's scorer, logs with the
+config's logger and writes model-last, model-best and the checkpoint
+(checkpoint.py) after every epoch.
+
+Because an epoch depends only on the mixed state before it, a shard whose
+actor is lost (its worker or its node gone) is trained again on a new
+actor with the same result, and a run whose driver stopped resumes from its
+last checkpoint with the same weights as an uninterrupted run.
 
 A shard is a complete on-line learner of its own data: its trainer counts
 n = the shard's samples, so ADF's window (n / 10) and the Gaussian prior
 (1 / (n sigma^2) per sample) are those of a corpus of the shard's size.
 """
-import os
+import math
 import random
 import shutil
 import sys
@@ -28,7 +37,9 @@ import time
 from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional
 
+import numpy
 from spacy.language import Language
+from spacy.pipeline import TrainablePipe
 from spacy.schemas import ConfigSchemaTraining
 from spacy.training.initialize import init_nlp
 from spacy.training.loop import (DIR_MODEL_BEST, DIR_MODEL_LAST, create_before_to_disk_callback,
@@ -37,19 +48,25 @@ from spacy.util import load_config, load_model_from_config, registry, resolve_do
 from thinc.api import Config, fix_random_seed
 
 from ..pipeline.trainable import SparseTrainedPipe
-from .mixing import mix, state_nbytes
-from .raysupport import start_ray
+from ..training.sparse_trainer import SparseOptimizer
+from .checkpoint import STATE_DIR, find_checkpoint, load_checkpoint, load_record, replace_dir, save_checkpoint
+from .examples import examples_from_bytes, examples_to_bytes
+from .mixing import average, mix, state_nbytes
+from .raysupport import LOST, Interrupted, SPREAD, start_ray
+
+# a shard whose actor is lost this often in one epoch fails the run
+MAX_SHARD_RETRIES = 3
 
 
 def sparse_pipes(nlp: Language, frozen: List[str]) -> Dict[str, SparseTrainedPipe]:
     """The trained components, which must all be spacy-adf's sparse ones."""
     pipes, other = {}, []
     for name, proc in nlp.pipeline:
-        if name in frozen or not getattr(proc, "is_trainable", False):
+        if name in frozen:
             continue
         if isinstance(proc, SparseTrainedPipe):
             pipes[name] = proc
-        else:
+        elif isinstance(proc, TrainablePipe):
             other.append(name)
     if other:
         raise ValueError(f"parameter mixing trains spacy-adf's sparse components only; freeze {other} "
@@ -60,7 +77,7 @@ def sparse_pipes(nlp: Language, frozen: List[str]) -> Dict[str, SparseTrainedPip
 
 
 def check_optimizer(optimizer) -> None:
-    if not hasattr(optimizer, "sparse_state"):
+    if not isinstance(optimizer, SparseOptimizer):
         raise ValueError("parameter mixing needs a sparse on-line optimizer (spacy_adf.ADF.v1, "
                          f"spacy_adf.SGD.v1, spacy_adf.Perceptron.v1), not {type(optimizer).__name__}")
 
@@ -79,6 +96,26 @@ def resolve_training(nlp: Language):
     return config, registry.resolve(config["training"], schema=ConfigSchemaTraining)
 
 
+def fresh_optimizer(config: Config):
+    """A new optimizer object from the config (no state of earlier epochs)."""
+    return registry.resolve({"optimizer": config["training"]["optimizer"]})["optimizer"]
+
+
+def n_epochs_of(max_epochs: int, max_steps: int, batches_per_pass: int) -> int:
+    """IPM runs whole epochs. A config that streams its corpus (max_epochs
+    -1 or 0, as spacy train's loop reads the corpus again every epoch) is
+    bounded by max_steps: that many steps are ceil(max_steps / batches per
+    pass) whole passes. With both set, the first bound reached, as in
+    spacy train."""
+    by_steps = math.ceil(max_steps / max(batches_per_pass, 1)) if max_steps > 0 else 0
+    if max_epochs >= 1:
+        return min(max_epochs, by_steps) if by_steps else max_epochs
+    if by_steps:
+        return by_steps
+    raise ValueError("the config bounds training by neither training.max_epochs nor training.max_steps: "
+                     "set one of them (e.g. --training.max_epochs 8)")
+
+
 def epoch_split(n: int, seed: int, epoch: int, shard: int, n_shards: int) -> List[int]:
     """The indices shard `shard` of `n_shards` trains on in `epoch`: every
     n_shards-th position of one permutation of range(n) that every actor
@@ -92,48 +129,54 @@ def epoch_split(n: int, seed: int, epoch: int, shard: int, n_shards: int) -> Lis
 class ShardTrainer:
     """One shard's on-line learner (made a Ray actor by IPM.start)."""
 
-    def __init__(self, config: str, nlp_bytes: bytes, folds: Dict[str, Dict[str, int]], shard: int,
-                 n_shards: int) -> None:
+    def __init__(self, config: str, nlp_bytes: bytes, folds: Dict[str, Dict[str, int]], examples: bytes,
+                 shard: int, n_shards: int) -> None:
         nlp = load_model_from_config(Config().from_str(config), auto_fill=False, validate=False)
         self.nlp = nlp.from_bytes(nlp_bytes)
         for name, fold_of in folds.items():
             self.nlp.get_pipe(name).trainer.import_preparation(fold_of)
-        config, T = resolve_training(self.nlp)
+        self.config, T = resolve_training(self.nlp)
         self.seed = T["seed"] or 0
-        fix_random_seed(self.seed + shard)
-        (train_corpus,) = resolve_dot_names(config, [T["train_corpus"]])
-        examples = list(train_corpus(self.nlp))
-        random.Random(self.seed).shuffle(examples)
-        self.all_examples = examples
+        # the driver read and shuffled the corpus with the config's seed
+        self.all_examples = examples_from_bytes(examples, self.nlp.vocab)
         self.n_shards = n_shards
         self.shard = shard
         # the same in every epoch's split: every n_shards-th of the corpus from position `shard`
-        self.n_examples = len(range(shard, len(examples), n_shards))
-        self.optimizer = T["optimizer"]
-        check_optimizer(self.optimizer)
+        self.n_examples = len(range(shard, len(self.all_examples), n_shards))
+        check_optimizer(T["optimizer"])
         self.batcher, self.dropout = T["batcher"], T["dropout"]
         self.accumulate = T["accumulate_gradient"]
         self.frozen, self.annotating = T["frozen_components"], T["annotating_components"]
         self.pipes = sparse_pipes(self.nlp, self.frozen)
         for pipe in self.pipes.values():
-            pipe.trainer.train_on_fraction(self.n_examples / max(len(examples), 1))
+            pipe.trainer.train_on_fraction(self.n_examples / max(len(self.all_examples), 1))
 
-    def ready(self) -> int:
-        """The shard's number of Examples, once the actor is built."""
-        return self.n_examples
+    def ready(self) -> dict:
+        """The shard's number of Examples and node, once the actor is built."""
+        from ray import get_runtime_context
 
-    def load_mixed(self, mixed: Optional[dict]) -> None:
-        """Start from the mixed weights, copied into the model's own buffer
-        (Ray's zero-copy arrays are read-only), and, once the optimizer has a
-        state, the mixed learning rates."""
+        return {"n_examples": self.n_examples, "node_id": get_runtime_context().get_node_id()}
+
+    def load_mixed(self, mixed: Optional[dict], optimizer) -> None:
+        """Start from the mixed weights (copied into the model's own buffer:
+        Ray's zero-copy arrays are read-only) and rates with a new optimizer
+        state, so the epoch depends on the mixed state alone."""
         if not mixed:
             return
         for name, pipe in self.pipes.items():
-            pipe.trainer.import_state(mixed[name])
+            pipe.trainer.restart_from(mixed[name], optimizer)
 
-    def train_epoch(self, epoch: int, mixed: Optional[dict]) -> dict:
+    def train_epoch(self, epoch: int, mixed: Optional[dict], steps_before: int = 0) -> dict:
+        """One pass over this shard's part of `epoch` from the mixed state.
+        The optimizer is resolved anew and its schedules stepped to where
+        this shard's earlier epochs left them; the random seed is set per
+        epoch and shard."""
         t0 = time.perf_counter()
-        self.load_mixed(mixed)
+        fix_random_seed(self.seed + 7919 * epoch + self.shard)
+        optimizer = fresh_optimizer(self.config)
+        for _ in range(steps_before):
+            optimizer.step_schedules()
+        self.load_mixed(mixed, optimizer)
         t1 = time.perf_counter()
         picked = epoch_split(len(self.all_examples), self.seed, epoch, self.shard, self.n_shards)
         examples = [self.all_examples[i] for i in picked]
@@ -145,8 +188,8 @@ class ShardTrainer:
                 self.nlp.update(sub, drop=dropout, losses=losses, sgd=False, exclude=self.frozen,
                                 annotates=self.annotating)
             for pipe in self.pipes.values():
-                pipe.finish_update(self.optimizer)
-            self.optimizer.step_schedules()
+                pipe.finish_update(optimizer)
+            optimizer.step_schedules()
             words += sum(len(eg) for eg in batch)
             steps += 1
         t2 = time.perf_counter()
@@ -165,63 +208,155 @@ class ShardTrainer:
 class IPM:
     """A distributed training run: start() builds the pipeline and the
     actors, epoch() runs one mixed epoch, run() all of them with evaluation,
-    logging and checkpoints, the evaluation of epoch e overlapping the
-    training of epoch e + 1 (eval_every: evaluate every that many epochs, and
-    after the last)."""
+    logging and a checkpoint after every epoch, the evaluation of epoch e
+    overlapping the training of epoch e + 1 (eval_every: evaluate every that
+    many epochs, and after the last). A run into an output folder that holds
+    the checkpoint of the same config and shard count resumes from it.
+
+    Every check of the arguments and the output folder is made here and in
+    start() before Ray starts."""
 
     def __init__(self, config_path, output: Optional[Path], *, workers: int = 2,
                  shards: Optional[int] = None, overrides: Optional[dict] = None,
                  address: Optional[str] = None, eval_every: int = 1,
+                 on_epoch: Optional[Callable[[dict], None]] = None,
                  stdout: IO = sys.stdout, stderr: IO = sys.stderr) -> None:
-        self.config = load_config(config_path, overrides=overrides or {}, interpolate=False)
-        self.output = Path(output) if output is not None else None
+        if not Path(config_path).is_file():
+            raise FileNotFoundError(f"no config file at {config_path}")
         self.workers = workers
         self.n_shards = shards or workers
         if self.workers < 1 or self.n_shards < 1 or eval_every < 1:
-            raise ValueError("workers, shards and eval_every must be positive")
+            raise ValueError("--workers, --shards and --eval-every must be positive")
+        self.config = load_config(config_path, overrides=overrides or {}, interpolate=False)
+        self.output = Path(output) if output is not None else None
         self.eval_every = eval_every
+        self.on_epoch = on_epoch  # called with each epoch's record, the next epoch already running
         self.address = address
         self.stdout, self.stderr = stdout, stderr
         self.mixed: Optional[dict] = None
         self.mixed_ref = None
         self.actors: list = []
         self.history: List[dict] = []
+        self.setup: Dict[str, float] = {}
+        self.shard_steps = [0] * self.n_shards  # each shard's optimizer steps so far (its schedules)
+        self.redone: List[dict] = []  # shards trained again after their actor was lost
+        self.saved_epoch: Optional[int] = None  # the last epoch with a complete checkpoint
+        self.resume_from = self._check_output()
         self._saver: Optional[threading.Thread] = None
         self._saved: Dict[str, float] = {}
 
+    def _check_output(self) -> Optional[Path]:
+        """The checkpoint to resume from, or None for a new run into an
+        absent or empty folder; a ValueError for any other folder."""
+        if self.output is None:
+            return None
+        if self.output.exists() and not self.output.is_dir():
+            raise ValueError(f"--output {self.output} is a file: give a folder")
+        folder = find_checkpoint(self.output) if self.output.is_dir() else None
+        if folder is None:
+            if self.output.is_dir() and any(self.output.iterdir()):
+                raise ValueError(f"--output {self.output} is not empty and holds no IPM checkpoint "
+                                 f"({STATE_DIR}): give a new or empty folder")
+            return None
+        record = load_record(folder)
+        if record["config"] != self.config.to_str() or record["n_shards"] != self.n_shards:
+            raise ValueError(f"--output {self.output} holds the checkpoint of another run (another config, "
+                             "overrides or --shards): give the same arguments to resume it, or a new folder")
+        return folder
+
     def start(self) -> None:
+        t0 = time.perf_counter()
         self.nlp = init_nlp(self.config)
         config, self.T = resolve_training(self.nlp)
         check_optimizer(self.T["optimizer"])
-        if self.T["max_epochs"] < 1:
-            raise ValueError(
-                "parameter mixing runs whole epochs: set training.max_epochs >= 1 (a config that streams "
-                "its training corpus, max_epochs = -1 with max_steps, as the shipped chunking and Weibo "
-                "configs do, takes e.g. --training.max_epochs 8 --training.max_steps 0)")
         self.pipes = sparse_pipes(self.nlp, self.T["frozen_components"])
-        (dev_corpus,) = resolve_dot_names(config, [self.T["dev_corpus"]])
+        t1 = time.perf_counter()
+        self.seed = self.T["seed"] or 0
+        train_corpus, dev_corpus = resolve_dot_names(config, [self.T["train_corpus"], self.T["dev_corpus"]])
+        # one pass of the reader, as spacy train reads a corpus it holds
+        examples = list(train_corpus(self.nlp))
+        if not examples:
+            raise ValueError(f"the training corpus ({self.T['train_corpus']}) has no examples")
+        random.Random(self.seed).shuffle(examples)
+        self.n_examples = len(examples)
+        self.batches_per_pass = sum(1 for _ in self.T["batcher"](examples))
+        self.n_epochs = n_epochs_of(self.T["max_epochs"], self.T["max_steps"], self.batches_per_pass)
         # read once: nlp.evaluate copies the Examples before it annotates them
         dev = list(dev_corpus(self.nlp))
         self.evaluate = create_evaluation_callback(self.nlp, lambda nlp: dev, self.T["score_weights"])
+        examples_blob = examples_to_bytes(examples)
+        del examples
+        t2 = time.perf_counter()
         ray = start_ray(self.workers, self.address)
+        t3 = time.perf_counter()
         # shards share the workers' CPUs: 8 shards on 2 CPUs run 4 to a CPU
         cpus = min(1.0, self.workers / self.n_shards)
-        actor = ray.remote(num_cpus=cpus)(ShardTrainer)
-        blob, folds = ray.put(self.nlp.to_bytes()), ray.put(lexicon_folds(self.nlp))
-        text = self.nlp.config.to_str()
-        self.actors = [actor.remote(text, blob, folds, k, self.n_shards) for k in range(self.n_shards)]
-        self.shard_sizes = ray.get([a.ready.remote() for a in self.actors])
+        self._actor_class = ray.remote(num_cpus=cpus, scheduling_strategy=SPREAD)(ShardTrainer)
+        self._actor_args = (self.nlp.config.to_str(), ray.put(self.nlp.to_bytes()),
+                            ray.put(lexicon_folds(self.nlp)), ray.put(examples_blob))
+        self.actors = [self._new_actor(k) for k in range(self.n_shards)]
+        ready = ray.get([a.ready.remote() for a in self.actors])
+        self.shard_sizes = [r["n_examples"] for r in ready]
+        self.actor_nodes = [r["node_id"] for r in ready]  # the Ray node of each shard's first actor
+        t4 = time.perf_counter()
+        self.setup = {"init_nlp_seconds": t1 - t0, "corpora_seconds": t2 - t1, "ray_start_seconds": t3 - t2,
+                      "actors_seconds": t4 - t3, "setup_seconds": t4 - t0}
+
+    def _new_actor(self, shard: int):
+        return self._actor_class.remote(*self._actor_args, shard, self.n_shards)
 
     # ------------------------------------------------------------ one epoch
 
+    def _dispatch_shard(self, k: int, epoch: int):
+        return self.actors[k].train_epoch.remote(epoch, self.mixed_ref, self.shard_steps[k])
+
     def _dispatch(self, epoch: int) -> list:
         """Every shard trains epoch `epoch` from the mixed state in the object store."""
-        return [a.train_epoch.remote(epoch, self.mixed_ref) for a in self.actors]
+        return [self._dispatch_shard(k, epoch) for k in range(self.n_shards)]
 
-    def _mix(self, results: List[dict]) -> None:
-        """Mix the shards' states and put the result into the object store once."""
+    def _gather(self, refs: list, epoch: int) -> List[dict]:
+        """The shards' results of `epoch`. A shard whose actor was lost (its
+        worker process or its node) is trained again on a new actor, from the
+        same mixed state: the same result."""
         ray = start_ray(self.workers, self.address)
-        self.mixed = mix([r["states"] for r in results])
+        results: List[Optional[dict]] = [None] * len(refs)
+        refs = list(refs)
+        tries = [0] * len(refs)
+        while any(r is None for r in results):
+            for k, ref in enumerate(refs):
+                if results[k] is not None:
+                    continue
+                try:
+                    results[k] = ray.get(ref)
+                except LOST as e:
+                    tries[k] += 1
+                    if tries[k] > MAX_SHARD_RETRIES:
+                        raise RuntimeError(
+                            f"shard {k} lost its Ray worker {tries[k]} times in epoch {epoch + 1} ({type(e).__name__}); "
+                            "the checkpoint of the last completed epoch is in --output: rerun the same "
+                            "command to resume") from None
+                    self.stderr.write(f"IPM: shard {k} lost its worker in epoch {epoch + 1} "
+                                      f"({type(e).__name__}); training it again on a new actor\n")
+                    ray.kill(self.actors[k])
+                    self.actors[k] = self._new_actor(k)
+                    refs[k] = self._dispatch_shard(k, epoch)
+                    self.redone.append({"epoch": epoch, "shard": k, "error": type(e).__name__})
+        return results
+
+    def _mix(self, results: List[dict], epoch: int) -> None:
+        """Mix the shards' states and put the result into the object store
+        once. Running averages: each epoch's actors average over that epoch
+        only (a new optimizer state), so the run's average is the mean of the
+        epochs' mixed averages (every epoch has the same number of updates)."""
+        ray = start_ray(self.workers, self.address)
+        mixed = mix([r["states"] for r in results])
+        for name, state in mixed.items():
+            previous = self.mixed[name]["averages"] if self.mixed else None
+            if state["averages"] is not None and previous is not None and epoch > 0:
+                state["averages"] = average([previous] * epoch + [state["averages"]])
+        for k, r in enumerate(results):
+            self.shard_steps[k] += r["steps"]
+        self.mixed = mixed
         self.mixed_ref = ray.put(self.mixed)
 
     def _set_driver_weights(self) -> None:
@@ -238,67 +373,106 @@ class IPM:
     def epoch(self, epoch: int) -> List[dict]:
         """One epoch on every shard from the current mixed state; the driver's
         pipeline then holds the new mixed weights. The shards' results."""
-        ray = start_ray(self.workers, self.address)
-        results = ray.get(self._dispatch(epoch))
-        self._mix(results)
+        self._prepare_run()
+        results = self._gather(self._dispatch(epoch), epoch)
+        self._mix(results, epoch)
         self._set_driver_weights()
         return results
 
+    def _prepare_run(self) -> None:
+        if not self.actors:
+            self.start()
+
     # ------------------------------------------------------------ saving
 
-    def _save_async(self, before_to_disk: Callable, name: str, epoch: int) -> None:
-        """Write the driver's pipeline to OUTPUT/name in a thread (into a
-        temporary folder, then renamed): the next epoch's wait for the shards
-        hides it. The weights are not touched until the thread is joined."""
+    def _save_async(self, before_to_disk: Callable, epoch: int, is_best: bool, record: dict) -> None:
+        """Write model-best (if the epoch is the best), model-last and the
+        checkpoint, each into a temporary folder then renamed, in a thread:
+        the next epoch's wait for the shards hides it. The weights are not
+        touched until the thread is joined."""
         self._join_saver()
+        mixed = self.mixed
 
         def save() -> None:
             t0 = time.perf_counter()
-            final = self.output / name
-            tmp = self.output / f".{name}.tmp"
-            shutil.rmtree(tmp, ignore_errors=True)
-            before_to_disk(self.nlp).to_disk(tmp)
-            if final.exists():
-                shutil.rmtree(final)
-            os.replace(tmp, final)
+            best, last = self.output / DIR_MODEL_BEST, self.output / DIR_MODEL_LAST
+            if is_best:
+                replace_dir(lambda tmp: before_to_disk(self.nlp).to_disk(tmp), best)
+                replace_dir(lambda tmp: shutil.copytree(best, tmp), last)
+            else:
+                replace_dir(lambda tmp: before_to_disk(self.nlp).to_disk(tmp), last)
+            save_checkpoint(self.output, mixed, record)
             self._saved = {"epoch": epoch, "seconds": time.perf_counter() - t0}
 
-        self._saver = threading.Thread(target=save, name=f"save-{name}", daemon=True)
+        self._saver = threading.Thread(target=save, name="save-epoch", daemon=True)
         self._saver.start()
+
+    def wait_for_saves(self) -> None:
+        """Let a save in progress complete (after a Ctrl-C, before saying what was saved)."""
+        self._join_saver()
 
     def _join_saver(self) -> None:
         if self._saver is not None:
             self._saver.join()
             self._saver = None
             saved = self._saved
-            if saved and saved["epoch"] < len(self.history):
-                self.history[saved["epoch"]]["save_seconds"] = saved["seconds"]
+            if saved:
+                self.saved_epoch = saved["epoch"]
+                for record in self.history:
+                    if record["epoch"] == saved["epoch"]:
+                        record["save_seconds"] = saved["seconds"]
+
+    def _restore(self) -> dict:
+        """The state of a checkpoint: the mixed weights in the object store and
+        in the driver's pipeline, and the run's record."""
+        ray = start_ray(self.workers, self.address)
+        self.mixed, record = load_checkpoint(self.resume_from)
+        self.mixed_ref = ray.put(self.mixed)
+        self._set_driver_weights()
+        self.history = record["history"]
+        self.shard_steps = record["shard_steps"]
+        self.saved_epoch = record["epoch"]
+        return record
 
     # ------------------------------------------------------------ the run
 
     def run(self) -> List[dict]:
-        if not self.actors:
-            self.start()
+        self._prepare_run()
         ray = start_ray(self.workers, self.address)
         T = self.T
-        n_epochs = T["max_epochs"]
+        n_epochs = self.n_epochs
         before_to_disk = create_before_to_disk_callback(T["before_to_disk"])
-        log_step, finalize = T["logger"](self.nlp, self.stdout, self.stderr)
-        self.stdout.write(f"IPM: {self.n_shards} shards on {self.workers} workers, "
-                          f"pipeline {self.nlp.pipe_names}\n")
-        if self.output is not None:
-            self.output.mkdir(parents=True, exist_ok=True)
+        s = self.setup
+        self.stdout.write(f"IPM: {self.n_shards} shards on {self.workers} workers, pipeline {self.nlp.pipe_names}, "
+                          f"{n_epochs} epochs of {self.n_examples} examples ({self.batches_per_pass} batches); "
+                          f"set-up {s['setup_seconds']:.1f} s (init_nlp {s['init_nlp_seconds']:.1f}, corpora "
+                          f"{s['corpora_seconds']:.1f}, Ray {s['ray_start_seconds']:.1f}, actors "
+                          f"{s['actors_seconds']:.1f})\n")
         checkpoints: list = []
         words = steps = 0
-        best_epoch = -1
+        best_score = float("-inf")
+        first = 0
+        if self.resume_from is not None:
+            record = self._restore()
+            checkpoints = [tuple(c) for c in record["checkpoints"]]
+            words, steps, best_score = record["words"], record["steps"], record["best_score"]
+            first = record["epoch"] + 1
+            if first < n_epochs:
+                self.stdout.write(f"IPM: resuming after epoch {first} of {n_epochs} from {self.resume_from}\n")
+            else:
+                self.stdout.write(f"IPM: the run in {self.output} is complete ({n_epochs} epochs): nothing to do\n")
+        if self.output is not None:
+            self.output.mkdir(parents=True, exist_ok=True)
+        log_step, finalize = T["logger"](self.nlp, self.stdout, self.stderr)
         start = last_mixed = time.perf_counter()
-        refs, dispatched = self._dispatch(0), start
+        if first < n_epochs:
+            refs, dispatched = self._dispatch(first), start
         try:
-            for epoch in range(n_epochs):
+            for epoch in range(first, n_epochs):
                 t0 = time.perf_counter()
-                results = ray.get(refs)
+                results = self._gather(refs, epoch)
                 t1 = time.perf_counter()
-                self._mix(results)
+                self._mix(results, epoch)
                 t2 = time.perf_counter()
                 if epoch + 1 < n_epochs:  # the shards train on while the driver evaluates
                     refs, next_dispatched = self._dispatch(epoch + 1), time.perf_counter()
@@ -325,44 +499,39 @@ class IPM:
                 last_mixed = t2
                 if epoch + 1 < n_epochs:
                     dispatched = next_dispatched
-                if (epoch + 1) % self.eval_every and epoch + 1 < n_epochs:
-                    continue
-                score, other = self.evaluate()
-                record["eval_seconds"] = time.perf_counter() - t3
-                record["score"] = score
-                checkpoints.append((score, steps))
-                is_best = score > max((c[0] for c in checkpoints[:-1]), default=float("-inf"))
-                info = {"epoch": epoch, "step": steps, "score": score, "other_scores": other,
-                        "losses": losses, "checkpoints": checkpoints,
-                        "seconds": int(time.perf_counter() - start), "words": words}
-                update_meta(T, self.nlp, info)
+                is_best = False
+                if not (epoch + 1) % self.eval_every or epoch + 1 == n_epochs:
+                    score, other = self.evaluate()
+                    record["eval_seconds"] = time.perf_counter() - t3
+                    record["score"] = score
+                    checkpoints.append((score, steps))
+                    is_best = score > best_score
+                    best_score = max(best_score, score)
+                    info = {"epoch": epoch, "step": steps, "score": score, "other_scores": other,
+                            "losses": losses, "checkpoints": checkpoints,
+                            "seconds": int(time.perf_counter() - start), "words": words}
+                    update_meta(T, self.nlp, info)
+                    if self.output is not None:
+                        info["output_path"] = str(self.output / DIR_MODEL_LAST)
+                    log_step(info)
                 if self.output is not None:
-                    info["output_path"] = str(self.output / DIR_MODEL_LAST)
-                    if is_best:
-                        best_epoch = epoch
-                        self._save_async(before_to_disk, DIR_MODEL_BEST, epoch)
-                log_step(info)
+                    state = {"epoch": epoch, "n_epochs": n_epochs, "config": self.config.to_str(),
+                             "n_shards": self.n_shards, "history": [dict(h) for h in self.history],
+                             "checkpoints": checkpoints, "words": words, "steps": steps,
+                             "best_score": best_score, "shard_steps": list(self.shard_steps), "setup": self.setup}
+                    self._save_async(before_to_disk, epoch, is_best, state)
+                if self.on_epoch is not None:
+                    self.on_epoch(record)
             self._join_saver()
-            if self.output is not None:
-                self._save_last(before_to_disk, best_epoch == n_epochs - 1)
         finally:
             self._join_saver()
             finalize()
         self.total_seconds = time.perf_counter() - start
+        done = [h["epoch_seconds"] for h in self.history[first:]]
+        if done:
+            self.stdout.write(f"IPM: {len(done)} epochs in {sum(done):.1f} s (mean {sum(done) / len(done):.2f} s "
+                              f"an epoch) after {s['setup_seconds']:.1f} s of set-up\n")
         return self.history
-
-    def _save_last(self, before_to_disk: Callable, last_is_best: bool) -> None:
-        """model-last, once: a copy of model-best if the last epoch was the
-        best (the same weights and meta), else written now."""
-        t0 = time.perf_counter()
-        last = self.output / DIR_MODEL_LAST
-        if last.exists():
-            shutil.rmtree(last)
-        if last_is_best:
-            shutil.copytree(self.output / DIR_MODEL_BEST, last)
-        else:
-            before_to_disk(self.nlp).to_disk(last)
-        self.final_save_seconds = time.perf_counter() - t0
 
     def shutdown(self) -> None:
         if self.actors:
@@ -371,10 +540,24 @@ class IPM:
                 ray.kill(a)
             self.actors = []
 
+    def interrupted_message(self) -> str:
+        """What a Ctrl-C leaves behind, in one line."""
+        if self.output is None:
+            return "interrupted: nothing saved (no --output)"
+        if self.saved_epoch is None:
+            return f"interrupted before the first epoch ended: nothing saved in {self.output}; a rerun starts over"
+        return (f"interrupted: {self.output} holds model-last and the IPM state of epoch {self.saved_epoch + 1}; "
+                "rerun the same command to resume from there")
+
 
 def train(config_path, output, **kwargs) -> List[dict]:
+    """Train with IPM (see IPM); a Ctrl-C raises Interrupted with one line
+    saying what was saved and that a rerun resumes."""
     run = IPM(config_path, output, **kwargs)
     try:
         return run.run()
+    except KeyboardInterrupt:
+        run.wait_for_saves()
+        raise Interrupted(run.interrupted_message()) from None
     finally:
         run.shutdown()

@@ -196,3 +196,22 @@ class SparseTrainer:
         report["inference_bytes_per_weight"] = report["model_bytes"] / n_weights
         report["training_bytes_per_weight"] = train / n_weights
         return report
+
+    # ------------------------------------------------------------ restart
+
+    def restart_from(self, exported: Dict[str, Optional[numpy.ndarray]], optimizer: SparseOptimizer) -> None:
+        """Continue from `exported` (as export_state gives it) with a new
+        optimizer state made by `optimizer` (a freshly resolved one): the
+        weights are copied in and the new state starts from the exported
+        learning rates. What follows then depends on `exported` alone, not on
+        this trainer's earlier steps (window counts, lazy-update stamps), so a
+        distributed epoch can be redone or resumed with the same result."""
+        if not isinstance(optimizer, SparseOptimizer):
+            raise ValueError(f"{self.name}: restart_from needs a sparse on-line optimizer, "
+                             f"not {type(optimizer).__name__}")
+        self.model.settle()
+        self.import_state({"weights": exported["weights"], "rates": None})
+        params = self.model.training_params
+        self.state = optimizer.sparse_state(self.params_key, params, n_examples=self.n_samples())
+        if exported.get("rates") is not None:
+            self.state.set_learning_rates(exported["rates"])

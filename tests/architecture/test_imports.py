@@ -205,12 +205,7 @@ def test_no_import_cycle_within_benchmarks():
 _PROBING = re.compile(r"\b(getattr|hasattr)\s*\(")
 
 
-@pytest.mark.parametrize("package", [
-    "training",
-    pytest.param("distributed", marks=pytest.mark.xfail(
-        strict=True, reason="distributed/ is moved to the protocols on the Ray helper's branch; drop this "
-                            "mark when it is merged")),
-])
+@pytest.mark.parametrize("package", ["training", "distributed"])
 def test_training_calls_protocols_not_probes(package):
     """Components' abilities are declared (`training.contract`, spaCy's
     TrainablePipe, SparseTrainedPipe) and checked with isinstance."""

@@ -31,7 +31,8 @@ def test_count_and_read_with_bad_lines(tmp_path):
     sizes, shards = plan_inputs(files, 2)
     assert [n for _, n in sizes] == [5, 4]
     out = [read_shard(s) for s in shards]
-    texts = [t for items, _ in out for t in items]
+    texts = [t for items, _ in out for t, _ in items]
+    assert [n for items, _ in out for _, n in items] == [1, 2, 5, 1, 4]  # input line numbers, blank line 4 skipped
     assert texts == ["one", "two", "four", "x1", "x4"]
     bad = [str(b) for _, lines in out for b in lines]
     assert len(bad) == 3
@@ -55,5 +56,5 @@ def test_byte_ranges_read_exactly_the_planned_lines(tmp_path, text, every):
     assert n == len(lines)
     assert offsets[:-(-n // every) or 1] == [len("".join(x + "\n" for x in lines[:k])) for k in range(0, max(n, 1), every)]
     _, shards = plan_inputs([path], every)
-    got = [t for s in shards for t in read_shard(s)[0]]
+    got = [t for s in shards for t, _ in read_shard(s)[0]]
     assert got == [x for x in lines if x.strip()]

@@ -122,22 +122,67 @@ def test_shard_trainer_restores_the_lexicon_folds(tmp_path):
     shard gets them from the driver and extracts the same training features
     as the driver's pipeline (without them, every word is visible to its own
     sentence and IPM's segmenter loses about 5 F on Weibo)."""
-    from spacy.training.initialize import init_nlp
-    from spacy.util import load_config
-
-    from spacy_adf.distributed.train import ShardTrainer, lexicon_folds
+    from spacy_adf.distributed.train import lexicon_folds
 
     over, _ = write_seg_corpus(tmp_path)
-    nlp = init_nlp(load_config(SEG_CONFIG, overrides=over, interpolate=False))
+    nlp, examples, shard = shard_of(SEG_CONFIG, over)
     folds = lexicon_folds(nlp)
     assert set(folds["adf_segmenter"].values()) - {-1}  # some words are hidden from their fold
-    shard = ShardTrainer(nlp.config.to_str(), nlp.to_bytes(), folds, 0, 1)
-    copy = shard.nlp.get_pipe("adf_segmenter")
-    assert copy.segmenter.lexicon_folds() == folds["adf_segmenter"]
-    pipe = nlp.get_pipe("adf_segmenter")
-    for eg in shard.all_examples[:20]:  # one shard: all of them
-        for a, b in zip(pipe.training_samples(eg), copy.training_samples(eg)):
+    assert shard.nlp.get_pipe("adf_segmenter").segmenter.lexicon_folds() == folds["adf_segmenter"]
+    same_training_samples(nlp.get_pipe("adf_segmenter"), shard.nlp.get_pipe("adf_segmenter"), examples,
+                          shard.all_examples)
+
+
+def shard_of(config_path, over):
+    """(the driver's pipeline, its training Examples, a one-shard trainer
+    built from what IPM ships through Ray: pipeline bytes, folds, the
+    Examples as bytes)."""
+    from spacy.training.initialize import init_nlp
+    from spacy.util import load_config, resolve_dot_names
+
+    from spacy_adf.distributed.examples import examples_to_bytes
+    from spacy_adf.distributed.train import ShardTrainer, lexicon_folds, resolve_training
+
+    nlp = init_nlp(load_config(config_path, overrides=over, interpolate=False))
+    config, T = resolve_training(nlp)
+    (corpus,) = resolve_dot_names(config, [T["train_corpus"]])
+    examples = list(corpus(nlp))
+    shard = ShardTrainer(nlp.config.to_str(), nlp.to_bytes(), lexicon_folds(nlp), examples_to_bytes(examples), 0, 1)
+    return nlp, examples, shard
+
+
+def same_training_samples(pipe, copy, examples, shipped):
+    assert len(shipped) == len(examples)
+    n = 0
+    for eg, eg_copy in zip(examples[:40], shipped[:40]):
+        a_all, b_all = pipe.training_samples(eg), copy.training_samples(eg_copy)
+        assert len(a_all) == len(b_all)
+        for a, b in zip(a_all, b_all):
             assert all(numpy.array_equal(x, y) for x, y in zip(a, b))
+            n += 1
+    assert n >= 20
+
+
+def test_shipped_examples_give_the_chunker_the_same_training_samples():
+    """The compact CoNLL reader's Examples, shipped as bytes (examples.py):
+    the actor's chunker extracts the driver's features and gold."""
+    nlp, examples, shard = shard_of(CONFIG, overrides())
+    same_training_samples(nlp.get_pipe("chunker"), shard.nlp.get_pipe("chunker"), examples, shard.all_examples)
+
+
+@pytest.mark.parametrize("max_epochs,max_steps,batches,want", [(8, 0, 140, 8), (-1, 1119, 140, 8), (0, 10, 3, 4),
+                                                                (3, 1119, 140, 3), (8, 280, 140, 2)])
+def test_epochs_of_a_streamed_config(max_epochs, max_steps, batches, want):
+    from spacy_adf.distributed.train import n_epochs_of
+
+    assert n_epochs_of(max_epochs, max_steps, batches) == want
+
+
+def test_unbounded_config_is_refused():
+    from spacy_adf.distributed.train import n_epochs_of
+
+    with pytest.raises(ValueError, match="neither training.max_epochs nor training.max_steps"):
+        n_epochs_of(-1, 0, 10)
 
 
 def test_ipm_trains_the_segmenter(ray_local, tmp_path):

@@ -1,0 +1,42 @@
+"""Training Examples as bytes, so that the driver reads the training corpus
+once and the IPM actors on other machines get it through Ray (no corpus
+path has to resolve on a worker machine). No Ray here.
+
+Each Example is its two Docs (predicted and reference) in two DocBins with
+every attribute DocBin keeps, span groups and user data (the compact
+readers' corpus-item keys among them); the actor rebuilds them with its own
+vocab. `tests/distributed/test_train.py` checks that an actor extracts the
+same training features from them as the driver from the originals.
+"""
+from typing import List
+
+import srsly
+from spacy.tokens import DocBin
+from spacy.training import Example
+
+from .annotate import cached_msgpack_codecs
+
+
+def examples_to_bytes(examples: List[Example]) -> bytes:
+    """Both DocBins make a msgpack call per Doc for its user data: each
+    answered from one codec lookup (annotate.cached_msgpack_codecs)."""
+    with cached_msgpack_codecs():
+        return _to_bytes(examples)
+
+
+def examples_from_bytes(data: bytes, vocab) -> List[Example]:
+    with cached_msgpack_codecs():
+        return _from_bytes(data, vocab)
+
+
+def _to_bytes(examples: List[Example]) -> bytes:
+    predicted = DocBin(store_user_data=True, docs=[eg.predicted for eg in examples])
+    reference = DocBin(store_user_data=True, docs=[eg.reference for eg in examples])
+    return srsly.msgpack_dumps({"predicted": predicted.to_bytes(), "reference": reference.to_bytes()})
+
+
+def _from_bytes(data: bytes, vocab) -> List[Example]:
+    msg = srsly.msgpack_loads(data)
+    predicted = DocBin(store_user_data=True).from_bytes(msg["predicted"]).get_docs(vocab)
+    reference = DocBin(store_user_data=True).from_bytes(msg["reference"]).get_docs(vocab)
+    return [Example(p, r) for p, r in zip(predicted, reference)]
