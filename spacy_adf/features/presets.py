@@ -17,17 +17,24 @@ def chunking_templates() -> List[str]:
 
 
 @registry.misc("spacy_adf.templates.chunking_rich.v1")
-def chunking_rich_templates() -> List[str]:
+def chunking_rich_templates(words: str = "w") -> List[str]:
     """The paper's chunking templates plus POS unigrams at +-2, word|POS
     conjunctions and a few orthographic features (suffixes, shape, lower
     case). On CoNLL-2000 base NPs with ADF (c=0.05, sigma=5, 8 epochs,
     measured during development): paper templates 94.3 F1 (BIO) / 94.4
-    (BILUO); these templates 94.4 (BIO) / 94.6-94.7 (BILUO)."""
-    return chunking_templates() + [
+    (BILUO); these templates 94.4 (BIO) / 94.6-94.7 (BILUO).
+
+    words: the column of the word cells, "w" (as written) or "form" (treebank
+    quote and bracket tokens read as the characters of running text, for
+    chunkers that see raw text; see `spacy_adf.features.templates.word_form`)."""
+    if words not in ("w", "form"):
+        raise ValueError(f"words must be 'w' or 'form', not {words!r}")
+    templates = chunking_templates() + [
         "t[-2]", "t[2]",
         "w[0]|t[0]", "w[-1]|t[0]", "w[1]|t[0]",
         "suffix3[0]", "suffix2[0]", "shape[0]", "lower[0]",
     ]
+    return [t.replace("w[", words + "[") for t in templates]
 
 
 @registry.misc("spacy_adf.templates.words.v1")
