@@ -120,7 +120,8 @@ def pos_en_templates() -> List[str]:
 
 
 @registry.misc("spacy_adf.templates.bioner.v1")
-def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False) -> List[str]:
+def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False,
+                     wide: bool = False) -> List[str]:
     """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): words
     w[-2..2], w[-1]w[0], w[0]w[1]; orthography classes (the ``ortho`` column,
     see `spacy_adf.features.templates.ortho_class`) o[-2..2] and their
@@ -133,7 +134,11 @@ def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = F
     around the token: prefixes/suffixes of 1 and 5 characters, suffix3 and
     prefix3 of the neighbours, lower-cased words at -1/+1 and their bigrams
     with the current one, spaCy's word shape at -1..1, the skip pair
-    w[-1]w[1], and ortho[0] conjoined with the current word's suffix3."""
+    w[-1]w[1], and ortho[0] conjoined with the current word's suffix3.
+    ``wide=True`` reaches two tokens out with the case-free forms: lower-cased
+    words and shapes at -2/+2, the lower-cased bigrams beside the token, and
+    (with ``pos``) the current tag with the word and its suffix (an entity's
+    edges are often two words away: "the human IL-2 gene")."""
     words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
     ortho = [
         "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",
@@ -158,4 +163,8 @@ def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = F
             "lower[-1]", "lower[1]", "lower[-1]|lower[0]", "lower[0]|lower[1]",
             "shape[-1]", "shape[0]", "shape[1]", "w[-1]|w[1]", "ortho[0]|suffix3[0]",
         ]
-    return out
+    if wide:
+        out += ["lower[-2]", "lower[2]", "lower[-2]|lower[-1]", "lower[1]|lower[2]", "shape[-2]", "shape[2]"]
+        if pos:
+            out += ["t[0]|lower[0]", "t[0]|suffix3[0]"]
+    return [t for i, t in enumerate(out) if t not in out[:i]]
