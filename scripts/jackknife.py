@@ -7,7 +7,9 @@ corpus (see spacy_adf.training.jackknife).
 
 Extra ``--section.key value`` arguments are config overrides, applied to
 every upstream config that has the key (``{fold_dir}`` in a value: the
-fold's folder). Writes OUTPUT_DIR/annotations.spacy and OUTPUT_DIR/jackknife.json.
+fold's folder). Each fold writes OUTPUT_DIR/foldK/annotations.spacy (a rerun
+skips folds that have one); when all have, OUTPUT_DIR/annotations.spacy and
+OUTPUT_DIR/jackknife.json.
 """
 import argparse
 import sys
@@ -26,12 +28,15 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--corpus", default="corpora.train",
                         help="the reader section to split, in each upstream config")
+    parser.add_argument("--folds", type=int, nargs="*", default=None,
+                        help="run only these folds (0-based; e.g. one per process); the DocBin of all is "
+                             "written once every fold is done")
     parser.add_argument("--keep-models", action="store_true", help="keep the fold models (deleted by default)")
     args, extra = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     overrides = parse_config_overrides(extra)
     settings = JackknifeSettings(upstream=args.upstream, output=args.output, n_folds=args.n_folds,
                                  seed=args.seed, corpus=args.corpus, overrides=overrides,
-                                 keep_models=args.keep_models)
+                                 keep_models=args.keep_models, folds=args.folds)
     run_jackknife(settings)
 
 

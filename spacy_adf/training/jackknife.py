@@ -57,6 +57,7 @@ class JackknifeSettings:
     keep_models: bool = False
     batch_size: int = 256
     python: str = sys.executable
+    folds: Optional[List[int]] = None    # run only these folds (None: all), e.g. one per process
 
     def __post_init__(self) -> None:
         self.upstream = [Path(p) for p in self.upstream]
@@ -70,6 +71,8 @@ class JackknifeSettings:
         if len(set(names)) != len(names):
             raise ValueError(f"upstream configs need distinct file names (their output folders): {names}")
         check_split(self.n_folds, [0], "train")
+        if self.folds is not None:
+            check_split(self.n_folds, self.folds, "heldout")
 
 
 def _section(config: Dict, dotted: str, source: Path) -> Dict:
@@ -176,51 +179,80 @@ def check_overrides(settings: JackknifeSettings) -> None:
                          f"{[str(p) for p in settings.upstream]}")
 
 
+def fold_annotations(output: Path, fold: int) -> Path:
+    """Where fold `fold`'s annotated held-out Docs are written."""
+    return output / f"fold{fold}" / ANNOTATIONS
+
+
+def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Callable[[str], None]) -> Dict:
+    """Train the upstream chain on the other folds, annotate this one and
+    write it to its own DocBin (so an interrupted run resumes at the first
+    fold without one, and folds can run in separate processes)."""
+    out = settings.output
+    fold_dir = (out / f"fold{fold}").resolve()
+    fold_dir.mkdir(parents=True, exist_ok=True)
+    record: Dict = {"fold": fold, "upstream": {}}
+    configs = []
+    for path, name in zip(settings.upstream, names):
+        config = fold_config(path, settings, fold, fold_dir)
+        config_path = fold_dir / f"{name}.cfg"
+        config.to_disk(config_path)
+        configs.append(config)
+        log(f"[jackknife] fold {fold + 1}/{settings.n_folds} · {name}: training on the other "
+            f"{settings.n_folds - 1} folds")
+        seconds = _train(config_path, fold_dir / name, settings.python, log)
+        score = _main_score(fold_dir / name / "model-last", config)
+        record["upstream"][name] = {"train_seconds": round(seconds, 1), "heldout_score": score}
+        log(f"[jackknife] fold {fold + 1}/{settings.n_folds} · {name}: trained in {seconds:.0f} s"
+            + (f", main score {100 * score:.2f} on the held-out fold" if score is not None else ""))
+    start = time.perf_counter()
+    pipelines = [spacy.load(fold_dir / name / "model-last") for name in names]
+    docs = annotate(_heldout_docs(configs[0], pipelines[0], settings, fold), pipelines, settings.batch_size)
+    annotated = DocBin(store_user_data=False, docs=docs)
+    annotated.to_disk(fold_annotations(out, fold))
+    record.update(sentences=len(docs), annotate_seconds=round(time.perf_counter() - start, 1))
+    (fold_dir / SUMMARY).write_text(json.dumps(record, indent=2) + "\n")
+    log(f"[jackknife] fold {fold + 1}/{settings.n_folds}: annotated {len(docs)} held-out sentences "
+        f"in {record['annotate_seconds']} s")
+    del pipelines
+    if not settings.keep_models:
+        for name in names:
+            shutil.rmtree(fold_dir / name, ignore_errors=True)
+    return record
+
+
 def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = print) -> Dict:
-    """Train and annotate every fold (see module); returns the summary also
-    written to OUTPUT/jackknife.json."""
+    """Train and annotate every fold not done yet (see module; all of them,
+    or ``settings.folds``), then, once every fold has its DocBin, join them
+    in fold order into OUTPUT/annotations.spacy; returns the summary also
+    written to OUTPUT/jackknife.json (None-valued "sentences" while folds
+    are missing)."""
     check_overrides(settings)
     out = settings.output
     out.mkdir(parents=True, exist_ok=True)
     names = [p.stem for p in settings.upstream]
-    annotated = DocBin(store_user_data=False)
-    folds, total = [], time.perf_counter()
-    for fold in range(settings.n_folds):
-        fold_dir = (out / f"fold{fold}").resolve()
-        fold_dir.mkdir(parents=True, exist_ok=True)
-        record = {"fold": fold, "upstream": {}}
-        configs = []
-        for path, name in zip(settings.upstream, names):
-            config = fold_config(path, settings, fold, fold_dir)
-            config_path = fold_dir / f"{name}.cfg"
-            config.to_disk(config_path)
-            configs.append(config)
-            log(f"[jackknife] fold {fold + 1}/{settings.n_folds} · {name}: training on the other "
-                f"{settings.n_folds - 1} folds")
-            seconds = _train(config_path, fold_dir / name, settings.python, log)
-            score = _main_score(fold_dir / name / "model-last", config)
-            record["upstream"][name] = {"train_seconds": round(seconds, 1), "heldout_score": score}
-            log(f"[jackknife] fold {fold + 1}/{settings.n_folds} · {name}: trained in {seconds:.0f} s"
-                + (f", main score {100 * score:.2f} on the held-out fold" if score is not None else ""))
-        start = time.perf_counter()
-        pipelines = [spacy.load(fold_dir / name / "model-last") for name in names]
-        docs = _heldout_docs(configs[0], pipelines[0], settings, fold)
-        docs = annotate(docs, pipelines, settings.batch_size)
-        for doc in docs:
-            annotated.add(doc)
-        record.update(sentences=len(docs), annotate_seconds=round(time.perf_counter() - start, 1))
-        log(f"[jackknife] fold {fold + 1}/{settings.n_folds}: annotated {len(docs)} held-out sentences "
-            f"in {record['annotate_seconds']} s ({len(annotated)} so far)")
-        del pipelines
-        if not settings.keep_models:
-            for name in names:
-                shutil.rmtree(fold_dir / name, ignore_errors=True)
-        folds.append(record)
-    annotated.to_disk(out / ANNOTATIONS)
+    total = time.perf_counter()
+    for fold in (range(settings.n_folds) if settings.folds is None else settings.folds):
+        if fold_annotations(out, fold).exists():
+            log(f"[jackknife] fold {fold + 1}/{settings.n_folds}: already annotated "
+                f"({fold_annotations(out, fold)}), skipped")
+            continue
+        _run_fold(settings, names, fold, log)
+    missing = [f for f in range(settings.n_folds) if not fold_annotations(out, f).exists()]
     summary = {"upstream": [str(p) for p in settings.upstream], "corpus": settings.corpus,
                "n_folds": settings.n_folds, "seed": settings.seed, "overrides": settings.overrides,
-               "sentences": len(annotated), "seconds": round(time.perf_counter() - total, 1),
-               "annotations": str(out / ANNOTATIONS), "folds": folds}
+               "annotations": str(out / ANNOTATIONS), "missing_folds": missing, "sentences": None,
+               "seconds": round(time.perf_counter() - total, 1), "folds": []}
+    if missing:
+        log(f"[jackknife] folds {[f + 1 for f in missing]} not annotated yet; {ANNOTATIONS} is written "
+            "when every fold is")
+        return summary
+    annotated = DocBin(store_user_data=False)
+    for fold in range(settings.n_folds):
+        annotated.merge(DocBin().from_disk(fold_annotations(out, fold)))
+        summary["folds"].append(json.loads((out / f"fold{fold}" / SUMMARY).read_text()))
+    annotated.to_disk(out / ANNOTATIONS)
+    summary["sentences"] = len(annotated)
     (out / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
     log(f"[jackknife] {len(annotated)} sentences annotated by {settings.n_folds} fold models -> "
         f"{out / ANNOTATIONS} ({summary['seconds']:.0f} s)")

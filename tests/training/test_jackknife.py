@@ -143,9 +143,13 @@ def test_jackknife_cli_annotates_every_sentence_once_by_a_model_that_did_not_see
     out = tmp_path / "jk"
     cmd = [sys.executable, "-m", "scripts.jackknife", str(out), "--upstream", str(REPO / "configs" / "pos_conll2000.cfg"),
            "--n-folds", "3", "--paths.train", str(SAMPLE / "dev.txt"), "--training.max_epochs", "2"]
+    first = subprocess.run(cmd + ["--folds", "1"], capture_output=True, text=True, cwd=REPO)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert (out / "fold1" / "annotations.spacy").exists() and not (out / "annotations.spacy").exists()
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.count("held-out sentences") == 3  # progress per fold
+    assert done.stdout.count("held-out sentences") == 2  # progress per fold; fold 2 of 3 was done
+    assert "fold 2/3: already annotated" in done.stdout
     summary = json.loads((out / "jackknife.json").read_text())
     nlp = spacy.blank("en")
     docs = list(DocBin().from_disk(out / "annotations.spacy").get_docs(nlp.vocab))
