@@ -7,7 +7,9 @@ and segmentation errors count:
 - English (CoNLL-2000 test): base-NP and all-phrase F1 with gold POS (the
   chunkers alone on the gold words and tags), with predicted POS (the whole
   pipeline on the gold words) and from raw text (the sentence's words joined
-  by spaces, tokenized by spaCy's English tokenizer); POS accuracy.
+  by spaces, tokenized by the pipeline's tokenizer: spaCy's English one with
+  the Penn Treebank's tokens where they differ, spacy_adf.tokenizers.english);
+  POS accuracy.
 - Japanese (KWDLC test, raw sentence text): word segmentation F, POS
   (SrcPos + SrcSubPos) accuracy on the words segmented right, bunsetsu
   boundary F and dependency accuracy aligned on character offsets exactly as
@@ -229,7 +231,7 @@ def markdown(r: Dict) -> str:
         e = r["en"]
         lines += ["English (CoNLL-2000 test, 2,012 sentences): F1 by character offsets. Raw text: the "
                   "words joined by spaces, PTB quote tokens as `\"`; spaCy's English tokenizer with "
-                  "hyphenated words kept whole.", "",
+                  "the treebank's tokens where they differ (spacy_adf.tokenizers.english).", "",
                   "| input | base NP | all phrases |", "|---|---|---|"]
         for mode, name in (("gold_pos", "gold words, gold POS"), ("predicted_pos", "gold words, predicted POS"),
                            ("raw_text", "raw text (tokenizer, predicted POS)")):

@@ -29,10 +29,14 @@ def main(argv=None) -> int:
     p.add_argument("--version", default=None)
     p.add_argument("--keep-hyphenated", action="store_true",
                    help="tokenizer: keep hyphenated words whole, as the Penn Treebank does")
+    p.add_argument("--ptb-tokens", action="store_true",
+                   help="tokenizer: the Penn Treebank's tokens where spaCy's English rules differ "
+                        "(spacy_adf.tokenizers.english; implies --keep-hyphenated)")
     p.add_argument("--quote-tags-after", default=None, metavar="TAGGER",
                    help="add an attribute_ruler after TAGGER that tags straight and typographic quotes as PTB `` / ''")
     args = p.parse_args(argv)
-    nlp = assemble(args.base, args.source, args.name, args.version, args.keep_hyphenated, args.quote_tags_after)
+    nlp = assemble(args.base, args.source, args.name, args.version, args.keep_hyphenated, args.quote_tags_after,
+                   args.ptb_tokens)
     nlp.to_disk(args.output)
     print(f"saved {nlp.lang} pipeline {nlp.pipe_names} to {args.output}")
     return 0

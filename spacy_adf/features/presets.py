@@ -17,17 +17,24 @@ def chunking_templates() -> List[str]:
 
 
 @registry.misc("spacy_adf.templates.chunking_rich.v1")
-def chunking_rich_templates() -> List[str]:
+def chunking_rich_templates(words: str = "w") -> List[str]:
     """The paper's chunking templates plus POS unigrams at +-2, word|POS
     conjunctions and a few orthographic features (suffixes, shape, lower
     case). On CoNLL-2000 base NPs with ADF (c=0.05, sigma=5, 8 epochs,
     measured during development): paper templates 94.3 F1 (BIO) / 94.4
-    (BILUO); these templates 94.4 (BIO) / 94.6-94.7 (BILUO)."""
-    return chunking_templates() + [
+    (BILUO); these templates 94.4 (BIO) / 94.6-94.7 (BILUO).
+
+    words: the column of the word cells, "w" (as written) or "form" (treebank
+    quote and bracket tokens read as the characters of running text, for
+    chunkers that see raw text; see `spacy_adf.features.templates.word_form`)."""
+    if words not in ("w", "form"):
+        raise ValueError(f"words must be 'w' or 'form', not {words!r}")
+    templates = chunking_templates() + [
         "t[-2]", "t[2]",
         "w[0]|t[0]", "w[-1]|t[0]", "w[1]|t[0]",
         "suffix3[0]", "suffix2[0]", "shape[0]", "lower[0]",
     ]
+    return [t.replace("w[", words + "[") for t in templates]
 
 
 @registry.misc("spacy_adf.templates.words.v1")
@@ -113,7 +120,8 @@ def pos_en_templates() -> List[str]:
 
 
 @registry.misc("spacy_adf.templates.bioner.v1")
-def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False) -> List[str]:
+def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False,
+                     wide: bool = False) -> List[str]:
     """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): words
     w[-2..2], w[-1]w[0], w[0]w[1]; orthography classes (the ``ortho`` column,
     see `spacy_adf.features.templates.ortho_class`) o[-2..2] and their
@@ -126,7 +134,11 @@ def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = F
     around the token: prefixes/suffixes of 1 and 5 characters, suffix3 and
     prefix3 of the neighbours, lower-cased words at -1/+1 and their bigrams
     with the current one, spaCy's word shape at -1..1, the skip pair
-    w[-1]w[1], and ortho[0] conjoined with the current word's suffix3."""
+    w[-1]w[1], and ortho[0] conjoined with the current word's suffix3.
+    ``wide=True`` reaches two tokens out with the case-free forms: lower-cased
+    words and shapes at -2/+2, the lower-cased bigrams beside the token, and
+    (with ``pos``) the current tag with the word and its suffix (an entity's
+    edges are often two words away: "the human IL-2 gene")."""
     words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
     ortho = [
         "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",
@@ -151,4 +163,8 @@ def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = F
             "lower[-1]", "lower[1]", "lower[-1]|lower[0]", "lower[0]|lower[1]",
             "shape[-1]", "shape[0]", "shape[1]", "w[-1]|w[1]", "ortho[0]|suffix3[0]",
         ]
-    return out
+    if wide:
+        out += ["lower[-2]", "lower[2]", "lower[-2]|lower[-1]", "lower[1]|lower[2]", "shape[-2]", "shape[2]"]
+        if pos:
+            out += ["t[0]|lower[0]", "t[0]|suffix3[0]"]
+    return [t for i, t in enumerate(out) if t not in out[:i]]

@@ -6,7 +6,10 @@ Built-in names: w/orth (ORTH), lower, norm, shape, t/tag (TAG), pos (POS),
 lemma, prefixN and suffixN (N = 1..10 characters), and morph_FIELD: the
 value of one ``token.morph`` field (``morph_ConjForm``, ``morph_SrcPos``;
 off where the token has no such field), and ``ortho``: the token's
-orthography class (`ortho_class`, for biomedical NER). Any name registered in
+orthography class (`ortho_class`, for biomedical NER), and ``form``: the word
+as written, except that the Penn Treebank's quote and bracket tokens and the
+running-text characters they stand for are one value each (`word_form`), so a
+model trained on treebank tokens reads raw text alike. Any name registered in
 ``spacy_adf.registry.extractors`` works as well.
 """
 import functools
@@ -45,7 +48,7 @@ _SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
 # Annotations the templates may need, by the spaCy attribute that holds them:
 # Doc.has_annotation(name) is "some token has a non-zero value" of it.
 _ANNOTATION_ATTRS = {"TAG": TAG, "POS": POS, "LEMMA": LEMMA, "MORPH": MORPH}
-_BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|"
+_BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|form|"
                          r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+)$")
 
 _ANNOTATION_HINT = {
@@ -90,9 +93,9 @@ def _check_column_name(name: str, template: str) -> None:
         if not 1 <= n <= 10:
             raise ValueError(f"{name!r} in template {template!r}: affix length must be 1..10")
         return
-    if _MORPH_RE.match(name) or name == "ortho" or name in extractors.get_all():
+    if _MORPH_RE.match(name) or name in ("ortho", "form") or name in extractors.get_all():
         return
-    known = sorted(_DOC_ATTRS) + ["ortho", "prefixN", "suffixN", "morph_FIELD"] + sorted(extractors.get_all())
+    known = sorted(_DOC_ATTRS) + ["ortho", "form", "prefixN", "suffixN", "morph_FIELD"] + sorted(extractors.get_all())
     raise ValueError(
         f"unknown attribute {name!r} in feature template {template!r}. Known: "
         f"{', '.join(known)}. Register custom ones with spacy_adf.registry.extractors."
@@ -157,6 +160,9 @@ class TemplateSet:
             elif name == "ortho":
                 word_cols.append(i)
                 self._word_fns.append(_ortho_hash)
+            elif name == "form":
+                word_cols.append(i)
+                self._word_fns.append(_form_hash)
             else:
                 self._other_cols.append(i)
         # annotation checks read the same arrays
@@ -282,6 +288,8 @@ class TemplateSet:
                           else [x[-size:] for x in texts])
             elif name == "ortho":
                 values = [ortho_class(x) for x in texts]
+            elif name == "form":
+                values = [word_form(x) for x in texts]
             elif _MORPH_RE.match(name):
                 field = _MORPH_RE.match(name).group(1)
                 values = [_morph_value(str(t.morph), field) for t in doc]
@@ -345,6 +353,24 @@ def _affix_hash(kind: str, size: int, text: str) -> int:
 
 def _affix_hasher(kind: str, size: int) -> Callable[[str], int]:
     return functools.partial(_affix_hash, kind, size)  # picklable, unlike a lambda
+
+
+# Penn Treebank tokens and the running-text characters they stand for: a
+# quote's direction is not in raw text, so every double quote is one form
+# (the tag, set by the tagger and the quote rules, keeps the direction)
+_FORMS = {"``": '"', "''": '"', "\u201c": '"', "\u201d": '"', "\u201e": '"',
+          "-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "-LSB-": "[", "-RSB-": "]",
+          "`": "'", "\u2018": "'", "\u2019": "'"}
+
+
+def word_form(text: str) -> str:
+    """The ``form`` column's value: `text`, with treebank quote and bracket
+    tokens and typographic quotes as the plain characters."""
+    return _FORMS.get(text, text)
+
+
+def _form_hash(text: str) -> int:
+    return hash_string("w:" + word_form(text))
 
 
 def _ortho_hash(text: str) -> int:

@@ -11,6 +11,8 @@ import spacy
 from spacy.lang.char_classes import ALPHA, HYPHENS
 from spacy.util import compile_infix_regex
 
+from ..tokenizers.english import ptb_english_tokenizer
+
 # spaCy's infix rule that splits "rate-sensitive" into three tokens; the Penn
 # Treebank (CoNLL-2000, the English POS tagger's and chunkers' training data)
 # keeps hyphenated words whole
@@ -38,24 +40,30 @@ def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
 
 def add_quote_tags(nlp, after: str) -> None:
     """An attribute_ruler after the POS tagger `after` that tags running-text
-    quotes as the Penn Treebank does: a straight quote is opening (``) unless
-    it follows its word without a space (''), and typographic ones by their
-    direction. The tagger learned quotes as PTB tokens (`` and ''), so it has
-    no evidence for the direction of a straight quote."""
+    quotes and brackets as the Penn Treebank does: a straight quote is
+    opening (``) unless it follows its word without a space (''), and
+    typographic ones by their direction; a bracket is tagged ( or ). The
+    tagger learned quotes and brackets as PTB tokens (``, '', -LRB-, -RCB-),
+    so it has no evidence for the direction of a straight quote, nor for a
+    bracket written as itself."""
     ruler = nlp.add_pipe("attribute_ruler", name="quote_tags", after=after)
     ruler.add([[{"ORTH": {"IN": ['"', "\u201c"]}}]], {"TAG": "``"})
     ruler.add([[{"SPACY": False}, {"ORTH": '"'}]], {"TAG": "''"}, index=1)
     ruler.add([[{"ORTH": "\u201d"}]], {"TAG": "''"})
+    ruler.add([[{"ORTH": {"IN": ["(", "[", "{"]}}]], {"TAG": "("})
+    ruler.add([[{"ORTH": {"IN": [")", "]", "}"]}}]], {"TAG": ")"})
 
 
 def assemble(base: str, sources: List[str], name: Optional[str] = None, version: Optional[str] = None,
-             keep_hyphenated: bool = False, quote_tags_after: Optional[str] = None):
+             keep_hyphenated: bool = False, quote_tags_after: Optional[str] = None, ptb_tokens: bool = False):
     if base.startswith("blank:"):
         nlp = spacy.blank(base[len("blank:"):])
     else:
         nlp = spacy.load(base)
     if keep_hyphenated:
         keep_hyphenated_words(nlp)
+    if ptb_tokens:
+        ptb_english_tokenizer(nlp)
     loaded = {}
     for spec in sources:
         as_name, path, component = parse_source(spec)

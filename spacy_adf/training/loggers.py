@@ -50,6 +50,7 @@ from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 from spacy import Language
 from spacy.util import registry
 
+from .console_table import console_table
 from .contract import FinishesUpdates
 
 # times (time.time()) of the logger factory's calls since the last setup
@@ -167,7 +168,10 @@ def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar
 
     def setup(nlp: Language, stdout: IO, stderr: IO) -> Tuple[Callable, Callable]:
         t_setup = time.time()
-        log_console, finalize_console = console_logger(nlp, stdout, stderr)
+        if console and not progress_bar:  # headers readable in 80 columns (console_table)
+            log_console, finalize_console = console_table(nlp, stdout)
+        else:
+            log_console, finalize_console = console_logger(nlp, stdout, stderr)
         out = proc_out = None
         if path:
             Path(path).parent.mkdir(parents=True, exist_ok=True)

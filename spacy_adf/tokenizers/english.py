@@ -1,0 +1,110 @@
+"""spaCy's English tokenizer, tokenizing running text as the Penn Treebank
+(CoNLL-2000's WSJ text, the English tagger's and chunkers' training data) does.
+
+Where spaCy's rules and the treebank disagree on the CoNLL-2000 text (the
+differences `scripts.tokenization_diff` counts by kind), the treebank's way is
+taken; everything else stays spaCy's:
+
+- hyphenated words and number ranges stay whole ("rate-sensitive",
+  "1982-84", "35-44", "1-800-453-9000"): spaCy splits at the hyphen;
+- a contraction written apart from its word stays one token ("I 've",
+  "I 'm", "he 'd"), and so do clipped years and decades ("'86", "'80s");
+- abbreviations the treebank keeps with their period ("No.", "Col.", "Sr.",
+  "Cos.", "Bhd.", "etc.");
+- apostrophe-less words that spaCy reads as contractions but are words too
+  ("Id", "wed", "Ill", "Hell", "Shell", "Its", "Were") are not split.
+
+`ptb_english_tokenizer(nlp)` changes an English pipeline's tokenizer in place
+(the rules are saved with it, so a pipeline loads them without this module);
+``spacy_adf.PTBEnglishTokenizer.v1`` is the same as a registered tokenizer.
+"""
+from typing import Callable, Dict, List
+
+from spacy.lang.char_classes import ALPHA, HYPHENS
+from spacy.symbols import NORM, ORTH
+from spacy.tokenizer import Tokenizer
+from spacy.util import compile_infix_regex, registry
+
+# spaCy's infix rules that split "rate-sensitive" and "1982-84"
+HYPHEN_INFIX = r"(?<=[{a}0-9])(?:{h})(?=[{a}])".format(a=ALPHA, h=HYPHENS)
+NUMBER_OPERATOR_INFIX = r"(?<=[0-9])[+\-\*^](?=[0-9-])"
+# the same without the hyphen: "3+4" and "2^8" still split, "1982-84" does not
+NUMBER_OPERATOR_NO_HYPHEN = r"(?<=[0-9])[+\*^](?=[0-9])"
+
+# a contraction standing apart from its word, as the treebank writes it
+CONTRACTIONS = ["'s", "'re", "'ve", "'m", "'d", "'ll", "n't"]
+
+# abbreviations the treebank keeps with their period that spaCy splits off
+# (titles and ranks, company suffixes, a few common ones)
+ABBREVIATIONS = [
+    "No.", "Nos.", "Col.", "Maj.", "Capt.", "Lt.", "Sgt.", "Cmdr.", "Adm.", "Brig.", "Cpl.",
+    "Sen.", "Sens.", "Rep.", "Reps.", "Gov.", "Gen.", "Supt.", "Prof.", "Sr.", "Jr.", "Rev.", "Fr.",
+    "Msgr.", "Hon.", "Atty.", "Messrs.", "Mmes.", "Cos.", "Bros.", "Bhd.", "Bancorp.", "Inc.", "INC.",
+    "Corp.", "CORP.", "Co.", "CO.", "Ltd.", "LTD.", "Ky.", "Nev.", "Mass.", "Calif.", "Conn.", "Del.",
+    "etc.", "ft.", "vs.", "approx.", "est.", "Dept.", "Univ.",
+]
+
+# spaCy contraction exceptions without an apostrophe whose key is an English
+# word as well: the treebank never splits these
+WORDS_NOT_CONTRACTIONS = {"id", "wed", "ill", "hell", "shell", "its", "were", "well", "cant", "wont", "whore"}
+
+
+def _exception(text: str) -> List[Dict]:
+    return [{ORTH: text}]
+
+
+def clipped_years() -> List[str]:
+    """"'00" .. "'99" and "'00s" .. "'90s"."""
+    return [f"'{n:02d}" for n in range(100)] + [f"'{n}0s" for n in range(10)]
+
+
+def ptb_special_cases() -> Dict[str, List[Dict]]:
+    cases: Dict[str, List[Dict]] = {}
+    for text in CONTRACTIONS:
+        for form in {text, text.upper(), text.capitalize()}:
+            cases[form] = _exception(form)
+            curly = form.replace("'", "\u2019")
+            cases[curly] = [{ORTH: curly, NORM: form.lower()}]
+    for text in clipped_years():
+        cases[text] = _exception(text)
+    for text in ABBREVIATIONS:
+        cases[text] = _exception(text)
+    return cases
+
+
+def ptb_english_tokenizer(nlp) -> None:
+    """Make `nlp`'s (English) tokenizer tokenize as the treebank (see module)."""
+    tokenizer: Tokenizer = nlp.tokenizer
+    infixes = list(nlp.Defaults.infixes)
+    if HYPHEN_INFIX not in infixes or NUMBER_OPERATOR_INFIX not in infixes:
+        raise ValueError(f"the {nlp.lang!r} tokenizer has no hyphen infix rules to change; "
+                         "ptb_english_tokenizer expects spaCy's English defaults")
+    infixes.remove(HYPHEN_INFIX)
+    infixes[infixes.index(NUMBER_OPERATOR_INFIX)] = NUMBER_OPERATOR_NO_HYPHEN
+    tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    rules = {k: v for k, v in tokenizer.rules.items() if k.lower() not in WORDS_NOT_CONTRACTIONS}
+    rules.update(ptb_special_cases())
+    tokenizer.rules = rules
+
+
+class _EnglishTokenizerHolder:
+    """What ptb_english_tokenizer reads of a pipeline, for a tokenizer built
+    before its pipeline exists (the registered form)."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        from spacy.lang.en import English
+
+        self.tokenizer, self.Defaults, self.lang = tokenizer, English.Defaults, "en"
+
+
+@registry.tokenizers("spacy_adf.PTBEnglishTokenizer.v1")
+def create_ptb_english_tokenizer() -> Callable:
+    """spaCy's English tokenizer with the treebank's conventions (see module)."""
+    default = registry.tokenizers.get("spacy.Tokenizer.v1")()
+
+    def make(nlp) -> Tokenizer:
+        tokenizer = default(nlp)  # spaCy's tokenizer from the language's defaults
+        ptb_english_tokenizer(_EnglishTokenizerHolder(tokenizer))
+        return tokenizer
+
+    return make
