@@ -12,6 +12,8 @@ SCORE (the weighted main score) is printed x 100, like the score columns.
 """
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
+from spacy.pipeline import Pipe
+
 WIDTH = 80
 SPACING = 2
 MAX_HEADER = 12
@@ -65,7 +67,7 @@ def console_table(nlp, stdout: IO) -> Tuple[Callable[[Optional[Dict[str, Any]]],
     """(log_step, finalize) printing one row per evaluation, as spaCy's
     console logger does, for the trainable components' losses and the
     configured scores."""
-    pipes = [name for name, proc in nlp.pipeline if getattr(proc, "is_trainable", False)]
+    pipes = [name for name, proc in nlp.pipeline if isinstance(proc, Pipe) and proc.is_trainable]
     weights = dict(nlp.config["training"]["score_weights"])
     scores, headers, widths = plan_columns(pipes, weights)
 

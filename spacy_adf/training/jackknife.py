@@ -37,6 +37,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import spacy
 from spacy import util
+from spacy.pipeline import Pipe
 from spacy.tokens import Doc, DocBin
 from thinc.api import Config
 
@@ -140,7 +141,8 @@ def annotate(docs: List[Doc], pipelines: Sequence, batch_size: int) -> List[Doc]
     for nlp in pipelines:
         docs = _in_vocab(docs, nlp.vocab)
         for _, proc in nlp.pipeline:
-            docs = list(proc.pipe(docs, batch_size=batch_size)) if hasattr(proc, "pipe") else [proc(d) for d in docs]
+            # a plain function added as a component has no pipe()
+            docs = list(proc.pipe(docs, batch_size=batch_size)) if isinstance(proc, Pipe) else [proc(d) for d in docs]
     return docs
 
 
