@@ -98,7 +98,7 @@ class Progress:
     def counted(self, items, what: str, unit: str) -> Iterator:
         """Yield from `items`, ticking "what: N unit" while it runs and a
         last line with the total."""
-        start = time.perf_counter()
+        start = self._last = time.perf_counter()
         n = 0
         for item in items:
             yield item
