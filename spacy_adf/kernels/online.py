@@ -93,7 +93,8 @@ def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EP
     # last weights are kept (the average would mix in the earlier, worse ones)
     learner.finish(average=passes[-1]["steps"] > 0)
     t1 = time.perf_counter()
-    decisions = learner.count(indptr, indices)
+    with progress.running(f"online trainer: support of {learner.n_subsets:,} subsets over {n:,} examples"):
+        decisions = learner.count(indptr, indices)
     on = signs * decisions <= 1.0 + 1e-6  # the averaged model's support vectors (for sigma)
     n_pos = int((on & (signs > 0)).sum())
     n_neg = int((on & (signs < 0)).sum())
