@@ -44,6 +44,7 @@ dev 0; KU Wikipedia train 96 (66 crossing, 12 extra roots, 11 backward heads,
 KU FKC 0; GSD CaboCha (2025 copy) dev 1 / test 1 crossing, the 2022 copy 6 / 5
 (mostly a last bunsetsu pointing past the end).
 """
+import itertools
 from collections import Counter
 from pathlib import Path
 from typing import Iterator, Optional, Union
@@ -58,8 +59,7 @@ from ..lang.ja.pos import juman_upos, main_subpos, make_morph, make_tag, unidic_
 from .bunsetsu_conllu import conllu_bunsetsu_docs
 from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
 from .cabocha import read_cabocha
-from .conllu import check_file
-from .knp import KNPSentence, read_knp
+from .knp import KNPSentence, PathsLike, check_files, read_knp
 
 __all__ = ["FORMATS", "knp_to_doc", "cabocha_to_doc", "bunsetsu_docs", "make_predicted",
            "BunsetsuCorpus", "create_bunsetsu_reader"]
@@ -121,27 +121,36 @@ def cabocha_to_doc(
 
 
 def bunsetsu_docs(
-    path: PathLike,
+    path: PathsLike,
     vocab: Vocab,
     format: str = "knp",
     limit: int = 0,
     bad_heads: str = "skip",
     stats: Optional[Counter] = None,
 ) -> Iterator[Doc]:
-    """Reference Docs of a KNP, CaboCha or CoNLL-U file (``limit`` counts
-    sentences read, 0 = all)."""
+    """Reference Docs of one or more KNP, CaboCha or CoNLL-U files, read in
+    order (a list, or paths separated by commas: `corpora.knp.check_files`;
+    ``limit`` counts sentences read over all of them, 0 = all)."""
     check_bad_heads_mode(bad_heads)
     if format not in FORMATS:
         raise ValueError(f"format must be one of {list(FORMATS)}, not {format!r}")
+    files = check_files(path, format)
     if format == "conllu":
-        return conllu_bunsetsu_docs(path, vocab, limit=limit, bad_heads=bad_heads, stats=stats)
+        docs = itertools.chain.from_iterable(
+            conllu_bunsetsu_docs(p, vocab, limit=limit, bad_heads=bad_heads, stats=stats) for p in files
+        )
+        # conllu's limit counts sentences read per file; cut the chain to docs as well
+        return iter(itertools.islice(docs, limit) if limit else docs)
     if format == "knp":
         # read_knp's own out-of-range check is replaced by ours (repair / skip)
-        sentences = read_knp(path, limit=limit, bad_heads="ignore")
+        read = lambda p: read_knp(p, bad_heads="ignore")  # noqa: E731
         convert = knp_to_doc
     else:
-        sentences = read_cabocha(path, limit=limit)
+        read = read_cabocha
         convert = cabocha_to_doc
+    sentences = itertools.chain.from_iterable(read(p) for p in files)
+    if limit:
+        sentences = itertools.islice(sentences, limit)
     return _convert_all(sentences, vocab, convert, bad_heads, stats)
 
 
@@ -181,7 +190,7 @@ class BunsetsuCorpus:
 
     def __init__(
         self,
-        path: PathLike,
+        path: PathsLike,
         format: str = "knp",
         limit: int = 0,
         bad_heads: str = "skip",
@@ -191,7 +200,7 @@ class BunsetsuCorpus:
         check_bad_heads_mode(bad_heads)
         if format not in FORMATS:
             raise ValueError(f"format must be one of {list(FORMATS)}, not {format!r}")
-        self.path = check_file(path, format)
+        self.paths = check_files(path, format)
         self.format = format
         self.limit = limit
         self.bad_heads = bad_heads
@@ -200,21 +209,21 @@ class BunsetsuCorpus:
         self.stats: Counter = Counter()
 
     def __call__(self, nlp) -> Iterator[Example]:
-        for reference in bunsetsu_docs(self.path, nlp.vocab, self.format, self.limit, self.bad_heads, self.stats):
+        for reference in bunsetsu_docs(self.paths, nlp.vocab, self.format, self.limit, self.bad_heads, self.stats):
             yield Example(make_predicted(reference, self.predicted_bunsetsu, self.predicted_tags), reference)
 
 
 @registry.readers("spacy_adf.BunsetsuCorpus.v1")
 def create_bunsetsu_reader(
-    path: Optional[PathLike],
+    path: Optional[PathsLike],
     format: str = "knp",
     limit: int = 0,
     bad_heads: str = "skip",
     predicted_bunsetsu: bool = True,
     predicted_tags: bool = True,
 ) -> BunsetsuCorpus:
-    """Bunsetsu dependency Examples from a KNP, CaboCha or CoNLL-U
-    (BunsetuBILabel) file: the reference Doc has tokens, POS, morphs, bunsetsu
+    """Bunsetsu dependency Examples from one or more KNP, CaboCha or CoNLL-U
+    (BunsetuBILabel) files (a list, or paths separated by commas): the reference Doc has tokens, POS, morphs, bunsetsu
     spans with gold heads and the token tree; the predicted Doc the same tokens
     and attributes and (``predicted_bunsetsu=True``) the bunsetsu spans, no
     heads; with ``predicted_tags=False`` just the tokens (to train the
