@@ -31,6 +31,7 @@ MODULES = [
     "spacy_adf.kernels.expansion",
     "spacy_adf.kernels.cascade",
     "spacy_adf.kernels.pairwise",
+    "spacy_adf.kernels.subset_learner",
     "spacy_adf.features.window_ids",
     "spacy_adf.kernels.left_to_right",
     "spacy_adf.models.boundary_decode",

@@ -9,7 +9,11 @@ subset miner and trie layout), ``classifiers`` (PKB, PKI, PKE and their
 factory / loader), ``datrie`` (a double-array trie over PKE's subsets, a
 yardstick), ``expansion`` (the explicit subset features phi, interned),
 ``primal`` (the kernel SVM trained as a linear SVM on phi with liblinear,
-straight to PKE's weights: no support vectors, no mining) and ``cascade``
+straight to PKE's weights: no support vectors, no mining), ``subset_learner``
+and ``online`` (averaged passive-aggressive steps over the same subset
+features, streamed example by example, memory following the updated
+examples: also straight to PKE), ``progress`` (console lines of long
+training steps) and ``cascade``
 (cascaded chunking over flat per-segment feature ids, calling a classifier's
 nogil decision declared in ``classifiers.pxd``: pke_dependency's Cython path)
 and ``pairwise`` (K classes by one-against-one voting over K(K-1)/2 binary
@@ -19,10 +23,11 @@ from .coefficients import subset_weights
 from .csr import as_csr, as_ids
 from .expansion import SubsetIndex
 from .pairwise import PairwiseClassifier
+from .online import train_online
 from .primal import PrimalSVM, train_primal
 from .svm import SupportVectors, fit_svc, merge_duplicates, to_csr, train_svm
 
 __all__ = ["subset_weights", "SupportVectors", "fit_svc", "train_svm", "merge_duplicates", "to_csr",
-           "as_csr", "as_ids", "SubsetIndex", "PrimalSVM", "train_primal",
+           "as_csr", "as_ids", "SubsetIndex", "PrimalSVM", "train_primal", "train_online",
            "KernelClassifier", "PKB", "PKI", "PKE", "make_classifier", "load_classifier",
            "PairwiseClassifier"]

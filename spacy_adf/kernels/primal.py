@@ -47,6 +47,7 @@ from .classifiers import PKE
 from .coefficients import subset_weights
 from .expansion import SubsetIndex
 from .mining import trie_layout
+from .progress import Progress
 from .svm import binary_csr, merge_duplicates
 
 __all__ = ["PrimalSVM", "train_primal", "fit_linear_svc"]
@@ -71,7 +72,9 @@ def fit_linear_svc(phi, y, C: float = 1.0, sample_weight=None, intercept_scaling
 
 
 class PrimalSVM:
-    """A trained primal SVM over the subsets of the training examples.
+    """A trained primal SVM over the subsets of the training examples (also
+    the result of the on-line trainer, `online.train_online`, with
+    ``trainer = "online"``).
 
     Per subset id (id 0 = the empty set, see `expansion.SubsetIndex`):
     ``parent`` (the id without its largest feature), ``item`` (that feature),
@@ -84,7 +87,9 @@ class PrimalSVM:
     """
 
     def __init__(self, degree: int, n_features: int, parent, item, size, support, weight,
-                 bias: float, n_pos: int, n_neg: int, classes=(-1, 1), stats: Optional[dict] = None):
+                 bias: float, n_pos: int, n_neg: int, classes=(-1, 1), stats: Optional[dict] = None,
+                 trainer: str = "primal"):
+        self.trainer = str(trainer)  # "primal" or "online" (kernels/online.py): goes into the PKE's stats
         self.degree = int(degree)
         self.n_features = int(n_features)
         self.parent = numpy.ascontiguousarray(parent, dtype=numpy.int32)
@@ -192,7 +197,7 @@ class PrimalSVM:
                 "xi": int(xi),
                 "stats": {"n_kept": int(keep.sum()), "kept_by_size": kept_by_size,
                           "n_nodes": int(w_r.shape[0]), "n_visited": int(self.n_subsets),
-                          "n_items": n_items, "n_sv": int(self.n_sv), "trainer": "primal"}}
+                          "n_items": n_items, "n_sv": int(self.n_sv), "trainer": self.trainer}}
         return PKE.from_bytes(pack(PKE.FORMAT, 1, arrays, meta))
 
     def _feature_tuples(self, ids):
@@ -211,7 +216,8 @@ class PrimalSVM:
 
 def train_primal(X, y, degree: int = 3, C: float = 1.0, sample_weight=None, merge: bool = True,
                  intercept_scaling: Optional[float] = None, tol: float = 1e-4, max_iter: int = 1000,
-                 random_state: int = 0, stats: Optional[dict] = None) -> PrimalSVM:
+                 random_state: int = 0, stats: Optional[dict] = None,
+                 progress: Optional[Progress] = None) -> PrimalSVM:
     """Train the kernel SVM (1 + |X & Y|)^degree, C, in the primal on the
     subset features phi(X) of binary X; see the module doc. `merge` trains
     identical examples once with their count as weight (as `svm.train_svm`).
@@ -233,15 +239,19 @@ def train_primal(X, y, degree: int = 3, C: float = 1.0, sample_weight=None, merg
     if numpy.any(counts != numpy.round(counts)) or numpy.any(counts < 0):
         raise ValueError("sample weights must be counts (integers >= 0) for the support counts")
     t1 = time.perf_counter()
+    progress = progress or Progress("kernel SVM", quiet=True)
     index = SubsetIndex(int(degree))
-    phi = index.expand(X, counts=counts.astype(numpy.int64))
+    with progress.running(f"primal trainer: expanding {X.shape[0]:,} examples into subsets"):
+        phi = index.expand(X, counts=counts.astype(numpy.int64))
     arrays = index.arrays()
     index_bytes = index.nbytes
     del index
     t2 = time.perf_counter()
     weights = None if numpy.all(counts == 1) else counts
-    svc = fit_linear_svc(phi, y, C=C, sample_weight=weights, intercept_scaling=intercept_scaling,
-                         tol=tol, max_iter=max_iter, random_state=random_state)
+    with progress.running(f"primal trainer: liblinear on {phi.shape[1]:,} subset features, "
+                          f"{phi.nnz:,} non-zeros"):
+        svc = fit_linear_svc(phi, y, C=C, sample_weight=weights, intercept_scaling=intercept_scaling,
+                             tol=tol, max_iter=max_iter, random_state=random_state)
     t3 = time.perf_counter()
     v = numpy.asarray(svc.coef_, dtype=numpy.float64).ravel()
     intercept = float(svc.intercept_[0]) if intercept_scaling is not None else 0.0

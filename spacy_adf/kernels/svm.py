@@ -12,6 +12,7 @@ import scipy.sparse
 
 from ..serialization.framed import pack, unpack
 from .coefficients import subset_weights
+from .progress import Progress
 
 FORMAT = "spacy_adf.kernels.support_vectors"
 VERSION = 1
@@ -189,7 +190,7 @@ def fit_svc(X, y, degree: int = 2, C: float = 1.0, sample_weight=None, **svc_kwa
 
 
 def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
-              stats: Optional[dict] = None, **svc_kwargs) -> Tuple[SupportVectors, object]:
+              stats: Optional[dict] = None, progress=None, **svc_kwargs) -> Tuple[SupportVectors, object]:
     """Train with libsvm and return (SupportVectors, the fitted SVC).
 
     With `merge`, identical examples (same features, same label) are trained
@@ -199,7 +200,9 @@ def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
     so turning it on changes trained models slightly; on all of KWDLC (14% of
     the decisions repeats) it halved libsvm's time, on its first 3,000
     sentences it saved 1% (benchmarks/dependency_merge.py). A dict `stats` gets
-    n_examples, n_unique, merge_seconds and fit_seconds."""
+    n_examples, n_unique, merge_seconds and fit_seconds. `progress` (a
+    `progress.Progress`) prints a line at least every 20 s of the fit."""
+    progress = progress or Progress("kernel SVM", quiet=True)
     start = time.perf_counter()
     weights = None
     n = X.shape[0]
@@ -208,7 +211,8 @@ def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
         if weights.shape[0] == n:  # nothing merged: no weights, exactly the old call
             weights = None
     merged = time.perf_counter()
-    svc = fit_svc(X, y, degree=degree, C=C, sample_weight=weights, **svc_kwargs)
+    with progress.running(f"libsvm: fitting {X.shape[0]:,} examples (degree {degree})"):
+        svc = fit_svc(X, y, degree=degree, C=C, sample_weight=weights, **svc_kwargs)
     if stats is not None:
         stats.update({"n_examples": int(n), "n_unique": int(X.shape[0]),
                       "merge_seconds": merged - start, "fit_seconds": time.perf_counter() - merged})

@@ -19,11 +19,13 @@ import scipy.sparse
 from ..features.char_units import DEFAULT_UNIT_RULES, LEGACY_UNIT_RULES, apply_unit_rules, check_unit_rules
 from ..features.boundary import BoundaryVocab, boundary_template, check_window, gap_keys, gap_units
 from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_svm
+from ..kernels.online import train_online
 from ..kernels.primal import PrimalSVM, train_primal
+from ..kernels.progress import Progress
 from ..serialization.framed import pack, unpack
 from .boundary_decode import segment_starts
-from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_trainer,
-                           load_checked_classifier)
+from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_epochs,
+                           check_trainer, load_checked_classifier, rebuild_error)
 
 __all__ = ["BoundarySegmenter", "MismatchedPartsError", "KINDS", "TRAINERS", "check_classifier_options",
            "check_trainer", "concat_units"]
@@ -56,11 +58,12 @@ class BoundarySegmenter:
     def __init__(self, window: int = 3):
         self.vocab = BoundaryVocab(check_window(window))
         self.support_vectors: Optional[SupportVectors] = None
-        self.primal: Optional[PrimalSVM] = None  # trainer "primal": every subset weight (not saved)
+        self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": every subset weight (not saved)
         self.classifier: Optional[KernelClassifier] = None
         self.train_stats: dict = {}
         # saved with the features; a model saved before it keeps "codepoints"
         self.unit_rules: str = DEFAULT_UNIT_RULES
+        self.progress = Progress("pke_segmenter")  # training's console lines
 
     @property
     def window(self) -> int:
@@ -89,23 +92,31 @@ class BoundarySegmenter:
         return X, y
 
     def train(self, X, y, degree: int = 3, C: float = 1.0, trainer: str = "primal", cache_size: float = 1000.0,
-              max_iter: int = -1) -> float:
-        """Fit the SVM: "libsvm" (support vectors: any classifier form) or
+              max_iter: int = -1, seed: int = 0) -> float:
+        """Fit the SVM: "libsvm" (support vectors: any classifier form),
         "primal" (liblinear on the explicit subset features, identical gaps
-        merged into one weighted example: PKE only). Returns the seconds;
-        `train_stats` gets the details."""
+        merged into one weighted example: PKE only) or "online" (averaged
+        PA-I over the subset features, streamed; max_iter passes, <= 0: the
+        default; PKE only). Returns the seconds; `train_stats` gets the
+        details."""
         check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:
             raise ValueError("the training data must have both word boundaries and gaps inside words")
         start = time.perf_counter()
         self.train_stats = {"trainer": trainer}
-        if trainer == "primal":
+        if trainer == "online":
+            self.primal = train_online(X, y, degree=degree, C=C, epochs=check_epochs(max_iter), seed=seed,
+                                       progress=self.progress, stats=self.train_stats)
+            self.support_vectors = None
+        elif trainer == "primal":
             self.primal = train_primal(X, y, degree=degree, C=C, merge=True,
-                                       max_iter=max_iter if max_iter > 0 else 1000, stats=self.train_stats)
+                                       max_iter=max_iter if max_iter > 0 else 1000, stats=self.train_stats,
+                                       progress=self.progress)
             self.support_vectors = None
         else:
             self.support_vectors, _ = train_svm(X, y, degree=degree, C=C, stats=self.train_stats,
-                                                cache_size=cache_size, max_iter=max_iter)
+                                                progress=self.progress, cache_size=cache_size,
+                                                max_iter=max_iter)
             self.primal = None
         return time.perf_counter() - start
 
@@ -114,14 +125,14 @@ class BoundarySegmenter:
         from the primal weights, without retraining; returns seconds."""
         start = time.perf_counter()
         if self.support_vectors is not None:
-            self.classifier = make_classifier(kind, self.support_vectors, sigma=sigma, xi=xi)
+            with self.progress.running(f"{kind.upper()} from {self.support_vectors.n_sv:,} support vectors"):
+                self.classifier = make_classifier(kind, self.support_vectors, sigma=sigma, xi=xi)
         elif self.primal is not None:
-            check_trainer("primal", kind)
-            self.classifier = self.primal.to_pke(sigma=sigma, xi=xi)
-        elif (getattr(self.classifier, "stats", None) or {}).get("trainer") == "primal":
-            raise ValueError("this segmenter was trained by the primal trainer: its PKE cannot be rebuilt "
-                             "after loading (the full subset weights are not saved) and PKB / PKI need "
-                             'support vectors (trainer = "libsvm"): retrain')
+            check_trainer(self.primal.trainer, kind)
+            with self.progress.running(f"PKE from {self.primal.n_subsets:,} subset weights (sigma {sigma}, xi {xi})"):
+                self.classifier = self.primal.to_pke(sigma=sigma, xi=xi)
+        elif rebuild_error("segmenter", self.classifier) is not None:
+            raise ValueError(rebuild_error("segmenter", self.classifier))
         else:
             raise ValueError("the segmenter has no trained SVM: initialize / train it first")
         return time.perf_counter() - start

@@ -15,11 +15,14 @@ from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab
 from ..features.bunsetsu_fast import TokenFeatureTable
 from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_svm
 from ..kernels.cascade import cascade_heads
+from ..kernels.online import train_online
 from ..kernels.primal import PrimalSVM, train_primal
+from ..kernels.progress import Progress
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from .cascaded_chunking import ParseState, oracle_rounds
 from .kernel_forms import (  # noqa: F401  (re-exported: the components import them from here)
-    KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_trainer, load_checked_classifier,
+    KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_epochs, check_trainer,
+    load_checked_classifier, rebuild_error,
 )
 
 # how `parse_docs` parses: "cython" (features, rounds and classifier calls in
@@ -69,8 +72,9 @@ class BunsetsuParser:
         self.vocab = vocab or FeatureVocab()
         self.support_vectors = support_vectors
         self.classifier = classifier
-        self.primal: Optional[PrimalSVM] = None  # trainer "primal": all subset weights (not saved)
+        self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": all subset weights (not saved)
         self.train_stats: dict = {}
+        self.progress = Progress("pke_dependency")  # training's console lines
         self.decision_seconds = 0.0  # time inside the kernel classifier (python path), for benchmarks
         self.n_decisions = 0         # questions asked (both paths)
         self.n_classifier_calls = 0  # classifier calls of the cython path (repeated questions are not re-asked)
@@ -99,7 +103,7 @@ class BunsetsuParser:
         with its features computed within the sentence, as `parse_many`
         parses them; a head across a sentence end is an error."""
         feats, labels = [], []
-        for doc, spans, heads in items:
+        for doc, spans, heads in self.progress.counted(items, "reading gold parse decisions", "sentences"):
             heads = list(heads)
             sentences = head_sentences(heads)
             if len(sentences) > 1:
@@ -126,48 +130,55 @@ class BunsetsuParser:
         return _csr(rows, len(self.vocab)), numpy.asarray(labels, dtype=numpy.int64)
 
     def train(self, X, y, degree: int = 3, C: float = 1.0, cache_size: float = 1000.0,
-              max_iter: int = -1, trainer: str = "libsvm", merge_duplicates: bool = False) -> float:
-        """Fit the SVM with libsvm (support vectors) or, with trainer
-        "primal", as a linear SVM on the subset features (PKE only; max_iter
-        <= 0 means liblinear's 1000); identical decisions are trained once
-        with their count as weight (always for primal; for libsvm with
-        `merge_duplicates`, off by default: it moves decision values by up to ~8e-4). Returns
-        the training seconds; `train_stats` gets the details."""
+              max_iter: int = -1, trainer: str = "libsvm", merge_duplicates: bool = False,
+              epochs: int = 0, seed: int = 0) -> float:
+        """Fit the SVM with libsvm (support vectors), with trainer "primal"
+        as a linear SVM on the subset features (PKE only; max_iter <= 0
+        means liblinear's 1000), or with trainer "online" by `epochs`
+        passes of averaged PA-I over the subset features, streamed (PKE
+        only; epochs <= 0: `kernels.online.DEFAULT_EPOCHS`; the passes'
+        order from `seed`). Identical decisions are trained once with their
+        count as weight (always for primal; for libsvm with
+        `merge_duplicates`, off by default: it moves decision values by up
+        to ~8e-4). Returns the training seconds; `train_stats` gets the
+        details."""
         check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:
             raise ValueError("the training data must contain both D and O decisions "
                              "(give sentences with three or more bunsetsu)")
         start = time.perf_counter()
         self.train_stats = {"trainer": trainer}
-        if trainer == "primal":
+        if trainer == "online":
+            self.primal = train_online(X, y, degree=degree, C=C, epochs=check_epochs(epochs), seed=seed,
+                                       progress=self.progress, stats=self.train_stats)
+            self.support_vectors = None
+        elif trainer == "primal":
             self.primal = train_primal(X, y, degree=degree, C=C, merge=True,
                                        max_iter=max_iter if max_iter > 0 else 1000,
-                                       stats=self.train_stats)
+                                       stats=self.train_stats, progress=self.progress)
             self.support_vectors = None
         else:
             self.support_vectors, _ = train_svm(X, y, degree=degree, C=C, merge=merge_duplicates,
-                                                stats=self.train_stats, cache_size=cache_size,
-                                                max_iter=max_iter)
+                                                stats=self.train_stats, progress=self.progress,
+                                                cache_size=cache_size, max_iter=max_iter)
             self.primal = None
         return time.perf_counter() - start
 
     def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
         """(Re)build the classifier form from the support vectors (or, after
-        trainer "primal", PKE from the primal weights); returns seconds."""
+        trainer "primal" or "online", PKE from the subset weights); returns seconds."""
         if self.support_vectors is None and self.primal is not None:
-            check_trainer("primal", kind)
+            check_trainer(self.primal.trainer, kind)
             start = time.perf_counter()
-            self.classifier = self.primal.to_pke(sigma=sigma, xi=xi)
+            with self.progress.running(f"PKE from {self.primal.n_subsets:,} subset weights (sigma {sigma}, xi {xi})"):
+                self.classifier = self.primal.to_pke(sigma=sigma, xi=xi)
             return time.perf_counter() - start
         if self.support_vectors is None:
-            if (self.classifier is not None
-                    and getattr(self.classifier, "stats", {}).get("trainer") == "primal"):
-                raise ValueError("this parser was trained by the primal trainer: its PKE cannot be "
-                                 "rebuilt after loading (the full subset weights are not saved) and "
-                                 'PKB / PKI need support vectors (trainer = "libsvm"): retrain')
-            raise ValueError("the parser has no trained SVM: initialize / train it first")
+            problem = rebuild_error("parser", self.classifier)
+            raise ValueError(problem or "the parser has no trained SVM: initialize / train it first")
         start = time.perf_counter()
-        self.classifier = make_classifier(kind, self.support_vectors, sigma=sigma, xi=xi)
+        with self.progress.running(f"{kind.upper()} from {self.support_vectors.n_sv:,} support vectors"):
+            self.classifier = make_classifier(kind, self.support_vectors, sigma=sigma, xi=xi)
         return time.perf_counter() - start
 
     # ------------------------------------------------------------ parsing

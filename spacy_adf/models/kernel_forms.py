@@ -5,11 +5,17 @@ file checked against the model it belongs to."""
 from typing import Optional
 
 from ..kernels import KernelClassifier, load_classifier
+from ..kernels.online import DEFAULT_EPOCHS
 
 KINDS = ("pkb", "pki", "pke")
 # "libsvm": the kernel SVM (support vectors, any classifier form); "primal":
-# a linear SVM on the explicit subset features (`kernels/primal.py`), PKE only
-TRAINERS = ("libsvm", "primal")
+# a linear SVM on the explicit subset features (`kernels/primal.py`), PKE
+# only; "online": averaged passive-aggressive steps over the subset features,
+# streamed example by example (`kernels/online.py`), PKE only, memory
+# following the updated examples rather than the whole expansion
+TRAINERS = ("libsvm", "primal", "online")
+# the trainers whose result is subset weights (PKE), not support vectors
+SUBSET_TRAINERS = ("primal", "online")
 
 
 class MismatchedPartsError(ValueError):
@@ -36,9 +42,27 @@ def check_trainer(trainer: str, kind: str) -> None:
     """ValueError for an unknown trainer, or a classifier form it cannot give."""
     if trainer not in TRAINERS:
         raise ValueError(f"trainer must be one of {list(TRAINERS)}, not {trainer!r}")
-    if trainer == "primal" and kind != "pke":
-        raise ValueError(f'the primal trainer gives PKE only (subset weights, no support vectors): '
+    if trainer in SUBSET_TRAINERS and kind != "pke":
+        raise ValueError(f'the {trainer} trainer gives PKE only (subset weights, no support vectors): '
                          f'classifier {kind!r} needs trainer = "libsvm"')
+
+
+def check_epochs(epochs: int) -> int:
+    """The online trainer's passes: an integer >= 1 (0 or less: the default)."""
+    if int(epochs) != epochs:
+        raise ValueError(f"the number of passes (epochs) must be an integer, not {epochs!r}")
+    return int(epochs) if epochs > 0 else DEFAULT_EPOCHS
+
+
+def rebuild_error(what: str, classifier) -> Optional[str]:
+    """The message for rebuilding a loaded model whose PKE came from a
+    subset trainer (its full weights are not saved), else None."""
+    trainer = (getattr(classifier, "stats", None) or {}).get("trainer")
+    if trainer not in SUBSET_TRAINERS:
+        return None
+    return (f"this {what} was trained by the {trainer} trainer: its PKE cannot be rebuilt after loading "
+            "(the full subset weights are not saved) and PKB / PKI need support vectors "
+            '(trainer = "libsvm"): retrain')
 
 
 def load_checked_classifier(data: bytes, n_features: int, kind: Optional[str] = None,

@@ -34,9 +34,11 @@ from ..features.bunsetsu import FeatureVocab
 from ..features.window_ids import BOS, EOS, GROUP_PREFIX, WindowTable, feature_name
 from ..kernels.left_to_right import decode
 from ..kernels import SupportVectors, train_primal, train_svm
+from ..kernels.online import train_online
+from ..kernels.progress import Progress
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
-from .kernel_forms import KINDS, TRAINERS, MismatchedPartsError, check_trainer
+from .kernel_forms import KINDS, TRAINERS, MismatchedPartsError, check_epochs, check_trainer, rebuild_error
 
 __all__ = ["KernelTagger", "vote", "POS_ATTRS", "FEATURE_GROUPS", "KINDS", "TRAINERS",
            "MismatchedPartsError"]
@@ -97,11 +99,12 @@ class KernelTagger:
         self.classes: List[str] = []
         self.vocab = FeatureVocab()
         self.support_vectors: Optional[List[SupportVectors]] = None
-        self.primal = None  # trainer "primal": per-pair PrimalSVM (not saved)
+        self.primal = None  # trainers "primal", "online": per-pair PrimalSVM (not saved)
         self.classifier: Optional[PairwiseClassifier] = None
         self.train_stats: dict = {}
         self._table: Optional[WindowTable] = None
         self._dynamic: Optional[numpy.ndarray] = None
+        self.progress = Progress("pke_tagger")  # training's console lines
 
     # ------------------------------------------------------------ features
 
@@ -207,7 +210,7 @@ class KernelTagger:
         docs, gold, skipped = [], [], 0
         counts: Counter = Counter()
         seen = set()
-        for doc, tags in items:
+        for doc, tags in self.progress.counted(items, "reading gold decisions", "documents"):
             tags = list(tags)
             if len(tags) != len(doc):
                 raise ValueError("a training item needs one gold tag per token")
@@ -260,14 +263,17 @@ class KernelTagger:
         return scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, len(self.vocab)))
 
     def train(self, X, y, degree: int = 2, C: float = 1.0, cache_size: float = 1000.0,
-              trainer: str = "libsvm", max_iter: int = -1, n_jobs: int = 1) -> float:
+              trainer: str = "libsvm", max_iter: int = -1, n_jobs: int = 1, epochs: int = 0,
+              seed: int = 0) -> float:
         """One binary SVM per pair of classes (i, j), i < j, on the decisions
         of those two classes, y = +1 for i: libsvm (support vectors, any
-        form) or the primal trainer (PKE only); with n_jobs > 1 the pairs
-        train in that many worker processes (the same SVMs: each pair is
-        its own problem). Returns the seconds; ``train_stats["pairs"]``
-        gets each pair's details."""
+        form), the primal trainer or the online one (`epochs` passes,
+        <= 0: the default; order from `seed`) (PKE only); with n_jobs > 1
+        the pairs train in that many worker processes (the same SVMs: each
+        pair is its own problem). Returns the seconds;
+        ``train_stats["pairs"]`` gets each pair's details."""
         check_trainer(trainer, "pke")
+        epochs = check_epochs(epochs)
         if int(n_jobs) != n_jobs or n_jobs < 1:
             raise ValueError(f"n_jobs must be an integer >= 1, not {n_jobs!r}")
         y = numpy.asarray(y)
@@ -278,7 +284,8 @@ class KernelTagger:
         jobs = []
         for i, j in class_pairs(k):
             rows = numpy.flatnonzero((y == i) | (y == j))
-            jobs.append((X[rows], numpy.where(y[rows] == i, 1, -1), trainer, degree, C, cache_size, max_iter))
+            jobs.append((X[rows], numpy.where(y[rows] == i, 1, -1), trainer, degree, C, cache_size, max_iter,
+                         epochs, seed, self.progress, f"pair {self.classes[i]}/{self.classes[j]}"))
         if n_jobs > 1 and len(jobs) > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -294,7 +301,7 @@ class KernelTagger:
             stats.append(info)
         models = [model for model, _ in results]
         self.support_vectors = models if trainer == "libsvm" else None
-        self.primal = models if trainer == "primal" else None
+        self.primal = models if trainer != "libsvm" else None
         self.train_stats.update({"trainer": trainer, "n_jobs": int(n_jobs), "pairs": stats})
         return time.perf_counter() - start
 
@@ -305,16 +312,16 @@ class KernelTagger:
         start = time.perf_counter()
         k = len(self.classes)
         if self.support_vectors is None and self.primal is not None:
-            check_trainer("primal", kind)
-            self.classifier = PairwiseClassifier.from_primal(self.primal, k, sigma=sigma, xi=xi)
+            check_trainer(self.primal[0].trainer, kind)
+            with self.progress.running(f"PKE of {len(self.primal)} pairs (sigma {sigma}, xi {xi})"):
+                self.classifier = PairwiseClassifier.from_primal(self.primal, k, sigma=sigma, xi=xi)
         elif self.support_vectors is not None:
-            self.classifier = PairwiseClassifier.from_support_vectors(self.support_vectors, k, kind,
-                                                                      sigma=sigma, xi=xi)
+            with self.progress.running(f"{kind.upper()} of {len(self.support_vectors)} pairs"):
+                self.classifier = PairwiseClassifier.from_support_vectors(self.support_vectors, k, kind,
+                                                                          sigma=sigma, xi=xi)
         elif self.classifier is not None and self.classifier.kind == "pke" and \
-                self.classifier.classifiers[0].stats.get("trainer") == "primal":
-            raise ValueError("this tagger was trained by the primal trainer: its PKE cannot be rebuilt "
-                             "after loading (the full subset weights are not saved) and PKB / PKI need "
-                             'support vectors (trainer = "libsvm"): retrain')
+                rebuild_error("tagger", self.classifier.classifiers[0]) is not None:
+            raise ValueError(rebuild_error("tagger", self.classifier.classifiers[0]))
         else:
             raise ValueError("the tagger has no trained SVMs: initialize / train it first")
         return time.perf_counter() - start
@@ -473,14 +480,18 @@ class KernelTagger:
 def _train_pair(job):
     """(SupportVectors or PrimalSVM, stats) of one pair's binary SVM (a
     module-level function, so that worker processes can run it)."""
-    X, y, trainer, degree, C, cache_size, max_iter = job
+    X, y, trainer, degree, C, cache_size, max_iter, epochs, seed, progress, name = job
+    progress = Progress(f"{progress.label} {name}", progress.interval, progress.quiet)
     info: dict = {}
     start = time.perf_counter()
-    if trainer == "primal":
+    if trainer == "online":
+        model = train_online(X, y, degree=degree, C=C, epochs=epochs, seed=seed, progress=progress, stats=info)
+    elif trainer == "primal":
         model = train_primal(X, y, degree=degree, C=C, merge=True,
-                             max_iter=max_iter if max_iter > 0 else 1000, stats=info)
+                             max_iter=max_iter if max_iter > 0 else 1000, stats=info, progress=progress)
     else:
-        model, _ = train_svm(X, y, degree=degree, C=C, stats=info, cache_size=cache_size, max_iter=max_iter)
+        model, _ = train_svm(X, y, degree=degree, C=C, stats=info, progress=progress, cache_size=cache_size,
+                             max_iter=max_iter)
         info.update({"n_sv": model.n_sv, "n_pos_sv": model.n_pos, "n_neg_sv": model.n_neg})
     info["seconds"] = time.perf_counter() - start
     return model, info

@@ -1,0 +1,114 @@
+"""The on-line trainer of the polynomial-kernel models: averaged PA-I over
+the explicit subset features, streamed example by example
+(`subset_learner.SubsetLearner`), straight to PKE's subset weights.
+
+Unlike the primal trainer (`primal.py`), nothing of the size of the whole
+training set's expansion is ever held: each example's subsets are
+enumerated when it is scored, and only the examples that take a step
+intern theirs, so the weight table follows the updated examples. The input
+rows (a binary CSR matrix of the base features) are the only corpus-sized
+array.
+
+The result is a `PrimalSVM` (trainer "online"): the same per-subset arrays
+(parent, item, size, support, weight) and `to_pke(sigma, xi)`, so PKE comes
+out in the same trie layout and file format. Sigma and xi prune as for the
+primal trainer: sigma_pos = sigma * n_pos / n_sv with the training examples
+on or inside the averaged model's margin (y f(x) <= 1) as support
+vectors, and the support of a subset is the number of training examples
+that contain it (counted in one pass after training). The averaged
+weights are on the SVM's scale (margins near 1 at the boundary), so the
+sigma values of the libsvm and primal trainers are a sensible start; tune
+them on a dev set.
+
+Deterministic: each pass visits the examples in a permutation drawn from
+``numpy.random.default_rng(seed)``; the learner's arithmetic is sequential.
+"""
+import time
+from typing import Optional
+
+import numpy
+
+from .progress import Progress
+from .primal import PrimalSVM
+from .subset_learner import SubsetLearner
+from .svm import binary_csr
+
+__all__ = ["train_online", "DEFAULT_EPOCHS"]
+
+DEFAULT_EPOCHS = 10
+# examples per learner call: small enough to come back for progress lines often
+_CHUNK = 8192
+
+
+def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EPOCHS, seed: int = 0,
+                 progress: Optional[Progress] = None, stats: Optional[dict] = None) -> PrimalSVM:
+    """Train the binary kernel classifier (1 + |X & Y|)^degree on binary X
+    (CSR) and labels y (two classes; classes[1], the larger, is the
+    positive one, as for scikit-learn) by `epochs` passes of averaged PA-I
+    with aggressiveness C. Stops early after a pass without a step (every
+    example beyond the margin), keeping the last weights then; otherwise
+    the weights are averaged over all steps. A dict `stats` gets the per-pass steps,
+    mistakes and hinge loss, the table's size and the seconds."""
+    if int(epochs) != epochs or epochs < 1:
+        raise ValueError(f"epochs (passes over the training examples) must be an integer >= 1, not {epochs!r}")
+    if not C > 0:
+        raise ValueError(f"C must be > 0, not {C!r}")
+    progress = progress or Progress("kernel SVM", quiet=True)
+    t0 = time.perf_counter()
+    X = binary_csr(X)  # sorted, unique ids per row: what the learner's enumeration needs
+    y = numpy.asarray(y)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError("X and y have different numbers of rows")
+    classes = numpy.unique(y)
+    if classes.shape[0] != 2:
+        raise ValueError("the online trainer trains binary classifiers: y needs exactly two classes")
+    signs = numpy.where(y == classes[1], 1, -1).astype(numpy.int8)
+    indptr = numpy.ascontiguousarray(X.indptr, dtype=numpy.int64)
+    indices = numpy.ascontiguousarray(X.indices, dtype=numpy.int32)
+    n = X.shape[0]
+    learner = SubsetLearner(int(degree), float(C))
+    rng = numpy.random.default_rng(seed)
+    passes = []
+    for epoch in range(int(epochs)):
+        start = time.perf_counter()
+        order = rng.permutation(n).astype(numpy.int64)
+        steps = mistakes = 0
+        loss = 0.0
+        for lo in range(0, n, _CHUNK):
+            s, m, h = learner.run(indptr, indices, signs, order, lo, min(lo + _CHUNK, n))
+            steps += s
+            mistakes += m
+            loss += h
+            progress.tick(lambda: f"online pass {epoch + 1}/{epochs}: {min(lo + _CHUNK, n):,} of {n:,} "
+                                  f"examples, {learner.n_subsets:,} subsets ({learner.nbytes / 2**20:,.0f} MB)")
+        seconds = time.perf_counter() - start
+        passes.append({"steps": steps, "mistakes": mistakes, "hinge_loss": loss, "seconds": seconds,
+                       "n_subsets": learner.n_subsets})
+        progress.say(f"online pass {epoch + 1}/{epochs}: {n:,} examples, {mistakes:,} mistakes, "
+                     f"{steps:,} steps, {learner.n_subsets:,} subsets ({learner.nbytes / 2**20:,.0f} MB), "
+                     f"{seconds:.1f} s")
+        if steps == 0:
+            break
+    # after a pass without a step every example is beyond the margin: those
+    # last weights are kept (the average would mix in the earlier, worse ones)
+    learner.finish(average=passes[-1]["steps"] > 0)
+    t1 = time.perf_counter()
+    decisions = learner.count(indptr, indices)
+    on = signs * decisions <= 1.0 + 1e-6  # the averaged model's support vectors (for sigma)
+    n_pos = int((on & (signs > 0)).sum())
+    n_neg = int((on & (signs < 0)).sum())
+    training_errors = int((signs * decisions <= 0).sum())
+    table_bytes = learner.nbytes
+    arrays = learner.arrays()
+    bias = float(learner.bias)
+    del learner
+    weight = arrays["weight"]
+    weight[0] = 0.0  # the empty set's weight is the bias
+    info = {"trainer": "online", "n_examples": int(n), "epochs": len(passes), "C": float(C), "seed": int(seed),
+            "passes": passes, "n_subsets": int(weight.shape[0] - 1), "table_bytes": int(table_bytes),
+            "training_errors": training_errors, "n_pos_sv": n_pos, "n_neg_sv": n_neg,
+            "train_seconds": t1 - t0, "count_seconds": time.perf_counter() - t1}
+    if stats is not None:
+        stats.update(info)
+    return PrimalSVM(degree, X.shape[1], arrays["parent"], arrays["item"], arrays["size"], arrays["support"],
+                     weight, bias, n_pos, n_neg, classes, info, trainer="online")

@@ -1,0 +1,433 @@
+# cython: language_level=3
+"""The on-line learner of the polynomial-kernel models (`online.py` drives
+it): averaged passive-aggressive (PA-I, Crammer et al. 2006) on the explicit
+subset features of the kernel (1 + |X & Y|)^d, as kernel slicing
+(Yoshinaga & Kitsuregawa 2010) trains its conjunctive features, with exact
+interned subsets instead of a hash kernel's collisions, so that the weights
+become PKE's trie directly.
+
+The feature map. For binary X, (1 + |X & Y|)^d = sum over the subsets s of
+X & Y with |s| <= d of c_d(|s|) (`coefficients.py`), so a weight vector v
+over phi(X)_s = sqrt(c_d(|s|)) is stored as w(s) = sqrt(c_d(|s|)) v_s: the
+decision is bias + sum_{s subset of X, |s| <= d} w(s) (PKE's form), and a
+step of v along y phi(X) adds tau y c_d(|s|) to w(s) for every subset s of
+X (the empty set is the bias, c_d(0) = 1). ||phi(X)||^2 = (1 + |X|)^d.
+
+A PA-I step on (X, y) with y f(X) < 1: tau = min(C, (1 - y f(X)) /
+||phi(X)||^2). The average over all steps of a run (Collins 2002; kept with
+Daume's trick: one more accumulator per weight, u += t * delta at step t,
+average = w - u / t) is what `finish` leaves in w.
+
+Only examples that take a step add subsets, so the table holds the subsets
+of the updated examples, not of the whole training set: memory follows the
+mistakes (the "support"), not the expansion. Subsets are interned exactly
+as (prefix id, last feature) over sorted ids (a trie, as in
+`expansion.SubsetIndex`): every interned subset has its prefixes interned,
+so scoring skips every superset of an absent prefix.
+
+Memory per interned subset: 29 bytes of per-id arrays (parent and item
+int32, size int8, w and u float64, support int32) plus the open-addressing
+table's 12 bytes a slot at most half full (24-48 bytes). Every loop over
+examples is nogil and touches only C arrays; an example costs its subsets.
+"""
+from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy
+
+import numpy
+
+from .coefficients import subset_weights
+
+__all__ = ["SubsetLearner"]
+
+cdef enum:
+    MAX_DEGREE = 8
+
+
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
+    """splitmix64's finalizer: a bijection of uint64 that spreads the bits."""
+    x ^= x >> 30
+    x *= 0xbf58476d1ce4e5b9ULL
+    x ^= x >> 27
+    x *= 0x94d049bb133111ebULL
+    x ^= x >> 31
+    return x
+
+
+cdef inline uint64_t _key(int32_t parent, int32_t item) noexcept nogil:
+    # real keys are >= 2^32, so 0 marks an empty slot
+    return ((<uint64_t>(parent + 1)) << 32) | <uint64_t><uint32_t>item
+
+
+cdef struct Table:
+    uint64_t* keys
+    int32_t* vals
+    uint64_t mask
+    int32_t* parent
+    int32_t* item
+    int8_t* size
+    double* w
+    double* u
+    int32_t* support
+    int64_t n
+    int64_t cap
+
+
+cdef int _grow_ids(Table* t) noexcept nogil:
+    cdef int64_t cap = t.cap + t.cap // 2 + 4096
+    cdef void* p
+    p = realloc(t.parent, cap * sizeof(int32_t))
+    if p == NULL:
+        return -1
+    t.parent = <int32_t*>p
+    p = realloc(t.item, cap * sizeof(int32_t))
+    if p == NULL:
+        return -1
+    t.item = <int32_t*>p
+    p = realloc(t.size, cap * sizeof(int8_t))
+    if p == NULL:
+        return -1
+    t.size = <int8_t*>p
+    p = realloc(t.w, cap * sizeof(double))
+    if p == NULL:
+        return -1
+    t.w = <double*>p
+    p = realloc(t.u, cap * sizeof(double))
+    if p == NULL:
+        return -1
+    t.u = <double*>p
+    p = realloc(t.support, cap * sizeof(int32_t))
+    if p == NULL:
+        return -1
+    t.support = <int32_t*>p
+    t.cap = cap
+    return 0
+
+
+cdef int _rehash(Table* t) noexcept nogil:
+    cdef uint64_t slots = (t.mask + 1) * 2, mask = slots - 1, i, h
+    cdef uint64_t* keys = <uint64_t*>calloc(slots, sizeof(uint64_t))
+    cdef int32_t* vals = <int32_t*>malloc(slots * sizeof(int32_t))
+    if keys == NULL or vals == NULL:
+        free(keys)
+        free(vals)
+        return -1
+    for i in range(t.mask + 1):
+        if t.keys[i] != 0:
+            h = _mix(t.keys[i]) & mask
+            while keys[h] != 0:
+                h = (h + 1) & mask
+            keys[h] = t.keys[i]
+            vals[h] = t.vals[i]
+    free(t.keys)
+    free(t.vals)
+    t.keys = keys
+    t.vals = vals
+    t.mask = mask
+    return 0
+
+
+cdef inline int64_t _find(const Table* t, int32_t parent, int32_t item) noexcept nogil:
+    cdef uint64_t key = _key(parent, item)
+    cdef uint64_t h = _mix(key) & t.mask
+    while t.keys[h] != 0:
+        if t.keys[h] == key:
+            return t.vals[h]
+        h = (h + 1) & t.mask
+    return -1
+
+
+cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept nogil:
+    """The id of (parent, item), added with zero weight if new; -1 when out
+    of memory or of int32 ids."""
+    cdef uint64_t key = _key(parent, item)
+    cdef uint64_t h = _mix(key) & t.mask
+    cdef int64_t sid
+    while t.keys[h] != 0:
+        if t.keys[h] == key:
+            return t.vals[h]
+        h = (h + 1) & t.mask
+    if t.n >= 2147483647:
+        return -1
+    if t.n == t.cap and _grow_ids(t) < 0:
+        return -1
+    sid = t.n
+    t.n += 1
+    t.parent[sid] = parent
+    t.item[sid] = item
+    t.size[sid] = <int8_t>size
+    t.w[sid] = 0.0
+    t.u[sid] = 0.0
+    t.support[sid] = 0
+    t.keys[h] = key
+    t.vals[h] = <int32_t>sid
+    if <uint64_t>t.n * 2 > t.mask + 1:
+        if _rehash(t) < 0:
+            return -1
+    return sid
+
+
+cdef double _score(const Table* t, const int32_t* a, int m, int start, int depth, int32_t parent,
+                   int d) noexcept nogil:
+    """Sum of w over the interned subsets parent + {a[k]} (k >= start) and
+    their supersets in a[k + 1:]; an absent subset ends its branch."""
+    cdef int k
+    cdef int64_t sid
+    cdef double total = 0.0
+    for k in range(start, m):
+        sid = _find(t, parent, a[k])
+        if sid < 0:
+            continue
+        total += t.w[sid]
+        if depth + 1 < d and k + 1 < m:
+            total += _score(t, a, m, k + 1, depth + 1, <int32_t>sid, d)
+    return total
+
+
+cdef int _add(Table* t, const int32_t* a, int m, int start, int depth, int32_t parent, int d,
+              const double* delta, double step) noexcept nogil:
+    """w(s) += delta[|s|] (and u(s) += step * delta[|s|]) for every subset
+    parent + {a[k]} (k >= start) and its supersets, interning them."""
+    cdef int k
+    cdef int64_t sid
+    for k in range(start, m):
+        sid = _intern(t, parent, a[k], depth + 1)
+        if sid < 0:
+            return -1
+        t.w[sid] += delta[depth + 1]
+        t.u[sid] += step * delta[depth + 1]
+        if depth + 1 < d and k + 1 < m:
+            if _add(t, a, m, k + 1, depth + 1, <int32_t>sid, d, delta, step) < 0:
+                return -1
+    return 0
+
+
+cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth, int32_t parent,
+                         int d) noexcept nogil:
+    """`_score`, and one more example for the support of each subset found."""
+    cdef int k
+    cdef int64_t sid
+    cdef double total = 0.0
+    for k in range(start, m):
+        sid = _find(t, parent, a[k])
+        if sid < 0:
+            continue
+        total += t.w[sid]
+        t.support[sid] += 1
+        if depth + 1 < d and k + 1 < m:
+            total += _score_count(t, a, m, k + 1, depth + 1, <int32_t>sid, d)
+    return total
+
+
+cdef inline double _ipow(double x, int d) noexcept nogil:
+    cdef double r = 1.0
+    while d > 0:
+        r *= x
+        d -= 1
+    return r
+
+
+cdef class SubsetLearner:
+    """Averaged PA-I over the subset features of degree <= ``degree`` (see
+    the module doc). Rows are given as CSR arrays (indptr int64, indices
+    int32) with sorted, unique, non-negative ids per row (`online.py`
+    canonicalises them); labels are int8 +1 / -1.
+
+    ``run(indptr, indices, y, order, start, stop)`` takes one step per
+    example order[start:stop] and returns (steps taken, mistakes, summed
+    hinge loss); ``finish()`` replaces the weights by their average (no
+    more steps after it); ``count(...)`` then counts each subset's support
+    over the rows and returns their decision values.
+    """
+    cdef Table t
+    cdef readonly int degree
+    cdef readonly double C
+    cdef readonly bint finished
+    cdef double coef[MAX_DEGREE + 1]
+    cdef double step          # Daume's counter: 1 + examples seen
+    cdef int32_t* buf
+
+    def __cinit__(self, int degree, double C=1.0, int64_t expected=0):
+        cdef uint64_t slots = 1024
+        if degree < 1 or degree > MAX_DEGREE:
+            raise ValueError(f"the degree must be 1 to {MAX_DEGREE}, not {degree}")
+        if not C > 0:
+            raise ValueError(f"C must be > 0, not {C!r}")
+        while slots < <uint64_t>(2 * expected + 2):
+            slots *= 2
+        self.t.keys = <uint64_t*>calloc(slots, sizeof(uint64_t))
+        self.t.vals = <int32_t*>malloc(slots * sizeof(int32_t))
+        self.t.mask = slots - 1
+        self.t.parent = NULL
+        self.t.item = NULL
+        self.t.size = NULL
+        self.t.w = NULL
+        self.t.u = NULL
+        self.t.support = NULL
+        self.t.n = 0
+        self.t.cap = 0
+        self.buf = NULL
+        if self.t.keys == NULL or self.t.vals == NULL or _grow_ids(&self.t) < 0:
+            raise MemoryError()
+        # id 0: the empty set, whose weight is the bias
+        self.t.parent[0] = -1
+        self.t.item[0] = -1
+        self.t.size[0] = 0
+        self.t.w[0] = 0.0
+        self.t.u[0] = 0.0
+        self.t.support[0] = 0
+        self.t.n = 1
+        self.degree = degree
+        self.C = C
+        self.step = 1.0
+        self.finished = False
+        c = subset_weights(degree)
+        for r in range(degree + 1):
+            self.coef[r] = float(c[r])
+
+    def __dealloc__(self):
+        free(self.t.keys)
+        free(self.t.vals)
+        free(self.t.parent)
+        free(self.t.item)
+        free(self.t.size)
+        free(self.t.w)
+        free(self.t.u)
+        free(self.t.support)
+
+    @property
+    def n_subsets(self) -> int:
+        """Interned subsets, the empty set (the bias) included."""
+        return int(self.t.n)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: the slot table and the per-id arrays."""
+        return int((self.t.mask + 1) * 12 + self.t.cap * 29)
+
+    @property
+    def bias(self) -> float:
+        return self.t.w[0]
+
+    def run(self, const int64_t[::1] indptr, const int32_t[::1] indices, const int8_t[::1] y,
+            const int64_t[::1] order, Py_ssize_t start, Py_ssize_t stop):
+        """One PA-I step per example order[start:stop]; (steps, mistakes, hinge loss)."""
+        cdef Py_ssize_t n = indptr.shape[0] - 1, r
+        cdef int64_t i, steps = 0, mistakes = 0
+        cdef int m, rc = 0, d = self.degree, k
+        cdef double f, margin, tau, loss_sum = 0.0, yi
+        cdef double delta[MAX_DEGREE + 1]
+        cdef double norm[64]
+        cdef const int32_t* a
+        if self.finished:
+            raise ValueError("the learner was finished (averaged): no more steps")
+        if y.shape[0] != n or not 0 <= start <= stop <= order.shape[0]:
+            raise ValueError("run: rows, labels and order do not match")
+        if n and (order[start:stop].size and (numpy.min(order[start:stop]) < 0
+                                              or numpy.max(order[start:stop]) >= n)):
+            raise ValueError("run: order holds a row that does not exist")
+        with nogil:
+            for r in range(start, stop):
+                i = order[r]
+                m = <int>(indptr[i + 1] - indptr[i])
+                a = &indices[indptr[i]] if m else NULL
+                yi = <double>y[i]
+                f = self.t.w[0] + _score(&self.t, a, m, 0, 0, 0, d)
+                margin = yi * f
+                if margin <= 0.0:
+                    mistakes += 1
+                if margin < 1.0:
+                    loss_sum += 1.0 - margin
+                    # ||phi(x)||^2 = (1 + |x|)^d
+                    tau = (1.0 - margin) / _ipow(1.0 + m, d)
+                    if tau > self.C:
+                        tau = self.C
+                    for k in range(d + 1):
+                        delta[k] = tau * yi * self.coef[k]
+                    self.t.w[0] += delta[0]
+                    self.t.u[0] += self.step * delta[0]
+                    if _add(&self.t, a, m, 0, 0, 0, d, delta, self.step) < 0:
+                        rc = -1
+                        break
+                    steps += 1
+                self.step += 1.0
+        if rc < 0:
+            raise MemoryError("out of memory (or of int32 subset ids) while adding subsets")
+        return int(steps), int(mistakes), float(loss_sum)
+
+    def finish(self, bint average=True):
+        """Leave the averaged weights in w (w - u / t), or with ``average``
+        False the last ones; no more steps after it (idempotent)."""
+        cdef int64_t s
+        cdef double inv
+        if self.finished:
+            return
+        inv = 1.0 / self.step if average else 0.0
+        with nogil:
+            for s in range(self.t.n):
+                self.t.w[s] -= self.t.u[s] * inv
+                self.t.u[s] = 0.0
+        self.finished = True
+
+    def decision(self, feature_ids) -> float:
+        """bias + the summed weights of the subsets of one id set (any order)."""
+        ids = numpy.unique(numpy.asarray(list(feature_ids), dtype=numpy.int64))
+        ids = ids[(ids >= 0) & (ids <= 2147483647)].astype(numpy.int32)
+        cdef const int32_t[::1] a = ids
+        cdef int m = a.shape[0]
+        return self.t.w[0] + _score(&self.t, &a[0] if m else NULL, m, 0, 0, 0, self.degree)
+
+    def add(self, feature_ids, double amount):
+        """w(s) += amount * c_d(|s|) for every subset s (the empty set
+        included) of one id set: the primal image of a kernel expansion term
+        amount * K(X, .). For tests and the brute-force check."""
+        ids = numpy.unique(numpy.asarray(list(feature_ids), dtype=numpy.int64))
+        if ids.size and (ids.min() < 0 or ids.max() > 2147483647):
+            raise ValueError("feature ids must be int32 >= 0")
+        ids = ids.astype(numpy.int32)
+        cdef const int32_t[::1] a = ids
+        cdef int m = a.shape[0], k
+        cdef double delta[MAX_DEGREE + 1]
+        for k in range(self.degree + 1):
+            delta[k] = amount * self.coef[k]
+        self.t.w[0] += delta[0]
+        if _add(&self.t, &a[0] if m else NULL, m, 0, 0, 0, self.degree, delta, 0.0) < 0:
+            raise MemoryError()
+
+    def count(self, const int64_t[::1] indptr, const int32_t[::1] indices):
+        """Support of every interned subset over these rows (added to the
+        counts so far; the empty set counts every row) and the rows'
+        decision values (float64)."""
+        cdef Py_ssize_t n = indptr.shape[0] - 1, i
+        cdef int m, d = self.degree
+        out = numpy.empty(n, dtype=numpy.float64)
+        cdef double[::1] o = out
+        with nogil:
+            for i in range(n):
+                m = <int>(indptr[i + 1] - indptr[i])
+                o[i] = self.t.w[0] + _score_count(&self.t, &indices[indptr[i]] if m else NULL, m, 0, 0,
+                                                  0, d)
+                self.t.support[0] += 1
+        return out
+
+    def arrays(self):
+        """Copies of the per-id arrays: parent (int32, -1 for the empty
+        set), item (int32), size (int8), weight (float64) and support (int64)."""
+        cdef Py_ssize_t n = self.t.n, s
+        parent = numpy.empty(n, dtype=numpy.int32)
+        item = numpy.empty(n, dtype=numpy.int32)
+        size = numpy.empty(n, dtype=numpy.int8)
+        weight = numpy.empty(n, dtype=numpy.float64)
+        support = numpy.empty(n, dtype=numpy.int64)
+        cdef int32_t[::1] a_parent = parent
+        cdef int32_t[::1] a_item = item
+        cdef int8_t[::1] a_size = size
+        cdef double[::1] a_w = weight
+        cdef int64_t[::1] a_support = support
+        memcpy(&a_parent[0], self.t.parent, n * sizeof(int32_t))
+        memcpy(&a_item[0], self.t.item, n * sizeof(int32_t))
+        memcpy(&a_size[0], self.t.size, n * sizeof(int8_t))
+        memcpy(&a_w[0], self.t.w, n * sizeof(double))
+        for s in range(n):
+            a_support[s] = self.t.support[s]
+        return {"parent": parent, "item": item, "size": size, "weight": weight, "support": support}
