@@ -19,6 +19,7 @@ from spacy.vocab import Vocab
 
 from ..tags.iob import iob_to_spans
 from .compact import StringColumns, shared as shared_compact
+from .jackknifed import JackknifeAnnotations, check_split, select_part
 from .reader_state import check_held_form, in_call_order
 from .reuse import shared as shared_reuse
 
@@ -344,7 +345,13 @@ class ConllCorpus:
     the first call are handed out again while the file is unchanged; or
     ``compact`` (see `spacy_adf.corpora.compact`): the file is read once
     into string columns and every call builds its Docs from them.
-    ``shuffle``: each call in a new random order."""
+    ``shuffle``: each call in a new random order. ``part`` "train" or
+    "heldout": only the sentences outside or inside ``folds`` of
+    ``n_folds`` (`spacy_adf.corpora.jackknifed.fold_of`, a hash of the words
+    under ``fold_seed``), so a dev set can be carved from a training file.
+    ``annotations``: a DocBin written by ``scripts.jackknife``; the
+    predicted Docs' ``annotation_attrs`` are taken from it (jack-knifed
+    input annotation, e.g. predicted POS for a chunker)."""
 
     def __init__(
         self,
@@ -359,6 +366,12 @@ class ConllCorpus:
         reuse_docs: bool = False,
         compact: bool = False,
         shuffle: bool = False,
+        n_folds: int = 10,
+        folds: Sequence[int] = (0,),
+        part: str = "all",
+        fold_seed: int = 0,
+        annotations: Optional[PathLike] = None,
+        annotation_attrs: Sequence[str] = ("TAG",),
     ) -> None:
         self.path = check_path(path)
         if self.path.is_dir():
@@ -372,6 +385,9 @@ class ConllCorpus:
         self.limit = limit
         self.sep = sep
         self.shuffle = shuffle
+        self.n_folds, self.part, self.fold_seed = n_folds, part, fold_seed
+        self.folds = check_split(n_folds, folds, part)
+        self.annotations = None if annotations is None else JackknifeAnnotations(annotations, annotation_attrs)
         check_held_form(reuse_docs, compact)
         self.reused = self.compact = None
         self._builder = None  # (vocab, compact pair builder)
@@ -384,6 +400,14 @@ class ConllCorpus:
             self.compact = shared_compact(key, [c for c in self.columns if c != "_"], shuffle)
 
     def __call__(self, nlp) -> Iterator[Example]:
+        examples = select_part(self._examples(nlp), self.n_folds, self.folds, self.part, self.fold_seed)
+        if self.annotations is None:
+            yield from examples
+        else:
+            for eg in examples:
+                yield self.annotations.apply(eg)
+
+    def _examples(self, nlp) -> Iterator[Example]:
         def pairs():
             return conll_to_docs(
                 nlp.vocab,
@@ -425,6 +449,12 @@ def create_conll_reader(
     reuse_docs: bool = False,
     compact: bool = False,
     shuffle: bool = False,
+    n_folds: int = 10,
+    folds: List[int] = [0],
+    part: str = "all",
+    fold_seed: int = 0,
+    annotations: Optional[str] = None,
+    annotation_attrs: List[str] = ["TAG"],
 ) -> Callable[..., Iterator[Example]]:
     """Config reader for a CoNLL column file (see ``conll_to_docs``);
     reuse_docs: keep the Docs between calls (for a dev corpus, see
@@ -432,7 +462,9 @@ def create_conll_reader(
     and build each call's Docs from them (for a training corpus streamed
     with ``[training] max_epochs = -1``, see `spacy_adf.corpora.compact`);
     shuffle: a new random order on each call (what spaCy's loop does for a
-    corpus it holds)."""
+    corpus it holds); n_folds, folds, part, fold_seed: a part of the file
+    (part "train": outside `folds`, "heldout": inside, "all"); annotations,
+    annotation_attrs: jack-knifed input annotation (see ConllCorpus)."""
     return ConllCorpus(
         path,
         columns=columns,
@@ -444,4 +476,10 @@ def create_conll_reader(
         reuse_docs=reuse_docs,
         compact=compact,
         shuffle=shuffle,
+        n_folds=n_folds,
+        folds=folds,
+        part=part,
+        fold_seed=fold_seed,
+        annotations=annotations,
+        annotation_attrs=annotation_attrs,
     )

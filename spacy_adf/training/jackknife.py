@@ -1,0 +1,227 @@
+"""k-fold jack-knifing of upstream components (``scripts.jackknife`` is the CLI).
+
+A downstream component (a chunker on POS, an NER on POS, a bunsetsu chunker
+on morphemes, a parser on bunsetsu) learns best from input annotation as good
+as, and no better than, what it gets at run time. Annotating its training
+corpus with upstream models trained on that same corpus gives nearly gold
+input; this step instead, for each fold i of k:
+
+1. trains every upstream config, in the order given, with ``spacy train`` on
+   the other k-1 folds of its training corpus (``spacy_adf.FoldSplit.v1``
+   around the corpus section; the held-out fold is its dev set, so the logs
+   it prints are honest held-out scores);
+2. reads fold i through the first upstream config's corpus section and runs
+   the predicted Docs through the fold's pipelines, in order (so a chain such
+   as morphemes -> bunsetsu annotates as the assembled pipeline would).
+
+Every sentence's annotated Doc goes to one DocBin (``annotations.spacy``),
+which ``spacy_adf.JackknifedCorpus.v1`` (or ConllCorpus's ``annotations``)
+puts on the downstream corpus's predicted Docs. Folds come from
+`corpora.jackknifed.fold_of` (a keyed hash of the words), so the split is
+deterministic under the seed and the same for every reader of the file.
+
+Config overrides are applied to each upstream config that has the key; in
+their values ``{fold_dir}`` stands for the fold's directory, so an upstream
+that sources an earlier one (``--paths.morph_model {fold_dir}/morph/model-last``)
+gets that fold's model.
+"""
+import copy
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+import spacy
+from spacy import util
+from spacy.tokens import Doc, DocBin
+from thinc.api import Config
+
+from ..corpora.jackknifed import check_split
+
+ANNOTATIONS = "annotations.spacy"
+SUMMARY = "jackknife.json"
+
+
+@dataclass
+class JackknifeSettings:
+    upstream: List[Path]                 # upstream configs, trained and applied in this order
+    output: Path
+    n_folds: int = 10
+    seed: int = 0
+    corpus: str = "corpora.train"        # the section to split, in every upstream config
+    overrides: Dict[str, str] = field(default_factory=dict)
+    keep_models: bool = False
+    batch_size: int = 256
+    python: str = sys.executable
+
+    def __post_init__(self) -> None:
+        self.upstream = [Path(p) for p in self.upstream]
+        self.output = Path(self.output)
+        if not self.upstream:
+            raise ValueError("jack-knifing needs at least one upstream config")
+        for path in self.upstream:
+            if not path.exists():
+                raise ValueError(f"upstream config not found: {str(path)!r}")
+        names = [p.stem for p in self.upstream]
+        if len(set(names)) != len(names):
+            raise ValueError(f"upstream configs need distinct file names (their output folders): {names}")
+        check_split(self.n_folds, [0], "train")
+
+
+def _section(config: Dict, dotted: str, source: Path) -> Dict:
+    node = config
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise ValueError(f"{source} has no section [{dotted}] (the corpus to split; set --corpus)")
+        node = node[part]
+    if not isinstance(node, dict) or not any(k.startswith("@") for k in node):
+        raise ValueError(f"[{dotted}] in {source} is not a reader section (no @readers)")
+    return node
+
+
+def fold_split_section(corpus: Dict, n_folds: int, fold: int, part: str, seed: int) -> Dict:
+    """A ``spacy_adf.FoldSplit.v1`` section around a copy of `corpus`."""
+    return {"@readers": "spacy_adf.FoldSplit.v1", "n_folds": n_folds, "folds": [fold], "part": part,
+            "seed": seed, "corpus": copy.deepcopy(corpus)}
+
+
+def _keys_in(config: Config, overrides: Dict[str, str]) -> Dict[str, str]:
+    """The overrides whose key the config has (an upstream chain shares one
+    set of overrides; spaCy refuses keys a config lacks)."""
+    found = {}
+    for key, value in overrides.items():
+        node, parts = config, key.split(".")
+        for part in parts[:-1]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and parts[-1] in node:
+            found[key] = value
+    return found
+
+
+def fold_config(path: Path, settings: JackknifeSettings, fold: int, fold_dir: Path) -> Config:
+    """The upstream config at `path` training on every fold but `fold`,
+    with `fold` as its dev set."""
+    raw = util.load_config(path, interpolate=False)
+    overrides = {k: v.replace("{fold_dir}", str(fold_dir)) if isinstance(v, str) else v
+                 for k, v in settings.overrides.items()}
+    config = util.load_config(path, overrides=_keys_in(raw, overrides), interpolate=False)
+    corpus = _section(config, settings.corpus, path)
+    corpora = config.setdefault("corpora", {})
+    corpora["train"] = fold_split_section(corpus, settings.n_folds, fold, "train", settings.seed)
+    corpora["dev"] = fold_split_section(corpus, settings.n_folds, fold, "heldout", settings.seed)
+    config["training"]["train_corpus"] = "corpora.train"
+    config["training"]["dev_corpus"] = "corpora.dev"
+    return config
+
+
+def _heldout_docs(config: Config, nlp, settings: JackknifeSettings, fold: int) -> List[Doc]:
+    """The predicted Docs of the held-out fold, read by the config's
+    (fold-split) dev reader."""
+    resolved = config.interpolate()
+    reader = util.registry.resolve({"reader": resolved["corpora"]["dev"]})["reader"]
+    return [eg.predicted for eg in reader(nlp)]
+
+
+def _in_vocab(docs: List[Doc], vocab) -> List[Doc]:
+    if not docs or docs[0].vocab is vocab:
+        return docs
+    return [Doc(vocab).from_bytes(d.to_bytes()) for d in docs]
+
+
+def annotate(docs: List[Doc], pipelines: Sequence, batch_size: int) -> List[Doc]:
+    """`docs` through every component of each pipeline, in order."""
+    for nlp in pipelines:
+        docs = _in_vocab(docs, nlp.vocab)
+        for _, proc in nlp.pipeline:
+            docs = list(proc.pipe(docs, batch_size=batch_size)) if hasattr(proc, "pipe") else [proc(d) for d in docs]
+    return docs
+
+
+def _train(config_path: Path, out: Path, python: str, log: Callable[[str], None]) -> float:
+    # --code registers FoldSplit in the child whatever reader it wraps (the
+    # module imports only spaCy), also where the entry points are older
+    # than this code
+    readers = Path(__file__).resolve().parent.parent / "corpora" / "jackknifed.py"
+    cmd = [python, "-m", "spacy", "train", str(config_path), "--output", str(out), "--code", str(readers)]
+    log("  $ " + " ".join(cmd))
+    start = time.perf_counter()
+    done = subprocess.run(cmd)
+    if done.returncode:
+        raise RuntimeError(f"spacy train failed (exit {done.returncode}) for {config_path}")
+    return time.perf_counter() - start
+
+
+def _main_score(model_dir: Path, config: Config) -> Optional[float]:
+    """The model's score on its dev set (the held-out fold) under the
+    config's heaviest score weight."""
+    meta = model_dir / "meta.json"
+    weights = {k: v for k, v in (config["training"].get("score_weights") or {}).items() if v}
+    if not meta.exists() or not weights:
+        return None
+    value = json.loads(meta.read_text()).get("performance", {}).get(max(weights, key=weights.get))
+    return value if isinstance(value, (int, float)) else None
+
+
+def check_overrides(settings: JackknifeSettings) -> None:
+    """Every override must name a key of some upstream config: one that
+    none has would otherwise be dropped without a word."""
+    configs = [util.load_config(p, interpolate=False) for p in settings.upstream]
+    unused = [k for k in settings.overrides if not any(_keys_in(c, {k: ""}) for c in configs)]
+    if unused:
+        raise ValueError(f"override(s) {unused} name no key of the upstream configs "
+                         f"{[str(p) for p in settings.upstream]}")
+
+
+def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = print) -> Dict:
+    """Train and annotate every fold (see module); returns the summary also
+    written to OUTPUT/jackknife.json."""
+    check_overrides(settings)
+    out = settings.output
+    out.mkdir(parents=True, exist_ok=True)
+    names = [p.stem for p in settings.upstream]
+    annotated = DocBin(store_user_data=False)
+    folds, total = [], time.perf_counter()
+    for fold in range(settings.n_folds):
+        fold_dir = (out / f"fold{fold}").resolve()
+        fold_dir.mkdir(parents=True, exist_ok=True)
+        record = {"fold": fold, "upstream": {}}
+        configs = []
+        for path, name in zip(settings.upstream, names):
+            config = fold_config(path, settings, fold, fold_dir)
+            config_path = fold_dir / f"{name}.cfg"
+            config.to_disk(config_path)
+            configs.append(config)
+            log(f"[jackknife] fold {fold + 1}/{settings.n_folds} · {name}: training on the other "
+                f"{settings.n_folds - 1} folds")
+            seconds = _train(config_path, fold_dir / name, settings.python, log)
+            score = _main_score(fold_dir / name / "model-last", config)
+            record["upstream"][name] = {"train_seconds": round(seconds, 1), "heldout_score": score}
+            log(f"[jackknife] fold {fold + 1}/{settings.n_folds} · {name}: trained in {seconds:.0f} s"
+                + (f", main score {100 * score:.2f} on the held-out fold" if score is not None else ""))
+        start = time.perf_counter()
+        pipelines = [spacy.load(fold_dir / name / "model-last") for name in names]
+        docs = _heldout_docs(configs[0], pipelines[0], settings, fold)
+        docs = annotate(docs, pipelines, settings.batch_size)
+        for doc in docs:
+            annotated.add(doc)
+        record.update(sentences=len(docs), annotate_seconds=round(time.perf_counter() - start, 1))
+        log(f"[jackknife] fold {fold + 1}/{settings.n_folds}: annotated {len(docs)} held-out sentences "
+            f"in {record['annotate_seconds']} s ({len(annotated)} so far)")
+        del pipelines
+        if not settings.keep_models:
+            for name in names:
+                shutil.rmtree(fold_dir / name, ignore_errors=True)
+        folds.append(record)
+    annotated.to_disk(out / ANNOTATIONS)
+    summary = {"upstream": [str(p) for p in settings.upstream], "corpus": settings.corpus,
+               "n_folds": settings.n_folds, "seed": settings.seed, "overrides": settings.overrides,
+               "sentences": len(annotated), "seconds": round(time.perf_counter() - total, 1),
+               "annotations": str(out / ANNOTATIONS), "folds": folds}
+    (out / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n")
+    log(f"[jackknife] {len(annotated)} sentences annotated by {settings.n_folds} fold models -> "
+        f"{out / ANNOTATIONS} ({summary['seconds']:.0f} s)")
+    return summary
