@@ -32,6 +32,10 @@ from .kernel_forms import (  # noqa: F401  (re-exported: the components import t
 # (PKB, PKI or PKE) and falls back to "python" for anything else.
 PATHS = ("cython", "python")
 DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
+# the online trainer's passes when none are given: a cubic kernel over ~25
+# features a decision costs ~2,800 subset lookups an example and pass, and
+# KWDLC's dev accuracy gains little past 5 (see configs/dep_ja_kwdlc.cfg)
+ONLINE_EPOCHS = 5
 # the Cython path's token table starts afresh past this many distinct tokens
 # (about 200 bytes each), so a long stream of new words cannot grow it forever
 MAX_TOKEN_TYPES = 1_000_000
@@ -136,12 +140,11 @@ class BunsetsuParser:
         as a linear SVM on the subset features (PKE only; max_iter <= 0
         means liblinear's 1000), or with trainer "online" by `epochs`
         passes of averaged PA-I over the subset features, streamed (PKE
-        only; epochs <= 0: `kernels.online.DEFAULT_EPOCHS`; the passes'
-        order from `seed`). Identical decisions are trained once with their
-        count as weight (always for primal; for libsvm with
-        `merge_duplicates`, off by default: it moves decision values by up
-        to ~8e-4). Returns the training seconds; `train_stats` gets the
-        details."""
+        only; epochs <= 0: `ONLINE_EPOCHS`; the passes' order from
+        `seed`). Identical decisions are trained once with their count as
+        weight (always for primal; for libsvm with `merge_duplicates`, off
+        by default: it moves decision values by up to ~8e-4). Returns the
+        training seconds; `train_stats` gets the details."""
         check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:
             raise ValueError("the training data must contain both D and O decisions "
@@ -149,8 +152,8 @@ class BunsetsuParser:
         start = time.perf_counter()
         self.train_stats = {"trainer": trainer}
         if trainer == "online":
-            self.primal = train_online(X, y, degree=degree, C=C, epochs=check_epochs(epochs), seed=seed,
-                                       progress=self.progress, stats=self.train_stats)
+            self.primal = train_online(X, y, degree=degree, C=C, epochs=check_epochs(epochs, ONLINE_EPOCHS),
+                                       seed=seed, progress=self.progress, stats=self.train_stats)
             self.support_vectors = None
         elif trainer == "primal":
             self.primal = train_primal(X, y, degree=degree, C=C, merge=True,

@@ -47,11 +47,11 @@ def check_trainer(trainer: str, kind: str) -> None:
                          f'classifier {kind!r} needs trainer = "libsvm"')
 
 
-def check_epochs(epochs: int) -> int:
-    """The online trainer's passes: an integer >= 1 (0 or less: the default)."""
+def check_epochs(epochs: int, default: int = DEFAULT_EPOCHS) -> int:
+    """The online trainer's passes: an integer >= 1 (0 or less: `default`)."""
     if int(epochs) != epochs:
         raise ValueError(f"the number of passes (epochs) must be an integer, not {epochs!r}")
-    return int(epochs) if epochs > 0 else DEFAULT_EPOCHS
+    return int(epochs) if epochs > 0 else int(default)
 
 
 def rebuild_error(what: str, classifier) -> Optional[str]:
