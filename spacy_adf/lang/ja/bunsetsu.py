@@ -63,7 +63,19 @@ A Doc may hold several sentences; a sentence is a run of whole bunsetsu
   ``「どうなるの！？どうなるの！？」って`` or ``『学校へ行こう！ＭＡＸ』`` ends
   no sentence; a bracket that is never closed is ignored). A bunsetsu made
   only of closing brackets and enders that follows a sentence end joins that
-  sentence. The last bunsetsu always ends a sentence.
+  sentence. A whitespace token with a line break is a sentence ender too
+  (one-sentence-per-line input needs no punctuation), inside brackets or not.
+  The last bunsetsu always ends a sentence.
+
+A chunker may still put a bunsetsu across a sentence end (``'盛り込んだ。総額は'``)
+or start one with the line break before a sentence (``'\\n彼が'``);
+`respect_sentence_ends`, which ``pke_dependency`` runs before it parses,
+re-cuts such bunsetsu: a new bunsetsu starts after every sentence end of
+`sentence_end_tokens` (a line break; a strong ender 。！？...; a weak ender
+．. only before whitespace, so ``３．５`` and ``U.S.`` stay whole; not
+inside brackets, and not before a closing quote, as in ``「行こう！」と``,
+where the chunker decides), and whitespace joins the bunsetsu on its left,
+so no bunsetsu but the first starts with whitespace.
 
 `head_sentences` reads the sentences back from bunsetsu heads: each root
 (-1) ends a sentence (a valid multi-sentence tree has its roots exactly at
