@@ -44,11 +44,12 @@ dev 0; KU Wikipedia train 96 (66 crossing, 12 extra roots, 11 backward heads,
 KU FKC 0; GSD CaboCha (2025 copy) dev 1 / test 1 crossing, the 2022 copy 6 / 5
 (mostly a last bunsetsu pointing past the end).
 """
+import itertools
 from collections import Counter
 from pathlib import Path
-from typing import Iterator, Optional, Union
+from typing import Dict, Iterator, Optional, Union
 
-from spacy.tokens import Doc
+from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import registry
 from spacy.vocab import Vocab
@@ -56,10 +57,10 @@ from spacy.vocab import Vocab
 from ..lang.ja.bunsetsu import BUNSETSU_KEY
 from ..lang.ja.pos import juman_upos, main_subpos, make_morph, make_tag, unidic_upos
 from .bunsetsu_conllu import conllu_bunsetsu_docs
-from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
+from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc, predicted_reference
+from .docbin import docbin_files
 from .cabocha import read_cabocha
-from .conllu import check_file
-from .knp import KNPSentence, read_knp
+from .knp import KNPSentence, PathsLike, check_files, read_knp
 
 __all__ = ["FORMATS", "knp_to_doc", "cabocha_to_doc", "bunsetsu_docs", "make_predicted",
            "BunsetsuCorpus", "create_bunsetsu_reader"]
@@ -121,27 +122,36 @@ def cabocha_to_doc(
 
 
 def bunsetsu_docs(
-    path: PathLike,
+    path: PathsLike,
     vocab: Vocab,
     format: str = "knp",
     limit: int = 0,
     bad_heads: str = "skip",
     stats: Optional[Counter] = None,
 ) -> Iterator[Doc]:
-    """Reference Docs of a KNP, CaboCha or CoNLL-U file (``limit`` counts
-    sentences read, 0 = all)."""
+    """Reference Docs of one or more KNP, CaboCha or CoNLL-U files, read in
+    order (a list, or paths separated by commas: `corpora.knp.check_files`;
+    ``limit`` counts sentences read over all of them, 0 = all)."""
     check_bad_heads_mode(bad_heads)
     if format not in FORMATS:
         raise ValueError(f"format must be one of {list(FORMATS)}, not {format!r}")
+    files = check_files(path, format)
     if format == "conllu":
-        return conllu_bunsetsu_docs(path, vocab, limit=limit, bad_heads=bad_heads, stats=stats)
+        docs = itertools.chain.from_iterable(
+            conllu_bunsetsu_docs(p, vocab, limit=limit, bad_heads=bad_heads, stats=stats) for p in files
+        )
+        # conllu's limit counts sentences read per file; cut the chain to docs as well
+        return iter(itertools.islice(docs, limit) if limit else docs)
     if format == "knp":
         # read_knp's own out-of-range check is replaced by ours (repair / skip)
-        sentences = read_knp(path, limit=limit, bad_heads="ignore")
+        read = lambda p: read_knp(p, bad_heads="ignore")  # noqa: E731
         convert = knp_to_doc
     else:
-        sentences = read_cabocha(path, limit=limit)
+        read = read_cabocha
         convert = cabocha_to_doc
+    sentences = itertools.chain.from_iterable(read(p) for p in files)
+    if limit:
+        sentences = itertools.islice(sentences, limit)
     return _convert_all(sentences, vocab, convert, bad_heads, stats)
 
 
@@ -175,52 +185,109 @@ def make_predicted(reference: Doc, predicted_bunsetsu: bool = True, predicted_ta
     return doc
 
 
+def sentence_key(doc: Doc) -> str:
+    """What pairs a gold sentence with its jack-knifed copy: the S-ID, else the text."""
+    return doc.user_data.get("sent_id") or doc.text
+
+
+def read_jackknifed(paths, vocab: Vocab) -> Dict[str, Doc]:
+    """Jack-knifed Docs by `sentence_key`, from ``.spacy`` DocBin files (a
+    file or a folder of them; several separated by commas, as corpus paths)."""
+    docs: Dict[str, Doc] = {}
+    for path in str(paths).split(","):
+        for file_ in docbin_files(path.strip()):
+            for doc in DocBin(store_user_data=True).from_disk(file_).get_docs(vocab):
+                docs[doc.text] = doc  # a DocBin saved without user data has no S-IDs
+                if doc.user_data.get("sent_id"):
+                    docs[doc.user_data["sent_id"]] = doc
+    if not docs:
+        raise ValueError(f"no jack-knifed Docs in {paths}")
+    return docs
+
+
 class BunsetsuCorpus:
     """Examples for bunsetsu dependency parsing; ``self.stats`` counts the
-    sentences read, docs made, repaired, skipped and empty over all passes."""
+    sentences read, docs made, repaired, skipped and empty over all passes.
+
+    ``jackknifed``: DocBin(s) of the same sentences (same words) annotated by
+    upstream models that never trained on them (k-fold jack-knifing, see
+    project.yml), paired by S-ID (else text). The Examples then hold what the
+    component will see at prediction time: with ``predicted_bunsetsu=False``
+    (the bunsetsu chunker) the predicted Doc has the jack-knifed tags, POS and
+    morphs and the reference keeps the gold bunsetsu; with
+    ``predicted_bunsetsu=True`` (the parser, which learns from the reference)
+    the reference has the jack-knifed tags and bunsetsu with the gold heads
+    projected onto them (`bunsetsu_doc.project_heads`)."""
 
     def __init__(
         self,
-        path: PathLike,
+        path: PathsLike,
         format: str = "knp",
         limit: int = 0,
         bad_heads: str = "skip",
         predicted_bunsetsu: bool = True,
         predicted_tags: bool = True,
+        jackknifed: Optional[PathLike] = None,
     ):
         check_bad_heads_mode(bad_heads)
         if format not in FORMATS:
             raise ValueError(f"format must be one of {list(FORMATS)}, not {format!r}")
-        self.path = check_file(path, format)
+        self.paths = check_files(path, format)
         self.format = format
         self.limit = limit
         self.bad_heads = bad_heads
         self.predicted_bunsetsu = predicted_bunsetsu
         self.predicted_tags = predicted_tags
+        self.jackknifed = jackknifed
+        if jackknifed is not None:
+            for path in str(jackknifed).split(","):  # checked now, not at the first example
+                if not Path(path.strip()).exists():
+                    raise ValueError(f"jack-knifed DocBin {path.strip()!r} does not exist: run the "
+                                     "jack-knife step first (project.yml)")
+                docbin_files(path.strip())
         self.stats: Counter = Counter()
 
     def __call__(self, nlp) -> Iterator[Example]:
-        for reference in bunsetsu_docs(self.path, nlp.vocab, self.format, self.limit, self.bad_heads, self.stats):
-            yield Example(make_predicted(reference, self.predicted_bunsetsu, self.predicted_tags), reference)
+        docs = bunsetsu_docs(self.paths, nlp.vocab, self.format, self.limit, self.bad_heads, self.stats)
+        if self.jackknifed is None:
+            for reference in docs:
+                yield Example(make_predicted(reference, self.predicted_bunsetsu, self.predicted_tags), reference)
+            return
+        jackknifed = read_jackknifed(self.jackknifed, nlp.vocab)
+        for reference in docs:
+            seen = jackknifed.get(sentence_key(reference)) or jackknifed.get(reference.text)
+            if seen is None:
+                raise ValueError(f"sentence {sentence_key(reference)[:60]!r} is not in the jack-knifed Docs "
+                                 f"{self.jackknifed}: annotate the same corpus files")
+            self.stats["jackknifed"] += 1
+            if self.predicted_bunsetsu:
+                reference = predicted_reference(reference, seen, use_bunsetsu=True)
+                yield Example(make_predicted(reference, True, True), reference)
+            else:
+                yield Example(make_predicted(predicted_reference(reference, seen, use_bunsetsu=False), False, True),
+                              reference)
 
 
 @registry.readers("spacy_adf.BunsetsuCorpus.v1")
 def create_bunsetsu_reader(
-    path: Optional[PathLike],
+    path: Optional[PathsLike],
     format: str = "knp",
     limit: int = 0,
     bad_heads: str = "skip",
     predicted_bunsetsu: bool = True,
     predicted_tags: bool = True,
+    jackknifed: Optional[PathLike] = None,
 ) -> BunsetsuCorpus:
-    """Bunsetsu dependency Examples from a KNP, CaboCha or CoNLL-U
-    (BunsetuBILabel) file: the reference Doc has tokens, POS, morphs, bunsetsu
+    """Bunsetsu dependency Examples from one or more KNP, CaboCha or CoNLL-U
+    (BunsetuBILabel) files (a list, or paths separated by commas): the reference Doc has tokens, POS, morphs, bunsetsu
     spans with gold heads and the token tree; the predicted Doc the same tokens
     and attributes and (``predicted_bunsetsu=True``) the bunsetsu spans, no
     heads; with ``predicted_tags=False`` just the tokens (to train the
     morphological taggers of the raw-text pipeline). ``bad_heads``: "skip"
-    (default), "repair" or "raise"."""
+    (default), "repair" or "raise". ``jackknifed``: DocBin(s) of the same
+    sentences annotated by jack-knifed upstream models (see `BunsetsuCorpus`)."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads,
-                          predicted_bunsetsu=predicted_bunsetsu, predicted_tags=predicted_tags)
+                          predicted_bunsetsu=predicted_bunsetsu, predicted_tags=predicted_tags,
+                          jackknifed=jackknifed)

@@ -9,9 +9,9 @@ from typing import List, Optional, Tuple
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from ..lang.ja.bunsetsu import BUNSETSU_KEY, check_bunsetsu_heads, set_bunsetsu_tree
+from ..lang.ja.bunsetsu import BUNSETSU_KEY, check_bunsetsu_heads, repair_bunsetsu_heads, set_bunsetsu_tree
 
-__all__ = ["BAD_HEADS_MODES", "check_bad_heads_mode", "make_bunsetsu_doc"]
+__all__ = ["BAD_HEADS_MODES", "check_bad_heads_mode", "make_bunsetsu_doc", "project_heads", "predicted_reference"]
 
 BAD_HEADS_MODES = ("raise", "repair", "skip")
 
@@ -72,4 +72,84 @@ def make_bunsetsu_doc(
     set_bunsetsu_tree(doc, heads, dep_types, repair=bad_heads == "repair", name=sent_id)
     if stats is not None:
         stats["docs"] += 1
+    return doc
+
+
+# --------------------------------------------------------------------------
+# Gold heads on predicted bunsetsu (training the parser on what it will see)
+# --------------------------------------------------------------------------
+
+
+def project_heads(
+    gold_bounds: List[Tuple[int, int]], gold_heads: List[int], pred_bounds: List[Tuple[int, int]]
+) -> List[int]:
+    """Heads for predicted bunsetsu ``pred_bounds`` over the same tokens as
+    the gold bunsetsu ``gold_bounds`` / ``gold_heads`` (one sentence, a valid
+    head-final tree): the parser then learns from the bunsetsu the chunker
+    will give it.
+
+    A predicted bunsetsu stands for the gold bunsetsu that holds its last
+    token (where the head word and the function words that decide the arc
+    are). If the next predicted bunsetsu stands for the same gold bunsetsu
+    (the chunker split it), the head is that next piece; otherwise it is the
+    predicted bunsetsu that holds the last token of the gold head (the last
+    piece of a split head, which carries the head's own arc), and -1 for the
+    root. Equal bounds give the gold heads back. The result is repaired into a
+    head-final projective tree (`repair_bunsetsu_heads`) in case a merge of
+    bunsetsu across arcs makes it cross."""
+    n_tokens = gold_bounds[-1][1] if gold_bounds else 0
+    if not pred_bounds or pred_bounds[-1][1] != n_tokens or pred_bounds[0][0] != 0:
+        raise ValueError(f"predicted bunsetsu {pred_bounds[:3]}... do not cover the {n_tokens} tokens of the gold ones")
+    gold_of_token = [0] * n_tokens
+    for g, (a, b) in enumerate(gold_bounds):
+        gold_of_token[a:b] = [g] * (b - a)
+    pred_of_token = [0] * n_tokens
+    for p, (a, b) in enumerate(pred_bounds):
+        pred_of_token[a:b] = [p] * (b - a)
+    stands_for = [gold_of_token[b - 1] for _, b in pred_bounds]
+    heads: List[int] = []
+    for p, g in enumerate(stands_for):
+        if p + 1 < len(pred_bounds) and stands_for[p + 1] == g:
+            heads.append(p + 1)
+        elif gold_heads[g] < 0:
+            heads.append(-1)
+        else:
+            heads.append(pred_of_token[gold_bounds[gold_heads[g]][1] - 1])
+    if check_bunsetsu_heads(heads) is not None:
+        heads = repair_bunsetsu_heads(heads)
+    return heads
+
+
+def predicted_reference(reference: Doc, predicted: Doc, use_bunsetsu: bool = True) -> Doc:
+    """A training reference made of what the pipeline will see: the tokens of
+    ``reference`` (a gold bunsetsu Doc, one sentence) with the tags, POS,
+    morphs and lemmas of ``predicted`` (the same words, annotated by upstream
+    models that did not train on this sentence: jack-knifing) and, if
+    ``use_bunsetsu``, its bunsetsu spans with the gold heads projected onto
+    them (`project_heads`); else the gold bunsetsu and heads."""
+    words = [t.text for t in reference]
+    if [t.text for t in predicted] != words:
+        sid = reference.user_data.get("sent_id")
+        raise ValueError(f"sentence {sid or reference.text[:40]!r}: the predicted Doc has other tokens than the "
+                         "gold one; jack-knife over the gold words")
+    gold = reference.spans[BUNSETSU_KEY]
+    gold_bounds = [(s.start, s.end) for s in gold]
+    gold_heads = list(gold.attrs["heads"])
+    if use_bunsetsu:
+        if BUNSETSU_KEY not in predicted.spans:
+            raise ValueError(f"the predicted Doc has no doc.spans[{BUNSETSU_KEY!r}]: run the bunsetsu chunker")
+        bounds = [(s.start, s.end) for s in predicted.spans[BUNSETSU_KEY]]
+        heads = project_heads(gold_bounds, gold_heads, bounds)
+        dep_types = None
+    else:
+        bounds, heads = gold_bounds, gold_heads
+        dep_types = gold.attrs.get("dep_types")
+    doc = Doc(
+        reference.vocab, words=words, spaces=[bool(t.whitespace_) for t in reference],
+        tags=[t.tag_ for t in predicted], pos=[t.pos_ or "X" for t in predicted],
+        lemmas=[t.lemma_ for t in predicted], morphs=[str(t.morph) for t in predicted],
+    )
+    doc.user_data.update({k: v for k, v in reference.user_data.items() if k == "sent_id"})
+    doc.spans[BUNSETSU_KEY] = [doc[a:b] for a, b in bounds]
+    set_bunsetsu_tree(doc, heads, dep_types, repair=True)
     return doc

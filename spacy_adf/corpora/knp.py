@@ -42,10 +42,11 @@ heads).
 one token per morpheme and no spaces (``doc.text`` is the sentence exactly),
 the predicted Doc is ``nlp.make_doc(reference.text)``.
 """
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -54,6 +55,9 @@ from spacy.util import registry
 from .conllu import check_file, read_lines
 
 PathLike = Union[str, Path]
+# One corpus file, several as a list, or several in one string separated by
+# commas (what a `--paths.train a.knp,b.knp` override on the command line gives).
+PathsLike = Union[PathLike, Sequence[PathLike]]
 
 DEP_TYPES = "DPAI"
 _PHRASE_LINE = re.compile(r"[*+] (?:([0-9]+) )?(-?[0-9]+)([DPAI])(?: (.*))?\Z")
@@ -185,6 +189,32 @@ def _phrases(
     return units
 
 
+def check_files(paths: PathsLike, what: str) -> List[Path]:
+    """The corpus files of ``paths``, each checked to exist (a ValueError names
+    the first that does not). ``paths``: one path, a list of paths, or one
+    string of paths separated by commas, so that the Japanese configs can train
+    on KWDLC and KU Wikipedia together (``--paths.train kwdlc/train.knp,ku/train.knp``)."""
+    if isinstance(paths, (str, Path)):
+        parts: List[PathLike] = [p.strip() for p in str(paths).split(",")] if "," in str(paths) else [paths]
+    else:
+        parts = list(paths)
+    if not parts or any(not str(p) for p in parts):
+        raise ValueError(f"empty {what} path in {paths!r}; check --paths.train/--paths.dev")
+    return [check_file(p, what) for p in parts]
+
+
+def read_knp_files(paths: PathsLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
+    """`read_knp` over several files in order (`check_files`); ``limit``
+    counts the sentences of all of them together (0 = all)."""
+    if bad_heads not in BAD_HEADS_MODES:
+        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
+    files = check_files(paths, "KNP")
+    sentences: Iterable[KNPSentence] = itertools.chain.from_iterable(
+        _iter_knp(path, 0, bad_heads) for path in files
+    )
+    return iter(itertools.islice(sentences, limit) if limit else sentences)
+
+
 def read_knp(path: PathLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
     """Yield every sentence (``EOS``-terminated block) of a KNP file.
 
@@ -278,15 +308,15 @@ def _iter_knp(path: Path, limit: int, bad_heads: str) -> Iterator[KNPSentence]:
 
 
 class KNPCorpus:
-    def __init__(self, path: PathLike, limit: int = 0, bad_heads: str = "ignore"):
+    def __init__(self, path: PathsLike, limit: int = 0, bad_heads: str = "ignore"):
         if bad_heads not in BAD_HEADS_MODES:
             raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
-        self.path = check_file(path, "KNP")
+        self.paths = check_files(path, "KNP")
         self.limit = limit
         self.bad_heads = bad_heads
 
     def __call__(self, nlp) -> Iterator[Example]:
-        for sentence in read_knp(self.path, self.limit, self.bad_heads):
+        for sentence in read_knp_files(self.paths, self.limit, self.bad_heads):
             words = sentence.words
             if not words:
                 continue
@@ -295,8 +325,9 @@ class KNPCorpus:
 
 
 @registry.readers("spacy_adf.KNPCorpus.v1")
-def create_knp_reader(path: Optional[PathLike], limit: int = 0, bad_heads: str = "ignore") -> KNPCorpus:
-    """Segmentation Examples from a KNP file. Heads are not used here, so
+def create_knp_reader(path: Optional[PathsLike], limit: int = 0, bad_heads: str = "ignore") -> KNPCorpus:
+    """Segmentation Examples from one or more KNP files (a list, or paths
+    separated by commas: `check_files`), read in order. Heads are not used here, so
     out-of-range heads are ignored by default (``bad_heads`` as in `read_knp`)."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")

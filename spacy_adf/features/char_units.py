@@ -4,6 +4,15 @@ A unit is one token of a character-tokenized Doc (normally one character; a
 longer token becomes one hashed code). Whitespace never joins a word: units
 are cut into runs at whitespace tokens and after tokens with a trailing space,
 and each run is labelled as its own CRF sequence.
+
+Unit rules (`UNIT_RULES`, kept in each segmenter model's cfg so that a model
+keeps the rules it was saved with):
+
+- ``"codepoints"``: every unit may start a word (models saved before the
+  rules existed: they predict as they did);
+- ``"graphemes"`` (new models): no word starts inside a grapheme cluster or
+  inside a run of Latin, Arabic or Hebrew letters or of digits
+  (`features.chars.unit_glue`). The features are the same under both.
 """
 from typing import Tuple
 
@@ -11,7 +20,28 @@ import numpy
 from spacy.attrs import IS_SPACE, ORTH, SPACY
 from spacy.tokens import Doc
 
-from .chars import texts_to_units, unit_code
+from .chars import texts_to_units, unit_code, unit_glue
+
+UNIT_RULES = ("codepoints", "graphemes")
+DEFAULT_UNIT_RULES = "graphemes"
+# what a model saved without the cfg key was made with
+LEGACY_UNIT_RULES = "codepoints"
+
+
+def check_unit_rules(rules: str) -> str:
+    if rules not in UNIT_RULES:
+        raise ValueError(f"unknown unit_rules {rules!r}: expected one of {list(UNIT_RULES)} "
+                         "(a model saved by a newer spacy-adf?)")
+    return rules
+
+
+def apply_unit_rules(starts: numpy.ndarray, codes: numpy.ndarray, bounds: numpy.ndarray,
+                     rules: str) -> numpy.ndarray:
+    """Word-start flags (bool or uint8, changed in place and returned) with
+    the starts the rules forbid taken away."""
+    if check_unit_rules(rules) == "graphemes" and len(codes):
+        starts[unit_glue(codes, bounds).view(bool)] = 0
+    return starts
 
 
 def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:

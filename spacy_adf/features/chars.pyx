@@ -510,9 +510,8 @@ def texts_to_units(list texts):
 
 def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1] starts):
     """(words, spaces) for a Doc: words from the word-start flags of the
-    units at text positions `pos`; whitespace between them split as
-    CharTokenizer does (one ASCII space after a word is its trailing space,
-    any other whitespace character is a token of its own)."""
+    units at text positions `pos`; the whitespace between them as
+    CharTokenizer has it (`whitespace_gap`)."""
     cdef list words = [], spaces = []
     cdef Py_ssize_t n = pos.shape[0], k = 0, e, prev = 0, a, z
     while k < n:
@@ -522,25 +521,143 @@ def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1]
         a = pos[k]
         z = pos[e - 1] + 1
         if a > prev:
-            _add_gap(text, prev, a, words, spaces)
+            whitespace_gap(text[prev:a], words, spaces)
         words.append(text[a:z])
         spaces.append(False)
         prev = z
         k = e
     if prev < len(text):
-        _add_gap(text, prev, len(text), words, spaces)
+        whitespace_gap(text[prev:], words, spaces)
     return words, spaces
 
 
-cdef void _add_gap(str text, Py_ssize_t a, Py_ssize_t z, list words, list spaces):
-    # (the module compiles with wraparound=False: no negative indices here)
-    cdef Py_ssize_t i, last
-    cdef Py_UCS4 ch
-    for i in range(a, z):
-        ch = text[i]
-        last = len(words) - 1
-        if ch == u" " and last >= 0 and not spaces[last] and not (<str>words[last]).isspace():
-            spaces[last] = True
-        else:
-            words.append(text[i])
-            spaces.append(False)
+cpdef void whitespace_gap(str gap, list words, list spaces):
+    """Add a stretch of whitespace after `words` the way spaCy's tokenizer
+    does: one ASCII space right after a word is that word's trailing space,
+    the rest of the stretch (or all of it) is one whitespace token."""
+    cdef Py_ssize_t last = len(words) - 1
+    if gap[0] == u" " and last >= 0 and not spaces[last] and not (<str>words[last]).isspace():
+        spaces[last] = True
+        gap = gap[1:]
+    if gap:
+        words.append(gap)
+        spaces.append(False)
+
+
+# ---------------------------------------------------------------- unit rules
+# Where a segmenter may not put a word start, whatever its model says
+# (`unit_glue`): inside a grapheme cluster (a base and its combining marks,
+# variation selectors, emoji modifiers, ZWJ sequences, regional-indicator
+# pairs, half-width voicing marks) and inside a run of one letter class
+# (Latin as `char_class` has it, Arabic, Hebrew) or of decimal digits. The
+# features stay per code point, so a model's features do not change; the
+# rules are applied to its output ("unit_rules" in the segmenter's cfg).
+#
+# One byte per code point below 0x20000 (planes 0 and 1, where all of these
+# characters are, apart from the tags and supplementary variation selectors of
+# plane 14, tested inline): bit 7 = extends the previous character, bits 0-2 =
+# run class. Built once from unicodedata at import (~40 ms), so it follows the
+# Unicode version of the running Python.
+cdef enum:
+    GLUE_EXTEND = 0x80
+    RUN_DIGIT = 1
+    RUN_LATIN = 2
+    RUN_ARABIC = 3
+    RUN_HEBREW = 4
+    GLUE_TABLE_SIZE = 0x20000
+
+RUN_CLASS_NAMES = ("none", "digit", "latin", "arabic", "hebrew")
+
+
+def _build_glue_table():
+    import unicodedata
+
+    table = numpy.zeros(GLUE_TABLE_SIZE, dtype=numpy.uint8)
+    for cp in range(GLUE_TABLE_SIZE):
+        cat = unicodedata.category(chr(cp))
+        if cat[0] == "M":
+            table[cp] = GLUE_EXTEND
+        elif cat == "Nd":
+            table[cp] = RUN_DIGIT
+        elif cat[0] == "L":
+            if char_class(cp) == 2:
+                table[cp] = RUN_LATIN
+            elif (0x0620 <= cp <= 0x06FF) or (0x0750 <= cp <= 0x077F) or (0x0870 <= cp <= 0x08FF) \
+                    or (0xFB50 <= cp <= 0xFDFF) or (0xFE70 <= cp <= 0xFEFF):
+                table[cp] = RUN_ARABIC
+            elif (0x05D0 <= cp <= 0x05F2) or (0xFB1D <= cp <= 0xFB4F):
+                table[cp] = RUN_HEBREW
+    # Hebrew geresh / gershayim are written inside words (abbreviations).
+    table[0x05F3] = table[0x05F4] = RUN_HEBREW
+    # Not marks by category but grapheme extenders all the same: ZWNJ, ZWJ,
+    # half-width katakana voicing marks, emoji skin-tone modifiers.
+    for cp in (0x200C, 0x200D, 0xFF9E, 0xFF9F):
+        table[cp] = GLUE_EXTEND
+    table[0x1F3FB:0x1F400] = GLUE_EXTEND
+    return table
+
+
+cdef unsigned char[::1] _GLUE = _build_glue_table()
+
+
+cdef inline unsigned char glue_info(uint32_t c) nogil:
+    if c < GLUE_TABLE_SIZE:
+        return _GLUE[c]
+    # plane 14: tag characters (emoji flag sequences), variation selectors 17-256
+    if (0xE0020 <= c <= 0xE007F) or (0xE0100 <= c <= 0xE01EF):
+        return GLUE_EXTEND
+    return 0  # other planes and hashed multi-character units: no rule
+
+
+def run_classes(codes):
+    """Run class (index into RUN_CLASS_NAMES, or 8 for a grapheme extender)
+    of every code: a test and debugging aid."""
+    cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
+    out = numpy.zeros(c.shape[0], dtype=numpy.int32)
+    cdef int32_t[::1] o = out
+    cdef Py_ssize_t i
+    cdef unsigned char g
+    for i in range(c.shape[0]):
+        g = glue_info(c[i])
+        o[i] = 8 if g & GLUE_EXTEND else g
+    return out
+
+
+def unit_glue(codes, bounds):
+    """uint8 flag per unit: 1 where no word may start (the unit continues a
+    grapheme cluster or a same-class letter or digit run begun before it, see
+    above). Runs (``bounds``) are independent: a run's first unit is never
+    glued."""
+    cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
+    cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
+    cdef Py_ssize_t n = c.shape[0], nb = b.shape[0]
+    if nb < 1 or b[0] != 0 or b[nb - 1] != n:
+        raise ValueError(f"bounds must run from 0 to the number of units ({n})")
+    out = numpy.zeros(n, dtype=numpy.uint8)
+    cdef unsigned char[::1] o = out
+    cdef Py_ssize_t k, i
+    cdef unsigned char g, run, prev_run
+    cdef bint after_zwj, regional
+    cdef int64_t n_regional
+    with nogil:
+        for k in range(nb - 1):
+            prev_run = 0
+            after_zwj = False
+            n_regional = 0
+            for i in range(b[k], b[k + 1]):
+                g = glue_info(c[i])
+                regional = 0x1F1E6 <= c[i] <= 0x1F1FF
+                if i > b[k]:
+                    if (g & GLUE_EXTEND) or after_zwj:
+                        o[i] = 1
+                    elif regional and n_regional % 2 == 1:
+                        o[i] = 1  # the second flag letter of a pair
+                    else:
+                        run = g & 0x07
+                        if run != 0 and run == prev_run:
+                            o[i] = 1
+                if not (g & GLUE_EXTEND):
+                    prev_run = g & 0x07  # marks keep the run of their base
+                after_zwj = c[i] == 0x200D
+                n_regional = n_regional + 1 if regional else 0
+    return out

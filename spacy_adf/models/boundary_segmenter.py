@@ -16,6 +16,7 @@ from typing import Iterable, Optional, Tuple
 import numpy
 import scipy.sparse
 
+from ..features.char_units import DEFAULT_UNIT_RULES, LEGACY_UNIT_RULES, apply_unit_rules, check_unit_rules
 from ..features.boundary import BoundaryVocab, boundary_template, check_window, gap_keys, gap_units
 from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_svm
 from ..kernels.online import train_online
@@ -60,6 +61,8 @@ class BoundarySegmenter:
         self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": every subset weight (not saved)
         self.classifier: Optional[KernelClassifier] = None
         self.train_stats: dict = {}
+        # saved with the features; a model saved before it keeps "codepoints"
+        self.unit_rules: str = DEFAULT_UNIT_RULES
         self.progress = Progress("pke_segmenter")  # training's console lines
 
     @property
@@ -140,7 +143,8 @@ class BoundarySegmenter:
         """uint8 word-start flag per unit (features, ids and classifier in C)."""
         if self.classifier is None:
             raise ValueError("the segmenter has no classifier: initialize / train it first")
-        return segment_starts(self.vocab, self.classifier, codes, bounds)
+        starts = segment_starts(self.vocab, self.classifier, codes, bounds)
+        return apply_unit_rules(starts, codes, bounds, self.unit_rules)
 
     def segment_reference(self, codes, bounds) -> numpy.ndarray:
         """The same as `segment`, in Python from `boundary_template`'s
@@ -157,18 +161,20 @@ class BoundarySegmenter:
             for k in range(b - a - 1):
                 x = [ids[f] for f in boundary_template(units, k, self.window) if f in ids]
                 starts[a + k + 1] = self.classifier.decision(x) > 0
-        return starts
+        return apply_unit_rules(starts, codes, numpy.asarray(bounds, dtype=numpy.int64), self.unit_rules)
 
     # ------------------------------------------------------------ serialization
     # An untrained part (no support vectors, no classifier) is stored as b"".
 
     def features_to_bytes(self) -> bytes:
-        return pack(FEATURES_FORMAT, 1, {"keys": self.vocab.keys}, {"window": self.window})
+        return pack(FEATURES_FORMAT, 1, {"keys": self.vocab.keys},
+                    {"window": self.window, "unit_rules": self.unit_rules})
 
     def features_from_bytes(self, data: bytes) -> "BoundarySegmenter":
         arrays, meta = unpack(data, FEATURES_FORMAT, 1, {"keys": "uint64"})
         if not isinstance(meta, dict) or "window" not in meta or "keys" not in arrays:
             raise ValueError("the boundary feature data is incomplete")
+        self.unit_rules = check_unit_rules(meta.get("unit_rules", LEGACY_UNIT_RULES))
         self.vocab = BoundaryVocab(meta["window"], arrays["keys"])
         return self
 

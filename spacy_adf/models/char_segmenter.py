@@ -16,7 +16,7 @@ import srsly
 from spacy.attrs import IDX, IS_SPACE, LENGTH, ORTH, SPACY
 from spacy.tokens import Doc
 
-from ..features.char_units import doc_units
+from ..features.char_units import DEFAULT_UNIT_RULES, LEGACY_UNIT_RULES, apply_unit_rules, check_unit_rules, doc_units
 from ..features.chars import CharFeaturizer
 from ..features.crf_layout import check_feature_modes
 from ..features.row_buffer import RowBuffer
@@ -95,7 +95,7 @@ class CharSegmenter(SerializedParts):
         self.crf = LinearChainCRF(name)  # what the trainer trains
         check_segmenter_options(options)
         self.cfg: Dict = {"scheme": "BMES", "user_words": "force", "features": dict(options),
-                          "n_train_examples": 0, "n_train_sequences": 0}
+                          "unit_rules": DEFAULT_UNIT_RULES, "n_train_examples": 0, "n_train_sequences": 0}
         self.configure(scheme, user_words)
         self.featurizer = make_featurizer(options)
         self.train_words: Set[str] = set()
@@ -346,6 +346,7 @@ class CharSegmenter(SerializedParts):
         if force_start is not None:
             starts |= force_start
             starts &= ~force_inside
+        apply_unit_rules(starts, codes, bounds, self.cfg["unit_rules"])
         starts[bounds[:-1]] = True
         return starts
 
@@ -368,6 +369,9 @@ class CharSegmenter(SerializedParts):
         if cfg.get("user_words", "force") not in USER_WORD_MODES:
             raise ValueError(f"[{self.name}] cfg has an unknown user_words mode {cfg.get('user_words')!r}")
         check_segmenter_options(cfg["features"])
+        # A model saved before unit rules existed keeps predicting as it did.
+        cfg.setdefault("unit_rules", LEGACY_UNIT_RULES)
+        check_unit_rules(cfg["unit_rules"])
         # The saved feature options win over the config's: they define the model.
         self.cfg.update(cfg)
 

@@ -69,7 +69,7 @@ from spacy.vocab import Vocab
 from ..features.bunsetsu import FEATURE_GROUPS, check_groups
 from ..lang.ja.bunsetsu import (
     BUNSETSU_KEY, DEFAULT_LABEL, INTRA_LABEL, ROOT_LABEL, bunsetsu_group, bunsetsu_heads, bunsetsu_sentences,
-    check_bunsetsu_heads, head_sentences, sentence_heads, set_bunsetsu_tree,
+    check_bunsetsu_heads, head_sentences, respect_sentence_ends, sentence_heads, set_bunsetsu_tree,
 )
 from ..models.bunsetsu_parser import BunsetsuParser
 from ..models.kernel_forms import check_classifier_options, check_trainer
@@ -297,6 +297,13 @@ class PKEDependencyParser(KernelComponent):
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
         docs = list(docs)
+        key = self.cfg["spans_key"]
+        for doc in docs:  # a chunker's bunsetsu may span a sentence end: re-cut them
+            if len(doc) > 1 and key in doc.spans:
+                try:
+                    respect_sentence_ends(doc, key)
+                except ValueError as e:
+                    raise ValueError(f"[{self.name}] {e}") from None
         if self.plain_model.uses_cython:
             return self._predict_cython(docs)
         items, origin = [], []  # one item per sentence; origin: (Doc index, first bunsetsu)

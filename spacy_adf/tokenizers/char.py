@@ -1,16 +1,20 @@
 """`spacy_adf.CharTokenizer.v1`: one token per character, for Chinese and
 Japanese word segmentation with a character-level CRF.
 
-Every non-space character becomes a token; a single ASCII space after a
-character becomes that token's trailing space, and any other whitespace
-(newlines, tabs, runs of spaces, ideographic spaces) becomes whitespace tokens
-of one character each. The text is kept exactly: ``doc.text == text``.
+Every non-space character (code point) becomes a token; whitespace is split
+as spaCy's tokenizer splits it: a single ASCII space after a character
+becomes that token's trailing space, and the rest of a stretch of whitespace
+(newlines, tabs, further spaces, ideographic spaces) becomes one whitespace
+token. The text is kept exactly: ``doc.text == text``. Grapheme clusters are
+split here too; the segmenter joins them again (`features.chars.unit_glue`).
 """
 from typing import List
 
 from spacy.tokens import Doc
 from spacy.util import registry
 from spacy.vocab import Vocab
+
+from ..features.chars import whitespace_gap
 
 
 class CharTokenizer:
@@ -45,13 +49,16 @@ def char_split(text: str):
     spaces: List[bool] = []
     i, n = 0, len(text)
     while i < n:
-        ch = text[i]
-        if ch == " " and words and not spaces[-1] and not words[-1].isspace():
-            spaces[-1] = True
+        if text[i].isspace():
+            j = i + 1
+            while j < n and text[j].isspace():
+                j += 1
+            whitespace_gap(text[i:j], words, spaces)
+            i = j
         else:
-            words.append(ch)
+            words.append(text[i])
             spaces.append(False)
-        i += 1
+            i += 1
     return words, spaces
 
 

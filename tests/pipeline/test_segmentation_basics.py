@@ -24,7 +24,10 @@ def test_char_tokenizer_preserves_text(text):
     nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.CharTokenizer.v1"}}})
     doc = nlp(text)
     assert doc.text == text
-    assert all(len(t.text) == 1 for t in doc)
+    # one token per character, but a stretch of whitespace is one token (spaCy's way)
+    assert all(len(t.text) == 1 for t in doc if not t.is_space)
+    assert not any(a.is_space and b.is_space for a, b in zip(doc, doc[1:]))
+    assert not any(t.is_space and t.whitespace_ for t in doc)
     assert [t.text for t in doc if not t.is_space] == [c for c in text if not c.isspace()]
 
 

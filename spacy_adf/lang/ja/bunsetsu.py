@@ -63,7 +63,19 @@ A Doc may hold several sentences; a sentence is a run of whole bunsetsu
   ``「どうなるの！？どうなるの！？」って`` or ``『学校へ行こう！ＭＡＸ』`` ends
   no sentence; a bracket that is never closed is ignored). A bunsetsu made
   only of closing brackets and enders that follows a sentence end joins that
-  sentence. The last bunsetsu always ends a sentence.
+  sentence. A whitespace token with a line break is a sentence ender too
+  (one-sentence-per-line input needs no punctuation), inside brackets or not.
+  The last bunsetsu always ends a sentence.
+
+A chunker may still put a bunsetsu across a sentence end (``'盛り込んだ。総額は'``)
+or start one with the line break before a sentence (``'\\n彼が'``);
+`respect_sentence_ends`, which ``pke_dependency`` runs before it parses,
+re-cuts such bunsetsu: a new bunsetsu starts after every sentence end of
+`sentence_end_tokens` (a line break; a strong ender 。！？...; a weak ender
+．. only before whitespace, so ``３．５`` and ``U.S.`` stay whole; not
+inside brackets, and not before a closing quote, as in ``「行こう！」と``,
+where the chunker decides), and whitespace joins the bunsetsu on its left,
+so no bunsetsu but the first starts with whitespace.
 
 `head_sentences` reads the sentences back from bunsetsu heads: each root
 (-1) ends a sentence (a valid multi-sentence tree has its roots exactly at
@@ -95,7 +107,8 @@ __all__ = [
     "BUNSETSU_KEY", "INTRA_LABEL", "ROOT_LABEL", "DEFAULT_LABEL", "check_bunsetsu_heads",
     "repair_bunsetsu_heads", "bunsetsu_group", "bunsetsu_head_token", "set_bunsetsu_tree",
     "bunsetsu_heads", "bunsetsu_sentences", "head_sentences", "sentence_heads", "check_sentence_heads",
-    "SENTENCE_ENDERS", "CLOSING_BRACKETS", "token_class", "is_sentence_ender",
+    "SENTENCE_ENDERS", "CLOSING_BRACKETS", "token_class", "is_sentence_ender", "is_line_break",
+    "sentence_end_tokens", "respect_sentence_ends",
 ]
 
 BUNSETSU_KEY = "bunsetsu"
@@ -105,6 +118,12 @@ DEFAULT_LABEL = "dep"
 
 # characters of a sentence-ending token (full- and half-width)
 SENTENCE_ENDERS = frozenset("。｡．.！!？?‼⁇⁈⁉")
+# enders that may also be a decimal point or an abbreviation's period
+# ("３．５", "U.S."): they cut a bunsetsu only when whitespace follows
+WEAK_ENDERS = frozenset("．.")
+# characters that make a whitespace token a line break (a line break ends a
+# sentence: one-sentence-per-line input needs no punctuation)
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 # bracket pairs (a sentence ender inside a matched pair ends no sentence)
 BRACKET_PAIRS = {
     "「": "」", "『": "』", "（": "）", "(": ")", "［": "］", "[": "]", "｛": "｝", "{": "}",
@@ -207,12 +226,12 @@ def _where(doc: Doc, name: Optional[str]) -> str:
     return f"sentence {name!r}" if name else f"sentence {doc.text[:40]!r}"
 
 
-_ENDER, _TRAILER, _BRACKET = 1, 2, 4
+_ENDER, _TRAILER, _BRACKET, _SPACE = 1, 2, 4, 8
 _KIND_OF_ORTH: dict = {}  # ORTH id -> kind bits (the same id for a string in every vocab)
 
 
 def _token_kinds(doc: Doc) -> List[int]:
-    """Kind bits per token: sentence ender, trailer, bracket or quote."""
+    """Kind bits per token: sentence ender, trailer, bracket or quote, whitespace."""
     cache = _KIND_OF_ORTH
     strings = doc.vocab.strings
     kinds = []
@@ -221,7 +240,8 @@ def _token_kinds(doc: Doc) -> List[int]:
         if kind is None:
             text = strings[orth]
             kind = ((_ENDER if is_sentence_ender(text) else 0) | (_TRAILER if _is_trailer(text) else 0)
-                    | (_BRACKET if text in BRACKET_PAIRS or text in CLOSING_BRACKETS else 0))
+                    | (_BRACKET if text in BRACKET_PAIRS or text in CLOSING_BRACKETS else 0)
+                    | (_SPACE if text.isspace() else 0))
             if len(cache) < 1_000_000:
                 cache[orth] = kind
         kinds.append(kind)
@@ -236,8 +256,16 @@ def _owners(bounds: Sequence[Tuple[int, int]], n: int) -> numpy.ndarray:
     return owner
 
 
+def is_line_break(text: str) -> bool:
+    """A whitespace token that holds a line break ("\\n", " \\n\\n")."""
+    return text.isspace() and any(c in LINE_BREAKS for c in text)
+
+
 def is_sentence_ender(text: str) -> bool:
-    """A sentence-ending token: enders, maybe followed by closing brackets ("。", "！？", "。」")."""
+    """A sentence-ending token: enders, maybe followed by closing brackets
+    ("。", "！？", "。」"), or whitespace with a line break."""
+    if is_line_break(text):
+        return True
     k = len(text)
     while k and text[k - 1] in CLOSING_BRACKETS:
         k -= 1
@@ -321,13 +349,112 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
                 continue
             if depths is None:
                 depths = _bracket_depths([doc[i].text if kinds[i] & _BRACKET else "" for i in range(n)])
-            if depths[p] == 0:
+            if depths[p] == 0 or _has_line_break(doc, t, p):
                 end = int(owner[p]) + 1
                 if not ends or end > ends[-1]:
                     ends.append(end)
     if not ends or ends[-1] != n_spans:
         ends.append(n_spans)
     return list(zip([0] + ends[:-1], ends))
+
+
+def _has_line_break(doc: Doc, start: int, end: int) -> bool:
+    """Whether tokens start..end (inclusive) hold a line break."""
+    return any(is_line_break(doc[i].text) for i in range(start, end + 1) if doc[i].is_space)
+
+
+def sentence_end_tokens(doc: Doc) -> List[int]:
+    """Token indices after which a sentence must end (the last token not
+    included), whatever the bunsetsu: after a line break; after a token of
+    strong enders (。！？ ..., `is_sentence_ender`) or of weak ones (．.,
+    `WEAK_ENDERS`) followed by whitespace, together with the enders and
+    whitespace that follow it, unless that point is inside a matched bracket
+    or quote pair (as `bunsetsu_sentences`). An ender followed by a closing
+    bracket or quote (``行こう！」と``) is not among them: the quotative
+    particle after it usually continues the sentence, so only a bunsetsu end
+    that the chunker put there ends it (`bunsetsu_sentences`). A sentence has
+    a token that is not whitespace: leading line breaks end nothing."""
+    n = len(doc)
+    if n < 2:
+        return []
+    kinds = _token_kinds(doc)
+    texts = None
+    depths = None
+    ends: List[int] = []
+    for t in range(n - 1):
+        if not kinds[t] & _ENDER or (ends and t <= ends[-1]):
+            continue
+        if texts is None:
+            texts = [tok.text for tok in doc]
+        line_break = is_line_break(texts[t])
+        if not line_break and all(c in WEAK_ENDERS or c in CLOSING_BRACKETS for c in texts[t]) \
+                and not texts[t + 1].isspace():
+            continue  # "３．５", "U.S.A": not an end
+        p = t
+        while p + 1 < n and kinds[p + 1] & _TRAILER:
+            p += 1
+            line_break = line_break or is_line_break(texts[p])
+        if p >= n - 1:
+            break
+        if not line_break and any(c in CLOSING_BRACKETS for i in range(t, p + 1) for c in texts[i]):
+            continue  # 「行こう！」と: a quotation's end is often no sentence end; the chunker decides
+        if all(texts[i].isspace() for i in range(ends[-1] + 1 if ends else 0, t + 1)):
+            continue  # only whitespace since the last end: no empty sentence
+        if not line_break:
+            if depths is None:
+                depths = _bracket_depths([texts[i] if kinds[i] & _BRACKET else "" for i in range(n)])
+            if depths[p] != 0:
+                continue
+        ends.append(p)
+    return ends
+
+
+def respect_sentence_ends(doc: Doc, spans_key: str = BUNSETSU_KEY) -> bool:
+    """Re-cut ``doc.spans[spans_key]`` (bunsetsu covering the Doc, e.g. from a
+    chunker) so that no bunsetsu spans a sentence end (`sentence_end_tokens`)
+    and no bunsetsu but the first starts with whitespace: such whitespace
+    joins the bunsetsu before it. Returns whether the spans changed (the new
+    group then has no ``attrs``: it has not been parsed). Run by
+    ``pke_dependency`` before it parses, so a chunker's mistake at a sentence
+    end (``'盛り込んだ。総額は'``, ``'\\n彼が'``) cannot make one tree of two
+    sentences."""
+    n = len(doc)
+    if n < 2:
+        return False
+    kinds = _token_kinds(doc)
+    # the common case, one sentence with its ender last and no whitespace:
+    # nothing to read from the spans (the parser's speed depends on it)
+    if not any(k & _ENDER for k in kinds[:-1]) and not any(k & _SPACE for k in kinds[1:]):
+        return False
+    spans = bunsetsu_group(doc, spans_key)
+    is_start = numpy.zeros(n + 1, bool)
+    for span in spans:
+        is_start[span.start] = True
+    before = is_start.copy()
+    for p in sentence_end_tokens(doc):
+        is_start[p + 1] = True
+    # from the text, not IS_SPACE: a Vocab without lexeme attribute getters leaves that 0
+    space = numpy.array([bool(k & _SPACE) for k in kinds], dtype=bool)
+    # A bunsetsu that starts with whitespace starts at its first word instead:
+    # the whitespace joins the bunsetsu on its left (a sentence end takes the
+    # whitespace after it too, so this never moves one).
+    for s in numpy.flatnonzero(is_start[1:n] & space[1:]) + 1:
+        is_start[s] = False
+        w = s + 1
+        while w < n and space[w]:
+            w += 1
+        is_start[w] = True  # w == n: is_start[n] is the end marker, unused
+    # whitespace at the start has no bunsetsu before it: it joins the first
+    # bunsetsu with a word instead of making one of its own
+    first_word = int(numpy.argmin(space)) if not space.all() else n
+    is_start[1:first_word + 1] = False
+    is_start[0] = True
+    is_start[n] = False
+    if numpy.array_equal(is_start, before):
+        return False
+    starts = numpy.flatnonzero(is_start[:n]).tolist() + [n]
+    doc.spans[spans_key] = [doc[a:b] for a, b in zip(starts, starts[1:])]
+    return True
 
 
 def head_sentences(heads: Sequence[int]) -> Sentences:
