@@ -97,6 +97,23 @@ def words(nlp, texts):
     return [[(t.text, t.whitespace_) for t in nlp(text)] for text in texts]
 
 
+def with_whitespace_runs(recorded):
+    """Recorded `words` as the segmenters give them since issue 29: a
+    stretch of whitespace beyond a word's trailing space is one token, as in
+    spaCy (it was a token per character). The words themselves must match
+    exactly; only consecutive whitespace tokens are joined."""
+    out = []
+    for doc in recorded:
+        tokens = []
+        for text, ws in doc:
+            if tokens and text.isspace() and tokens[-1][0].isspace() and tokens[-1][1] == "":
+                tokens[-1] = [tokens[-1][0] + text, ws]
+            else:
+                tokens.append([text, ws])
+        out.append(tokens)
+    return out
+
+
 def segmenter_tokenizer(seg_dir):
     nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.Segmenter.v1"}},
                                     "initialize": {"tokenizer": {"segmenter_model": str(seg_dir)}}})

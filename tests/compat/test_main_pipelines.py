@@ -43,6 +43,7 @@ PREDICT = {
     "textcat": lambda nlp, _: [nlp(t).cats for t in legacy.TEXTCAT_TESTS],
     "dependency": _dependency,
 }
+SEGMENTERS = {"segmenter", "segmenter_tokenizer", "pke_segmenter", "pke_segmenter_tokenizer"}
 
 
 def test_every_kind_is_covered():
@@ -51,8 +52,12 @@ def test_every_kind_is_covered():
 
 @pytest.mark.parametrize("kind", sorted(PREDICT))
 def test_loads_and_predicts_the_same(kind, tmp_path):
+    expected = EXPECTED[kind]
+    if kind in SEGMENTERS:
+        # the one deliberate change: whitespace runs are one token, as in spaCy
+        expected = legacy.with_whitespace_runs(expected)
     nlp = spacy.load(FIXTURES / kind)
-    assert PREDICT[kind](nlp, tmp_path) == EXPECTED[kind]
+    assert PREDICT[kind](nlp, tmp_path) == expected
     nlp.to_disk(tmp_path / "again")
     again = spacy.load(tmp_path / "again")
-    assert PREDICT[kind](again, tmp_path) == EXPECTED[kind]
+    assert PREDICT[kind](again, tmp_path) == expected
