@@ -159,7 +159,7 @@ def test_kernel_segmenter_keeps_clusters_and_runs(tmp_path):
     nlp = char_nlp()
     seg = nlp.add_pipe("pke_segmenter", config={"trainer": "libsvm", "classifier": "pke"})
     nlp.initialize(lambda: seg_examples(nlp, make_sentences(80)))
-    model = seg.model
+    model = seg.plain_model
     assert model.unit_rules == "graphemes"
     doc = nlp(TEXT)
     assert doc.text == TEXT

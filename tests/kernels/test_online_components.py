@@ -84,5 +84,5 @@ def test_online_options_are_checked():
         with pytest.raises(ValueError, match="online trainer gives PKE only"):
             spacy.blank("xx").add_pipe(factory, config={"trainer": "online", "classifier": "pki"})
     with pytest.raises(ValueError, match="epochs"):
-        spacy.blank("xx").add_pipe("pke_segmenter", config={"trainer": "online"}).model.train(
+        spacy.blank("xx").add_pipe("pke_segmenter", config={"trainer": "online"}).plain_model.train(
             numpy.zeros((2, 2)), numpy.array([1, -1]), trainer="online", max_iter=1.5)
