@@ -25,8 +25,9 @@ Memory: per distinct subset 12 bytes in the table (at most half full, so
 """
 from libc.math cimport sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
+from .growth cimport grow_block
 
 import numpy
 import scipy.sparse
@@ -66,23 +67,11 @@ cdef struct Table:
 
 cdef int _grow_ids(Table* t) noexcept nogil:
     cdef int64_t cap = t.cap * 2 + 4096
-    cdef void* p
-    p = realloc(t.parent, cap * sizeof(int32_t))
-    if p == NULL:
+    if (grow_block(<void**>&t.parent, cap * sizeof(int32_t)) < 0
+            or grow_block(<void**>&t.item, cap * sizeof(int32_t)) < 0
+            or grow_block(<void**>&t.size, cap * sizeof(int8_t)) < 0
+            or grow_block(<void**>&t.support, cap * sizeof(int64_t)) < 0):
         return -1
-    t.parent = <int32_t*>p
-    p = realloc(t.item, cap * sizeof(int32_t))
-    if p == NULL:
-        return -1
-    t.item = <int32_t*>p
-    p = realloc(t.size, cap * sizeof(int8_t))
-    if p == NULL:
-        return -1
-    t.size = <int8_t*>p
-    p = realloc(t.support, cap * sizeof(int64_t))
-    if p == NULL:
-        return -1
-    t.support = <int64_t*>p
     t.cap = cap
     return 0
 

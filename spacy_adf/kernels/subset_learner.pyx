@@ -32,8 +32,9 @@ half when full, so up to 1.5 x 29 bytes. Every loop over
 examples is nogil and touches only C arrays; an example costs its subsets.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
+from .growth cimport grow_block
 
 import numpy
 
@@ -93,31 +94,13 @@ cdef struct Table:
 
 cdef int _grow_ids(Table* t) noexcept nogil:
     cdef int64_t cap = t.cap + t.cap // 2 + 4096
-    cdef void* p
-    p = realloc(t.parent, cap * sizeof(int32_t))
-    if p == NULL:
+    if (grow_block(<void**>&t.parent, cap * sizeof(int32_t)) < 0
+            or grow_block(<void**>&t.item, cap * sizeof(int32_t)) < 0
+            or grow_block(<void**>&t.size, cap * sizeof(int8_t)) < 0
+            or grow_block(<void**>&t.w, cap * sizeof(double)) < 0
+            or grow_block(<void**>&t.u, cap * sizeof(double)) < 0
+            or grow_block(<void**>&t.support, cap * sizeof(int32_t)) < 0):
         return -1
-    t.parent = <int32_t*>p
-    p = realloc(t.item, cap * sizeof(int32_t))
-    if p == NULL:
-        return -1
-    t.item = <int32_t*>p
-    p = realloc(t.size, cap * sizeof(int8_t))
-    if p == NULL:
-        return -1
-    t.size = <int8_t*>p
-    p = realloc(t.w, cap * sizeof(double))
-    if p == NULL:
-        return -1
-    t.w = <double*>p
-    p = realloc(t.u, cap * sizeof(double))
-    if p == NULL:
-        return -1
-    t.u = <double*>p
-    p = realloc(t.support, cap * sizeof(int32_t))
-    if p == NULL:
-        return -1
-    t.support = <int32_t*>p
     t.cap = cap
     return 0
 

@@ -114,8 +114,10 @@ def with_whitespace_runs(recorded):
     return out
 
 
-def segmenter_tokenizer(seg_dir):
-    nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.Segmenter.v1"}},
+def segmenter_tokenizer(seg_dir, tokenizer="spacy_adf.Segmenter.v1"):
+    """A pipeline whose tokenizer (`spacy_adf.Segmenter.v1`, or
+    `spacy_adf.KernelSegmenter.v1`) carries the segmenter saved at seg_dir."""
+    nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"@tokenizers": tokenizer}},
                                     "initialize": {"tokenizer": {"segmenter_model": str(seg_dir)}}})
     nlp.initialize()
     return nlp

@@ -46,13 +46,6 @@ def pke_segmenter():
     return nlp
 
 
-def kernel_segmenter_tokenizer(seg_dir):
-    nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.KernelSegmenter.v1"}},
-                                    "initialize": {"tokenizer": {"segmenter_model": str(seg_dir)}}})
-    nlp.initialize()
-    return nlp
-
-
 def main(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = out_dir / "_knp"
@@ -79,7 +72,7 @@ def main(out_dir: Path) -> None:
     nlp = pke_segmenter()
     nlp.to_disk(out_dir / "pke_segmenter")
     expected["pke_segmenter"] = legacy.words(nlp, legacy.SEG_TESTS)
-    fast = kernel_segmenter_tokenizer(out_dir / "pke_segmenter")
+    fast = legacy.segmenter_tokenizer(out_dir / "pke_segmenter", "spacy_adf.KernelSegmenter.v1")
     fast.to_disk(out_dir / "pke_segmenter_tokenizer")
     expected["pke_segmenter_tokenizer"] = legacy.words(fast, legacy.SEG_TESTS)
     for f in tmp.iterdir():

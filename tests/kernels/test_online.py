@@ -15,17 +15,7 @@ from spacy_adf.kernels import PKE, load_classifier, subset_weights, to_csr, trai
 from spacy_adf.kernels.classifiers import make_classifier
 from spacy_adf.kernels.progress import Progress
 from spacy_adf.kernels.subset_learner import SubsetLearner
-
-V = 40
-
-
-def random_sets(rng, n, v=V, lo=0, hi=10):
-    return [rng.choice(v, rng.integers(lo, hi + 1), replace=False) for _ in range(n)]
-
-
-def _label(x):
-    s = set(int(i) for i in x)
-    return 1 if {3, 5} <= s or {7, 8, 9} <= s or (11 in s and 12 not in s) else -1
+from tests.helpers.subset_data import V, label_of, random_sets
 
 
 def _subset_of(arrays, sid):
@@ -108,7 +98,7 @@ def test_deterministic_under_a_seed():
     rng = numpy.random.default_rng(9)
     train = random_sets(rng, 300, lo=3, hi=12)
     X = to_csr(train, V)
-    y = numpy.array([_label(x) for x in train])
+    y = numpy.array([label_of(x) for x in train])
     a = train_online(X, y, degree=3, epochs=4, seed=1).to_pke(sigma=0.001)
     b = train_online(X, y, degree=3, epochs=4, seed=1).to_pke(sigma=0.001)
     c = train_online(X, y, degree=3, epochs=4, seed=2).to_pke(sigma=0.001)
@@ -125,8 +115,8 @@ def test_agrees_with_the_primal_and_libsvm_trainers():
     train = random_sets(rng, 1500, lo=3, hi=12)
     test = random_sets(rng, 1000, lo=3, hi=12)
     X, T = to_csr(train, V), to_csr(test, V)
-    y = numpy.array([_label(x) for x in train])
-    gold = numpy.array([_label(x) for x in test])
+    y = numpy.array([label_of(x) for x in train])
+    gold = numpy.array([label_of(x) for x in test])
     online = numpy.sign(train_online(X, y, degree=3, C=1.0, epochs=10).to_pke().decision_batch(T))
     primal = numpy.sign(train_primal(X, y, degree=3, C=1.0).to_pke().decision_batch(T))
     sv, _ = train_svm(X, y, degree=3, C=1.0)
@@ -140,7 +130,7 @@ def test_pruning_support_and_the_file_round_trip():
     rng = numpy.random.default_rng(3)
     train = random_sets(rng, 300, lo=3, hi=12)
     X = to_csr(train, V)
-    y = numpy.array([_label(x) for x in train])
+    y = numpy.array([label_of(x) for x in train])
     model = train_online(X, y, degree=3, epochs=5)
     assert model.trainer == "online" and model.n_pos + model.n_neg > 0
     # the support of a subset is the number of training examples containing it

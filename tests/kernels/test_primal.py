@@ -15,17 +15,7 @@ from spacy_adf.kernels.primal import PrimalSVM, fit_linear_svc, train_primal
 from spacy_adf.kernels.svm import merge_duplicates
 
 from tests.helpers.dep_data import corpus_examples
-
-V = 40
-
-
-def random_sets(rng, n, v=V, lo=0, hi=10):
-    return [rng.choice(v, rng.integers(lo, hi + 1), replace=False) for _ in range(n)]
-
-
-def _label(x):
-    s = set(int(i) for i in x)
-    return 1 if {3, 5} <= s or {7, 8, 9} <= s or (11 in s and 12 not in s) else -1
+from tests.helpers.subset_data import V, label_of, random_sets
 
 
 # ---------------------------------------------------------------- expansion
@@ -90,7 +80,7 @@ def test_linear_decisions_equal_pke_from_converted_weights(d):
     rng = numpy.random.default_rng(10 + d)
     train = random_sets(rng, 200, lo=3, hi=12)
     X = to_csr(train, V)
-    y = numpy.array([_label(x) for x in train])
+    y = numpy.array([label_of(x) for x in train])
     test = random_sets(rng, 100, lo=0, hi=14) + [[], [39], [100, 3, 5]]  # 100: unseen id
     index = SubsetIndex(d)
     phi = index.expand(X)
@@ -113,7 +103,7 @@ def test_pruning_follows_sigma_and_xi():
     rng = numpy.random.default_rng(3)
     train = random_sets(rng, 300, lo=3, hi=12)
     X = to_csr(train, V)
-    y = numpy.array([_label(x) for x in train])
+    y = numpy.array([label_of(x) for x in train])
     model = train_primal(X, y, degree=3, C=1.0)
     exact = model.to_pke()
     ref = exact.decision_batch(X)
@@ -139,7 +129,7 @@ def test_primal_fits_a_separable_problem():
     rng = numpy.random.default_rng(7)
     train = random_sets(rng, 150, lo=3, hi=10)
     X = to_csr(train, V)
-    y = numpy.array([_label(x) for x in train])
+    y = numpy.array([label_of(x) for x in train])
     for d in (2, 3):
         stats = {}
         model = train_primal(X, y, degree=d, C=100.0, stats=stats, max_iter=100_000)
@@ -155,7 +145,7 @@ def test_intercept_scaling_approaches_libsvm():
     rng = numpy.random.default_rng(0)
     train = random_sets(rng, 200, lo=4, hi=12)
     X = to_csr(train, V)
-    y = numpy.array([_label(x) for x in train])
+    y = numpy.array([label_of(x) for x in train])
     test = to_csr(random_sets(rng, 100, lo=4, hi=12), V)
     sv, _ = train_svm(X, y, degree=2, C=1.0, tol=1e-8)
     ref = PKB(sv).decision_batch(test)
@@ -171,7 +161,7 @@ def test_primal_merges_duplicates_like_weights():
     base = random_sets(rng, 80, lo=3, hi=10)
     rows = base + base[:30] + base[:10]
     X = to_csr(rows, V)
-    y = numpy.array([_label(x) for x in rows])
+    y = numpy.array([label_of(x) for x in rows])
     stats = {}
     merged = train_primal(X, y, degree=2, C=1.0, stats=stats, tol=1e-8, max_iter=100_000)
     plain = train_primal(X, y, degree=2, C=1.0, merge=False, tol=1e-8, max_iter=100_000)
@@ -205,7 +195,7 @@ def test_merged_libsvm_gives_the_same_decisions(d):
     base = random_sets(rng, 120, lo=3, hi=10)
     rows = base + [base[i] for i in rng.integers(0, 120, 80)]  # 40% duplicates
     X = to_csr(rows, V)
-    y = numpy.array([_label(x) for x in rows])
+    y = numpy.array([label_of(x) for x in rows])
     stats = {}
     merged, _ = train_svm(X, y, degree=d, C=1.0, tol=1e-10, merge=True, stats=stats)
     plain, _ = train_svm(X, y, degree=d, C=1.0, tol=1e-10, merge=False)
