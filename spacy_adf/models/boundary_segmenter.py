@@ -82,9 +82,10 @@ class BoundarySegmenter:
         codes, bounds, _ = concat_units([(c, b) for c, b, _ in items])
         starts = numpy.concatenate([numpy.asarray(s, dtype=bool) for _, _, s in items]) if items else \
             numpy.zeros(0, dtype=bool)
-        if build_vocab:
-            self.vocab = BoundaryVocab.from_keys(gap_keys(codes, bounds, self.window), self.window, min_count)
-        indptr, indices = self.vocab.gap_ids(codes, bounds)
+        with self.progress.running(f"features of {max(len(bounds) - 1, 0):,} runs ({len(codes):,} units)"):
+            if build_vocab:
+                self.vocab = BoundaryVocab.from_keys(gap_keys(codes, bounds, self.window), self.window, min_count)
+            indptr, indices = self.vocab.gap_ids(codes, bounds)
         y = numpy.where(starts[gap_units(bounds) + 1], 1, -1).astype(numpy.int64)
         X = scipy.sparse.csr_matrix((numpy.ones(indices.shape[0]), indices, indptr),
                                     shape=(indptr.shape[0] - 1, len(self.vocab)))

@@ -140,9 +140,11 @@ class KernelSegmenter(KernelComponent):
         SVM (libsvm or primal) -> the configured classifier form."""
         cfg = self.cfg
         cfg["stats"] = {}
-        items = [self.gold_units(eg) for eg in checked_examples(get_examples, f"{self.name}.initialize")
-                 if len(eg.predicted)]
         model = BoundarySegmenter(cfg["window"])
+        examples = checked_examples(get_examples, f"{self.name}.initialize")
+        # the corpus is read before any SVM line: a large one takes minutes
+        items = [self.gold_units(eg) for eg in model.progress.counted(examples, "reading gold words", "documents")
+                 if len(eg.predicted)]
         X, y = model.examples(items, min_count=cfg["min_feature_count"])
         if X.shape[0] == 0 or (y > 0).all() or (y < 0).all():
             raise ValueError(

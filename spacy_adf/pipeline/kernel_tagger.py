@@ -179,7 +179,8 @@ class PKETagger(KernelComponent):
         cfg["stats"] = {}
         if labels is None:
             found = set()
-            for eg in get_examples():
+            # a pass of its own over the corpus before the decisions: say so
+            for eg in self.plain_model.progress.counted(get_examples(), "scanning labels", "documents"):
                 found.update(self.target.labels_in(eg))
             labels = sorted(found)
         cfg["labels"] = list(labels)
