@@ -4,28 +4,50 @@ columns.
 
 spaCy cuts every header to 13 characters ("SPANS_CHUN...", "MORPH_CONJ..."),
 which hides which score a column is. Here a header drops the ``spans_``
-prefix (the span key names the column), long ones keep the first letters of
-each part ("MORPH_CONJFORM_ACC" -> "MORP_CONJ_ACC"), and when the row is still
-wider than 80 columns the score columns that do not count towards SCORE
-(weight 0) go first, then the remaining headers are cut without an ellipsis.
+prefix (the span key names the column). When the row is wider than 80
+columns, the score columns that do not count towards SCORE (weight 0) go
+first; then the headers are shortened step by step: the leading name parts
+all losses (or all scores) share go ("MORPH_CONJ_FORM" beside
+"MORPH_CONJ_TYPE" -> "CONJ_FORM"), then every part of a name is cut to 4,
+3, 2 and 1 letters (camelCase counts as parts). A step that would give two
+columns the same header is skipped, so headers stay unique; every
+shortened header is spelled out in a legend line above the table.
 SCORE (the weighted main score) is printed x 100, like the score columns.
 """
+import re
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 
 from spacy.pipeline import Pipe
 
 WIDTH = 80
 SPACING = 2
-MAX_HEADER = 12
+_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
 def short_header(col: str) -> str:
+    """A score column's full header: upper case, without ``spans_``."""
     name = col.upper()
-    if name.startswith("SPANS_"):
-        name = name[len("SPANS_"):]
-    if len(name) > MAX_HEADER:
-        name = "_".join(part[:4] for part in name.split("_"))
-    return name
+    return name[len("SPANS_"):] if name.startswith("SPANS_") else name
+
+
+def name_parts(name: str) -> List[str]:
+    """The upper-case parts of a name: split at "_" and at camelCase
+    ("morph_SrcPos_acc" -> MORPH, SRC, POS, ACC)."""
+    return [p.upper() for chunk in name.split("_") for p in _PART.findall(chunk)] or [name.upper()]
+
+
+def _without_shared_ends(names: List[List[str]]) -> List[List[str]]:
+    """Drop the leading and trailing parts every name shares (one part stays)."""
+    if len(names) < 2:
+        return names
+    k = 0
+    while all(len(n) > k + 1 for n in names) and len({n[k] for n in names}) == 1:
+        k += 1
+    names = [n[k:] for n in names]
+    k = 0
+    while all(len(n) > k + 1 for n in names) and len({n[-1 - k] for n in names}) == 1:
+        k += 1
+    return [n[:len(n) - k] for n in names]
 
 
 def _widths(headers: List[str], minimum: List[int]) -> List[int]:
@@ -36,26 +58,86 @@ def _row_width(widths: List[int]) -> int:
     return sum(widths) + SPACING * (len(widths) - 1)
 
 
+def _header_levels(loss_pipes: List[str], cols: List[str]) -> List[Tuple[List[str], List[str]]]:
+    """(loss headers, score headers), from the full ones to the shortest."""
+    levels = [([f"LOSS {p.upper()}" for p in loss_pipes], [short_header(c) for c in cols])]
+    pipes = _without_shared_ends([name_parts(p) for p in loss_pipes])
+    scores = _without_shared_ends([name_parts(c[len("spans_"):] if c.lower().startswith("spans_") else c)
+                                    for c in cols])
+    levels.append(([f"LOSS {'_'.join(p)}" for p in pipes], ["_".join(c) for c in scores]))
+    for n in (4, 3, 2, 1):
+        levels.append(([f"L {'_'.join(x[:n] for x in p)}" for p in pipes],
+                       ["_".join(x[:n] for x in c) for c in scores]))
+    return levels
+
+
 def plan_columns(loss_pipes: List[str], score_weights: Dict[str, Optional[float]]
                  ) -> Tuple[List[str], List[str], List[int]]:
     """(score columns shown, headers, widths) of a table that fits WIDTH."""
     scores = [c for c, w in score_weights.items() if w is not None]
 
-    def layout(cols: List[str]) -> Tuple[List[str], List[int]]:
-        headers = ["E", "#"] + [f"LOSS {p.upper()}" for p in loss_pipes] + [short_header(c) for c in cols] + ["SCORE"]
-        minimum = [3, 6] + [8] * len(loss_pipes) + [6] * len(cols) + [6]
-        return headers, _widths(headers, minimum)
+    def layout(cols: List[str], level: int = 0) -> Optional[Tuple[List[str], List[int]]]:
+        losses, names = _header_levels(loss_pipes, cols)[level]
+        headers = ["E", "#"] + losses + names + ["SCORE"]
+        if len(set(headers)) < len(headers):
+            return None  # shortening made two columns alike
+        return headers, _widths(headers, _minimum(len(loss_pipes), len(cols)))
 
     headers, widths = layout(scores)
     zero = [c for c in scores if not score_weights[c]]
     while _row_width(widths) > WIDTH and zero:
         scores.remove(zero.pop())
         headers, widths = layout(scores)
-    while _row_width(widths) > WIDTH and max(widths) > 6:
-        cut = max(widths) - 1
-        headers = [h[:cut] for h in headers]
-        widths = _widths(headers, [min(w, cut) for w in widths])
+    level = 0
+    while _row_width(widths) > WIDTH and level < 5:
+        level += 1
+        shorter = layout(scores, level)
+        if shorter is not None:
+            shorter = _cut_to_fit(shorter[0], _minimum(len(loss_pipes), len(scores)))
+            if shorter is not None:
+                headers, widths = shorter
+    if _row_width(widths) > WIDTH:  # last resort: cut, even if two become alike
+        while _row_width(widths) > WIDTH and max(widths) > 6:
+            cut = max(widths) - 1
+            headers = [h[:cut] for h in headers]
+            widths = _widths(headers, [min(w, cut) for w in widths])
     return scores, headers, widths
+
+
+def _minimum(n_losses: int, n_scores: int) -> List[int]:
+    """The widths the values need (E, #, losses, scores, SCORE)."""
+    return [3, 6] + [8] * n_losses + [6] * n_scores + [6]
+
+
+def _cut_to_fit(headers: List[str], minimum: List[int]) -> Optional[Tuple[List[str], List[int]]]:
+    """The headers with the longest ones cut until the row fits, or None if
+    that takes cutting two into one."""
+    widths = _widths(headers, minimum)
+    while _row_width(widths) > WIDTH:
+        cut = max(len(h) for h in headers) - 1
+        if cut < 4:
+            return None
+        headers = [h[:cut].rstrip("_ ") for h in headers]
+        if len(set(headers)) < len(headers):
+            return None
+        widths = _widths(headers, minimum)
+    return headers, widths
+
+
+def legend(loss_pipes: List[str], scores: List[str], headers: List[str]) -> List[str]:
+    """Lines that spell out every shortened header (none if none is)."""
+    full = ["E", "#"] + [f"LOSS {p.upper()}" for p in loss_pipes] + [short_header(c) for c in scores] + ["SCORE"]
+    names = ["E", "#"] + [f"loss of {p}" for p in loss_pipes] + list(scores) + ["SCORE"]
+    pairs = [f"{h} = {n}" for h, f, n in zip(headers, full, names) if h != f]
+    if not pairs:
+        return []
+    lines = ["Columns:"]
+    for k, pair in enumerate(pairs):  # a pair is never broken over two lines
+        piece = pair + (";" if k < len(pairs) - 1 else "")
+        if len(lines[-1]) + 1 + len(piece) > WIDTH:
+            lines.append(" ")
+        lines[-1] += " " + piece
+    return lines
 
 
 def _row(values: List[str], widths: List[int], left: int) -> str:
@@ -74,6 +156,8 @@ def console_table(nlp, stdout: IO) -> Tuple[Callable[[Optional[Dict[str, Any]]],
     def write(text: str) -> None:
         print(text, file=stdout, flush=True)
 
+    for line in legend(pipes, scores, headers):
+        write(line)
     write(_row(headers, widths, len(headers)))
     write(_row(["-" * w for w in widths], widths, len(headers)))
 

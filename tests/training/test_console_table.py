@@ -3,7 +3,7 @@ import io
 
 import spacy
 
-from spacy_adf.training.console_table import WIDTH, _row_width, console_table, plan_columns, short_header
+from spacy_adf.training.console_table import WIDTH, _row_width, console_table, legend, name_parts, plan_columns
 
 
 def test_span_scores_are_named_by_their_key_not_cut():
@@ -21,7 +21,31 @@ def test_a_wide_table_drops_zero_weight_columns_then_cuts_headers():
     assert _row_width(widths) <= WIDTH
     assert all(not h.endswith("...") for h in headers)
     assert {"morph_SrcPos_SrcSubPos_acc", "morph_ConjType_acc", "morph_ConjForm_acc"} <= set(scores)
-    assert short_header("morph_ConjForm_acc") == "MORP_CONJ_ACC"
+    assert name_parts("morph_ConjForm_acc") == ["MORPH", "CONJ", "FORM", "ACC"]
+
+
+def test_shortened_headers_stay_unique_and_are_spelled_out():
+    # the shipped morph config: three taggers whose names and scores share
+    # their starts ("LOSS MOR" three times and "MORPH_CONJ..." twice before)
+    pipes = ["morph_pos", "morph_conj_type", "morph_conj_form"]
+    weights = {"morph_SrcPos_SrcSubPos_acc": 0.5, "morph_ConjType_acc": 0.25, "morph_ConjForm_acc": 0.25}
+    scores, headers, widths = plan_columns(pipes, weights)
+    assert scores == list(weights) and _row_width(widths) <= WIDTH
+    assert len(set(headers)) == len(headers)
+    assert headers[2:5] == ["L POS", "L CONJ_T", "L CONJ_F"]
+    assert headers[5:8] == ["SRC_POS", "CONJ_TYP", "CONJ_FOR"]
+    lines = legend(pipes, scores, headers)
+    text = " ".join(lines)
+    assert all(len(line) <= WIDTH for line in lines)
+    for name in pipes + list(weights):
+        assert name in text
+    assert "CONJ_TYP = morph_ConjType_acc" in text
+
+
+def test_no_legend_when_nothing_is_shortened():
+    weights = {"spans_phrases_f": 1.0, "spans_phrases_p": 0.0, "spans_phrases_r": 0.0}
+    scores, headers, _ = plan_columns(["chunker"], weights)
+    assert legend(["chunker"], scores, headers) == []
 
 
 def test_rows_print_scores_and_score_times_100():
