@@ -2,7 +2,7 @@
 corpus (see spacy_adf.training.jackknife).
 
     python -m scripts.jackknife OUTPUT_DIR --upstream CONFIG [--upstream CONFIG2 ...]
-        [--n-folds 10] [--seed 0] [--corpus corpora.train] [--keep-models]
+        [--n-folds 10] [--seed 0] [--corpus corpora.train] [--jobs 1] [--keep-models]
         [--paths.train FILE --corpora.train.part all ...]
 
 Extra ``--section.key value`` arguments are config overrides, applied to
@@ -31,12 +31,15 @@ def main(argv=None):
     parser.add_argument("--folds", type=int, nargs="*", default=None,
                         help="run only these folds (0-based; e.g. one per process); the DocBin of all is "
                              "written once every fold is done")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="folds trained at the same time, each in its own process (default 1)")
     parser.add_argument("--keep-models", action="store_true", help="keep the fold models (deleted by default)")
     args, extra = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     overrides = parse_config_overrides(extra)
     settings = JackknifeSettings(upstream=args.upstream, output=args.output, n_folds=args.n_folds,
                                  seed=args.seed, corpus=args.corpus, overrides=overrides,
-                                 keep_models=args.keep_models, folds=args.folds)
+                                 keep_models=args.keep_models, folds=args.folds,
+                                 jobs=args.jobs)
     run_jackknife(settings)
 
 

@@ -59,6 +59,7 @@ class JackknifeSettings:
     batch_size: int = 256
     python: str = sys.executable
     folds: Optional[List[int]] = None    # run only these folds (None: all), e.g. one per process
+    jobs: int = 1                        # folds trained at the same time (each in its own process)
 
     def __post_init__(self) -> None:
         self.upstream = [Path(p) for p in self.upstream]
@@ -74,6 +75,8 @@ class JackknifeSettings:
         check_split(self.n_folds, [0], "train")
         if self.folds is not None:
             check_split(self.n_folds, self.folds, "heldout")
+        if self.jobs < 1:
+            raise ValueError(f"[jackknife] jobs must be >= 1, not {self.jobs}")
 
 
 def _section(config: Dict, dotted: str, source: Path) -> Dict:
@@ -223,6 +226,22 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
     return record
 
 
+def _run_folds_in_processes(settings: JackknifeSettings, names: List[str], folds: List[int],
+                            log: Callable[[str], None]) -> None:
+    """`_run_fold` for several folds at once, `settings.jobs` processes
+    (fresh interpreters: each loads its own fold models). Their lines go
+    to stdout as they come, each tagged with its fold."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import multiprocessing
+
+    log(f"[jackknife] folds {[f + 1 for f in folds]} in {min(settings.jobs, len(folds))} processes")
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=settings.jobs, mp_context=context) as pool:
+        running = {pool.submit(_run_fold, settings, names, fold, print): fold for fold in folds}
+        for done in as_completed(running):
+            done.result()  # a failed fold stops the run with its error (the others keep their DocBins)
+
+
 def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = print) -> Dict:
     """Train and annotate every fold not done yet (see module; all of them,
     or ``settings.folds``), then, once every fold has its DocBin, join them
@@ -234,12 +253,18 @@ def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = prin
     out.mkdir(parents=True, exist_ok=True)
     names = [p.stem for p in settings.upstream]
     total = time.perf_counter()
+    todo = []
     for fold in (range(settings.n_folds) if settings.folds is None else settings.folds):
         if fold_annotations(out, fold).exists():
             log(f"[jackknife] fold {fold + 1}/{settings.n_folds}: already annotated "
                 f"({fold_annotations(out, fold)}), skipped")
-            continue
-        _run_fold(settings, names, fold, log)
+        else:
+            todo.append(fold)
+    if settings.jobs > 1 and len(todo) > 1:
+        _run_folds_in_processes(settings, names, todo, log)
+    else:
+        for fold in todo:
+            _run_fold(settings, names, fold, log)
     missing = [f for f in range(settings.n_folds) if not fold_annotations(out, f).exists()]
     summary = {"upstream": [str(p) for p in settings.upstream], "corpus": settings.corpus,
                "n_folds": settings.n_folds, "seed": settings.seed, "overrides": settings.overrides,

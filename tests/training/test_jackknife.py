@@ -146,8 +146,10 @@ def test_jackknife_cli_annotates_every_sentence_once_by_a_model_that_did_not_see
     first = subprocess.run(cmd + ["--folds", "1"], capture_output=True, text=True, cwd=REPO)
     assert first.returncode == 0, first.stderr[-3000:]
     assert (out / "fold1" / "annotations.spacy").exists() and not (out / "annotations.spacy").exists()
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    # the two folds left run at the same time, each in its own process
+    done = subprocess.run(cmd + ["--jobs", "2"], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "folds [1, 3] in 2 processes" in done.stdout
     assert done.stdout.count("held-out sentences") == 2  # progress per fold; fold 2 of 3 was done
     assert "fold 2/3: already annotated" in done.stdout
     summary = json.loads((out / "jackknife.json").read_text())
