@@ -5,14 +5,14 @@ comes out; no spaCy pipeline concerns.
 
 Training samples are (ids int32, vals float32, gold label id) triples.
 """
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
 
 from ..core.maxent import MaxEntModel, train_maxent_online
 from ..core.params import SparseGrad
-from ..features.ngrams import FeatureIndex, NgramFeaturizer, stack_rows
+from ..features.ngrams import FEATURES_KEY, FeatureIndex, NgramFeaturizer, stack_rows
 from ..serialization.framed import pack, read_model
 from .sparse_model import SparseModel
 
@@ -64,6 +64,18 @@ class MaxEntText(SparseModel):
         return maxent.predict_proba(ptr, ids, vals)
 
     # ------------------------------------------------------------ training
+
+    @staticmethod
+    def training_signature(doc: Doc) -> Any:
+        """What the features of `doc` are a function of: its precomputed
+        features (the dict itself) if it has them, else its text. A cached
+        sample is reused only while this compares equal."""
+        pre = doc.user_data.get(FEATURES_KEY) if doc.user_data else None
+        return pre if pre is not None else doc.text
+
+    def training_sample(self, doc: Doc, gold: int) -> tuple:
+        """(ids, vals, gold) of one Doc and its gold label id."""
+        return (*self.features_of(doc), gold)
 
     def online_steps(self, state, grad: SparseGrad, samples: List[tuple], minibatch: int,
                      perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:

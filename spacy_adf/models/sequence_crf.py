@@ -3,14 +3,34 @@ a feature table and the CRF weights (a LinearChainCRF). Docs go in, label
 ids come out; no spaCy pipeline concerns (the component maps labels to
 tags and annotations).
 """
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
 
 from ..features.crf_layout import check_feature_modes, edge_mask
+from ..features.digest import digest
+from ..features.row_buffer import RowBuffer
 from ..features.templates import TemplateSet
-from .linear_crf import LinearChainCRF
+from .linear_crf import LinearChainCRF, Sample
+
+HASH_BATCH = 256  # training Docs hashed per columns pass (read_training)
+
+
+class TrainingPass:
+    """What `SequenceCRF.read_training` keeps of a training corpus read once
+    (each Doc is dropped once read): per sequence with complete gold its
+    template hashes (stacked in one buffer), its gold tags and the digest
+    of its input signature. The tags are provisional ids in order of
+    appearance (`tags`): the component knows its tag set only after the
+    same pass has shown it the labels."""
+
+    def __init__(self, n_templates: int) -> None:
+        self.n_examples = 0  # every Example read, empty or without gold too
+        self.hashes = RowBuffer(n_templates)
+        self.golds: List[numpy.ndarray] = []
+        self.signatures: List[bytes] = []
+        self.tags: Dict[str, int] = {}
 
 
 class SequenceCRF(LinearChainCRF):
@@ -52,6 +72,77 @@ class SequenceCRF(LinearChainCRF):
         emptied), returning each sequence's training sample, equal to
         (*features_of(doc), gold): one hashing pass serves both."""
         return self.build_with_samples(hash_mats, golds, n_labels, **self.layout)
+
+    # ------------------------------------------------------------ training examples
+    # The example preparation of training: the component hands each
+    # (predicted Doc, gold tags) pair over and gets the CRF's samples back.
+
+    def read_training(self, pairs: Iterable[Tuple[Doc, Optional[Sequence[str]]]]) -> TrainingPass:
+        """Read (predicted Doc, gold tag names or None) pairs once, as a
+        stream: the hashes the feature table is built from, which are also
+        the first epoch's samples (`build_for_training`), so the corpus is
+        hashed once. Empty Docs and pairs without (complete) gold are
+        counted, not kept. Docs are hashed HASH_BATCH at a time: one
+        columns pass per batch."""
+        corpus = TrainingPass(len(self.templates))
+        pending: List[Doc] = []
+        for doc, tags in pairs:
+            corpus.n_examples += 1
+            if not len(doc) or tags is None:
+                continue
+            ids = [corpus.tags.setdefault(t, len(corpus.tags)) for t in tags]
+            corpus.golds.append(numpy.array(ids, dtype=numpy.int32))
+            corpus.signatures.append(self.training_signature(doc))
+            pending.append(doc)
+            if len(pending) == HASH_BATCH:
+                corpus.hashes.append(self.hashes_of_docs(pending))
+                pending = []
+        if pending:
+            corpus.hashes.append(self.hashes_of_docs(pending))
+        return corpus
+
+    def build_for_training(self, corpus: TrainingPass, tag_names: Sequence[str],
+                           unknown_tag: Callable[[str], None]) -> Dict[tuple, List[Sample]]:
+        """Feature table and zero weights over `tag_names` (the labels, in
+        column order) from a `read_training` pass, which this consumes.
+        Returns the first epoch's samples by `training_key`, one list per
+        distinct content (a repeated sentence shares its sample), for the
+        trainer's cache. A gold tag outside `tag_names` calls
+        unknown_tag(tag), which should raise (the component's message)."""
+        index = {t: i for i, t in enumerate(tag_names)}
+        names = list(corpus.tags)
+        remap = numpy.array([index.get(t, -1) for t in names], dtype=numpy.int32)
+        golds = corpus.golds
+        for i, gold in enumerate(golds):
+            ids = remap[gold]
+            if len(ids) and ids.min() < 0:
+                tag = names[int(gold[numpy.flatnonzero(ids < 0)[0]])]
+                unknown_tag(tag)
+                raise ValueError(f"[{self.name}] gold tag {tag!r} is not one of the tags")
+            golds[i] = ids
+        samples = self.build_training(corpus.hashes, golds, len(tag_names))
+        primed: Dict[tuple, List[Sample]] = {}
+        for signature, sample in zip(corpus.signatures, samples):
+            primed.setdefault(self.training_key(signature, sample[2]), [sample])
+        return primed
+
+    def training_signature(self, doc: Doc) -> bytes:
+        """The 128-bit digest of `source_signature`: what a cached sample of
+        `doc` is checked against (the cache holds no copy of the input)."""
+        return digest(self.source_signature(doc))
+
+    @staticmethod
+    def training_key(signature: bytes, gold: numpy.ndarray) -> tuple:
+        """Everything a training sample is a function of (the digest of the
+        input signature, the gold ids), as a dict key: how samples prepared
+        before training are found again by content."""
+        return (signature, gold.tobytes())
+
+    def training_sample(self, doc: Doc, gold: numpy.ndarray) -> Sample:
+        """(pos_ptr, attrs, gold) of one Doc and its gold tag ids."""
+        return (*self.features_of(doc), gold)
+
+    # ------------------------------------------------------------ inference
 
     def featurize(self, docs: Sequence[Doc]) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
         """Known feature ids of a batch of Docs as (seq_starts, pos_ptr, attrs):

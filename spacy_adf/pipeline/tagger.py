@@ -20,8 +20,7 @@ from thinc.api import Config, Model
 from ..core.crf import CRFModel
 from ..models.sequence_crf import SequenceCRF
 from ..scorers.tagging import tagger_score
-from ..features.row_buffer import RowBuffer
-from ..training.example_cache import MISS, digest
+from ..training.example_cache import MISS
 from ..training.sparse_trainer import SparseTrainer
 from .labels import LabelsInCfg, initial_labels
 from .score_weights import set_score_weights
@@ -90,9 +89,6 @@ def make_adf_tagger(
     return tagger
 
 
-_HASH_BATCH = 256  # initialize hashes this many Docs per columns pass
-
-
 class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     """Labels tokens with a CRF (`SequenceCRF`) and writes the labels to the
     target: Doc -> template hashes -> feature ids -> Viterbi tag ids -> tags ->
@@ -157,11 +153,13 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                    labels: Optional[List[str]] = None, corpus: Optional[str] = None) -> None:
         """Collect labels and build the feature table from the corpus.
 
-        One pass over the examples, each dropped once read: what is kept per
-        sequence is its template hashes, its gold tags and the signature of
-        its input. The feature lookups of those hashes are the first epoch's
-        training samples (primed in the trainer's cache), so the corpus is
-        hashed once, not once here and again in the first epoch.
+        One pass over the examples, each dropped once read: the component
+        collects the labels and hands each predicted Doc with its gold tags
+        to the model, which keeps its hashes, gold and input signature
+        (`SequenceCRF.read_training`). The feature lookups of those hashes
+        are the first epoch's training samples (primed in the trainer's
+        cache), so the corpus is hashed once, not once here and again in
+        the first epoch.
 
         corpus: a reader of the config by dot name ("corpora.train") to
         read in full instead of get_examples (for a streamed training
@@ -169,31 +167,17 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
         upstream = self._upstream(nlp)
         found: List[str] = []
-        tag_ids: Dict[str, int] = {}  # provisional ids, in order of appearance
-        hash_mats = RowBuffer(len(self.plain_model.templates))
-        golds, keys = [], []
-        pending: List[Doc] = []  # hashed a batch at a time: one columns pass per batch
-        n_examples = 0
-        for eg in examples:
-            n_examples += 1
-            if upstream:
-                self._annotate_upstream_one(eg, upstream)
-            found.extend(self.target.labels_in(eg))
-            if not len(eg.predicted):
-                continue
-            tags = self.target.gold(eg)
-            if any(t is None for t in tags):
-                continue  # documented: sequences with unlabelled tokens are skipped
-            golds.append(numpy.array([tag_ids.setdefault(t, len(tag_ids)) for t in tags], dtype=numpy.int32))
-            keys.append(digest(self.plain_model.source_signature(eg.predicted)))
-            pending.append(eg.predicted)
-            if len(pending) == _HASH_BATCH:
-                hash_mats.append(self.plain_model.hashes_of_docs(pending))
-                pending = []
-        if pending:
-            hash_mats.append(self.plain_model.hashes_of_docs(pending))
-        del examples, pending
-        if not n_examples:
+
+        def pairs():
+            # labels are collected as the model reads the gold tags: one pass
+            for eg in examples:
+                if upstream:
+                    self._annotate_upstream_one(eg, upstream)
+                found.extend(self.target.labels_in(eg))
+                yield eg.predicted, self._gold_tags(eg) if len(eg.predicted) else None
+
+        read = self.plain_model.read_training(pairs())
+        if not read.n_examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
         self.cfg["labels"] = initial_labels(self.cfg["labels"], labels, found)
         if not self.cfg["labels"]:
@@ -202,20 +186,10 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                 "initialization examples; check the corpus and the target setting"
             )
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
-        names = list(tag_ids)
-        remap = numpy.array([self._tag_index.get(t, -1) for t in names], dtype=numpy.int32)
-        for i, gold in enumerate(golds):
-            gold = remap[gold]
-            if len(gold) and gold.min() < 0:
-                self._unknown_tag(names[int(golds[i][numpy.flatnonzero(gold < 0)[0]])])
-            golds[i] = gold
-        samples = self.plain_model.build_training(hash_mats, golds, self.n_tags)
-        self.cfg["n_train_examples"] = n_examples
+        primed = self.plain_model.build_for_training(read, self.tag_names, self._unknown_tag)
+        self.cfg["n_train_examples"] = read.n_examples
         self._model_changed()
-        primed = {}
-        for signature, sample in zip(keys, samples):
-            primed.setdefault(_content_key(signature, sample[2]), [sample])
-        self.trainer.cache.prime(primed, n_examples)
+        self.trainer.cache.prime(primed, read.n_examples)
 
     def _upstream(self, nlp: Optional[Language]) -> list:
         """The components before this one, if the templates need annotations
@@ -249,10 +223,17 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             "that contains it, or pass labels=[...] to initialize()."
         )
 
-    def _gold_ids(self, eg: Example) -> Optional[numpy.ndarray]:
+    def _gold_tags(self, eg: Example) -> Optional[List[str]]:
+        """The gold tag of each predicted token, or None if one has none."""
         tags = self.target.gold(eg)
         if any(t is None for t in tags):
             return None  # documented: sequences with unlabelled tokens are skipped
+        return tags
+
+    def _gold_ids(self, eg: Example) -> Optional[numpy.ndarray]:
+        tags = self._gold_tags(eg)
+        if tags is None:
+            return None
         try:
             return numpy.array([self._tag_index[t] for t in tags], dtype=numpy.int32)
         except KeyError as e:
@@ -288,16 +269,17 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         a 128-bit digest, so the cache holds no copy of them)."""
         if not len(eg.predicted):
             return []
-        signature = digest(self.plain_model.source_signature(eg.predicted))
+        model = self.plain_model
+        signature = model.training_signature(eg.predicted)
         samples = self.trainer.cache.get(eg, signature, operator.eq)
         if samples is MISS:
             gold = self._gold_ids(eg)
             if gold is None:
                 samples = []
             else:
-                samples = self.trainer.cache.take(_content_key(signature, gold))
+                samples = self.trainer.cache.take(model.training_key(signature, gold))
                 if samples is MISS:
-                    samples = [(*self.plain_model.features_of(eg.predicted), gold)]
+                    samples = [model.training_sample(eg.predicted, gold)]
             self.trainer.cache.put(eg, signature, samples)
         return samples
 
@@ -372,12 +354,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
 def _whitespace_only(doc: Doc) -> bool:
     return doc[0].is_space and bool(doc.to_array(IS_SPACE).all())  # the first test is cheap
-
-
-def _content_key(signature: bytes, gold: numpy.ndarray) -> tuple:
-    """Everything a training sample is a function of (the digest of the
-    input signature, the gold ids), as a dict key."""
-    return (signature, gold.tobytes())
 
 
 def _rebuild(cls, vocab, model, name, cfg, scorer, data) -> ADFTagger:

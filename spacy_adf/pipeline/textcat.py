@@ -19,6 +19,7 @@ with a value >= 0.5.
 
 Batch training (L-BFGS): ``trainable_params`` and ``batch_objective()``.
 """
+import operator
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
@@ -29,7 +30,6 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
-from ..features.ngrams import FEATURES_KEY
 from ..models.maxent_text import MaxEntText
 from ..training.example_cache import MISS
 from ..training.sparse_trainer import SparseTrainer
@@ -134,6 +134,8 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         """Collect the labels (unless given) and build the feature index from
         the predicted Docs of the training examples; weights start at zero."""
         validate_get_examples(get_examples, f"{self.name}.initialize")
+        # held, not streamed: the gold ids are checked against the labels of
+        # all examples before the index is built (the errors' order)
         examples = list(get_examples())
         if not examples:
             raise ValueError(f"[{self.name}] initialize() got no training examples")
@@ -193,13 +195,11 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         """[(ids, vals, gold)] of one example (empty without gold cats),
         cached across epochs (spaCy reuses the reference Docs; the predicted
         Doc's text or precomputed features are checked, so a hit is exact)."""
-        doc = eg.predicted
-        pre = doc.user_data.get(FEATURES_KEY) if doc.user_data else None
-        signature = pre if pre is not None else doc.text
-        samples = self.trainer.cache.get(eg, signature, lambda a, b: a == b)
+        signature = self.plain_model.training_signature(eg.predicted)
+        samples = self.trainer.cache.get(eg, signature, operator.eq)
         if samples is MISS:
             gold = self._gold_id(eg)
-            samples = [] if gold is None else [(*self.plain_model.features_of(doc), gold)]
+            samples = [] if gold is None else [self.plain_model.training_sample(eg.predicted, gold)]
             self.trainer.cache.put(eg, signature, samples)
         return samples
 

@@ -18,13 +18,12 @@ A reference Doc built by a compact reader (`spacy_adf.corpora.compact`,
 which builds new Docs on every call) carries its place in the corpus; its
 entry is keyed by that instead, and holds no Doc.
 """
-import hashlib
 from typing import Any, Callable, Dict, Hashable, Tuple
 
-import numpy
 from spacy.training import Example
 
 from ..corpora.compact import ITEM_KEY
+from ..features.digest import digest  # noqa: F401 (re-exported: the cache's signatures and keys)
 
 MISS = object()
 
@@ -37,17 +36,6 @@ def _entry_key(eg: Example) -> Tuple[Hashable, Any]:
     if item is not None:
         return ("item", item), None
     return id(eg.reference), eg.reference
-
-
-def digest(array: numpy.ndarray) -> bytes:
-    """A 128-bit BLAKE2b digest of an array's dtype, shape and contents: the
-    signature or key the cache keeps instead of a copy of the array (two
-    different arrays among a billion share a digest with a chance below
-    1e-20)."""
-    h = hashlib.blake2b(digest_size=16)
-    h.update(f"{array.dtype.str}{array.shape}".encode())
-    h.update(numpy.ascontiguousarray(array).data)
-    return h.digest()
 
 
 class ExampleCache:
