@@ -189,6 +189,17 @@ def fold_annotations(output: Path, fold: int) -> Path:
     return output / f"fold{fold}" / ANNOTATIONS
 
 
+def join_folds(paths: Sequence[Path]) -> DocBin:
+    """The fold DocBins in one, in order. User data is kept (each fold's
+    DocBin is written with it): the sentence ids in it tell apart two
+    sentences of the same text and other tokens, which readers pair with
+    their gold copy (`corpora.bunsetsu.read_jackknifed`)."""
+    joined = DocBin(store_user_data=True)
+    for path in paths:
+        joined.merge(DocBin(store_user_data=True).from_disk(path))
+    return joined
+
+
 def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Callable[[str], None]) -> Dict:
     """Train the upstream chain on the other folds, annotate this one and
     write it to its own DocBin (so an interrupted run resumes at the first
@@ -213,8 +224,7 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
     start = time.perf_counter()
     pipelines = [spacy.load(fold_dir / name / "model-last") for name in names]
     docs = annotate(_heldout_docs(configs[0], pipelines[0], settings, fold), pipelines, settings.batch_size)
-    annotated = DocBin(store_user_data=False, docs=docs)
-    annotated.to_disk(fold_annotations(out, fold))
+    DocBin(store_user_data=True, docs=docs).to_disk(fold_annotations(out, fold))
     record.update(sentences=len(docs), annotate_seconds=round(time.perf_counter() - start, 1))
     (fold_dir / SUMMARY).write_text(json.dumps(record, indent=2) + "\n")
     log(f"[jackknife] fold {fold + 1}/{settings.n_folds}: annotated {len(docs)} held-out sentences "
@@ -274,9 +284,8 @@ def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = prin
         log(f"[jackknife] folds {[f + 1 for f in missing]} not annotated yet; {ANNOTATIONS} is written "
             "when every fold is")
         return summary
-    annotated = DocBin(store_user_data=False)
+    annotated = join_folds([fold_annotations(out, fold) for fold in range(settings.n_folds)])
     for fold in range(settings.n_folds):
-        annotated.merge(DocBin().from_disk(fold_annotations(out, fold)))
         summary["folds"].append(json.loads((out / f"fold{fold}" / SUMMARY).read_text()))
     annotated.to_disk(out / ANNOTATIONS)
     summary["sentences"] = len(annotated)

@@ -140,3 +140,40 @@ def test_reader_takes_several_files(dep_corpus):
         BunsetsuCorpus(f"{dep_corpus / 'dev.knp'},{dep_corpus / 'nope.knp'}")
     with pytest.raises(ValueError, match="empty"):
         BunsetsuCorpus(f"{dep_corpus / 'dev.knp'},")
+
+
+SAME_TEXT_KNP = """# S-ID:a-1
+* -1D
++ -1D
+慶尚 けいしょう 慶尚 名詞 6 地名 4 * 0 * 0 NIL
+道 どう 道 名詞 6 普通名詞 1 * 0 * 0 NIL
+地方 ちほう 地方 名詞 6 普通名詞 1 * 0 * 0 NIL
+EOS
+# S-ID:b-1
+* -1D
++ -1D
+慶尚道 けいしょうどう 慶尚道 名詞 6 地名 4 * 0 * 0 NIL
+地方 ちほう 地方 名詞 6 普通名詞 1 * 0 * 0 NIL
+EOS
+"""
+
+
+def test_same_text_other_tokens_pair_by_sentence_id_through_the_jackknife_files(tmp_path):
+    """Two gold sentences of one text but other tokens (KU Wikipedia has
+    three such texts): the fold DocBins and their join keep the S-IDs, so
+    each gold sentence meets its own jack-knifed copy."""
+    import spacy
+
+    from spacy_adf.training.jackknife import join_folds
+
+    (tmp_path / "same.knp").write_text(SAME_TEXT_KNP, encoding="utf8")
+    vocab = Vocab()
+    refs = list(bunsetsu_docs(tmp_path / "same.knp", vocab))
+    assert refs[0].text == refs[1].text and len(refs[0]) != len(refs[1])
+    for k, ref in enumerate(refs):  # one sentence per fold, as the jack-knife writes them
+        seen = _jackknifed(ref, [(0, len(ref))])
+        assert seen.user_data["sent_id"] == ref.user_data["sent_id"]
+        DocBin(store_user_data=True, docs=[seen]).to_disk(tmp_path / f"fold{k}.spacy")
+    join_folds([tmp_path / "fold0.spacy", tmp_path / "fold1.spacy"]).to_disk(tmp_path / "all.spacy")
+    egs = list(BunsetsuCorpus(tmp_path / "same.knp", jackknifed=tmp_path / "all.spacy")(spacy.blank("xx")))
+    assert [len(eg.reference) for eg in egs] == [3, 2]
