@@ -63,7 +63,7 @@ import numpy
 from spacy.attrs import DEP, HEAD, IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
 from ..features.bunsetsu import FEATURE_GROUPS, check_groups
@@ -75,6 +75,7 @@ from ..models.bunsetsu_parser import BunsetsuParser
 from ..models.kernel_forms import check_classifier_options, check_trainer
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
 from .kernel_component import KernelComponent
+from .trainable import checked_examples
 
 TREE_ATTRS = [HEAD, DEP]
 
@@ -241,10 +242,12 @@ class PKEDependencyParser(KernelComponent):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None):
         """Train: gold parse decisions -> libsvm (or the primal trainer) -> the configured classifier."""
-        validate_get_examples(get_examples, "PKEDependencyParser.initialize")
         cfg = self.cfg
         cfg["stats"] = {}
-        X, y = self.plain_model.examples(self._gold_items(get_examples()), min_count=cfg["min_feature_count"])
+        # examples checked as they stream by (spaCy's validate_get_examples
+        # reads them all first: one more silent pass over a large corpus)
+        examples = checked_examples(get_examples, f"{self.name}.initialize")
+        X, y = self.plain_model.examples(self._gold_items(examples), min_count=cfg["min_feature_count"])
         if X.shape[0] == 0:
             raise ValueError(f"[{self.name}] no training decisions: the examples need sentences with "
                              "three or more bunsetsu")

@@ -36,12 +36,13 @@ import numpy
 from spacy.attrs import IS_SPACE, POS, TAG
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
 from ..models.kernel_forms import check_classifier_options, check_trainer
 from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger
 from .kernel_component import KernelComponent
+from .trainable import checked_examples
 from .score_weights import set_score_weights
 from .targets import SpanTarget, make_target
 
@@ -174,19 +175,22 @@ class PKETagger(KernelComponent):
         """Train: the labels of the examples (or `labels`) -> the tags of
         the scheme -> gold decisions -> one SVM per pair of tags -> the
         configured classifier."""
-        validate_get_examples(get_examples, "PKETagger.initialize")
+        # examples checked as they stream by (spaCy's validate_get_examples
+        # reads them all first: one more silent pass over a large corpus)
+        method = f"{self.name}.initialize"
         cfg = self.cfg
         cfg["stats"] = {}
         if labels is None:
             found = set()
             # a pass of its own over the corpus before the decisions: say so
-            for eg in self.plain_model.progress.counted(get_examples(), "scanning labels", "documents"):
+            examples = checked_examples(get_examples, method)
+            for eg in self.plain_model.progress.counted(examples, "scanning labels", "documents"):
                 found.update(self.target.labels_in(eg))
             labels = sorted(found)
         cfg["labels"] = list(labels)
         tag_names = self.target.tag_names(cfg["labels"])
         try:
-            X, y = self.plain_model.examples(self._gold_items(get_examples()), tag_names,
+            X, y = self.plain_model.examples(self._gold_items(checked_examples(get_examples, method)), tag_names,
                                         min_count=cfg["min_feature_count"])
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None
