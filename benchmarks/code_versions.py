@@ -18,7 +18,7 @@ tagger / pke_tagger: CoNLL-2000 test sentences with their POS tags;
 segmenter / pke_segmenter: KWDLC test sentences as raw text (nlp.pipe of
 strings: the character tokenizer or the segmenter tokenizer first);
 dependency: KWDLC test with gold bunsetsu and POS, no heads;
-textcat: the Blitzer books reviews, one Doc each.
+textcat: the Blitzer books reviews (their feature counts), one Doc each.
 """
 import argparse
 import hashlib
@@ -66,12 +66,13 @@ def _inputs(kind: str, nlp, data: Path):
         texts = [r.text for r in refs]
         return texts, sum(len(t) for t in texts), "chars"
     if kind == "textcat":
-        texts = []
+        from spacy_adf.corpora.blitzer import make_example, read_reviews
+
+        reviews = []
         for name in ("positive.review", "negative.review"):
-            raw = (data / "blitzer_sentiment" / "books" / name).read_text(encoding="utf8", errors="replace")
-            texts += [t.strip() for t in raw.split("<review_text>")[1:]]
-        texts = [t.split("</review_text>")[0].strip() for t in texts]
-        return texts, sum(len(t) for t in texts), "chars"
+            reviews += read_reviews(data / "blitzer_sentiment" / "books" / name)
+        docs = [make_example(nlp.vocab, r).predicted for r in reviews]  # the feature counts on each Doc
+        return docs, len(docs), "docs"
     raise ValueError(f"unknown kind {kind!r}; one of {KINDS}")
 
 
@@ -84,6 +85,8 @@ def _fresh(kind: str, nlp, inputs):
         from spacy_adf.corpora.bunsetsu import make_predicted
 
         return [make_predicted(r) for r in inputs]
+    if kind == "textcat":
+        return [Doc(nlp.vocab, words=[t.text for t in d], user_data=dict(d.user_data)) for d in inputs]
     return list(inputs)
 
 
@@ -123,7 +126,10 @@ def worker(kind: str, model: Path, data: Path, repeats: int, batch_size: int) ->
 
 def _run(checkout: Path, kind: str, model: Path, args) -> Dict:
     env = dict(os.environ, PYTHONPATH=str(checkout.resolve()))
-    cmd = [sys.executable, str(HERE), "worker", "--kind", kind, "--model", str(model.resolve()),
+    # run as a file, not on sys.path: benchmarks/ (its packaging.py shadows
+    # the `packaging` library) must not come first
+    launcher = f"import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path({str(HERE)!r}, run_name='__main__')"
+    cmd = [sys.executable, "-c", launcher, str(HERE), "worker", "--kind", kind, "--model", str(model.resolve()),
            "--data", str(args.data.resolve()), "--repeats", str(args.repeats), "--batch-size", str(args.batch_size)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd="/")
     if done.returncode != 0:
