@@ -1,9 +1,13 @@
 """The TimingLogger's console table: headers readable within 80 columns."""
 import io
+from pathlib import Path
 
+import pytest
 import spacy
 
 from spacy_adf.training.console_table import WIDTH, _row_width, console_table, legend, name_parts, plan_columns
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_span_scores_are_named_by_their_key_not_cut():
@@ -61,3 +65,11 @@ def test_rows_print_scores_and_score_times_100():
     assert lines[0].split() == ["E", "#", "ENTS_F", "ENTS_P", "ENTS_R", "SCORE"]
     assert lines[2].split() == ["1", "10", "94.07", "90.00", "98.00", "94.07"]
     assert all(len(line) <= WIDTH for line in lines)
+
+
+@pytest.mark.parametrize("config_path", sorted((REPO / "configs").glob("*.cfg")), ids=lambda p: p.name)
+def test_every_shipped_config_logs_through_the_readable_table(config_path):
+    """spaCy's console logger cuts headers to 13 characters ("BUNSETSU_D...")."""
+    logger = spacy.util.load_config(config_path, interpolate=False)["training"]["logger"]
+    assert logger["@loggers"] == "spacy_adf.TimingLogger.v1"
+    assert logger.get("console", True) and not logger.get("progress_bar", False)
