@@ -5,7 +5,7 @@ are identical. "Did a refactor slow anything down?" measured, not guessed.
 Each (checkout, model) pass runs in a fresh process whose ``PYTHONPATH``
 starts with that checkout (built in place: ``python setup.py build_ext
 --inplace``), so the two never share a module. The rounds alternate the
-checkouts (old, new, old, new, ...) so that a change of machine load hits
+checkouts (old, new, then new, old, ...) so that a change of machine load hits
 both; each process reports the best of `--repeats` timed passes after one
 warm-up pass, and the table gives the best round of each checkout.
 The models must load in both checkouts (save them with the older one).
@@ -168,7 +168,9 @@ def main(argv=None) -> int:
     for kind, model in models:
         results[kind] = {"old": [], "new": []}
         for r in range(args.rounds):
-            for side in ("old", "new"):
+            # the order alternates too: whatever the second process of a
+            # round meets (a warmer cache, another job's phase) hits both
+            for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
                 row = _run(getattr(args, side), kind, model, args)
                 results[kind][side].append(row)
                 print(f"[versions] {kind} round {r + 1}/{args.rounds} {side}: {row['per_s']:,.0f} "

@@ -61,7 +61,10 @@ def test_decimal_points_abbreviations_and_quotations_are_not_ends():
     quoted = _doc(["「", "行こう", "！", "」", "と", "言った", "。"], [(0, 5), (5, 7)])
     closed = _doc(["行こう", "。」", "と", "言った", "。"], [(0, 3), (3, 5)])
     inside = _doc(["『", "行こう", "！", "ＭＡＸ", "』", "を", "見た", "。"], [(0, 6), (6, 8)])
-    for doc in (decimal, abbrev, quoted, closed, inside):
+    # an unbracketed quotation (KWDLC test has three): the quotative particle goes on
+    unbracketed = _doc(["がっかり", "だ", "よ", "！", "と", "言う", "感想", "。"], [(0, 5), (5, 6), (6, 8)])
+    asked = _doc(["買い", "ませ", "ん", "か", "？", "という", "メール", "。"], [(0, 6), (6, 8)])
+    for doc in (decimal, abbrev, quoted, closed, inside, unbracketed, asked):
         before = _bounds(doc)
         assert sentence_end_tokens(doc) == []
         assert not respect_sentence_ends(doc)
@@ -69,6 +72,9 @@ def test_decimal_points_abbreviations_and_quotations_are_not_ends():
     # a weak ender followed by whitespace is an end
     spaced = _doc(["End", ".", " ", "次", "は"], [(0, 5)])
     assert sentence_end_tokens(spaced) == [2]
+    # a full stop before と still ends the sentence; so does ！ before other words
+    assert sentence_end_tokens(_doc(["行った", "。", "と", "は", "いえ"], [(0, 5)])) == [1]
+    assert sentence_end_tokens(_doc(["行った", "！", "とても", "楽しい"], [(0, 4)])) == [1]
 
 
 def test_whitespace_never_starts_a_bunsetsu():

@@ -118,6 +118,10 @@ DEFAULT_LABEL = "dep"
 
 # characters of a sentence-ending token (full- and half-width)
 SENTENCE_ENDERS = frozenset("。｡．.！!？?‼⁇⁈⁉")
+# enders that also close an unbracketed quotation (買いませんか？というメール)
+EXCLAIMERS = frozenset("！!？?‼⁇⁈⁉")
+# quotative particles: after an exclaimer, the sentence goes on
+QUOTATIVE = frozenset(["と", "って", "っと", "という", "といった", "とか", "との", "とは", "とも"])
 # enders that may also be a decimal point or an abbreviation's period
 # ("３．５", "U.S."): they cut a bunsetsu only when whitespace follows
 WEAK_ENDERS = frozenset("．.")
@@ -372,7 +376,9 @@ def sentence_end_tokens(doc: Doc) -> List[int]:
     or quote pair (as `bunsetsu_sentences`). An ender followed by a closing
     bracket or quote (``行こう！」と``) is not among them: the quotative
     particle after it usually continues the sentence, so only a bunsetsu end
-    that the chunker put there ends it (`bunsetsu_sentences`). A sentence has
+    that the chunker put there ends it (`bunsetsu_sentences`); nor is ！ or
+    ？ right before a quotative particle (``がっかりだよ！と言う``, an
+    unbracketed quotation: `QUOTATIVE`). A sentence has
     a token that is not whitespace: leading line breaks end nothing."""
     n = len(doc)
     if n < 2:
@@ -398,6 +404,8 @@ def sentence_end_tokens(doc: Doc) -> List[int]:
             break
         if not line_break and any(c in CLOSING_BRACKETS for i in range(t, p + 1) for c in texts[i]):
             continue  # 「行こう！」と: a quotation's end is often no sentence end; the chunker decides
+        if not line_break and texts[p + 1] in QUOTATIVE and any(c in EXCLAIMERS for c in texts[t]):
+            continue  # がっかりだよ！と言う: an unbracketed quotation ends there, not the sentence
         if all(texts[i].isspace() for i in range(ends[-1] + 1 if ends else 0, t + 1)):
             continue  # only whitespace since the last end: no empty sentence
         if not line_break:
