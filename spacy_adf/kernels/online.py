@@ -28,6 +28,7 @@ from typing import Optional
 
 import numpy
 
+from .heap import release_free_memory
 from .progress import Progress
 from .primal import PrimalSVM
 from .subset_learner import SubsetLearner
@@ -66,6 +67,7 @@ def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EP
     indptr = numpy.ascontiguousarray(X.indptr, dtype=numpy.int64)
     indices = numpy.ascontiguousarray(X.indices, dtype=numpy.int32)
     n = X.shape[0]
+    release_free_memory()  # the corpus read before is freed: its pages go back before the table grows
     learner = SubsetLearner(int(degree), float(C))
     rng = numpy.random.default_rng(seed)
     passes = []
