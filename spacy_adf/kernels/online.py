@@ -102,8 +102,8 @@ def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EP
     n_neg = int((on & (signs < 0)).sum())
     training_errors = int((signs * decisions <= 0).sum())
     table_bytes = learner.nbytes
-    arrays = learner.arrays()
     bias = float(learner.bias)
+    arrays = learner.take_arrays()  # the table goes as its columns are copied: no peak of both
     del learner
     weight = arrays["weight"]
     weight[0] = 0.0  # the empty set's weight is the bias

@@ -64,6 +64,23 @@ def test_primal_weights_are_the_kernel_expansion(d):
         assert learner.decision(z) == pytest.approx(want, rel=1e-9, abs=1e-9)
 
 
+def test_take_arrays_gives_the_arrays_and_empties_the_learner():
+    rng = numpy.random.default_rng(5)
+    learner = SubsetLearner(3)
+    for x in random_sets(rng, 30):
+        learner.add(x, float(rng.normal()))
+    copied = learner.arrays()
+    taken = learner.take_arrays()
+    assert sorted(taken) == sorted(copied)
+    for key in copied:
+        assert numpy.array_equal(taken[key], copied[key]) and taken[key].dtype == copied[key].dtype
+    assert learner.taken and learner.n_subsets == 0
+    with pytest.raises(ValueError, match="taken"):
+        learner.decision([1, 2])
+    with pytest.raises(ValueError, match="taken"):
+        learner.arrays()
+
+
 # ---------------------------------------------------------------- training
 
 
