@@ -437,24 +437,10 @@ cdef class SubsetLearner:
         """Copies of the per-id arrays: parent (int32, -1 for the empty
         set), item (int32), size (int8), weight (float64) and support (int64)."""
         self._check_not_taken()
-        cdef Py_ssize_t n = self.t.n, s
-        parent = numpy.empty(n, dtype=numpy.int32)
-        item = numpy.empty(n, dtype=numpy.int32)
-        size = numpy.empty(n, dtype=numpy.int8)
-        weight = numpy.empty(n, dtype=numpy.float64)
-        support = numpy.empty(n, dtype=numpy.int64)
-        cdef int32_t[::1] a_parent = parent
-        cdef int32_t[::1] a_item = item
-        cdef int8_t[::1] a_size = size
-        cdef double[::1] a_w = weight
-        cdef int64_t[::1] a_support = support
-        memcpy(&a_parent[0], self.t.parent, n * sizeof(int32_t))
-        memcpy(&a_item[0], self.t.item, n * sizeof(int32_t))
-        memcpy(&a_size[0], self.t.size, n * sizeof(int8_t))
-        memcpy(&a_w[0], self.t.w, n * sizeof(double))
-        for s in range(n):
-            a_support[s] = self.t.support[s]
-        return {"parent": parent, "item": item, "size": size, "weight": weight, "support": support}
+        cdef Py_ssize_t n = self.t.n
+        return {"parent": _copy_out(self.t.parent, n, numpy.int32), "item": _copy_out(self.t.item, n, numpy.int32),
+                "size": _copy_out(self.t.size, n, numpy.int8), "weight": _copy_out(self.t.w, n, numpy.float64),
+                "support": _copy_out(self.t.support, n, numpy.int32).astype(numpy.int64)}
 
     def take_arrays(self):
         """`arrays()`, emptying the learner as it goes: the hash slots and
@@ -463,38 +449,34 @@ cdef class SubsetLearner:
         subsets: ~1.8 GB of table against ~0.5 GB of arrays). The learner
         holds nothing afterwards."""
         self._check_not_taken()
-        cdef Py_ssize_t n = self.t.n, s
+        cdef Py_ssize_t n = self.t.n
         free(self.t.slots)
         self.t.slots = NULL
         free(self.t.u)
         self.t.u = NULL
-        parent = numpy.empty(n, dtype=numpy.int32)
-        cdef int32_t[::1] a_parent = parent
-        memcpy(&a_parent[0], self.t.parent, n * sizeof(int32_t))
-        free(self.t.parent)
-        self.t.parent = NULL
-        item = numpy.empty(n, dtype=numpy.int32)
-        cdef int32_t[::1] a_item = item
-        memcpy(&a_item[0], self.t.item, n * sizeof(int32_t))
-        free(self.t.item)
-        self.t.item = NULL
-        size = numpy.empty(n, dtype=numpy.int8)
-        cdef int8_t[::1] a_size = size
-        memcpy(&a_size[0], self.t.size, n * sizeof(int8_t))
-        free(self.t.size)
-        self.t.size = NULL
-        weight = numpy.empty(n, dtype=numpy.float64)
-        cdef double[::1] a_w = weight
-        memcpy(&a_w[0], self.t.w, n * sizeof(double))
-        free(self.t.w)
-        self.t.w = NULL
-        support = numpy.empty(n, dtype=numpy.int64)
-        cdef int64_t[::1] a_support = support
-        for s in range(n):
-            a_support[s] = self.t.support[s]
-        free(self.t.support)
-        self.t.support = NULL
+        out = {"parent": _take_column(<void**>&self.t.parent, n, numpy.int32),
+               "item": _take_column(<void**>&self.t.item, n, numpy.int32),
+               "size": _take_column(<void**>&self.t.size, n, numpy.int8),
+               "weight": _take_column(<void**>&self.t.w, n, numpy.float64),
+               "support": _take_column(<void**>&self.t.support, n, numpy.int32).astype(numpy.int64)}
         self.t.n = self.t.cap = 0
         self.t.mask = 0
         self.taken = True
-        return {"parent": parent, "item": item, "size": size, "weight": weight, "support": support}
+        return out
+
+
+cdef object _copy_out(const void* column, Py_ssize_t n, dtype):
+    """A numpy array of the first n items of a C column."""
+    out = numpy.empty(n, dtype=dtype)
+    cdef unsigned char[::1] raw = out.view(numpy.uint8)
+    if n:
+        memcpy(&raw[0], column, n * out.itemsize)
+    return out
+
+
+cdef object _take_column(void** column, Py_ssize_t n, dtype):
+    """`_copy_out`, then the C column is freed (and set to NULL)."""
+    out = _copy_out(column[0], n, dtype)
+    free(column[0])
+    column[0] = NULL
+    return out
