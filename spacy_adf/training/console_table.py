@@ -24,10 +24,14 @@ SPACING = 2
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 
+def _without_spans(col: str) -> str:
+    """A score column's name without ``spans_`` (the span key names it)."""
+    return col[len("spans_"):] if col.lower().startswith("spans_") else col
+
+
 def short_header(col: str) -> str:
     """A score column's full header: upper case, without ``spans_``."""
-    name = col.upper()
-    return name[len("SPANS_"):] if name.startswith("SPANS_") else name
+    return _without_spans(col).upper()
 
 
 def name_parts(name: str) -> List[str]:
@@ -62,8 +66,7 @@ def _header_levels(loss_pipes: List[str], cols: List[str]) -> List[Tuple[List[st
     """(loss headers, score headers), from the full ones to the shortest."""
     levels = [([f"LOSS {p.upper()}" for p in loss_pipes], [short_header(c) for c in cols])]
     pipes = _without_shared_ends([name_parts(p) for p in loss_pipes])
-    scores = _without_shared_ends([name_parts(c[len("spans_"):] if c.lower().startswith("spans_") else c)
-                                    for c in cols])
+    scores = _without_shared_ends([name_parts(_without_spans(c)) for c in cols])
     levels.append(([f"LOSS {'_'.join(p)}" for p in pipes], ["_".join(c) for c in scores]))
     for n in (4, 3, 2, 1):
         levels.append(([f"L {'_'.join(x[:n] for x in p)}" for p in pipes],
