@@ -58,6 +58,7 @@ cdef enum:
     F_PUNCT = 4     # punctuation for the features (`is_punct_token`)
     F_BRACKET = 8   # bracket sub-POS
     F_ENDER = 16    # a sentence-ending token (`is_sentence_ender`)
+    F_SPACE = 32    # whitespace
 
 # constant features
 cdef enum:
@@ -257,6 +258,8 @@ cdef class TokenFeatureTable:
             fl |= F_BRACKET
         if is_sentence_ender(token.text):
             fl |= F_ENDER
+        if token.text.isspace():
+            fl |= F_SPACE
         for k in range(4):
             self.keys.push_back(key[k])
         for k in range(NCOL_):
@@ -284,18 +287,22 @@ cdef class TokenFeatureTable:
                 t = self.chain[t]
         return self._add(doc, i, h, key)
 
-    def read(self, items, on_bad=None):
+    def read(self, items, on_bad=None, recut=None):
         """A `SegmentBatch` of (Doc, bunsetsu spans) items; empty Docs are
         skipped. Spans that do not cover their Doc with non-empty spans in
         order are a ValueError: ``on_bad(doc)`` is called first, to raise a
-        better one (`lang.ja.bunsetsu.bunsetsu_group` names the problem)."""
+        better one (`lang.ja.bunsetsu.bunsetsu_group` names the problem).
+        ``recut(doc)``, if given, is called for a Doc with a sentence ender
+        before its last token or whitespace after its first and returns the
+        spans to read instead, or None to keep them (`respect_sentence_ends`): the other Docs, most
+        of them, need no second look at their tokens."""
         batch = SegmentBatch()
         for doc, spans in items:
             if len(doc):
-                self._read_doc(batch, doc, spans, on_bad)
+                self._read_doc(batch, doc, spans, on_bad, recut)
         return batch
 
-    cdef _read_doc(self, SegmentBatch batch, doc, spans, on_bad):
+    cdef _read_doc(self, SegmentBatch batch, doc, spans, on_bad, recut):
         cdef Py_ssize_t n = len(doc), i, b, nb, s, e
         arr = doc.to_array([ORTH, MORPH, POS, TAG, SENT_START])
         cdef const uint64_t[:, ::1] a = numpy.ascontiguousarray(arr, dtype=numpy.uint64)
@@ -304,6 +311,7 @@ cdef class TokenFeatureTable:
         cdef vector[int32_t] ends
         cdef uint64_t key[4]
         cdef bint split = n > 1 and "sents" in doc.user_hooks
+        cdef bint inner_space = False
         types.resize(n)
         for i in range(n):
             key[0] = a[i, 0]
@@ -315,6 +323,12 @@ cdef class TokenFeatureTable:
                 split = True  # sentence annotation: doc.sents decides
             if i < n - 1 and self.flags[types[i]] & F_ENDER:
                 split = True  # a sentence ender before the end: the punctuation rule decides
+            if i > 0 and self.flags[types[i]] & F_SPACE:
+                inner_space = True
+        if recut is not None and n > 1 and (inner_space or split):
+            recut_spans = recut(doc)
+            if recut_spans is not None:
+                spans = recut_spans
         cdef bint bad = False
         e = 0
         for span in spans:

@@ -25,11 +25,20 @@ classifier's work, `n_questions` every question, as the Python path counts).
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
+import threading
+
 import numpy
 
 from .classifiers cimport KernelClassifier, Scratch
 
 __all__ = ["cascade_heads"]
+
+
+# with several threads, sentences go out in parts (PARTS_PER_THREAD per
+# thread, each of at least MIN_SENTENCES_PER_PART sentences)
+cdef enum:
+    PARTS_PER_THREAD = 4
+    MIN_SENTENCES_PER_PART = 16
 
 
 cdef struct Work:
@@ -118,31 +127,72 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
         m = newm
 
 
-def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance):
+def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_threads=1):
     """(heads, n_questions, n_calls): the sentence-relative head of every
     segment (int32, -1 for each sentence's root) by cascaded chunking with
     `clf` (D when its decision value is > 0), the questions asked and the
-    classifier calls made (see the module docstring)."""
+    classifier calls made (see the module docstring). With n_threads > 1
+    and enough sentences, parts of about equal size are parsed on that many
+    threads at once (the classifier is read-only; each part has its own
+    scratch memory): the same heads."""
     cdef const int32_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.int32)
     cdef const int64_t[::1] off = numpy.ascontiguousarray(seg_off, dtype=numpy.int64)
     cdef const int64_t[::1] ss = numpy.ascontiguousarray(sent_seg, dtype=numpy.int64)
-    cdef int32_t dist[3]
     cdef Py_ssize_t n_sent = ss.shape[0] - 1, k
     cdef int64_t n_seg = ss[n_sent] if n_sent >= 0 else 0
-    cdef int64_t max_n = 0, max_f = 0, n_questions = 0, n_calls = 0
+    if n_threads < 1:
+        raise ValueError(f"n_threads must be >= 1, not {n_threads}")
     if n_sent < 0 or off.shape[0] != 5 * n_seg + 1:
         raise ValueError("seg_off needs 5 offsets per segment and a final one")
-    for k in range(3):
-        dist[k] = int(distance[k])
     for k in range(n_sent):
         if ss[k + 1] < ss[k] or ss[k] < 0:
             raise ValueError("sentence offsets must ascend")
-        max_n = max(max_n, ss[k + 1] - ss[k])
-        max_f = max(max_f, off[5 * ss[k + 1]] - off[5 * ss[k]])
     if off[5 * n_seg] != f.shape[0]:
         raise ValueError("the segment offsets do not match the features")
+    dist = [int(distance[k]) for k in range(3)]
     heads = numpy.full(n_seg, -1, dtype=numpy.int32)
-    cdef int32_t[::1] h = heads
+    n_parts = min(n_threads * PARTS_PER_THREAD, n_sent // MIN_SENTENCES_PER_PART) if n_sent > 0 else 1
+    if n_threads == 1 or n_parts <= 1:
+        return (heads,) + _parse_range(clf, f, off, ss, dist, heads, 0, n_sent)
+    # parts of about equal feature counts, taken by the threads one after
+    # another, so that a thread with costly sentences does not hold the others up
+    cuts = numpy.searchsorted(numpy.asarray(off)[5 * numpy.asarray(ss)],
+                              numpy.linspace(0, f.shape[0], n_parts + 1)[1:n_parts])
+    bounds = [0] + numpy.clip(cuts, 0, n_sent).tolist() + [n_sent]
+    results = [None] * n_parts
+    taken = iter(range(n_parts))  # next() on it is atomic under the GIL
+
+    def run():
+        for p in taken:
+            try:
+                results[p] = _parse_range(clf, f, off, ss, dist, heads, bounds[p], bounds[p + 1])
+            except BaseException as e:  # re-raised in the caller's thread
+                results[p] = e
+
+    threads = [threading.Thread(target=run) for _ in range(min(n_threads, n_parts) - 1)]
+    for t in threads:
+        t.start()
+    run()
+    for t in threads:
+        t.join()
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return heads, sum(r[0] for r in results), sum(r[1] for r in results)
+
+
+cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_t[::1] off,
+                        const int64_t[::1] ss, list distance, int32_t[::1] h, Py_ssize_t a, Py_ssize_t b):
+    """Parse sentences a .. b-1 into h (their own scratch memory; the GIL
+    is released while parsing); (n_questions, n_calls)."""
+    cdef int32_t dist[3]
+    cdef Py_ssize_t k
+    cdef int64_t max_n = 0, max_f = 0, n_questions = 0, n_calls = 0
+    for k in range(3):
+        dist[k] = distance[k]
+    for k in range(a, b):
+        max_n = max(max_n, ss[k + 1] - ss[k])
+        max_f = max(max_f, off[5 * ss[k + 1]] - off[5 * ss[k]])
     cdef Work w
     cdef Scratch s
     cdef int32_t* ints = <int32_t*>malloc((9 * max_n + max_f + 4) * sizeof(int32_t))
@@ -159,7 +209,7 @@ def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance):
         clf.alloc_scratch(&s, max_f + 1)
         try:
             with nogil:
-                for k in range(n_sent):
+                for k in range(a, b):
                     if ss[k + 1] - ss[k] > 2:
                         _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist,
                                         &h[ss[k]], &w, &s, &n_questions, &n_calls)
@@ -170,4 +220,4 @@ def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance):
     finally:
         free(ints)
         free(bytes_)
-    return heads, int(n_questions), int(n_calls)
+    return int(n_questions), int(n_calls)

@@ -4,14 +4,14 @@ driver class, its scratch memory and its nogil decision, for Cython code
 that scores many feature-id sets without a Python call per set (the
 cascaded-chunking parse, `cascade.pyx`). PKB, PKI and PKE override
 `alloc_scratch` / `decide_ids`; their own fields stay in the .pyx."""
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t
 
 
 cdef struct Scratch:
     int32_t* buf        # the sorted, deduplicated input (ranks for PKE)
     int32_t* count      # PKI: r_j per support example, all zero between calls
     int32_t* touched    # PKI: support examples with r_j > 0
-    uint64_t* bits      # PKE: the input's ranks as a bitmap, all zero between calls
+    uint8_t* present    # PKE: 1 at the input's ranks, all zero between calls
 
 
 cdef class KernelClassifier:

@@ -11,7 +11,7 @@ classifier can be shared between threads. PKE's weights are mined by
 `mining.pyx`; input conversion is `csr.py`; serialization is
 `serialization/framed.py` (the format names below are stored in the data).
 """
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
 
 import numpy
@@ -33,7 +33,7 @@ cdef class KernelClassifier:
         s.buf = <int32_t*>malloc((max_len + 1) * sizeof(int32_t))
         s.count = NULL
         s.touched = NULL
-        s.bits = NULL
+        s.present = NULL
         if s.buf == NULL:
             raise MemoryError()
         return 0
@@ -42,7 +42,7 @@ cdef class KernelClassifier:
         free(s.buf)
         free(s.count)
         free(s.touched)
-        free(s.bits)
+        free(s.present)
 
     cdef double decide_ids(self, const int32_t* x, Py_ssize_t n, Scratch* s) noexcept nogil:
         return 0.0
@@ -230,6 +230,19 @@ cdef enum:
     SCAN_RATIO = 16
 
 
+cdef inline double _leaf_sum(const int32_t* item, const double* weight, int64_t lo, int64_t hi,
+                             const uint8_t* present) noexcept nogil:
+    """Sum of weight[c] over the leaves lo..hi-1 whose item is in the input;
+    branch-free (most leaves under an input's pairs are hits). A byte per
+    rank, not a bit: the test is one load, and this loop is most of a
+    decision's instructions."""
+    cdef double total = 0.0
+    cdef int64_t c
+    for c in range(lo, hi):
+        total += weight[c] * <double>present[item[c]]
+    return total
+
+
 cdef class PKE(KernelClassifier):
     """Expanded form: decision(X) = bias + sum over subsets s of X with
     |s| <= d of w(s), w(s) = c_d(|s|) * sum_{j: s in X_j} coef_j, looked up
@@ -351,36 +364,42 @@ cdef class PKE(KernelClassifier):
 
     cdef int alloc_scratch(self, Scratch* s, Py_ssize_t max_len) except -1:
         KernelClassifier.alloc_scratch(self, s, max_len)
-        s.bits = <uint64_t*>calloc(self.n_items // 64 + 1, sizeof(uint64_t))
-        if s.bits == NULL:
+        s.present = <uint8_t*>calloc(self.n_items + 1, sizeof(uint8_t))
+        if s.present == NULL:
             self.release_scratch(s)
             raise MemoryError()
         return 0
 
     cdef double _walk(self, int32_t node, const int32_t* x, Py_ssize_t start, Py_ssize_t n,
-                      int depth, const uint64_t* bits) noexcept nogil:
+                      int depth, const uint8_t* present) noexcept nogil:
         """Sum the weights of node + {x[k]} (k >= start) and recurse. Children
         carry items above node's last one, so "child item in X" is the test.
-        A short child list is scanned against the input bitmap (no merge
+        A short child list is scanned against the input byte map (no merge
         branches; most lists are short); a long one is intersected with
         x[start:] by galloping on whichever side is behind. Items absent
         under this prefix end their branch: no superset of them is stored."""
         cdef int64_t lo = self.cptr[node], hi = self.cptr[node + 1], k = start, c
         cdef int32_t it
         cdef double total = 0.0
+        cdef int64_t a, e
         if hi - lo <= SCAN_RATIO * (n - start):
-            if depth == self.degree:  # leaves: branch-free
-                for c in range(lo, hi):
-                    it = self.item[c]
-                    total += self.weight[c] * <double>((bits[it >> 6] >> (it & 63)) & 1)
-                return total
+            if depth == self.degree:
+                return _leaf_sum(self.item, self.weight, lo, hi, present)
             for c in range(lo, hi):
                 it = self.item[c]
-                if (bits[it >> 6] >> (it & 63)) & 1:
+                if present[it]:
                     total += self.weight[c]
-                    if self.cptr[c] < self.cptr[c + 1]:
+                    a = self.cptr[c]
+                    e = self.cptr[c + 1]
+                    if a == e:
+                        continue
+                    if depth + 1 == self.degree and e - a <= SCAN_RATIO:
+                        # short leaf list: scanned whatever the remaining input,
+                        # so c's place in x (a gallop) and a call are not needed
+                        total += _leaf_sum(self.item, self.weight, a, e, present)
+                    else:
                         k = gallop(x, k, n, it)
-                        total += self._walk(<int32_t>c, x, k + 1, n, depth + 1, bits)
+                        total += self._walk(<int32_t>c, x, k + 1, n, depth + 1, present)
             return total
         while lo < hi and k < n:
             if self.item[lo] < x[k]:
@@ -390,7 +409,7 @@ cdef class PKE(KernelClassifier):
             else:
                 total += self.weight[lo]
                 if depth < self.degree and self.cptr[lo] < self.cptr[lo + 1]:
-                    total += self._walk(<int32_t>lo, x, k + 1, n, depth + 1, bits)
+                    total += self._walk(<int32_t>lo, x, k + 1, n, depth + 1, present)
                 lo += 1
                 k += 1
         return total
@@ -407,15 +426,15 @@ cdef class PKE(KernelClassifier):
                     m += 1
         m = sort_unique(s.buf, m)
         for i in range(m):
-            s.bits[s.buf[i] >> 6] |= (<uint64_t>1) << (s.buf[i] & 63)
+            s.present[s.buf[i]] = 1
         for i in range(m):
             node = self.root[s.buf[i]]
             if node >= 0:
                 total += self.weight[node]
                 if self.degree > 1 and self.cptr[node] < self.cptr[node + 1]:
-                    total += self._walk(node, s.buf, i + 1, m, 2, s.bits)
+                    total += self._walk(node, s.buf, i + 1, m, 2, s.present)
         for i in range(m):
-            s.bits[s.buf[i] >> 6] = 0
+            s.present[s.buf[i]] = 0
         return total
 
     def to_bytes(self) -> bytes:

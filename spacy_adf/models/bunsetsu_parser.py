@@ -244,7 +244,9 @@ class BunsetsuParser:
         return self.path == "cython" and isinstance(self.classifier, KernelClassifier)
 
     def parse_docs(self, items: Sequence[Tuple[Doc, Sequence[Span]]], labels: Tuple[int, int, int],
-                   on_bad: Optional[Callable[[Doc], object]] = None) -> List[Tuple[List[int], numpy.ndarray]]:
+                   on_bad: Optional[Callable[[Doc], object]] = None,
+                   recut: Optional[Callable[[Doc], Sequence[Span]]] = None, n_threads: int = 1
+                   ) -> List[Tuple[List[int], numpy.ndarray]]:
         """The Cython path: items are whole non-empty Docs with their
         bunsetsu spans (covering the Doc, in order); each Doc is parsed
         sentence by sentence (one sentence unless it has sentence annotation
@@ -254,19 +256,22 @@ class BunsetsuParser:
         of its token tree for `Doc.from_array`, `labels` = the string ids of
         the intra-bunsetsu, root and dependency labels). Spans that do not
         cover their Doc are a ValueError (``on_bad(doc)`` is called first, to
-        raise a better one)."""
+        raise a better one). ``recut(doc)`` re-cuts the spans of a Doc whose
+        tokens may put a sentence end inside a bunsetsu (`TokenFeatureTable.read`).
+        ``n_threads``: threads of the cascade (`kernels.cascade.cascade_heads`)."""
         if self.classifier is None:
             raise ValueError("the parser has no classifier: initialize / train it first")
         table = self._table
         if table is None or table.vocab is not self.vocab or len(table) > MAX_TOKEN_TYPES:
             table = self._table = TokenFeatureTable(self.groups, self.vocab)
         start = time.perf_counter()
-        batch = table.read(items, on_bad)
+        batch = table.read(items, on_bad, recut)
         feats, offsets, sentences = batch.arrays()
         ids = self.vocab.ids
         distance = [ids.get(s, -1) if "distance" in self.groups else -1 for s in DISTANCE_FEATURES]
         read = time.perf_counter()
-        heads, n_questions, n_calls = cascade_heads(self.classifier, feats, offsets, sentences, distance)
+        heads, n_questions, n_calls = cascade_heads(self.classifier, feats, offsets, sentences, distance,
+                                                    n_threads=n_threads)
         cascade = time.perf_counter()
         trees = batch.tree(heads, *labels)
         stages = self.stage_seconds

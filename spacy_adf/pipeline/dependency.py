@@ -113,6 +113,7 @@ if not Span.has_extension("bunsetsu_head"):
         "cache_size": 1000.0,
         "trainer": "libsvm",
         "merge_duplicates": False,
+        "n_threads": 1,
         "scorer": {"@scorers": "spacy_adf.bunsetsu_dep_scorer.v1"},
     },
     default_score_weights={"bunsetsu_dep_acc": 1.0, "bunsetsu_sent_acc": 0.0, "bunsetsu_seg_f": None},
@@ -120,7 +121,7 @@ if not Span.has_extension("bunsetsu_head"):
 def make_pke_dependency(
     nlp: Language, name: str, *, spans_key: str, degree: int, C: float, classifier: str, sigma: float,
     xi: int, features: List[str], min_feature_count: int, cache_size: float, scorer: Optional[Callable],
-    trainer: str = "libsvm", merge_duplicates: bool = False,
+    trainer: str = "libsvm", merge_duplicates: bool = False, n_threads: int = 1,
 ) -> "PKEDependencyParser":
     """Create a pke_dependency parser.
 
@@ -140,12 +141,16 @@ def make_pke_dependency(
         decision values move slightly (at most 8.5e-4 on KWDLC test, the same
         parses); on all of KWDLC it trained in 2,045 s against 3,899 s
         (benchmarks/dependency_merge.py). The primal trainer always merges.
+    n_threads: threads that parse the sentences of a batch at once (the
+        cascaded chunking and its classifier; the same trees as one thread).
+        A setting of the running pipeline, not of the model: not saved with
+        the weights, so a loaded pipeline takes it from its config.
     scorer: called by `score` with the component's ``spans_key``; None: no scores.
     """
     return PKEDependencyParser(
         nlp.vocab, name, spans_key=spans_key, degree=degree, C=C, classifier=classifier, sigma=sigma,
         xi=xi, features=features, min_feature_count=min_feature_count, cache_size=cache_size,
-        scorer=scorer, trainer=trainer, merge_duplicates=merge_duplicates,
+        scorer=scorer, trainer=trainer, merge_duplicates=merge_duplicates, n_threads=n_threads,
     )
 
 
@@ -183,7 +188,7 @@ class PKEDependencyParser(KernelComponent):
         degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
         features: Sequence[str] = FEATURE_GROUPS, min_feature_count: int = 1, cache_size: float = 1000.0,
         scorer: Optional[Callable] = make_bunsetsu_dep_scorer(), trainer: str = "libsvm",
-        merge_duplicates: bool = False,
+        merge_duplicates: bool = False, n_threads: int = 1,
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
         check_trainer(trainer, classifier)
@@ -194,6 +199,8 @@ class PKEDependencyParser(KernelComponent):
             raise ValueError("min_feature_count must be >= 1")
         if not cache_size > 0:
             raise ValueError("cache_size (MB) must be > 0")
+        if isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1:
+            raise ValueError(f"[{name}] n_threads must be an integer >= 1, not {n_threads!r}")
         self.vocab = vocab
         self.name = name
         self.scorer = scorer
@@ -203,6 +210,7 @@ class PKEDependencyParser(KernelComponent):
             "min_feature_count": int(min_feature_count), "cache_size": float(cache_size),
             "stats": {}, "trainer": trainer, "merge_duplicates": bool(merge_duplicates),
         }
+        self.n_threads = n_threads  # not in cfg: a setting of the running pipeline (see make_pke_dependency)
         self._init_model("pke_dependency", BunsetsuParser(features))
 
     @property
@@ -301,14 +309,11 @@ class PKEDependencyParser(KernelComponent):
             raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
         docs = list(docs)
         key = self.cfg["spans_key"]
-        for doc in docs:  # a chunker's bunsetsu may span a sentence end: re-cut them
-            if len(doc) > 1 and key in doc.spans:
-                try:
-                    respect_sentence_ends(doc, key)
-                except ValueError as e:
-                    raise ValueError(f"[{self.name}] {e}") from None
-        if self.plain_model.uses_cython:
+        if self.plain_model.uses_cython:  # its reader re-cuts the Docs that need it (_recut)
             return self._predict_cython(docs)
+        for doc in docs:
+            if len(doc) > 1 and key in doc.spans:
+                self._recut(doc)
         items, origin = [], []  # one item per sentence; origin: (Doc index, first bunsetsu)
         for d, doc in enumerate(docs):
             if self._nothing_to_parse(doc):
@@ -326,6 +331,18 @@ class PKEDependencyParser(KernelComponent):
             heads[d].extend(h + start if h >= 0 else -1 for h in sent_heads)
         return heads
 
+    def _recut(self, doc: Doc):
+        """A chunker's bunsetsu may span a sentence end: re-cut them
+        (`respect_sentence_ends`); the Doc's bunsetsu spans (None if it has none)."""
+        key = self.cfg["spans_key"]
+        if key not in doc.spans:
+            return None
+        try:
+            respect_sentence_ends(doc, key)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {e}") from None
+        return doc.spans[key]
+
     def _predict_cython(self, docs: List[Doc]) -> "ParsedHeads":
         key = self.cfg["spans_key"]
         items = []
@@ -338,7 +355,8 @@ class PKEDependencyParser(KernelComponent):
             # the label strings must be in every Doc's StringStore (the ids are the same)
             strings = vocab.strings
             labels = (strings.add(INTRA_LABEL), strings.add(ROOT_LABEL), strings.add(DEFAULT_LABEL))
-        parsed = iter(self.plain_model.parse_docs(items, labels, on_bad=self._bunsetsu) if items else ())
+        parsed = iter(self.plain_model.parse_docs(items, labels, on_bad=self._bunsetsu, recut=self._recut,
+                                                  n_threads=self.n_threads) if items else ())
         heads = ParsedHeads()
         for wanted in parse:
             h, tree = next(parsed) if wanted else ([], None)

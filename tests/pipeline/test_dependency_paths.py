@@ -277,3 +277,62 @@ def test_other_classifiers_take_the_python_path(models, random_refs):
         assert _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:50]], "cython")) == expected
     finally:
         parser.classifier = pke
+
+
+@pytest.mark.parametrize("batch_size", [7, 1000])
+def test_two_threads_give_the_same_trees(models, random_refs, batch_size):
+    """n_threads = 2 parses parts of a batch at once: the same trees and
+    counts as one thread (small batches stay on one thread)."""
+    nlp = models[3]
+    pipe = nlp.get_pipe("pke_dependency")
+    parser = pipe.parser
+    counts = {}
+    trees = {}
+    for n in (1, 2):
+        pipe.n_threads = n
+        parser.n_decisions = parser.n_classifier_calls = 0
+        try:
+            trees[n] = _trees(_parse(nlp, [make_predicted(r) for r in random_refs], "cython", batch_size))
+        finally:
+            pipe.n_threads = 1
+        counts[n] = (parser.n_decisions, parser.n_classifier_calls)
+    assert trees[2] == trees[1]
+    assert counts[2] == counts[1]
+
+
+def test_cascade_heads_in_threads_matches_one_thread(models, random_refs):
+    """The kernel-level entry point, parts of unequal sizes included."""
+    from spacy_adf.kernels.cascade import cascade_heads
+
+    parser = models[3].get_pipe("pke_dependency").parser
+    captured = []
+    import spacy_adf.models.bunsetsu_parser as bp
+    original = bp.cascade_heads
+    bp.cascade_heads = lambda clf, *a, **k: captured.append(a) or original(clf, *a, **k)
+    try:
+        _parse(models[3], [make_predicted(r) for r in random_refs], "cython", batch_size=1000)
+    finally:
+        bp.cascade_heads = original
+    (args,) = captured
+    one = cascade_heads(parser.classifier, *args)
+    for n in (2, 3, 8):
+        heads, n_questions, n_calls = cascade_heads(parser.classifier, *args, n_threads=n)
+        assert heads.tolist() == one[0].tolist() and (n_questions, n_calls) == one[1:]
+    with pytest.raises(ValueError, match="n_threads"):
+        cascade_heads(parser.classifier, *args, n_threads=0)
+
+
+@pytest.mark.parametrize("bad", [0, -1, "2", 1.5, True])
+def test_n_threads_must_be_a_positive_integer(bad):
+    """Our check or spaCy's config validation (a ValueError too) names the setting."""
+    nlp = spacy.blank("xx")
+    with pytest.raises(ValueError, match="n_threads"):
+        nlp.add_pipe("pke_dependency", config={"n_threads": bad})
+
+
+def test_n_threads_is_a_setting_not_saved_with_the_model(models, tmp_path):
+    nlp = models[3]
+    nlp.to_disk(tmp_path / "m")
+    loaded = spacy.load(tmp_path / "m", config={"components": {"pke_dependency": {"n_threads": 2}}})
+    assert loaded.get_pipe("pke_dependency").n_threads == 2
+    assert "n_threads" not in loaded.get_pipe("pke_dependency").cfg

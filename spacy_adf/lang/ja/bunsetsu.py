@@ -231,25 +231,51 @@ def _where(doc: Doc, name: Optional[str]) -> str:
 
 
 _ENDER, _TRAILER, _BRACKET, _SPACE = 1, 2, 4, 8
-_KIND_OF_ORTH: dict = {}  # ORTH id -> kind bits (the same id for a string in every vocab)
+# ORTH id -> kind bits (the same id for a string in every vocab), and the ids
+# of enders and of whitespace among them, for set tests at C speed
+_KIND_OF_ORTH: dict = {}
+_ENDER_ORTHS: set = set()
+_SPACE_ORTHS: set = set()
+_MAX_KINDS = 1_000_000
+
+
+def _kind_of(text: str) -> int:
+    return ((_ENDER if is_sentence_ender(text) else 0) | (_TRAILER if _is_trailer(text) else 0)
+            | (_BRACKET if text in BRACKET_PAIRS or text in CLOSING_BRACKETS else 0)
+            | (_SPACE if text.isspace() else 0))
+
+
+def _orths_known(doc: Doc) -> List[int]:
+    """The Doc's ORTH ids, each one classified (`_KIND_OF_ORTH`)."""
+    orths = doc.to_array(ORTH).tolist()
+    cache = _KIND_OF_ORTH
+    missing = set(orths).difference(cache)
+    if missing:
+        if len(cache) + len(missing) > _MAX_KINDS:  # a bounded cache: start again
+            cache.clear()
+            _ENDER_ORTHS.clear()
+            _SPACE_ORTHS.clear()
+            missing = set(orths)
+        strings = doc.vocab.strings
+        for orth in missing:
+            kind = cache[orth] = _kind_of(strings[orth])
+            if kind & _ENDER:
+                _ENDER_ORTHS.add(orth)
+            if kind & _SPACE:
+                _SPACE_ORTHS.add(orth)
+    return orths
 
 
 def _token_kinds(doc: Doc) -> List[int]:
     """Kind bits per token: sentence ender, trailer, bracket or quote, whitespace."""
-    cache = _KIND_OF_ORTH
-    strings = doc.vocab.strings
-    kinds = []
-    for orth in doc.to_array(ORTH).tolist():
-        kind = cache.get(orth)
-        if kind is None:
-            text = strings[orth]
-            kind = ((_ENDER if is_sentence_ender(text) else 0) | (_TRAILER if _is_trailer(text) else 0)
-                    | (_BRACKET if text in BRACKET_PAIRS or text in CLOSING_BRACKETS else 0)
-                    | (_SPACE if text.isspace() else 0))
-            if len(cache) < 1_000_000:
-                cache[orth] = kind
-        kinds.append(kind)
-    return kinds
+    return list(map(_KIND_OF_ORTH.__getitem__, _orths_known(doc)))
+
+
+def _one_plain_sentence(doc: Doc) -> bool:
+    """No ender before the last token and no whitespace after the first:
+    the common case, told by two set tests."""
+    orths = _orths_known(doc)
+    return _ENDER_ORTHS.isdisjoint(orths[:-1]) and _SPACE_ORTHS.isdisjoint(orths[1:])
 
 
 def _owners(bounds: Sequence[Tuple[int, int]], n: int) -> numpy.ndarray:
@@ -325,9 +351,7 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
     if not has_sents:
         # Token kinds from ORTH ids (each distinct string classified once):
         # most Docs have one ender, at their end, and need no more than this.
-        kinds = _token_kinds(doc)
-        candidates = [t for t in range(n - 1) if kinds[t] & _ENDER]
-        if not candidates:
+        if _ENDER_ORTHS.isdisjoint(_orths_known(doc)[:-1]):
             return [(0, n_spans)]
     bounds = [(span.start, span.end) for span in spans]
     if has_sents:
@@ -338,6 +362,8 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
                 if not ends or end > ends[-1]:
                     ends.append(end)
     else:
+        kinds = _token_kinds(doc)
+        candidates = [t for t in range(n - 1) if kinds[t] & _ENDER]
         owner = depths = None
         for t in candidates:
             p = t
@@ -429,11 +455,11 @@ def respect_sentence_ends(doc: Doc, spans_key: str = BUNSETSU_KEY) -> bool:
     n = len(doc)
     if n < 2:
         return False
-    kinds = _token_kinds(doc)
     # the common case, one sentence with its ender last and no whitespace:
     # nothing to read from the spans (the parser's speed depends on it)
-    if not any(k & _ENDER for k in kinds[:-1]) and not any(k & _SPACE for k in kinds[1:]):
+    if _one_plain_sentence(doc):
         return False
+    kinds = _token_kinds(doc)
     spans = bunsetsu_group(doc, spans_key)
     is_start = numpy.zeros(n + 1, bool)
     for span in spans:
