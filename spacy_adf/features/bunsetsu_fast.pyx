@@ -294,8 +294,8 @@ cdef class TokenFeatureTable:
         better one (`lang.ja.bunsetsu.bunsetsu_group` names the problem).
         ``recut(doc)``, if given, is called for a Doc with a sentence ender
         before its last token or whitespace after its first and returns the
-        spans to read instead, or None to keep them (`respect_sentence_ends`): the other Docs, most
-        of them, need no second look at their tokens."""
+        spans to read instead, or None to keep them (`respect_sentence_ends`):
+        the other Docs, most of them, need no second look at their tokens."""
         batch = SegmentBatch()
         for doc, spans in items:
             if len(doc):
