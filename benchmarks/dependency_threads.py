@@ -19,43 +19,30 @@ Output: JSON (`--out-json`) and a Markdown section between
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict
 
 import spacy
 
 from benchmarks.dependency import read_docs
+from benchmarks.dependency_speed import one_pass, trees
 from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, machine_info, write_json, write_section
-from spacy_adf.corpora.bunsetsu import make_predicted
-from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY
 
 NAME = "bench_dependency_threads"
 SETTINGS = (1, 2)
 
 
-def trees(docs) -> List:
-    return [(d.spans[BUNSETSU_KEY].attrs["heads"], d.to_array(["HEAD", "DEP"]).tolist()) for d in docs]
-
-
-def one_pass(nlp, refs, batch_size: int):
-    docs = [make_predicted(r) for r in refs]
-    start = time.perf_counter()
-    out = list(nlp.pipe(docs, batch_size=batch_size))
-    return time.perf_counter() - start, out
-
-
 def bench(nlp, refs, repeats: int, batch_size: int) -> Dict:
     pipe = nlp.get_pipe("pke_dependency")
     pipe.n_threads = 1
-    one_pass(nlp, refs, batch_size)  # warm-up: the token table fills
+    one_pass(nlp, refs, "cython", batch_size)  # warm-up: the token table fills
     best = {n: float("inf") for n in SETTINGS}
     reference = None
     same = True
     for r in range(repeats):
         for n in SETTINGS:
             pipe.n_threads = n
-            seconds, out = one_pass(nlp, refs, batch_size)
+            seconds, out = one_pass(nlp, refs, "cython", batch_size)
             best[n] = min(best[n], seconds)
             got = trees(out)
             if reference is None:

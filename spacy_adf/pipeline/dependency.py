@@ -308,11 +308,10 @@ class PKEDependencyParser(KernelComponent):
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
         docs = list(docs)
-        key = self.cfg["spans_key"]
         if self.plain_model.uses_cython:  # its reader re-cuts the Docs that need it (_recut)
             return self._predict_cython(docs)
         for doc in docs:
-            if len(doc) > 1 and key in doc.spans:
+            if len(doc) > 1:
                 self._recut(doc)
         items, origin = [], []  # one item per sentence; origin: (Doc index, first bunsetsu)
         for d, doc in enumerate(docs):

@@ -266,15 +266,15 @@ def _orths_known(doc: Doc) -> List[int]:
     return orths
 
 
-def _token_kinds(doc: Doc) -> List[int]:
-    """Kind bits per token: sentence ender, trailer, bracket or quote, whitespace."""
-    return list(map(_KIND_OF_ORTH.__getitem__, _orths_known(doc)))
+def _token_kinds(doc: Doc, orths: Optional[List[int]] = None) -> List[int]:
+    """Kind bits per token: sentence ender, trailer, bracket or quote,
+    whitespace (``orths``: the Doc's `_orths_known`, if already read)."""
+    return list(map(_KIND_OF_ORTH.__getitem__, _orths_known(doc) if orths is None else orths))
 
 
-def _one_plain_sentence(doc: Doc) -> bool:
-    """No ender before the last token and no whitespace after the first:
-    the common case, told by two set tests."""
-    orths = _orths_known(doc)
+def _one_plain_sentence(orths: List[int]) -> bool:
+    """No ender before the last token and no whitespace after the first
+    (`_orths_known` ids): the common case, told by two set tests."""
     return _ENDER_ORTHS.isdisjoint(orths[:-1]) and _SPACE_ORTHS.isdisjoint(orths[1:])
 
 
@@ -351,7 +351,8 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
     if not has_sents:
         # Token kinds from ORTH ids (each distinct string classified once):
         # most Docs have one ender, at their end, and need no more than this.
-        if _ENDER_ORTHS.isdisjoint(_orths_known(doc)[:-1]):
+        orths = _orths_known(doc)
+        if _ENDER_ORTHS.isdisjoint(orths[:-1]):
             return [(0, n_spans)]
     bounds = [(span.start, span.end) for span in spans]
     if has_sents:
@@ -362,7 +363,7 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
                 if not ends or end > ends[-1]:
                     ends.append(end)
     else:
-        kinds = _token_kinds(doc)
+        kinds = _token_kinds(doc, orths)
         candidates = [t for t in range(n - 1) if kinds[t] & _ENDER]
         owner = depths = None
         for t in candidates:
@@ -457,9 +458,10 @@ def respect_sentence_ends(doc: Doc, spans_key: str = BUNSETSU_KEY) -> bool:
         return False
     # the common case, one sentence with its ender last and no whitespace:
     # nothing to read from the spans (the parser's speed depends on it)
-    if _one_plain_sentence(doc):
+    orths = _orths_known(doc)
+    if _one_plain_sentence(orths):
         return False
-    kinds = _token_kinds(doc)
+    kinds = _token_kinds(doc, orths)
     spans = bunsetsu_group(doc, spans_key)
     is_start = numpy.zeros(n + 1, bool)
     for span in spans:
