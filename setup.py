@@ -35,6 +35,7 @@ MODULES = [
     "spacy_adf.features.window_ids",
     "spacy_adf.kernels.left_to_right",
     "spacy_adf.models.boundary_decode",
+    "spacy_adf.models.crf_segment",
 ]
 # modules that use the C++ standard library (vector, unordered_map)
 CPP_MODULES = {"spacy_adf.features.bunsetsu_fast"}

@@ -22,12 +22,7 @@ import numpy
 from cymem.cymem cimport Pool
 from preshed.maps cimport PreshMap
 
-ctypedef unsigned char[::1] uint8_t_view
-
-cdef enum:
-    MAX_FORCED = 32
-    MAX_WORD = 8
-    BASE_TEMPLATES = 30   # 5 uni + 4 bi + 1 skip + 9 identity + 2 type + 5 generic lexicon + 4 pair
+# MAX_FORCED, MAX_WORD, BASE_TEMPLATES and the featurizer's fields: chars.pxd
 
 TEMPLATE_NAMES_BASE = (
     ["c[-2]", "c[-1]", "c[0]", "c[1]", "c[2]",
@@ -119,17 +114,6 @@ def is_space_code(uint32_t c):
 
 cdef class CharFeaturizer:
     """Hashes the segmentation templates of code sequences; owns the lexicon."""
-    cdef Pool mem
-    cdef PreshMap lexicon
-    cdef readonly int min_word
-    cdef readonly int max_word
-    cdef readonly bint word_features
-    cdef readonly int n_templates
-    cdef readonly dict fold_of          # word -> fold (-1: visible to every fold)
-    cdef uint64_t* seeds
-    cdef PreshMap forced                # user words kept whole (keys as the lexicon's)
-    cdef PreshMap forced_prefixes       # their prefixes: matching stops early
-    cdef readonly int max_forced        # longest forced word, in units
 
     def __init__(self, int min_word=2, int max_word=6, bint word_features=True):
         if not (2 <= min_word <= max_word <= MAX_WORD):
@@ -635,29 +619,36 @@ def unit_glue(codes, bounds):
         raise ValueError(f"bounds must run from 0 to the number of units ({n})")
     out = numpy.zeros(n, dtype=numpy.uint8)
     cdef unsigned char[::1] o = out
+    if n:
+        with nogil:
+            glue_into(&c[0], &b[0], nb, &o[0])
+    return out
+
+
+cdef void glue_into(const uint32_t* c, const int64_t* b, Py_ssize_t nb,
+                    unsigned char* o) noexcept nogil:
+    """unit_glue into o (zeroed by the caller), runs b[0..nb-1]."""
     cdef Py_ssize_t k, i
     cdef unsigned char g, run, prev_run
     cdef bint after_zwj, regional
     cdef int64_t n_regional
-    with nogil:
-        for k in range(nb - 1):
-            prev_run = 0
-            after_zwj = False
-            n_regional = 0
-            for i in range(b[k], b[k + 1]):
-                g = glue_info(c[i])
-                regional = 0x1F1E6 <= c[i] <= 0x1F1FF
-                if i > b[k]:
-                    if (g & GLUE_EXTEND) or after_zwj:
+    for k in range(nb - 1):
+        prev_run = 0
+        after_zwj = False
+        n_regional = 0
+        for i in range(b[k], b[k + 1]):
+            g = glue_info(c[i])
+            regional = 0x1F1E6 <= c[i] <= 0x1F1FF
+            if i > b[k]:
+                if (g & GLUE_EXTEND) or after_zwj:
+                    o[i] = 1
+                elif regional and n_regional % 2 == 1:
+                    o[i] = 1  # the second flag letter of a pair
+                else:
+                    run = g & 0x07
+                    if run != 0 and run == prev_run:
                         o[i] = 1
-                    elif regional and n_regional % 2 == 1:
-                        o[i] = 1  # the second flag letter of a pair
-                    else:
-                        run = g & 0x07
-                        if run != 0 and run == prev_run:
-                            o[i] = 1
-                if not (g & GLUE_EXTEND):
-                    prev_run = g & 0x07  # marks keep the run of their base
-                after_zwj = c[i] == 0x200D
-                n_regional = n_regional + 1 if regional else 0
-    return out
+            if not (g & GLUE_EXTEND):
+                prev_run = g & 0x07  # marks keep the run of their base
+            after_zwj = c[i] == 0x200D
+            n_regional = n_regional + 1 if regional else 0

@@ -144,9 +144,8 @@ cdef class FeatureTable:
 
     Holds only values seen in training (the table is built from them), so an
     unseen value maps to nothing instead of colliding with a trained feature.
+    Fields: extract.pxd.
     """
-    cdef PreshMap map
-    cdef readonly object keys
 
     def __init__(self, keys=None):
         self.map = PreshMap()

@@ -23,6 +23,7 @@ from ..features.row_buffer import RowBuffer
 from ..serialization.parts import SerializedParts
 from ..serialization.payloads import dump_payload, load_payload
 from ..tags.bmes import SCHEMES, check_scheme, decode_starts, encode
+from .crf_segment import SegmentScratch, segment_starts
 from .linear_crf import LinearChainCRF
 
 USER_WORD_MODES = ("force", "features")
@@ -301,10 +302,27 @@ class CharSegmenter(SerializedParts):
         return [starts[offsets[i]:offsets[i + 1]] for i in range(len(units))]
 
     def segment(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
-        """Word-start flags (bool) of units cut into CRF sequences at bounds.
+        """Word-start flags (bool) of units cut into CRF sequences at bounds:
+        one C call (`crf_segment.segment_starts`), or with forced user words
+        `segment_reference`."""
+        self.crf.require_built()
+        if self.featurizer.max_forced:
+            return self.segment_reference(codes, bounds)
+        scratch = self.__dict__.get("_scratch")
+        if scratch is None:
+            scratch = self._scratch = SegmentScratch()
+        crf = self.crf
+        return segment_starts(self.featurizer, crf.table, crf.params, crf.ctx, scratch, codes, bounds,
+                              self.cfg["scheme"] == "BMES", self.cfg["unit_rules"] == "graphemes").view(bool)
 
-        Units inside forced user words skip the CRF: only the stretches
-        between them are labelled (their features still see the full run)."""
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_scratch"}  # buffers are not state
+
+    def segment_reference(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
+        """`segment` step by step in numpy: the reference of the C path, and
+        the path with forced user words. Units inside forced user words skip
+        the CRF: only the stretches between them are labelled (their
+        features still see the full run)."""
         self.crf.require_built()
         n = len(codes)
         if not n:

@@ -84,7 +84,9 @@ class SegmentingTokenizer:
         if not isinstance(text, str):
             raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
         self._require_model()
-        return next(self._pipe_batch([text]))
+        codes, pos, bounds, _ = texts_to_units([text])
+        words, spaces = words_from_starts(text, pos, self._segment(codes, bounds).view(numpy.uint8))
+        return Doc(self.vocab, words=words, spaces=spaces)
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         """Segment in batches: one featurization and one C call each."""

@@ -1,0 +1,36 @@
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+
+from cymem.cymem cimport Pool
+from preshed.maps cimport PreshMap
+
+ctypedef unsigned char[::1] uint8_t_view
+
+cdef enum:
+    MAX_FORCED = 32
+    MAX_WORD = 8
+    BASE_TEMPLATES = 30   # 5 uni + 4 bi + 1 skip + 9 identity + 2 type + 5 generic lexicon + 4 pair
+
+
+cdef class CharFeaturizer:
+    """Hashes the segmentation templates of code sequences; owns the lexicon."""
+    cdef Pool mem
+    cdef PreshMap lexicon
+    cdef readonly int min_word
+    cdef readonly int max_word
+    cdef readonly bint word_features
+    cdef readonly int n_templates
+    cdef readonly dict fold_of          # word -> fold (-1: visible to every fold)
+    cdef uint64_t* seeds
+    cdef PreshMap forced                # user words kept whole (keys as the lexicon's)
+    cdef PreshMap forced_prefixes       # their prefixes: matching stops early
+    cdef readonly int max_forced        # longest forced word, in units
+
+    cdef void _fill(self, const uint32_t[::1] c, Py_ssize_t a, Py_ssize_t e, int fold,
+                    uint64_t[::1] pre, uint8_t_view hit, int32_t[::1] cls,
+                    int32_t[:, ::1] lens, uint64_t[:, ::1] o,
+                    const unsigned char[::1] msk) noexcept nogil
+
+
+# 1 where no word may start (grapheme and letter-run glue), for runs b[0..nb-1]
+cdef void glue_into(const uint32_t* c, const int64_t* b, Py_ssize_t nb,
+                    unsigned char* out) noexcept nogil
