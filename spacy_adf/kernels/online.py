@@ -23,7 +23,9 @@ them on a dev set.
 Deterministic: each pass visits the examples in a permutation drawn from
 ``numpy.random.default_rng(seed)``; the learner's arithmetic is sequential.
 """
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
 import numpy
@@ -39,6 +41,23 @@ __all__ = ["train_online", "DEFAULT_EPOCHS"]
 DEFAULT_EPOCHS = 10
 # examples per learner call: small enough to come back for progress lines often
 _CHUNK = 8192
+_MIN_COUNT_ROWS = 20000  # fewer rows a thread: counting on one thread is as quick
+
+
+def count_support(learner: SubsetLearner, indptr, indices, n: int, threads: Optional[int] = None) -> numpy.ndarray:
+    """`learner.count` over all n rows, split into one row range per core
+    (the table is read-only then and the counts are atomic): the decision
+    value of every row. The supports do not depend on the split."""
+    if threads is None:
+        threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    threads = max(1, min(int(threads), n // _MIN_COUNT_ROWS)) if learner.atomic_counts else 1
+    if threads == 1:
+        return learner.count(indptr, indices)
+    cuts = numpy.linspace(0, n, threads + 1).astype(numpy.int64)
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(lambda k: learner.count(indptr, indices, int(cuts[k]), int(cuts[k + 1])),
+                              range(threads)))
+    return numpy.concatenate(parts)
 
 
 def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EPOCHS, seed: int = 0,
@@ -96,7 +115,7 @@ def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EP
     learner.finish(average=passes[-1]["steps"] > 0)
     t1 = time.perf_counter()
     with progress.running(f"online trainer: support of {learner.n_subsets:,} subsets over {n:,} examples"):
-        decisions = learner.count(indptr, indices)
+        decisions = count_support(learner, indptr, indices, n)
     on = signs * decisions <= 1.0 + 1e-6  # the averaged model's support vectors (for sigma)
     n_pos = int((on & (signs > 0)).sum())
     n_neg = int((on & (signs < 0)).sum())

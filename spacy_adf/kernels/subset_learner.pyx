@@ -68,8 +68,23 @@ cdef extern from *:
     #else
     #define SL_PREFETCH(p) ((void)0)
     #endif
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SL_COUNT_ONE(p) __atomic_fetch_add((p), 1, __ATOMIC_RELAXED)
+    #define SL_COUNT(p, k) __atomic_fetch_add((p), (k), __ATOMIC_RELAXED)
+    #else  /* no atomics: count() must then run on one thread (online.py) */
+    #define SL_COUNT_ONE(p) (*(p) += 1)
+    #define SL_COUNT(p, k) (*(p) += (k))
+    #endif
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SL_ATOMIC_COUNTS 1
+    #else
+    #define SL_ATOMIC_COUNTS 0
+    #endif
     """
     void SL_PREFETCH(const void* p) noexcept nogil
+    void SL_COUNT_ONE(int32_t* p) noexcept nogil
+    void SL_COUNT(int32_t* p, int32_t k) noexcept nogil
+    const bint SL_ATOMIC_COUNTS
 
 
 cdef struct Slot:
@@ -226,7 +241,7 @@ cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth
         if sid < 0:
             continue
         total += t.w[sid]
-        t.support[sid] += 1
+        SL_COUNT_ONE(&t.support[sid])  # atomic: count() may run on several threads
         if depth + 1 < d and k + 1 < m:
             total += _score_count(t, a, m, k + 1, depth + 1, <int32_t>sid, d)
     return total
@@ -416,22 +431,34 @@ cdef class SubsetLearner:
         if _add(&self.t, &a[0] if m else NULL, m, 0, 0, 0, self.degree, delta, 0.0) < 0:
             raise MemoryError()
 
-    def count(self, const int64_t[::1] indptr, const int32_t[::1] indices):
-        """Support of every interned subset over these rows (added to the
-        counts so far; the empty set counts every row) and the rows'
-        decision values (float64)."""
+    def count(self, const int64_t[::1] indptr, const int32_t[::1] indices,
+              Py_ssize_t start=0, Py_ssize_t stop=-1):
+        """Support of every interned subset over rows start..stop (default:
+        all; added to the counts so far; the empty set counts every row) and
+        those rows' decision values (float64). Runs without the GIL and
+        counts atomically (`atomic_counts`), so threads may count disjoint
+        row ranges at once."""
         self._check_not_taken()
         cdef Py_ssize_t n = indptr.shape[0] - 1, i
+        if stop < 0:
+            stop = n
+        if not 0 <= start <= stop <= n:
+            raise ValueError(f"rows {start}..{stop} are not within 0..{n}")
         cdef int m, d = self.degree
-        out = numpy.empty(n, dtype=numpy.float64)
+        out = numpy.empty(stop - start, dtype=numpy.float64)
         cdef double[::1] o = out
         with nogil:
-            for i in range(n):
+            for i in range(start, stop):
                 m = <int>(indptr[i + 1] - indptr[i])
-                o[i] = self.t.w[0] + _score_count(&self.t, &indices[indptr[i]] if m else NULL, m, 0, 0,
-                                                  0, d)
-                self.t.support[0] += 1
+                o[i - start] = self.t.w[0] + _score_count(&self.t, &indices[indptr[i]] if m else NULL, m,
+                                                          0, 0, 0, d)
+            SL_COUNT(&self.t.support[0], <int32_t>(stop - start))
         return out
+
+    @property
+    def atomic_counts(self):
+        """True when count() may run on several threads at once."""
+        return bool(SL_ATOMIC_COUNTS)
 
     def arrays(self):
         """Copies of the per-id arrays: parent (int32, -1 for the empty

@@ -202,3 +202,40 @@ def test_online_training_prints_every_pass():
     X = to_csr([[0], [1], [0, 1], [2]], 3)
     train_online(X, [1, 1, -1, -1], degree=2, epochs=3, progress=Progress("unit", write=lines.append))
     assert any(line.startswith("\u2139 [unit] online pass 1/3") for line in lines)
+
+
+def test_support_counted_on_threads_equals_one_pass(monkeypatch):
+    """Row ranges counted on four threads at once (atomic counts) give the
+    supports and decisions of one pass over all rows; ranges are checked."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from spacy_adf.kernels import online
+
+    rng = numpy.random.default_rng(11)
+    xs = random_sets(rng, 300, lo=1)
+    amounts = rng.normal(size=len(xs))
+    rows = [numpy.unique(numpy.asarray(x, dtype=numpy.int32)) for x in random_sets(rng, 4000)]
+    indptr = numpy.concatenate([[0], numpy.cumsum([len(r) for r in rows])]).astype(numpy.int64)
+    indices = numpy.concatenate(rows).astype(numpy.int32)
+
+    def learner():
+        out = SubsetLearner(3)
+        for x, a in zip(xs, amounts):
+            out.add(x, float(a))
+        return out
+
+    one, many = learner(), learner()
+    want = one.count(indptr, indices)
+    assert many.atomic_counts
+    cuts = [0, 1000, 1001, 2500, 4000]
+    with ThreadPoolExecutor(4) as pool:
+        parts = list(pool.map(lambda k: many.count(indptr, indices, cuts[k], cuts[k + 1]), range(4)))
+    assert numpy.array_equal(numpy.concatenate(parts), want)
+    assert numpy.array_equal(many.arrays()["support"], one.arrays()["support"])
+    assert one.arrays()["support"][0] == 4000 and one.arrays()["support"][1:].sum() > 0
+    monkeypatch.setattr(online, "_MIN_COUNT_ROWS", 1)
+    third = learner()
+    assert numpy.array_equal(online.count_support(third, indptr, indices, 4000, threads=3), want)
+    assert numpy.array_equal(third.arrays()["support"], one.arrays()["support"])
+    with pytest.raises(ValueError, match="not within"):
+        one.count(indptr, indices, 10, 4001)
