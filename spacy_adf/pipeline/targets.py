@@ -38,7 +38,7 @@ alignment, an example with tokens that no gold span covers is skipped.
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import TAG
+from spacy.attrs import MORPH, TAG
 from spacy.scorer import Scorer
 from spacy.tokens import Doc, Span, Token
 from spacy.training import Example
@@ -354,6 +354,9 @@ class MorphTarget(TokenTarget):
         # a corpus has few distinct analyses: label per analysis, fields per label
         self._label_cache: Dict[int, str] = {}
         self._fields_cache: Dict[str, Dict[str, str]] = {}
+        # (morph key, label) -> merged morph key, valid for one vocab's morphology
+        self._merged: Dict[Tuple[int, str], int] = {}
+        self._merged_for = None
 
     def label(self, token: Token) -> Optional[str]:
         if not token.has_morph():
@@ -374,6 +377,40 @@ class MorphTarget(TokenTarget):
         return fields
 
     def set(self, doc, tags, confidences):
+        """`set_reference`, by morph keys: each (analysis, label) pair is
+        merged once per vocab, then the Doc's MORPH column is written in one
+        call (no Token objects, no parsing of the analyses per token)."""
+        if len(tags) != len(doc):
+            raise ValueError(f"[{self.spec}] {len(tags)} labels for a Doc of {len(doc)} tokens")
+        morphology = doc.vocab.morphology
+        if self._merged_for is not morphology:  # keys are only registered in that vocab
+            self._merged, self._merged_for = {}, morphology
+        merged = self._merged
+        keys = doc.to_array(MORPH).tolist()
+        out = numpy.empty(len(keys), dtype=numpy.uint64)
+        for i, (key, tag) in enumerate(zip(keys, tags)):
+            new = merged.get((key, tag))
+            if new is None:
+                new = merged[(key, tag)] = self._merge(morphology, key, tag)
+            out[i] = new
+        if len(out):
+            doc.from_array([MORPH], out)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_merged"], state["_merged_for"] = {}, None  # tied to one vocab in this process
+        return state
+
+    def _merge(self, morphology, key: int, tag: str) -> int:
+        """The morph key of analysis `key` with this target's fields set from `tag` (0: none)."""
+        feats = morphology.feats_to_dict(morphology.get(key)) if key else {}
+        feats = {k: v for k, v in feats.items() if k not in self.fields}
+        feats.update(self._label_fields(tag))
+        return morphology.add(feats) if feats else 0
+
+    def set_reference(self, doc, tags, confidences):
+        """What `set` writes, token by token: each token keeps its other
+        morph fields and takes this target's fields from its label."""
         for token, tag in zip(doc, tags):
             feats = {k: v for k, v in token.morph.to_dict().items() if k not in self.fields}
             feats.update(self._label_fields(tag))

@@ -52,6 +52,44 @@ def test_set_merges_fields_and_keeps_the_others():
     assert doc[1].morph.to_dict() == {"ConjForm": "基本形"}
 
 
+def test_set_by_keys_equals_the_token_by_token_reference():
+    """`set` (merged keys, one MORPH column write) against `set_reference`
+    on random analyses and labels, over two vocabs (the merge cache is per
+    vocab), a pickled copy, an empty Doc and a wrong label count."""
+    import pickle
+    import random
+
+    rng = random.Random(3)
+    values = {"SrcPos": ["名詞", "動詞", "助詞"], "SrcSubPos": ["普通名詞", "格助詞"],
+              "ConjType": ["子音動詞マ行"], "ConjForm": ["基本形", "タ形"]}
+
+    def analysis():
+        return "|".join(sorted(f"{k}={rng.choice(v)}" for k, v in values.items() if rng.random() < 0.5))
+
+    for spec in ("morph:SrcPos,SrcSubPos", "morph:ConjForm"):
+        target = make_target(spec)
+        labels = [NO_MORPH] + [a for a in (analysis() for _ in range(30)) if a and
+                               all(p.split("=")[0] in target.fields for p in a.split("|"))]
+        for vocab_round in range(2):
+            nlp = spacy.blank("ja", config={"nlp": {"tokenizer": {"@tokenizers": "spacy.Tokenizer.v1"}}})
+            for _ in range(40):
+                n = rng.randint(1, 8)
+                words = [f"w{i}" for i in range(n)]
+                morphs = [analysis() for _ in range(n)]
+                tags = [rng.choice(labels) for _ in range(n)]
+                fast = Doc(nlp.vocab, words=words, morphs=morphs)
+                slow = Doc(nlp.vocab, words=words, morphs=morphs)
+                target.set(fast, tags, None)
+                target.set_reference(slow, tags, None)
+                assert [str(t.morph) for t in fast] == [str(t.morph) for t in slow]
+                assert [t.has_morph() for t in fast] == [t.has_morph() for t in slow]
+            target = pickle.loads(pickle.dumps(target))
+        empty = Doc(nlp.vocab, words=[])
+        target.set(empty, [], None)
+        with pytest.raises(ValueError, match="labels for a Doc"):
+            target.set(Doc(nlp.vocab, words=["a"]), [], None)
+
+
 @pytest.mark.parametrize("spec", ["morph:", "morph:A,,B", "morph:A B", "morph:A,A"])
 def test_bad_specs(spec):
     with pytest.raises(ValueError, match="morph"):
