@@ -65,24 +65,15 @@ cdef extern from *:
     """
     #if defined(__GNUC__) || defined(__clang__)
     #define SL_PREFETCH(p) __builtin_prefetch((p))
-    #else
-    #define SL_PREFETCH(p) ((void)0)
-    #endif
-    #if defined(__GNUC__) || defined(__clang__)
-    #define SL_COUNT_ONE(p) __atomic_fetch_add((p), 1, __ATOMIC_RELAXED)
     #define SL_COUNT(p, k) __atomic_fetch_add((p), (k), __ATOMIC_RELAXED)
-    #else  /* no atomics: count() must then run on one thread (online.py) */
-    #define SL_COUNT_ONE(p) (*(p) += 1)
-    #define SL_COUNT(p, k) (*(p) += (k))
-    #endif
-    #if defined(__GNUC__) || defined(__clang__)
     #define SL_ATOMIC_COUNTS 1
-    #else
+    #else  /* no atomics: count() must then run on one thread (online.py) */
+    #define SL_PREFETCH(p) ((void)0)
+    #define SL_COUNT(p, k) (*(p) += (k))
     #define SL_ATOMIC_COUNTS 0
     #endif
     """
     void SL_PREFETCH(const void* p) noexcept nogil
-    void SL_COUNT_ONE(int32_t* p) noexcept nogil
     void SL_COUNT(int32_t* p, int32_t k) noexcept nogil
     const bint SL_ATOMIC_COUNTS
 
@@ -241,7 +232,7 @@ cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth
         if sid < 0:
             continue
         total += t.w[sid]
-        SL_COUNT_ONE(&t.support[sid])  # atomic: count() may run on several threads
+        SL_COUNT(&t.support[sid], 1)  # atomic: count() may run on several threads
         if depth + 1 < d and k + 1 < m:
             total += _score_count(t, a, m, k + 1, depth + 1, <int32_t>sid, d)
     return total

@@ -65,7 +65,10 @@ cdef class SegmentScratch:
     @property
     def nbytes(self):
         """Bytes held between calls."""
-        return 0 if self.cap == 0 else self.cap * (MAX_WORD * 9 + 4 * 4 + self.T * 12 + 2 + 12)
+        if self.cap == 0:
+            return 0
+        return (self.pre.nbytes + self.hit.nbytes + self.cls.nbytes + self.lens.nbytes + self.hashes.nbytes
+                + self.msk.nbytes + self.glue.nbytes + self.ptr.nbytes + self.attrs.nbytes + self.tags.nbytes)
 
 
 def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
@@ -84,7 +87,7 @@ def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
     b_arr = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
     cdef const uint32_t[::1] c = c_arr
     cdef const int64_t[::1] b = b_arr
-    cdef Py_ssize_t n = c.shape[0], nb = b.shape[0], k, i, j, longest = 0
+    cdef Py_ssize_t n = c.shape[0], nb = b.shape[0], k, i, longest = 0
     if nb < 1 or b[0] != 0 or b[nb - 1] != n:
         raise ValueError(f"bounds must run from 0 to the number of units ({n})")
     for k in range(nb - 1):
@@ -104,9 +107,6 @@ def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
     cdef int32_t[::1] tags = scratch.tags
     cdef uint8_t[::1] glue = scratch.glue
     cdef int32_t[:, ::1] lens = scratch.lens
-    cdef uint64_t h
-    cdef size_t v
-    cdef Py_ssize_t nnz = 0
     cdef int32_t t, prev
     cdef Seq seq
     with nogil:
@@ -118,17 +118,10 @@ def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
             if b[k + 1] > b[k]:
                 featurizer._fill(c, b[k], b[k + 1], -1, scratch.pre, scratch.hit, scratch.cls,
                                  lens, hashes, scratch.msk)
-        # feature ids of the known hashes, CSR by unit
-        ptr[0] = 0
-        for i in range(n):
-            for j in range(T):
-                h = hashes[i, j]
-                if h != 0:
-                    v = <size_t>table.map.get(h)
-                    if v != 0:
-                        attrs[nnz] = <int32_t>(v - 1)
-                        nnz += 1
-            ptr[i + 1] = nnz
+    # feature ids of the known hashes, CSR by unit (the table's own lookup)
+    ptr[0] = 0
+    table._lookup_into(hashes[:n], ptr[:n + 1], attrs)
+    with nogil:
         for k in range(nb - 1):
             if b[k + 1] == b[k]:
                 continue

@@ -403,17 +403,20 @@ class MorphTarget(TokenTarget):
 
     def _merge(self, morphology, key: int, tag: str) -> int:
         """The morph key of analysis `key` with this target's fields set from `tag` (0: none)."""
-        feats = morphology.feats_to_dict(morphology.get(key)) if key else {}
-        feats = {k: v for k, v in feats.items() if k not in self.fields}
-        feats.update(self._label_fields(tag))
+        feats = self._with_label(morphology.feats_to_dict(morphology.get(key)) if key else {}, tag)
         return morphology.add(feats) if feats else 0
+
+    def _with_label(self, feats: Dict[str, str], tag: str) -> Dict[str, str]:
+        """An analysis's other fields with this target's fields from `tag`."""
+        out = {k: v for k, v in feats.items() if k not in self.fields}
+        out.update(self._label_fields(tag))
+        return out
 
     def set_reference(self, doc, tags, confidences):
         """What `set` writes, token by token: each token keeps its other
         morph fields and takes this target's fields from its label."""
         for token, tag in zip(doc, tags):
-            feats = {k: v for k, v in token.morph.to_dict().items() if k not in self.fields}
-            feats.update(self._label_fields(tag))
+            feats = self._with_label(token.morph.to_dict(), tag)
             token.set_morph(feats if feats else None)
 
     @property
