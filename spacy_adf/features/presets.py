@@ -16,8 +16,19 @@ def chunking_templates() -> List[str]:
     return words + tags
 
 
+# Word-cluster cells (spacy_adf.features.clusters; the table is induced from
+# the training text at initialize): coarse to fine clusters of the word, and
+# the neighbours' 6-bit and full clusters. Measured during development on
+# held-out folds of the training files (each once with and without): CoNLL-2000
+# base NPs 94.91 -> 95.03, all phrases 93.78 -> 94.10, JNLPBA 76.26 -> 76.55;
+# six more (4-bit neighbours, 6-bit at +-2 and bigrams) did worse (94.92, 93.87)
+# and the full cluster alone less well (phrases 93.82).
+CLUSTER_TEMPLATES = ["cluster4[0]", "cluster6[0]", "cluster10[0]", "cluster[0]",
+                     "cluster6[-1]", "cluster6[1]", "cluster[-1]", "cluster[1]"]
+
+
 @registry.misc("spacy_adf.templates.chunking_rich.v1")
-def chunking_rich_templates(words: str = "w") -> List[str]:
+def chunking_rich_templates(words: str = "w", clusters: bool = False) -> List[str]:
     """The paper's chunking templates plus POS unigrams at +-2, word|POS
     conjunctions and a few orthographic features (suffixes, shape, lower
     case). On CoNLL-2000 base NPs with ADF (c=0.05, sigma=5, 8 epochs,
@@ -26,7 +37,9 @@ def chunking_rich_templates(words: str = "w") -> List[str]:
 
     words: the column of the word cells, "w" (as written) or "form" (treebank
     quote and bracket tokens read as the characters of running text, for
-    chunkers that see raw text; see `spacy_adf.features.templates.word_form`)."""
+    chunkers that see raw text; see `spacy_adf.features.templates.word_form`).
+    clusters: add CLUSTER_TEMPLATES (word clusters induced from the training
+    text)."""
     if words not in ("w", "form"):
         raise ValueError(f"words must be 'w' or 'form', not {words!r}")
     templates = chunking_templates() + [
@@ -34,7 +47,7 @@ def chunking_rich_templates(words: str = "w") -> List[str]:
         "w[0]|t[0]", "w[-1]|t[0]", "w[1]|t[0]",
         "suffix3[0]", "suffix2[0]", "shape[0]", "lower[0]",
     ]
-    return [t.replace("w[", words + "[") for t in templates]
+    return [t.replace("w[", words + "[") for t in templates] + (CLUSTER_TEMPLATES if clusters else [])
 
 
 @registry.misc("spacy_adf.templates.words.v1")
@@ -121,7 +134,7 @@ def pos_en_templates() -> List[str]:
 
 @registry.misc("spacy_adf.templates.bioner.v1")
 def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False,
-                     wide: bool = False) -> List[str]:
+                     wide: bool = False, clusters: bool = False) -> List[str]:
     """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): words
     w[-2..2], w[-1]w[0], w[0]w[1]; orthography classes (the ``ortho`` column,
     see `spacy_adf.features.templates.ortho_class`) o[-2..2] and their
@@ -138,7 +151,8 @@ def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = F
     ``wide=True`` reaches two tokens out with the case-free forms: lower-cased
     words and shapes at -2/+2, the lower-cased bigrams beside the token, and
     (with ``pos``) the current tag with the word and its suffix (an entity's
-    edges are often two words away: "the human IL-2 gene")."""
+    edges are often two words away: "the human IL-2 gene"). ``clusters=True``
+    adds CLUSTER_TEMPLATES (word clusters induced from the training text)."""
     words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
     ortho = [
         "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",
@@ -167,4 +181,6 @@ def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = F
         out += ["lower[-2]", "lower[2]", "lower[-2]|lower[-1]", "lower[1]|lower[2]", "shape[-2]", "shape[2]"]
         if pos:
             out += ["t[0]|lower[0]", "t[0]|suffix3[0]"]
+    if clusters:
+        out += CLUSTER_TEMPLATES
     return [t for i, t in enumerate(out) if t not in out[:i]]

@@ -9,7 +9,11 @@ off where the token has no such field), and ``ortho``: the token's
 orthography class (`ortho_class`, for biomedical NER), and ``form``: the word
 as written, except that the Penn Treebank's quote and bracket tokens and the
 running-text characters they stand for are one value each (`word_form`), so a
-model trained on treebank tokens reads raw text alike. Any name registered in
+model trained on treebank tokens reads raw text alike. ``cluster`` and
+``clusterN``: the word's cluster (its lower-cased form's bit path in a table
+induced from the training text, `spacy_adf.features.clusters`; ``clusterN``
+the first N bits, a coarser cluster; off for words outside the table); the
+table belongs to the model (`TemplateSet.set_clusters`). Any name registered in
 ``spacy_adf.registry.extractors`` works as well.
 """
 import functools
@@ -28,6 +32,7 @@ MAX_OFFSET = 1000  # a window wider than any sentence needs; keeps offsets in in
 _CELL_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([+-]?\d+)\]$")
 _AFFIX_RE = re.compile(r"^(prefix|suffix)(\d+)$")
 _MORPH_RE = re.compile(r"^morph_([A-Za-z0-9_]+)$")
+_CLUSTER_RE = re.compile(r"^cluster(\d*)$")
 
 # name -> (spaCy attribute id, annotation that must be present or None)
 _DOC_ATTRS: Dict[str, Tuple[int, Optional[str]]] = {
@@ -49,7 +54,7 @@ _SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
 # Doc.has_annotation(name) is "some token has a non-zero value" of it.
 _ANNOTATION_ATTRS = {"TAG": TAG, "POS": POS, "LEMMA": LEMMA, "MORPH": MORPH}
 _BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|form|"
-                         r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+)$")
+                         r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+|cluster\d*)$")
 
 _ANNOTATION_HINT = {
     "TAG": "token.tag_ (add a tagger before this component, or read corpora with the tag column as input)",
@@ -93,9 +98,15 @@ def _check_column_name(name: str, template: str) -> None:
         if not 1 <= n <= 10:
             raise ValueError(f"{name!r} in template {template!r}: affix length must be 1..10")
         return
+    m = _CLUSTER_RE.match(name)
+    if m:
+        if m.group(1) and not 1 <= int(m.group(1)) <= 64:
+            raise ValueError(f"{name!r} in template {template!r}: a cluster prefix has 1..64 bits")
+        return
     if _MORPH_RE.match(name) or name in ("ortho", "form") or name in extractors.get_all():
         return
-    known = sorted(_DOC_ATTRS) + ["ortho", "form", "prefixN", "suffixN", "morph_FIELD"] + sorted(extractors.get_all())
+    known = (sorted(_DOC_ATTRS) + ["ortho", "form", "prefixN", "suffixN", "morph_FIELD", "cluster", "clusterN"]
+             + sorted(extractors.get_all()))
     raise ValueError(
         f"unknown attribute {name!r} in feature template {template!r}. Known: "
         f"{', '.join(known)}. Register custom ones with spacy_adf.registry.extractors."
@@ -134,7 +145,33 @@ class TemplateSet:
                 self.toffs[j, c] = off
         self._morph_cache: Dict[str, Dict[int, int]] = {}
         self._builtin_only: Optional[bool] = None
+        self.clusters: Optional[Dict[str, str]] = None
         self._plan_columns()
+
+    @property
+    def uses_clusters(self) -> bool:
+        """Whether a column reads the word clusters (the model then needs a table)."""
+        return any(_CLUSTER_RE.match(name) for name in self.columns)
+
+    def set_clusters(self, table: Optional[Dict[str, str]]) -> None:
+        """The word -> bit path table the cluster columns read (lower-cased
+        words; paths of "0"/"1"); the word cache starts afresh."""
+        if table is not None:
+            bad = next((w for w, p in table.items() if not isinstance(w, str) or not isinstance(p, str)
+                        or not p or p.strip("01")), None)
+            if bad is not None:
+                raise ValueError(f"a cluster table maps words to bit paths of 0 and 1; "
+                                 f"the entry {bad!r} is not one")
+            table = dict(table)
+        self.clusters = table
+        self._plan_columns()
+
+    def _check_clusters(self, component: Optional[str]) -> None:
+        if self.clusters is None and self.uses_clusters:
+            raise ValueError(
+                f"[{component or 'adf_tagger'}] the feature templates read word clusters, but the model "
+                "has no cluster table: initialize the component (it induces the table from the "
+                "training text) or load a trained model")
 
     def _plan_columns(self) -> None:
         """How columns_for_docs builds each column: the spaCy attributes read
@@ -163,6 +200,10 @@ class TemplateSet:
             elif name == "form":
                 word_cols.append(i)
                 self._word_fns.append(_form_hash)
+            elif _CLUSTER_RE.match(name):
+                word_cols.append(i)
+                bits = _CLUSTER_RE.match(name).group(1)
+                self._word_fns.append(functools.partial(_cluster_hash, self.clusters or {}, int(bits or 0)))
             else:
                 self._other_cols.append(i)
         # annotation checks read the same arrays
@@ -214,6 +255,7 @@ class TemplateSet:
         Doc i are seq_starts[i]:seq_starts[i+1], each the same as
         `columns_for(doc)`. With `component`, also check_doc every Doc
         (from the arrays already read)."""
+        self._check_clusters(component)
         lengths = numpy.fromiter((len(doc) for doc in docs), dtype=numpy.int64, count=len(docs))
         seq_starts = numpy.zeros(len(docs) + 1, dtype=numpy.int64)
         numpy.cumsum(lengths, out=seq_starts[1:])
@@ -290,6 +332,10 @@ class TemplateSet:
                 values = [ortho_class(x) for x in texts]
             elif name == "form":
                 values = [word_form(x) for x in texts]
+            elif _CLUSTER_RE.match(name):
+                self._check_clusters(None)
+                values = [_cluster_value(self.clusters, int(_CLUSTER_RE.match(name).group(1) or 0), x)
+                          for x in texts]
             elif _MORPH_RE.match(name):
                 field = _MORPH_RE.match(name).group(1)
                 values = [_morph_value(str(t.morph), field) for t in doc]
@@ -371,6 +417,18 @@ def word_form(text: str) -> str:
 
 def _form_hash(text: str) -> int:
     return hash_string("w:" + word_form(text))
+
+
+def _cluster_value(table: Dict[str, str], bits: int, text: str) -> Optional[str]:
+    path = table.get(text.lower())
+    if path is None:
+        return None
+    return path[:bits] if bits else path
+
+
+def _cluster_hash(table: Dict[str, str], bits: int, text: str) -> int:
+    value = _cluster_value(table, bits, text)
+    return 0 if value is None else hash_string(f"cluster{bits}:{value}")
 
 
 def _ortho_hash(text: str) -> int:

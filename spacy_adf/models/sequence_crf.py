@@ -48,6 +48,30 @@ class SequenceCRF(LinearChainCRF):
     def required_annotations(self) -> List[str]:
         return self.templates.required_annotations
 
+    # ------------------------------------------------------------ word clusters
+    # Templates with cluster columns read a word -> bit path table that is
+    # part of the model: induced from the training words before the feature
+    # table is built, saved and loaded with the weights' component.
+
+    @property
+    def uses_clusters(self) -> bool:
+        return self.templates.uses_clusters
+
+    @property
+    def clusters(self) -> Optional[Dict[str, str]]:
+        return self.templates.clusters
+
+    def set_clusters(self, table: Optional[Dict[str, str]]) -> None:
+        self.templates.set_clusters(table)
+
+    def induce_clusters(self, sentences: Iterable[Sequence[str]], **options) -> Dict[str, str]:
+        """Induce the cluster table from training sentences (word lists) and use it."""
+        from ..features.clusters import induce_clusters
+
+        table = induce_clusters(sentences, **options)
+        self.set_clusters(table)
+        return table
+
     def check_doc(self, doc: Doc) -> None:
         """Raise a clear error if `doc` lacks an annotation the templates read."""
         self.templates.check_doc(doc, self.name)

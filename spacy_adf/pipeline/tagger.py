@@ -6,6 +6,7 @@ optimizer the update is sparse (cost proportional to the features a batch
 touches); any other thinc optimizer gets a dense gradient.
 """
 import operator
+import zlib
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
@@ -20,6 +21,7 @@ from thinc.api import Config, Model
 from ..core.crf import CRFModel
 from ..models.sequence_crf import SequenceCRF
 from ..scorers.tagging import tagger_score
+from ..serialization.payloads import dump_payload, load_payload
 from ..training.example_cache import MISS
 from ..training.sparse_trainer import SparseTrainer
 from .labels import LabelsInCfg, initial_labels
@@ -39,6 +41,10 @@ edge_templates = null
 @misc = "spacy_adf.templates.words.v1"
 """
 DEFAULT_CRF_MODEL = Config().from_str(default_model_config)["model"]
+
+# the word cluster table of templates with cluster columns (a versioned payload)
+CLUSTERS_FORMAT = "spacy_adf.word_clusters"
+CLUSTERS_VERSION = 1
 
 if not Doc.has_extension("adf_marginals"):
     Doc.set_extension("adf_marginals", default=None)
@@ -164,6 +170,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         corpus: a reader of the config by dot name ("corpora.train") to
         read in full instead of get_examples (for a streamed training
         corpus: see `trainable.initialize_examples`)."""
+        if self.plain_model.uses_clusters:
+            self._induce_clusters(initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus))
         examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
         upstream = self._upstream(nlp)
         found: List[str] = []
@@ -190,6 +198,14 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.cfg["n_train_examples"] = read.n_examples
         self._model_changed()
         self.trainer.cache.prime(primed, read.n_examples)
+
+    def _induce_clusters(self, examples: Iterable[Example]) -> None:
+        """The word cluster table from the words of the training examples
+        (a first pass that keeps only the words; spacy_adf.features.clusters),
+        recorded in cfg with a checksum the saved table is checked against."""
+        words = [[t.text for t in eg.predicted] for eg in examples]
+        table = self.plain_model.induce_clusters(words)
+        self.cfg["clusters"] = {"n_words": len(table), "checksum": _table_checksum(table)}
 
     def _upstream(self, nlp: Optional[Language]) -> list:
         """The components before this one, if the templates need annotations
@@ -337,6 +353,34 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.cfg.update(cfg)
         self.target = make_target(self.cfg["target"], self.cfg["scheme"], self.cfg["covering"])
 
+    def _parts(self):
+        """cfg, the cluster table when the templates read clusters, and the model."""
+        parts = super()._parts()
+        if not self.plain_model.uses_clusters:
+            return parts
+        return {"cfg": parts["cfg"], "clusters": (self._clusters_bytes, self._load_clusters),
+                "model": parts["model"]}
+
+    def _clusters_bytes(self) -> bytes:
+        table = self.plain_model.clusters
+        if table is None:
+            raise ValueError(f"[{self.name}] the component has no cluster table: initialize it first")
+        words = sorted(table)
+        return dump_payload(CLUSTERS_FORMAT, CLUSTERS_VERSION, {"words": words, "paths": [table[w] for w in words]})
+
+    def _load_clusters(self, data: bytes) -> None:
+        _, content = load_payload(data, CLUSTERS_FORMAT, [CLUSTERS_VERSION])
+        try:
+            table = dict(zip(content["words"], content["paths"], strict=True))
+        except (KeyError, TypeError, ValueError):
+            raise ValueError("the cluster table is incomplete or corrupt") from None
+        expected = self.cfg.get("clusters") or {}
+        if expected.get("checksum") != _table_checksum(table):
+            raise ValueError(
+                f"[{self.name}] the cluster table ({len(table)} words) does not match the one the cfg "
+                f"records ({expected.get('n_words')} words): model files and cfg do not belong together")
+        self.plain_model.set_clusters(table)
+
     def _model_bytes(self):
         """The CRF's file as Chunks (written piece by piece, see framed.Chunks)."""
         self.plain_model.require_built()
@@ -350,6 +394,11 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         # Pickles the trained model, not the optimizer's state or caches.
         data = self.to_bytes() if self.plain_model.is_built else None
         return (_rebuild, (type(self), self.vocab, self.model, self.name, dict(self.cfg), self.scorer, data))
+
+
+def _table_checksum(table: Dict[str, str]) -> str:
+    text = "\n".join(f"{w}\t{table[w]}" for w in sorted(table))
+    return f"crc32:{zlib.crc32(text.encode('utf8')):08x}"
 
 
 def _whitespace_only(doc: Doc) -> bool:
