@@ -112,7 +112,7 @@ def ja_morph_templates() -> List[str]:
 
 
 @registry.misc("spacy_adf.templates.pos_en.v1")
-def pos_en_templates() -> List[str]:
+def pos_en_templates(clusters: bool = False) -> List[str]:
     """English POS tagging that reads running text as well as Penn Treebank
     tokens: the word window in spaCy's norm form (the PTB quote tokens and
     typographic quotes all become a straight double quote, a typographic
@@ -129,7 +129,7 @@ def pos_en_templates() -> List[str]:
         "ortho[-2]|ortho[-1]", "ortho[-1]|ortho[0]", "ortho[0]|ortho[1]", "ortho[1]|ortho[2]",
     ]
     affixes = ["prefix2[0]", "prefix3[0]", "prefix4[0]", "suffix2[0]", "suffix3[0]", "suffix4[0]"]
-    return norms + ["w[0]"] + ortho + affixes
+    return norms + ["w[0]"] + ortho + affixes + (CLUSTER_TEMPLATES if clusters else [])
 
 
 @registry.misc("spacy_adf.templates.bioner.v1")

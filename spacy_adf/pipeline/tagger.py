@@ -204,7 +204,11 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         (a first pass that keeps only the words; spacy_adf.features.clusters),
         recorded in cfg with a checksum the saved table is checked against."""
         words = [[t.text for t in eg.predicted] for eg in examples]
-        table = self.plain_model.induce_clusters(words)
+        try:
+            table = self.plain_model.induce_clusters(words)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] cannot induce the word clusters the templates read: {e}; "
+                             "train on more text or remove the cluster templates") from None
         self.cfg["clusters"] = {"n_words": len(table), "checksum": _table_checksum(table)}
 
     def _upstream(self, nlp: Optional[Language]) -> list:
