@@ -200,6 +200,28 @@ def join_folds(paths: Sequence[Path]) -> DocBin:
     return joined
 
 
+def fold_fingerprint(settings: JackknifeSettings, fold: int) -> str:
+    """A digest of the fold's upstream configs as trained (the files with the
+    overrides and the fold split applied): a fold annotated under other
+    settings is redone, not reused."""
+    import hashlib
+
+    fold_dir = (settings.output / f"fold{fold}").resolve()
+    text = "\n".join(fold_config(path, settings, fold, fold_dir).to_str() for path in settings.upstream)
+    return hashlib.sha256(text.encode("utf8")).hexdigest()[:16]
+
+
+def _fold_done(settings: JackknifeSettings, fold: int) -> bool:
+    """Whether the fold has its DocBin, made under the present settings."""
+    summary = settings.output / f"fold{fold}" / SUMMARY
+    if not fold_annotations(settings.output, fold).exists() or not summary.exists():
+        return False
+    try:
+        return json.loads(summary.read_text()).get("fingerprint") == fold_fingerprint(settings, fold)
+    except ValueError:
+        return False
+
+
 def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Callable[[str], None]) -> Dict:
     """Train the upstream chain on the other folds, annotate this one and
     write it to its own DocBin (so an interrupted run resumes at the first
@@ -207,7 +229,7 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
     out = settings.output
     fold_dir = (out / f"fold{fold}").resolve()
     fold_dir.mkdir(parents=True, exist_ok=True)
-    record: Dict = {"fold": fold, "upstream": {}}
+    record: Dict = {"fold": fold, "fingerprint": fold_fingerprint(settings, fold), "upstream": {}}
     configs = []
     for path, name in zip(settings.upstream, names):
         config = fold_config(path, settings, fold, fold_dir)
@@ -265,10 +287,14 @@ def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = prin
     total = time.perf_counter()
     todo = []
     for fold in (range(settings.n_folds) if settings.folds is None else settings.folds):
-        if fold_annotations(out, fold).exists():
+        if _fold_done(settings, fold):
             log(f"[jackknife] fold {fold + 1}/{settings.n_folds}: already annotated "
                 f"({fold_annotations(out, fold)}), skipped")
         else:
+            if fold_annotations(out, fold).exists():
+                log(f"[jackknife] fold {fold + 1}/{settings.n_folds}: annotated under other settings "
+                    "(configs or overrides changed), redone")
+                fold_annotations(out, fold).unlink()
             todo.append(fold)
     if settings.jobs > 1 and len(todo) > 1:
         _run_folds_in_processes(settings, names, todo, log)

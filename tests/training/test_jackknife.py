@@ -166,3 +166,17 @@ def test_jackknife_cli_annotates_every_sentence_once_by_a_model_that_did_not_see
     assert [fold_of(w, 3, 0) for w in words] == expected
     assert all(f["upstream"]["pos_conll2000"]["heldout_score"] > 0.5 for f in summary["folds"])
     assert not (out / "fold0" / "pos_conll2000").exists()  # fold models deleted unless --keep-models
+
+
+def test_a_fold_annotated_under_other_settings_is_redone_not_reused(tmp_path):
+    out = tmp_path / "jk"
+    cmd = [sys.executable, "-m", "scripts.jackknife", str(out), "--upstream", str(REPO / "configs" / "pos_conll2000.cfg"),
+           "--n-folds", "3", "--folds", "1", "--paths.train", str(SAMPLE / "dev.txt")]
+    first = subprocess.run(cmd + ["--training.max_epochs", "1"], capture_output=True, text=True, cwd=REPO)
+    assert first.returncode == 0, first.stderr[-3000:]
+    same = subprocess.run(cmd + ["--training.max_epochs", "1"], capture_output=True, text=True, cwd=REPO)
+    assert "fold 2/3: already annotated" in same.stdout
+    changed = subprocess.run(cmd + ["--training.max_epochs", "2"], capture_output=True, text=True, cwd=REPO)
+    assert changed.returncode == 0, changed.stderr[-3000:]
+    assert "fold 2/3: annotated under other settings" in changed.stdout
+    assert "held-out sentences" in changed.stdout
