@@ -71,7 +71,7 @@ def ner_templates() -> List[str]:
 
 
 @registry.misc("spacy_adf.templates.bunsetsu.v1")
-def bunsetsu_templates() -> List[str]:
+def bunsetsu_templates(clusters: bool = False) -> List[str]:
     """Japanese bunsetsu chunking over morphemes with POS and morphs (as the
     bunsetsu corpus readers write them): words and tags at +-2 and their
     bigrams; the source sub-POS, POS pair and conjugation fields at the
@@ -94,11 +94,11 @@ def bunsetsu_templates() -> List[str]:
         "morph_ConjForm[-1]|t[0]", "morph_SrcPos[-1]|morph_SrcPos[0]",
     ]
     chars = ["suffix1[-1]", "prefix1[0]", "suffix1[-1]|prefix1[0]", "suffix2[-1]", "prefix2[0]"]
-    return words + tags + mixed + morph + chars
+    return words + tags + mixed + morph + chars + (CLUSTER_TEMPLATES if clusters else [])
 
 
 @registry.misc("spacy_adf.templates.ja_morph.v1")
-def ja_morph_templates() -> List[str]:
+def ja_morph_templates(clusters: bool = False) -> List[str]:
     """Japanese morphological tagging from words alone (the raw-text
     pipeline's POS and conjugation taggers): words at +-2 and their bigrams,
     the first and last characters of the word (inflection endings, unknown
@@ -108,7 +108,7 @@ def ja_morph_templates() -> List[str]:
         "w[-1]|w[0]", "w[0]|w[1]", "w[-1]|w[0]|w[1]",
         "prefix1[0]", "prefix2[0]", "suffix1[0]", "suffix2[0]", "suffix3[0]",
         "suffix1[-1]|prefix1[0]", "suffix1[0]|prefix1[1]", "suffix2[-1]", "prefix2[1]",
-    ]
+    ] + (CLUSTER_TEMPLATES if clusters else [])
 
 
 @registry.misc("spacy_adf.templates.pos_en.v1")
