@@ -71,7 +71,7 @@ def ner_templates() -> List[str]:
 
 
 @registry.misc("spacy_adf.templates.bunsetsu.v1")
-def bunsetsu_templates(clusters: bool = False) -> List[str]:
+def bunsetsu_templates() -> List[str]:
     """Japanese bunsetsu chunking over morphemes with POS and morphs (as the
     bunsetsu corpus readers write them): words and tags at +-2 and their
     bigrams; the source sub-POS, POS pair and conjugation fields at the
@@ -94,7 +94,7 @@ def bunsetsu_templates(clusters: bool = False) -> List[str]:
         "morph_ConjForm[-1]|t[0]", "morph_SrcPos[-1]|morph_SrcPos[0]",
     ]
     chars = ["suffix1[-1]", "prefix1[0]", "suffix1[-1]|prefix1[0]", "suffix2[-1]", "prefix2[0]"]
-    return words + tags + mixed + morph + chars + (CLUSTER_TEMPLATES if clusters else [])
+    return words + tags + mixed + morph + chars
 
 
 @registry.misc("spacy_adf.templates.ja_morph.v1")
