@@ -419,8 +419,14 @@ def _form_hash(text: str) -> int:
     return hash_string("w:" + word_form(text))
 
 
+def cluster_key(text: str) -> str:
+    """The key of a word in a cluster table: its ``form`` (a treebank quote or
+    bracket token and the running-text character are one word), lower-cased."""
+    return word_form(text).lower()
+
+
 def _cluster_value(table: Dict[str, str], bits: int, text: str) -> Optional[str]:
-    path = table.get(text.lower())
+    path = table.get(cluster_key(text))
     if path is None:
         return None
     return path[:bits] if bits else path

@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 from ..features.crf_layout import check_feature_modes, edge_mask
 from ..features.digest import digest
 from ..features.row_buffer import RowBuffer
-from ..features.templates import TemplateSet
+from ..features.templates import TemplateSet, cluster_key
 from .linear_crf import LinearChainCRF, Sample
 
 HASH_BATCH = 256  # training Docs hashed per columns pass (read_training)
@@ -65,10 +65,11 @@ class SequenceCRF(LinearChainCRF):
         self.templates.set_clusters(table)
 
     def induce_clusters(self, sentences: Iterable[Sequence[str]], **options) -> Dict[str, str]:
-        """Induce the cluster table from training sentences (word lists) and use it."""
+        """Induce the cluster table from training sentences (word lists, keyed
+        as the columns look them up: `cluster_key`) and use it."""
         from ..features.clusters import induce_clusters
 
-        table = induce_clusters(sentences, **options)
+        table = induce_clusters(([cluster_key(w) for w in s] for s in sentences), **options)
         self.set_clusters(table)
         return table
 

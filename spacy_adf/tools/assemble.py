@@ -11,6 +11,7 @@ import spacy
 from spacy.lang.char_classes import ALPHA, HYPHENS
 from spacy.util import compile_infix_regex
 
+from ..pipeline import quote_tags  # noqa: F401 (registers ptb_quote_tags)
 from ..tokenizers.english import ptb_english_tokenizer
 
 # spaCy's infix rule that splits "rate-sensitive" into three tokens; the Penn
@@ -39,19 +40,12 @@ def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
 
 
 def add_quote_tags(nlp, after: str) -> None:
-    """An attribute_ruler after the POS tagger `after` that tags running-text
-    quotes and brackets as the Penn Treebank does: a straight quote is
-    opening (``) unless it follows its word without a space (''), and
-    typographic ones by their direction; a bracket is tagged ( or ). The
-    tagger learned quotes and brackets as PTB tokens (``, '', -LRB-, -RCB-),
-    so it has no evidence for the direction of a straight quote, nor for a
-    bracket written as itself."""
-    ruler = nlp.add_pipe("attribute_ruler", name="quote_tags", after=after)
-    ruler.add([[{"ORTH": {"IN": ['"', "\u201c"]}}]], {"TAG": "``"})
-    ruler.add([[{"SPACY": False}, {"ORTH": '"'}]], {"TAG": "''"}, index=1)
-    ruler.add([[{"ORTH": "\u201d"}]], {"TAG": "''"})
-    ruler.add([[{"ORTH": {"IN": ["(", "[", "{"]}}]], {"TAG": "("})
-    ruler.add([[{"ORTH": {"IN": [")", "]", "}"]}}]], {"TAG": ")"})
+    """`ptb_quote_tags` after the POS tagger `after`: running-text quotes and
+    brackets get the Penn Treebank's tags, a straight quote by its direction
+    (`spacy_adf.pipeline.quote_tags`). The tagger learned quotes and brackets
+    as PTB tokens (``, '', -LRB-, -RCB-), so it has no evidence for the
+    direction of a straight quote, nor for a bracket written as itself."""
+    nlp.add_pipe("ptb_quote_tags", name="quote_tags", after=after)
 
 
 def assemble(base: str, sources: List[str], name: Optional[str] = None, version: Optional[str] = None,
