@@ -9,6 +9,7 @@ cdef enum:
     MAX_FORCED = 32
     MAX_WORD = 8
     BASE_TEMPLATES = 30   # 5 uni + 4 bi + 1 skip + 9 identity + 2 type + 5 generic lexicon + 4 pair
+    TRIGRAM_TEMPLATES = 5  # c[-2..0], c[-1..1], c[0..2] and the skips c[-2]c[0], c[0]c[2]
 
 
 cdef class CharFeaturizer:
@@ -18,6 +19,7 @@ cdef class CharFeaturizer:
     cdef readonly int min_word
     cdef readonly int max_word
     cdef readonly bint word_features
+    cdef readonly bint char_trigrams
     cdef readonly int n_templates
     cdef readonly dict fold_of          # word -> fold (-1: visible to every fold)
     cdef uint64_t* seeds

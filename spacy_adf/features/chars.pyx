@@ -115,7 +115,7 @@ def is_space_code(uint32_t c):
 cdef class CharFeaturizer:
     """Hashes the segmentation templates of code sequences; owns the lexicon."""
 
-    def __init__(self, int min_word=2, int max_word=6, bint word_features=True):
+    def __init__(self, int min_word=2, int max_word=6, bint word_features=True, bint char_trigrams=False):
         if not (2 <= min_word <= max_word <= MAX_WORD):
             raise ValueError(
                 f"dictionary word lengths must satisfy 2 <= min_word <= max_word <= {MAX_WORD}, "
@@ -126,7 +126,9 @@ cdef class CharFeaturizer:
         self.max_word = max_word
         self.word_features = word_features
         n_lengths = max_word - min_word + 1
-        self.n_templates = BASE_TEMPLATES + (2 * n_lengths if word_features else 0)
+        self.char_trigrams = char_trigrams
+        self.n_templates = (BASE_TEMPLATES + (2 * n_lengths if word_features else 0)
+                            + (TRIGRAM_TEMPLATES if char_trigrams else 0))
         self.fold_of = {}
         self.forced = PreshMap()
         self.forced_prefixes = PreshMap()
@@ -143,13 +145,16 @@ cdef class CharFeaturizer:
             lengths = range(self.min_word, self.max_word + 1)
             names += [f"lex_word_ending_here[{l}]" for l in lengths]
             names += [f"lex_word_starting_here[{l}]" for l in lengths]
+        if self.char_trigrams:
+            names += ["c[-2]c[-1]c[0]", "c[-1]c[0]c[1]", "c[0]c[1]c[2]", "c[-2]c[0]", "c[0]c[2]"]
         return names
 
     def __len__(self):
         return len(self.fold_of)
 
     def __reduce__(self):
-        return (_rebuild_featurizer, (self.min_word, self.max_word, self.word_features, dict(self.fold_of)))
+        return (_rebuild_featurizer, (self.min_word, self.max_word, self.word_features, dict(self.fold_of),
+                                      self.char_trigrams))
 
     def add_word(self, str word, int fold=-1):
         """Add a lexicon word; fold >= 0 hides it from that training fold.
@@ -413,6 +418,15 @@ cdef class CharFeaturizer:
                     if i + l <= e and hit[i * MAX_WORD + l - 1]:
                         o[i, t] = _nz(mix(seeds[t], pre[i * MAX_WORD + l - 1]))
                     t += 1
+            if self.char_trigrams:
+                # after the others, so models without them keep their columns
+                for k in range(3):
+                    o[i, t] = _nz(mix(mix(mix(seeds[t], u[k]), u[k + 1]), u[k + 2]))
+                    t += 1
+                o[i, t] = _nz(mix(mix(seeds[t], u[0]), u[2]))
+                t += 1
+                o[i, t] = _nz(mix(mix(seeds[t], u[2]), u[4]))
+                t += 1
 
 
 
@@ -425,8 +439,8 @@ cdef inline uint64_t _lex_key(uint64_t h, Py_ssize_t length) nogil:
     return _nz(fmix(h + <uint64_t>length * 0x9e3779b97f4a7c15ULL))
 
 
-def _rebuild_featurizer(min_word, max_word, word_features, fold_of):
-    f = CharFeaturizer(min_word, max_word, word_features)
+def _rebuild_featurizer(min_word, max_word, word_features, fold_of, char_trigrams=False):
+    f = CharFeaturizer(min_word, max_word, word_features, char_trigrams)
     for word, fold in fold_of.items():
         f.add_word(word, fold)
     return f

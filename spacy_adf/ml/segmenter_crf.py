@@ -20,6 +20,7 @@ def build_segmenter_model(
     min_freq: int = 1,
     state_features: str = "all",
     edge_features: str = "observed",
+    char_trigrams: bool = False,
 ) -> Model:
     """min_word, max_word: lengths of lexicon words the dictionary features match.
     word_features: also use the matched words themselves as features (not only
@@ -29,6 +30,9 @@ def build_segmenter_model(
         features learn how much an unseen word's lexicon match is worth; 1 or 0
         shows every training word to every sentence.
     min_freq, state_features, edge_features: as in spacy_adf.CRF.v1.
+    char_trigrams: also the character trigrams c[-2..0], c[-1..1], c[0..2] and
+        the skip pairs c[-2]c[0], c[0]c[2] (off: the templates of models saved
+        before the option existed).
     """
     options = {
         "min_word": min_word,
@@ -39,6 +43,8 @@ def build_segmenter_model(
         "state_features": state_features,
         "edge_features": edge_features,
     }
+    if char_trigrams:  # only when on, so older configs and models keep their digest
+        options["char_trigrams"] = True
     segmenter = CharSegmenter(options)
     return Model("spacy_adf_segmenter_crf", _forward, attrs={"segmenter": segmenter})
 

@@ -42,7 +42,8 @@ def check_segmenter_options(options: Dict) -> None:
 
 
 def make_featurizer(options: Dict) -> CharFeaturizer:
-    return CharFeaturizer(options["min_word"], options["max_word"], options["word_features"])
+    return CharFeaturizer(options["min_word"], options["max_word"], options["word_features"],
+                          bool(options.get("char_trigrams", False)))
 
 
 def example_fold(key: bytes, folds: int) -> int:
