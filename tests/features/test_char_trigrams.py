@@ -8,9 +8,8 @@ import numpy
 import spacy
 
 from spacy_adf.features.chars import CharFeaturizer, text_codes, texts_to_units
-from spacy_adf.optimizers.adf import ADF
-from tests.helpers.seg_data import char_nlp, make_sentences, seg_examples
-from tests.models.test_crf_segment import ODD, random_texts
+from tests.helpers.seg_data import char_nlp
+from tests.models.test_crf_segment import ODD, random_texts, train_small
 
 TRIGRAM_NAMES = ["c[-2]c[-1]c[0]", "c[-1]c[0]c[1]", "c[0]c[1]c[2]", "c[-2]c[0]", "c[0]c[2]"]
 
@@ -54,21 +53,8 @@ def test_pickle_keeps_the_option():
     assert numpy.array_equal(back.hashes(codes), tri.hashes(codes))
 
 
-def _train_with_trigrams():
-    nlp = char_nlp("zh")
-    seg = nlp.add_pipe("adf_segmenter", config={"model": {"@architectures": "spacy_adf.SegmenterCRF.v1",
-                                                          "lexicon_folds": 2, "char_trigrams": True}})
-    examples = seg_examples(nlp, make_sentences(200, seed=3))
-    nlp.initialize(lambda: examples)
-    opt = ADF(learn_rate=0.1, sigma=5.0)
-    for _ in range(4):
-        for i in range(0, len(examples), 16):
-            nlp.update(examples[i:i + 16], sgd=opt)
-    return nlp, seg
-
-
 def test_trigram_segmenter_c_path_and_round_trip():
-    nlp, seg = _train_with_trigrams()
+    nlp, seg = train_small(char_trigrams=True)
     model = seg.segmenter
     assert model.featurizer.char_trigrams
     texts = random_texts(200, seed=11) + ODD

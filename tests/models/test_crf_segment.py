@@ -22,21 +22,22 @@ def random_texts(n, seed):
     return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 15))) for _ in range(n)]
 
 
-def _train(scheme):
+def train_small(scheme="BMES", **model_options):
+    """A segmenter trained 4 epochs on 200 made-up sentences: (nlp, component)."""
     nlp = char_nlp("zh")
-    seg = nlp.add_pipe("adf_segmenter", config={"model": SEG_MODEL, "scheme": scheme})
+    seg = nlp.add_pipe("adf_segmenter", config={"model": dict(SEG_MODEL, **model_options), "scheme": scheme})
     examples = seg_examples(nlp, make_sentences(200, seed=3))
     nlp.initialize(lambda: examples)
     opt = ADF(learn_rate=0.1, sigma=5.0)
     for _ in range(4):
         for i in range(0, len(examples), 16):
             nlp.update(examples[i:i + 16], sgd=opt)
-    return seg.segmenter
+    return nlp, seg
 
 
 @pytest.fixture(scope="module")
 def models():
-    return {scheme: _train(scheme) for scheme in ("BMES", "BI")}
+    return {scheme: train_small(scheme)[1].segmenter for scheme in ("BMES", "BI")}
 
 
 @pytest.mark.parametrize("scheme", ["BMES", "BI"])
