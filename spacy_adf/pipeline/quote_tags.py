@@ -20,7 +20,7 @@ cannot pair quotes: it tagged every spaced straight quote as opening.)
 from typing import Iterable, List, Tuple
 
 import numpy
-from spacy.attrs import ORTH
+from spacy.attrs import ORTH, SPACY
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc
@@ -61,12 +61,13 @@ class PTBQuoteTags(HandledCalls, Pipe):
         self.name = name
         self.vocab = vocab
         self.cfg = tags
-        self._kind = {}  # orth id -> what the token is
-        for texts, kind in ((OPENING_QUOTES, "open"), (CLOSING_QUOTES, "close"), ((STRAIGHT,), "straight"),
-                            (OPENING_BRACKETS, "open_bracket"), (CLOSING_BRACKETS, "close_bracket")):
+        self._key = {}  # orth id -> the cfg key of its tag (None: a straight quote, by direction)
+        for texts, key in ((OPENING_QUOTES, "open_quote_tag"), (CLOSING_QUOTES, "close_quote_tag"),
+                           ((STRAIGHT,), None), (OPENING_BRACKETS, "open_bracket_tag"),
+                           (CLOSING_BRACKETS, "close_bracket_tag")):
             for text in texts:
-                self._kind[vocab.strings.add(text)] = kind
-        self._orths = numpy.array(sorted(self._kind), dtype=numpy.uint64)
+                self._key[vocab.strings.add(text)] = key
+        self._orths = numpy.array(sorted(self._key), dtype=numpy.uint64)
 
     def predict(self, docs: Iterable[Doc]) -> List[List[Tuple[int, str]]]:
         """Per Doc, (token index, tag) of its quotes and brackets."""
@@ -75,30 +76,31 @@ class PTBQuoteTags(HandledCalls, Pipe):
     def _doc_tags(self, doc: Doc) -> List[Tuple[int, str]]:
         if len(doc) == 0:
             return []
-        orth = doc.to_array(ORTH)
+        arr = doc.to_array([ORTH, SPACY])
+        orth, space = arr[:, 0], arr[:, 1]
         out: List[Tuple[int, str]] = []
         quote_open = False  # the last straight quote opened
         for i in numpy.flatnonzero(numpy.isin(orth, self._orths)).tolist():
-            kind = self._kind[int(orth[i])]
-            if kind == "straight":
-                opening = self._opens(doc, i, quote_open)
-                quote_open = opening
-                kind = "open" if opening else "close"
-            out.append((i, self.cfg[f"{kind}_quote_tag" if kind in ("open", "close") else f"{kind}_tag"]))
+            key = self._key[int(orth[i])]
+            if key is None:
+                quote_open = _opens(space, i, quote_open)
+                key = "open_quote_tag" if quote_open else "close_quote_tag"
+            out.append((i, self.cfg[key]))
         return out
-
-    @staticmethod
-    def _opens(doc: Doc, i: int, quote_open: bool) -> bool:
-        """Whether the straight quote doc[i] opens a quotation."""
-        against_prev = i > 0 and not doc[i - 1].whitespace_
-        against_next = i + 1 < len(doc) and not doc[i].whitespace_
-        if against_next and not against_prev:
-            return True
-        if against_prev and not against_next:
-            return False
-        return not quote_open
 
     def set_annotations(self, docs: Iterable[Doc], tags: List[List[Tuple[int, str]]]) -> None:
         for doc, doc_tags in zip(docs, tags):
             for i, tag in doc_tags:
                 doc[i].tag_ = tag
+
+
+def _opens(space: numpy.ndarray, i: int, quote_open: bool) -> bool:
+    """Whether the straight quote at i opens a quotation (space: each token's
+    trailing-space flag)."""
+    against_prev = i > 0 and not space[i - 1]
+    against_next = i + 1 < len(space) and not space[i]
+    if against_next and not against_prev:
+        return True
+    if against_prev and not against_next:
+        return False
+    return not quote_open
