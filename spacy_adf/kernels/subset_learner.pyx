@@ -28,7 +28,9 @@ so scoring skips every superset of an absent prefix.
 Memory per interned subset: 29 bytes of per-id arrays (parent and item
 int32, size int8, w and u float64, support int32) plus the open-addressing
 table's 16-byte slots, 35-70% full (23-46 bytes); the id arrays grow by
-half when full, so up to 1.5 x 29 bytes. Every loop over
+half when full, so up to 1.5 x 29 bytes. The slots double at 70% full and are
+rebuilt from the id arrays, so a doubling never holds the old and the new
+slot arrays at once. Every loop over
 examples is nogil and touches only C arrays; an example costs its subsets.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
@@ -111,20 +113,40 @@ cdef int _grow_ids(Table* t) noexcept nogil:
     return 0
 
 
+cdef void _fill_slots(Table* t) noexcept nogil:
+    """Put every id but 0 (the empty set has no slot) into the empty slots,
+    by its key (parent, item): the id arrays hold all a slot says."""
+    cdef int64_t sid
+    cdef uint64_t key, h
+    for sid in range(1, t.n):
+        key = _key(t.parent[sid], t.item[sid])
+        h = _mix(key) & t.mask
+        while t.slots[h].key != 0:
+            h = (h + 1) & t.mask
+        t.slots[h].key = key
+        t.slots[h].val = <int32_t>sid
+
+
 cdef int _rehash(Table* t) noexcept nogil:
-    cdef uint64_t n_slots = (t.mask + 1) * 2, mask = n_slots - 1, i, h
-    cdef Slot* slots = <Slot*>calloc(n_slots, sizeof(Slot))
-    if slots == NULL:
-        return -1
-    for i in range(t.mask + 1):
-        if t.slots[i].key != 0:
-            h = _mix(t.slots[i].key) & mask
-            while slots[h].key != 0:
-                h = (h + 1) & mask
-            slots[h] = t.slots[i]
+    """Double the slots. They are rebuilt from the id arrays, so the old
+    slot array goes before the new one comes: the peak is the new table
+    alone, not both (512 MB less at train-dep's last doubling). If the new
+    array cannot be had, the old size is rebuilt and -1 returned; if not
+    even that, the table is left without slots (the learner then refuses
+    every call) and -1 returned."""
+    cdef uint64_t n_slots = (t.mask + 1) * 2
     free(t.slots)
-    t.slots = slots
-    t.mask = mask
+    t.slots = <Slot*>calloc(n_slots, sizeof(Slot))
+    if t.slots == NULL:
+        n_slots //= 2
+        t.slots = <Slot*>calloc(n_slots, sizeof(Slot))
+        if t.slots == NULL:
+            return -1
+        t.mask = n_slots - 1
+        _fill_slots(t)
+        return -1
+    t.mask = n_slots - 1
+    _fill_slots(t)
     return 0
 
 
@@ -307,6 +329,9 @@ cdef class SubsetLearner:
     cdef int _check_not_taken(self) except -1:
         if self.taken:
             raise ValueError("the learner's arrays were taken (take_arrays): it holds no subsets any more")
+        if self.t.slots == NULL:
+            raise MemoryError("the learner lost its subset table to an out-of-memory error: train anew "
+                              "with more memory free (or a smaller degree / fewer features)")
         return 0
 
     def __dealloc__(self):

@@ -64,6 +64,36 @@ def test_primal_weights_are_the_kernel_expansion(d):
         assert learner.decision(z) == pytest.approx(want, rel=1e-9, abs=1e-9)
 
 
+def test_the_slot_table_doubles_many_times_and_still_finds_every_subset():
+    """From the smallest table (1,024 slots), thousands of subsets make the
+    slots double several times; each doubling rebuilds them from the id
+    arrays (not from the old slots), so every subset is found once after
+    it: each interned subset's weight adds up again (no id lost, none
+    doubled) and decisions equal the kernel's brute force."""
+    rng = numpy.random.default_rng(7)
+    xs = random_sets(rng, 300, v=400, lo=6, hi=12)
+    amounts = rng.normal(size=len(xs))
+    learner = SubsetLearner(3)
+    first_bytes = learner.nbytes
+    for x, a in zip(xs, amounts):
+        learner.add(x, float(a))
+    assert learner.n_subsets > 20000 and learner.nbytes > 16 * first_bytes
+    arrays = learner.arrays()
+    c = subset_weights(3)
+    want = {}
+    for x, a in zip(xs, amounts):
+        ids = sorted(set(int(i) for i in x))
+        for r in (1, 2, 3):
+            for sub in itertools.combinations(ids, r):
+                want[sub] = want.get(sub, 0.0) + a * c[r]
+    got = {_subset_of(arrays, sid): arrays["weight"][sid] for sid in range(1, learner.n_subsets)}
+    assert got.keys() == want.keys()
+    assert all(got[k] == pytest.approx(want[k], abs=1e-9) for k in want)
+    for z in random_sets(rng, 30, v=400, lo=6, hi=12):
+        brute = sum(a * (1 + len(set(x) & set(z))) ** 3 for x, a in zip(xs, amounts))
+        assert learner.decision(z) == pytest.approx(brute, rel=1e-9, abs=1e-9)
+
+
 def test_take_arrays_gives_the_arrays_and_empties_the_learner():
     rng = numpy.random.default_rng(5)
     learner = SubsetLearner(3)
