@@ -322,6 +322,13 @@ def main(argv=None) -> Dict:
     parser.add_argument("--threads", type=int, default=1,
                         help="OMP/OpenBLAS/MKL threads if not set in the environment")
     args = parser.parse_args(argv)
+    stray = REPO / "spacy_adf.egg-info"
+    if stray.exists():  # see _import_spacy_adf: spacy.load would import every spacy_adf component
+        raise SystemExit(
+            f"benchmarks.ginza: {stray} exposes spacy-adf's entry points to this Python, so loading "
+            "GiNZA would import every spacy_adf component and their dependencies (scipy, ...). "
+            "It is left by setup.py commands (build_ext, egg_info); pip install -e . keeps its "
+            "metadata in site-packages. Remove it and run again.")
 
     # one process on one core: keep BLAS / OpenMP single-threaded (set before numpy loads)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
