@@ -135,19 +135,18 @@ cdef int _rehash(Table* t) noexcept nogil:
     even that, the table is left without slots (the learner then refuses
     every call) and -1 returned."""
     cdef uint64_t n_slots = (t.mask + 1) * 2
+    cdef int rc = 0
     free(t.slots)
     t.slots = <Slot*>calloc(n_slots, sizeof(Slot))
-    if t.slots == NULL:
+    if t.slots == NULL:  # back to the old size, just freed
+        rc = -1
         n_slots //= 2
         t.slots = <Slot*>calloc(n_slots, sizeof(Slot))
         if t.slots == NULL:
             return -1
-        t.mask = n_slots - 1
-        _fill_slots(t)
-        return -1
     t.mask = n_slots - 1
     _fill_slots(t)
-    return 0
+    return rc
 
 
 cdef inline int64_t _probe(const Table* t, uint64_t key, uint64_t h) noexcept nogil:
