@@ -76,28 +76,48 @@ cdef int _grow_ids(Table* t) noexcept nogil:
     return 0
 
 
-cdef int _rehash(Table* t) noexcept nogil:
-    """Double the slots and re-insert every key."""
-    cdef uint64_t old_slots = t.mask + 1, slots = old_slots * 2, mask = slots - 1, i, h
-    cdef uint64_t* keys = <uint64_t*>calloc(slots, sizeof(uint64_t))
-    cdef int32_t* vals = <int32_t*>malloc(slots * sizeof(int32_t))
-    if keys == NULL or vals == NULL:
-        free(keys)
-        free(vals)
+cdef inline uint64_t _key(int32_t parent, int32_t item) noexcept nogil:
+    return ((<uint64_t>(parent + 1)) << 32) | <uint64_t><uint32_t>item
+
+
+cdef int _fill_slots(Table* t, uint64_t n_slots) noexcept nogil:
+    """Fresh slots for every id but 0 (the empty set has no slot), from its
+    key (parent, item): the id arrays hold all a slot says. -1 when the
+    arrays cannot be had (the table then has none)."""
+    cdef int64_t sid
+    cdef uint64_t key, h
+    t.keys = <uint64_t*>calloc(n_slots, sizeof(uint64_t))
+    t.vals = <int32_t*>malloc(n_slots * sizeof(int32_t))
+    if t.keys == NULL or t.vals == NULL:
+        free(t.keys)
+        free(t.vals)
+        t.keys = NULL
+        t.vals = NULL
         return -1
-    for i in range(old_slots):
-        if t.keys[i] != 0:
-            h = _mix(t.keys[i]) & mask
-            while keys[h] != 0:
-                h = (h + 1) & mask
-            keys[h] = t.keys[i]
-            vals[h] = t.vals[i]
+    t.mask = n_slots - 1
+    for sid in range(1, t.n):
+        key = _key(t.parent[sid], t.item[sid])
+        h = _mix(key) & t.mask
+        while t.keys[h] != 0:
+            h = (h + 1) & t.mask
+        t.keys[h] = key
+        t.vals[h] = <int32_t>sid
+    return 0
+
+
+cdef int _rehash(Table* t) noexcept nogil:
+    """Double the slots. The old slots go before the new ones come (they
+    are rebuilt from the id arrays), so a doubling never holds both, as in
+    subset_learner. If the new size cannot be had, the old size is rebuilt
+    and -1 returned; if not even that, the table is left without slots
+    (`expand` and `lookup` then refuse) and -1 returned."""
+    cdef uint64_t n_slots = (t.mask + 1) * 2
     free(t.keys)
     free(t.vals)
-    t.keys = keys
-    t.vals = vals
-    t.mask = mask
-    return 0
+    if _fill_slots(t, n_slots) == 0:
+        return 0
+    _fill_slots(t, n_slots // 2)
+    return -1
 
 
 cdef inline int64_t _lookup(const Table* t, uint64_t key) noexcept nogil:
@@ -111,7 +131,7 @@ cdef inline int64_t _lookup(const Table* t, uint64_t key) noexcept nogil:
 
 cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept nogil:
     """The id of (parent, item), added if new; -1 when out of memory or ids."""
-    cdef uint64_t key = ((<uint64_t>(parent + 1)) << 32) | <uint64_t><uint32_t>item
+    cdef uint64_t key = _key(parent, item)
     cdef uint64_t h = _mix(key) & t.mask
     cdef int64_t sid
     while t.keys[h] != 0:
@@ -214,16 +234,13 @@ cdef class SubsetIndex:
             raise ValueError(f"the degree must be 1 to {MAX_DEGREE}, not {degree}")
         while slots < <uint64_t>(2 * expected + 2):
             slots *= 2
-        self.t.keys = <uint64_t*>calloc(slots, sizeof(uint64_t))
-        self.t.vals = <int32_t*>malloc(slots * sizeof(int32_t))
-        self.t.mask = slots - 1
         self.t.parent = NULL
         self.t.item = NULL
         self.t.size = NULL
         self.t.support = NULL
         self.t.n = 0
         self.t.cap = 0
-        if self.t.keys == NULL or self.t.vals == NULL or _grow_ids(&self.t) < 0:
+        if _fill_slots(&self.t, slots) < 0 or _grow_ids(&self.t) < 0:
             raise MemoryError()
         # id 0: the empty set (its parent is -1, it has no item)
         self.t.parent[0] = -1
@@ -254,8 +271,15 @@ cdef class SubsetIndex:
         """Bytes of the table and the per-id arrays."""
         return int((self.t.mask + 1) * 12 + self.t.cap * 17)
 
+    cdef int _check_slots(self) except -1:
+        if self.t.keys == NULL:
+            raise MemoryError("the subset index lost its table to an out-of-memory error: build a "
+                              "new index with more memory free (or a smaller degree / fewer features)")
+        return 0
+
     def expand(self, X, bint add=True, counts=None, bint include_empty=True):
         """phi(X) as a float64 CSR matrix (see the class doc)."""
+        self._check_slots()
         indptr, indices = as_csr(X)
         cdef const int64_t[::1] p = indptr
         cdef const int32_t[::1] ix = indices
@@ -340,6 +364,7 @@ cdef class SubsetIndex:
 
     def lookup(self, feature_ids) -> int:
         """The id of a subset given as feature ids (any order), -1 if absent."""
+        self._check_slots()
         ids = sorted(set(int(f) for f in feature_ids))
         if len(ids) > self.degree:
             return -1
@@ -347,7 +372,7 @@ cdef class SubsetIndex:
         for f in ids:
             if f < 0 or f > 2147483647:
                 return -1
-            sid = _lookup(&self.t, ((<uint64_t>(sid + 1)) << 32) | <uint64_t><uint32_t>f)
+            sid = _lookup(&self.t, _key(<int32_t>sid, <int32_t>f))
             if sid < 0:
                 return -1
         return sid

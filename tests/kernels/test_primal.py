@@ -70,6 +70,16 @@ def test_many_subsets_rehash():
     assert index.n_subsets > 100_000
     again = index.expand(X, add=False)
     assert (again != phi).nnz == 0
+    # the doublings rebuild the slots from the id arrays: every id is found
+    # again by its feature set, read back through its parent chain
+    a = index.arrays()
+    for sid in rng.choice(index.n_subsets - 1, 3000, replace=False) + 1:
+        features, s = [], int(sid)
+        while s > 0:
+            features.append(int(a["item"][s]))
+            s = int(a["parent"][s])
+        assert len(features) == a["size"][sid]
+        assert index.lookup(features) == sid
 
 
 # ---------------------------------------------------------------- primal trainer
