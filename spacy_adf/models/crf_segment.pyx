@@ -76,13 +76,14 @@ def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
                    bint bmes, bint graphemes):
     """uint8 per unit: 1 where a word starts. Units are cut into CRF
     sequences at `bounds` (run bounds from 0 to len(codes)); `bmes`: the
-    model's tags are B M E S (else B I); `graphemes`: the "graphemes" unit
+    model.s tags are B M E S, or those and B2 B3 (else B I); `graphemes`: the "graphemes" unit
     rules apply (no start inside a grapheme cluster or letter/digit run)."""
     if featurizer.max_forced:
         raise ValueError("segment_starts does not apply forced user words: "
                          "use CharSegmenter.segment")
-    if crf.n_labels != (4 if bmes else 2):
-        raise ValueError(f"the CRF has {crf.n_labels} labels, the scheme needs {4 if bmes else 2}")
+    if (crf.n_labels not in (4, 6)) if bmes else (crf.n_labels != 2):
+        raise ValueError(f"the CRF has {crf.n_labels} labels, the scheme needs "
+                         f"{'4 (BMES) or 6 (BB2B3MES)' if bmes else 2}")
     c_arr = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
     b_arr = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
     cdef const uint32_t[::1] c = c_arr

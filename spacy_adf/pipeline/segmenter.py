@@ -63,7 +63,8 @@ def make_adf_segmenter(
     """Create an adf_segmenter. Put it first in the pipeline, after a
     character tokenizer.
 
-    scheme: word-boundary tags, "BMES" or "BI".
+    scheme: word-boundary tags, "BMES", "BB2B3MES" (BMES with B2 and B3 for a
+        word's second and third units) or "BI".
     user_words: what user-dictionary words do. "force": they feed the
         dictionary features and are kept whole wherever forward and backward
         longest matching with the user words agree (the CRF decides where

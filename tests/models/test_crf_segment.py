@@ -37,10 +37,10 @@ def train_small(scheme="BMES", **model_options):
 
 @pytest.fixture(scope="module")
 def models():
-    return {scheme: train_small(scheme)[1].segmenter for scheme in ("BMES", "BI")}
+    return {scheme: train_small(scheme)[1].segmenter for scheme in ("BMES", "BI", "BB2B3MES")}
 
 
-@pytest.mark.parametrize("scheme", ["BMES", "BI"])
+@pytest.mark.parametrize("scheme", ["BMES", "BI", "BB2B3MES"])
 @pytest.mark.parametrize("rules", ["graphemes", "codepoints"])
 def test_c_path_equals_reference(models, scheme, rules):
     model = models[scheme]

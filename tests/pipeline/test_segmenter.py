@@ -19,9 +19,10 @@ from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
 SEG_MODEL = {"@architectures": "spacy_adf.SegmenterCRF.v1", "lexicon_folds": 2}
 
 
-def train_segmenter(sentences, epochs=8, lang="zh", learn_rate=0.1, folds=2, seed=0):
+def train_segmenter(sentences, epochs=8, lang="zh", learn_rate=0.1, folds=2, seed=0, scheme="BMES"):
     nlp = char_nlp(lang)
-    seg = nlp.add_pipe("adf_segmenter", config={"model": dict(SEG_MODEL, lexicon_folds=folds)})
+    seg = nlp.add_pipe("adf_segmenter", config={"model": dict(SEG_MODEL, lexicon_folds=folds),
+                                                "scheme": scheme})
     examples = seg_examples(nlp, sentences)
     nlp.initialize(lambda: examples)
     opt = ADF(learn_rate=learn_rate, sigma=5.0)
@@ -40,11 +41,11 @@ def trained():
 
 # ---------------------------------------------------------------- tags
 
-@pytest.mark.parametrize("scheme", ["BMES", "BI"])
+@pytest.mark.parametrize("scheme", ["BMES", "BI", "BB2B3MES"])
 def test_tag_round_trip(scheme):
     rng = random.Random(0)
     for _ in range(200):
-        lengths = [rng.randint(1, 5) for _ in range(rng.randint(1, 12))]
+        lengths = [rng.randint(1, 7) for _ in range(rng.randint(1, 12))]
         starts, ends = word_lengths_to_flags(lengths)
         tags = encode(starts, ends, scheme)
         assert numpy.array_equal(decode_starts(tags, scheme), starts)
@@ -54,6 +55,16 @@ def test_bmes_tags_by_hand():
     starts, ends = word_lengths_to_flags([1, 2, 3])
     assert encode(starts, ends, "BMES").tolist() == [3, 0, 2, 0, 1, 2]
     assert encode(starts, ends, "BI").tolist() == [0, 0, 1, 0, 1, 1]
+
+
+def test_six_tags_by_hand():
+    # B=0 M=1 E=2 S=3 B2=4 B3=5
+    starts, ends = word_lengths_to_flags([1, 2, 3, 4, 6])
+    assert encode(starts, ends, "BB2B3MES").tolist() == [3, 0, 2, 0, 4, 2, 0, 4, 5, 2,
+                                                         0, 4, 5, 1, 1, 2]
+    assert encode(starts[:0], ends[:0], "BB2B3MES").tolist() == []
+    # B2 and B3 neither open nor close a word: B2 B3 B2 is one word
+    assert decode_starts(numpy.array([4, 5, 4, 3]), "BB2B3MES").tolist() == [True, False, False, True]
 
 
 def test_decode_is_total():
@@ -168,9 +179,10 @@ def test_units_split_runs_at_whitespace():
 
 # ---------------------------------------------------------------- training
 
-def test_overfits_a_tiny_corpus():
+@pytest.mark.parametrize("scheme", ["BMES", "BI", "BB2B3MES"])
+def test_overfits_a_tiny_corpus(scheme):
     sentences = make_sentences(20, seed=5)
-    nlp, seg = train_segmenter(sentences, epochs=30, folds=0)
+    nlp, seg = train_segmenter(sentences, epochs=30, folds=0, scheme=scheme)
     pred = [doc_words(d) for d in nlp.pipe(["".join(s) for s in sentences])]
     assert segmentation_prf(sentences, pred)["token_f"] == 1.0
 
