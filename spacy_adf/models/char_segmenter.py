@@ -314,7 +314,7 @@ class CharSegmenter(SerializedParts):
             scratch = self._scratch = SegmentScratch()
         crf = self.crf
         return segment_starts(self.featurizer, crf.table, crf.params, crf.ctx, scratch, codes, bounds,
-                              self.cfg["scheme"] != "BI", self.cfg["unit_rules"] == "graphemes").view(bool)
+                              len(SCHEMES[self.cfg["scheme"]]), self.cfg["unit_rules"] == "graphemes").view(bool)
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k != "_scratch"}  # buffers are not state

@@ -73,17 +73,20 @@ cdef class SegmentScratch:
 
 def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
                    CRFContext ctx, SegmentScratch scratch, codes, bounds,
-                   bint bmes, bint graphemes):
+                   int n_tags, bint graphemes):
     """uint8 per unit: 1 where a word starts. Units are cut into CRF
-    sequences at `bounds` (run bounds from 0 to len(codes)); `bmes`: the
-    model.s tags are B M E S, or those and B2 B3 (else B I); `graphemes`: the "graphemes" unit
-    rules apply (no start inside a grapheme cluster or letter/digit run)."""
+    sequences at `bounds` (run bounds from 0 to len(codes)); `n_tags`: the
+    scheme's tag count, 2 for B I, 4 for B M E S, 6 for those and B2 B3
+    (tags/bmes.py); `graphemes`: the "graphemes" unit rules apply (no start
+    inside a grapheme cluster or letter/digit run)."""
     if featurizer.max_forced:
         raise ValueError("segment_starts does not apply forced user words: "
                          "use CharSegmenter.segment")
-    if (crf.n_labels not in (4, 6)) if bmes else (crf.n_labels != 2):
-        raise ValueError(f"the CRF has {crf.n_labels} labels, the scheme needs "
-                         f"{'4 (BMES) or 6 (BB2B3MES)' if bmes else 2}")
+    if n_tags not in (2, 4, 6):
+        raise ValueError(f"n_tags must be 2 (BI), 4 (BMES) or 6 (BB2B3MES), not {n_tags}")
+    if crf.n_labels != n_tags:
+        raise ValueError(f"the CRF has {crf.n_labels} labels, the scheme needs {n_tags}")
+    cdef bint bmes = n_tags != 2  # B2 and B3 (tags 4, 5) neither open nor close a word
     c_arr = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
     b_arr = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
     cdef const uint32_t[::1] c = c_arr

@@ -74,11 +74,15 @@ def test_c_path_checks_its_input(models):
     args = (model.featurizer, crf.table, crf.params, crf.ctx, SegmentScratch())
     codes, _, bounds, _ = texts_to_units(["中国 人民"])
     with pytest.raises(ValueError, match="bounds must run"):
-        segment_starts(*args, codes, bounds[:-1], True, True)
+        segment_starts(*args, codes, bounds[:-1], 4, True)
     with pytest.raises(ValueError, match="non-decreasing"):
-        segment_starts(*args, codes, numpy.array([0, 3, 2, len(codes)]), True, True)
+        segment_starts(*args, codes, numpy.array([0, 3, 2, len(codes)]), 4, True)
     with pytest.raises(ValueError, match="labels"):
-        segment_starts(*args, codes, bounds, False, True)  # a BMES model read as BI
+        segment_starts(*args, codes, bounds, 2, True)  # a BMES model read as BI
+    with pytest.raises(ValueError, match="labels"):
+        segment_starts(*args, codes, bounds, 6, True)  # a BMES model read as six tags
+    with pytest.raises(ValueError, match="n_tags"):
+        segment_starts(*args, codes, bounds, 3, True)
 
 
 def test_forced_user_words_take_the_reference_path():
