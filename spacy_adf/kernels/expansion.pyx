@@ -24,10 +24,11 @@ Memory: per distinct subset 12 bytes in the table (at most half full, so
 (int32 column, float64 value) in the output.
 """
 from libc.math cimport sqrt
-from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 from .growth cimport grow_block
+from .subset_keys cimport mix64, subset_key
 
 import numpy
 import scipy.sparse
@@ -40,16 +41,6 @@ __all__ = ["SubsetIndex", "expansion_nnz"]
 
 cdef enum:
     MAX_DEGREE = 15
-
-
-cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
-    """splitmix64's finalizer: a bijection of uint64 that spreads the bits."""
-    x ^= x >> 30
-    x *= 0xbf58476d1ce4e5b9ULL
-    x ^= x >> 27
-    x *= 0x94d049bb133111ebULL
-    x ^= x >> 31
-    return x
 
 
 cdef struct Table:
@@ -76,10 +67,6 @@ cdef int _grow_ids(Table* t) noexcept nogil:
     return 0
 
 
-cdef inline uint64_t _key(int32_t parent, int32_t item) noexcept nogil:
-    return ((<uint64_t>(parent + 1)) << 32) | <uint64_t><uint32_t>item
-
-
 cdef int _fill_slots(Table* t, uint64_t n_slots) noexcept nogil:
     """Fresh slots for every id but 0 (the empty set has no slot), from its
     key (parent, item): the id arrays hold all a slot says. -1 when the
@@ -96,8 +83,8 @@ cdef int _fill_slots(Table* t, uint64_t n_slots) noexcept nogil:
         return -1
     t.mask = n_slots - 1
     for sid in range(1, t.n):
-        key = _key(t.parent[sid], t.item[sid])
-        h = _mix(key) & t.mask
+        key = subset_key(t.parent[sid], t.item[sid])
+        h = mix64(key) & t.mask
         while t.keys[h] != 0:
             h = (h + 1) & t.mask
         t.keys[h] = key
@@ -121,7 +108,7 @@ cdef int _rehash(Table* t) noexcept nogil:
 
 
 cdef inline int64_t _lookup(const Table* t, uint64_t key) noexcept nogil:
-    cdef uint64_t h = _mix(key) & t.mask
+    cdef uint64_t h = mix64(key) & t.mask
     while t.keys[h] != 0:
         if t.keys[h] == key:
             return t.vals[h]
@@ -131,8 +118,8 @@ cdef inline int64_t _lookup(const Table* t, uint64_t key) noexcept nogil:
 
 cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept nogil:
     """The id of (parent, item), added if new; -1 when out of memory or ids."""
-    cdef uint64_t key = _key(parent, item)
-    cdef uint64_t h = _mix(key) & t.mask
+    cdef uint64_t key = subset_key(parent, item)
+    cdef uint64_t h = mix64(key) & t.mask
     cdef int64_t sid
     while t.keys[h] != 0:
         if t.keys[h] == key:
@@ -177,7 +164,7 @@ cdef int _expand(Table* t, const int32_t* a, int m, int start, int depth, int32_
                 return -1
             t.support[sid] += weight
         else:
-            sid = _lookup(t, ((<uint64_t>(parent + 1)) << 32) | <uint64_t><uint32_t>a[k])
+            sid = _lookup(t, subset_key(parent, a[k]))
             if sid < 0:
                 continue
         out.ix[out.pos] = <int32_t>sid
@@ -372,7 +359,7 @@ cdef class SubsetIndex:
         for f in ids:
             if f < 0 or f > 2147483647:
                 return -1
-            sid = _lookup(&self.t, _key(<int32_t>sid, <int32_t>f))
+            sid = _lookup(&self.t, subset_key(<int32_t>sid, <int32_t>f))
             if sid < 0:
                 return -1
         return sid

@@ -33,10 +33,11 @@ rebuilt from the id arrays, so a doubling never holds the old and the new
 slot arrays at once. Every loop over
 examples is nogil and touches only C arrays; an example costs its subsets.
 """
-from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 from .growth cimport grow_block
+from .subset_keys cimport mix64, subset_key
 
 import numpy
 
@@ -46,21 +47,6 @@ __all__ = ["SubsetLearner"]
 
 cdef enum:
     MAX_DEGREE = 8
-
-
-cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
-    """splitmix64's finalizer: a bijection of uint64 that spreads the bits."""
-    x ^= x >> 30
-    x *= 0xbf58476d1ce4e5b9ULL
-    x ^= x >> 27
-    x *= 0x94d049bb133111ebULL
-    x ^= x >> 31
-    return x
-
-
-cdef inline uint64_t _key(int32_t parent, int32_t item) noexcept nogil:
-    # real keys are >= 2^32, so 0 marks an empty slot
-    return ((<uint64_t>(parent + 1)) << 32) | <uint64_t><uint32_t>item
 
 
 cdef extern from *:
@@ -119,8 +105,8 @@ cdef void _fill_slots(Table* t) noexcept nogil:
     cdef int64_t sid
     cdef uint64_t key, h
     for sid in range(1, t.n):
-        key = _key(t.parent[sid], t.item[sid])
-        h = _mix(key) & t.mask
+        key = subset_key(t.parent[sid], t.item[sid])
+        h = mix64(key) & t.mask
         while t.slots[h].key != 0:
             h = (h + 1) & t.mask
         t.slots[h].key = key
@@ -159,15 +145,15 @@ cdef inline int64_t _probe(const Table* t, uint64_t key, uint64_t h) noexcept no
 
 
 cdef inline int64_t _find(const Table* t, int32_t parent, int32_t item) noexcept nogil:
-    cdef uint64_t key = _key(parent, item)
-    return _probe(t, key, _mix(key) & t.mask)
+    cdef uint64_t key = subset_key(parent, item)
+    return _probe(t, key, mix64(key) & t.mask)
 
 
 cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept nogil:
     """The id of (parent, item), added with zero weight if new; -1 when out
     of memory or of int32 ids."""
-    cdef uint64_t key = _key(parent, item)
-    cdef uint64_t h = _mix(key) & t.mask
+    cdef uint64_t key = subset_key(parent, item)
+    cdef uint64_t h = mix64(key) & t.mask
     cdef int64_t sid
     while t.slots[h].key != 0:
         if t.slots[h].key == key:
@@ -204,14 +190,14 @@ cdef double _score(const Table* t, const int32_t* a, int m, int start, int depth
     cdef uint64_t key, h, next_key = 0, next_h = 0
     cdef double total = 0.0
     if start < m:
-        next_key = _key(parent, a[start])
-        next_h = _mix(next_key) & t.mask
+        next_key = subset_key(parent, a[start])
+        next_h = mix64(next_key) & t.mask
     for k in range(start, m):
         key = next_key
         h = next_h
         if k + 1 < m:
-            next_key = _key(parent, a[k + 1])
-            next_h = _mix(next_key) & t.mask
+            next_key = subset_key(parent, a[k + 1])
+            next_h = mix64(next_key) & t.mask
             SL_PREFETCH(&t.slots[next_h])
         sid = _probe(t, key, h)
         if sid < 0:
@@ -248,7 +234,7 @@ cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth
     cdef double total = 0.0
     for k in range(start, m):
         if k + 1 < m:
-            SL_PREFETCH(&t.slots[_mix(_key(parent, a[k + 1])) & t.mask])
+            SL_PREFETCH(&t.slots[mix64(subset_key(parent, a[k + 1])) & t.mask])
         sid = _find(t, parent, a[k])
         if sid < 0:
             continue
