@@ -2,15 +2,24 @@
 lines as the model segments them, excluded (dev) lines never written, and
 the file read back by the corpus reader that trains on it."""
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from spacy_adf.corpora.segmented import SegmentedCorpus
 from spacy_adf.training.self_training import write_self_training_corpus
-from scripts import self_train_corpus
 
 from ..helpers.seg_data import char_nlp
-from ..helpers.trained import load_trained
+from ..helpers.trained import FIXTURES, load_trained
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "scripts.self_train_corpus", *map(str, args)],
+                          cwd=REPO, capture_output=True, text=True)
 
 GOLD = ["我们 在 北京", "  今天 天气 很 好  ", ""]
 UNLABELED = ["我们研究生命科学", "", "中国人民银行", "上海 市场开放", "天气很好"]
@@ -92,11 +101,11 @@ def test_a_file_that_is_not_utf8_is_an_error(segmenter, tmp_path):
 
 
 def test_cli_writes_corpus_and_report(tmp_path):
-    from ..helpers.trained import FIXTURES
     gold, raw, dev = _files(tmp_path)
     out, report = tmp_path / "self.txt", tmp_path / "metrics" / "self.json"
-    self_train_corpus.main([str(FIXTURES / "segmenter"), str(raw), "--gold", str(gold), "--output", str(out),
-                            "--exclude", str(dev), "--report", str(report)])
+    run = _cli(FIXTURES / "segmenter", raw, "--gold", gold, "--output", out, "--exclude", dev, "--report", report)
+    assert run.returncode == 0, run.stderr
+    assert "[self-training] 2 gold lines + 3 segmented lines" in run.stdout
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["autolabeled_lines"] == 3 and data["excluded_lines"] == 1
     assert len(out.read_text(encoding="utf-8").splitlines()) == 5
@@ -104,9 +113,9 @@ def test_cli_writes_corpus_and_report(tmp_path):
 
 def test_cli_refuses_a_missing_model(tmp_path):
     gold, raw, _ = _files(tmp_path)
-    with pytest.raises(SystemExit):
-        self_train_corpus.main([str(tmp_path / "no_model"), str(raw), "--gold", str(gold),
-                                "--output", str(tmp_path / "o.txt")])
+    run = _cli(tmp_path / "no_model", raw, "--gold", gold, "--output", tmp_path / "o.txt")
+    assert run.returncode == 2 and "model not found" in run.stderr
+    assert not (tmp_path / "o.txt").exists()
 
 
 def test_every_self_training_step_excludes_the_dev_file_of_the_step_that_trains_on_it():
