@@ -25,14 +25,13 @@ from spacy.vocab import Vocab
 from ..pipeline.kernel_segmenter import KernelSegmenter
 from .word_tokenizer import FILE_NAME, SegmentingTokenizer
 
-# the files of a saved pke_segmenter component directory
-COMPONENT_FILES = ("cfg", "features", "classifier")
 
 
 class KernelSegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.KernelSegmenter.v1"
     file_format = "spacy_adf.KernelSegmenter"
     component = "pke_segmenter"
+    component_files = ("cfg", "features", "classifier")  # of a saved pke_segmenter folder
 
     def __init__(self, vocab: Vocab):
         super().__init__(vocab)
@@ -63,22 +62,8 @@ class KernelSegmenterTokenizer(SegmentingTokenizer):
         [initialize.tokenizer] for its default tokenizer, are ignored."""
         self._initialize_model(segmenter_model)
 
-    def load_segmenter(self, path: Union[str, Path]) -> None:
-        path = Path(path)
-        if not path.exists():
-            raise ValueError(f"{self.registered_name}: segmenter model {path} does not exist")
-        if all((path / name).exists() for name in COMPONENT_FILES):
-            self.segmenter.from_disk(path)
-            return
-        import spacy
-
-        nlp = spacy.load(path)
-        found = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, KernelSegmenter) and pipe.is_trained]
-        if isinstance(nlp.tokenizer, KernelSegmenterTokenizer) and nlp.tokenizer.is_trained:
-            found.append(nlp.tokenizer.segmenter)
-        if not found:
-            raise ValueError(f"{self.registered_name}: the pipeline at {path} has no trained pke_segmenter")
-        self.from_segmenter(found[0])
+    def _trained_segmenters(self, nlp) -> list:
+        return [pipe for _, pipe in nlp.pipeline if isinstance(pipe, KernelSegmenter) and pipe.is_trained]
 
     def from_segmenter(self, segmenter: KernelSegmenter) -> "KernelSegmenterTokenizer":
         """Take over (a copy of) a trained pke_segmenter component's model."""

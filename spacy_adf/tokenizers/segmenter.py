@@ -29,6 +29,7 @@ class SegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.Segmenter.v1"
     file_format = "spacy_adf.Segmenter"
     component = "adf_segmenter"
+    component_files = ("cfg", "model")
 
     def __init__(self, vocab: Vocab):
         super().__init__(vocab)
@@ -63,30 +64,17 @@ class SegmenterTokenizer(SegmentingTokenizer):
         if user_dict is not None:
             self.segmenter.load_user_dict(user_dict)
 
-    def load_segmenter(self, path: Union[str, Path]) -> None:
-        path = Path(path)
-        if not path.exists():
-            raise ValueError(f"segmenter model {path} does not exist")
-        if (path / "cfg").exists() and (path / "model").exists():
-            self.segmenter.from_disk(path)
-            return
-        import spacy
-
-        nlp = spacy.load(path)
-        found = [pipe.segmenter for _, pipe in nlp.pipeline
-                 if isinstance(getattr(pipe, "segmenter", None), CharSegmenter) and pipe.segmenter.is_built]
-        if isinstance(nlp.tokenizer, SegmenterTokenizer) and nlp.tokenizer.is_trained:
-            found.append(nlp.tokenizer.segmenter)
-        if not found:
-            raise ValueError(f"the pipeline at {path} has no trained adf_segmenter")
-        self.from_segmenter(found[0])
+    def _trained_segmenters(self, nlp) -> list:
+        return [pipe.segmenter for _, pipe in nlp.pipeline
+                if isinstance(getattr(pipe, "segmenter", None), CharSegmenter) and pipe.segmenter.is_built]
 
     def from_segmenter(self, segmenter) -> "SegmenterTokenizer":
         """Take over (a copy of) a trained segmenter model: an adf_segmenter
         component or its CharSegmenter."""
         model = getattr(segmenter, "segmenter", segmenter)
         if not isinstance(model, CharSegmenter):
-            raise ValueError(f"expected an adf_segmenter or a CharSegmenter, got {type(segmenter).__name__}")
+            raise ValueError(f"{self.registered_name}: expected an adf_segmenter or a CharSegmenter, "
+                             f"got {type(segmenter).__name__}")
         model.crf.require_built()
         self.segmenter.from_bytes(model.to_bytes())
         return self

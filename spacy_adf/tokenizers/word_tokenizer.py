@@ -9,13 +9,14 @@ its text, so the text is kept exactly and the Doc equals the one the
 component makes. The tokenizer file is a msgpack map {"format", "segmenter":
 the model's own checksummed bytes, or None before training}.
 
-A subclass names itself (`registered_name`, `file_format`) and supplies
-`is_trained`, `_segment`, `_model_to_bytes`, `_model_from_bytes` and
-`load_segmenter` (a model from a pipeline or component folder).
+A subclass names itself (`registered_name`, `file_format`, `component`,
+`component_files`) and supplies `is_trained`, `_segment`, `_model_to_bytes`,
+`_model_from_bytes`, `_trained_segmenters` and `from_segmenter`; it keeps its
+model in `self.segmenter`, which loads a component folder with `from_disk`.
 """
 import warnings
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Union
+from typing import Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy
 import srsly
@@ -32,6 +33,7 @@ class SegmentingTokenizer:
     registered_name = ""  # e.g. "spacy_adf.Segmenter.v1", in messages
     file_format = ""  # the "format" field of the tokenizer file
     component = ""  # the component whose trained model it takes, in messages
+    component_files: Tuple[str, ...] = ()  # the files that make a folder that component's own
 
     def __init__(self, vocab: Vocab):
         self.vocab = vocab
@@ -75,7 +77,30 @@ class SegmentingTokenizer:
         else:
             self.load_segmenter(segmenter_model)
 
-    def load_segmenter(self, path: Union[str, Path]) -> None:  # pragma: no cover - abstract
+    def load_segmenter(self, path: Union[str, Path]) -> None:
+        """Take the model of a trained component: from its own folder, or from
+        a pipeline folder that has one (as a component or as this tokenizer)."""
+        path = Path(path)
+        if not path.exists():
+            raise ValueError(f"{self.registered_name}: segmenter model {path} does not exist")
+        if all((path / name).exists() for name in self.component_files):
+            self.segmenter.from_disk(path)
+            return
+        import spacy
+
+        nlp = spacy.load(path)
+        found = self._trained_segmenters(nlp)
+        if isinstance(nlp.tokenizer, type(self)) and nlp.tokenizer.is_trained:
+            found.append(nlp.tokenizer.segmenter)
+        if not found:
+            raise ValueError(f"{self.registered_name}: the pipeline at {path} has no trained {self.component}")
+        self.from_segmenter(found[0])
+
+    def _trained_segmenters(self, nlp) -> list:  # pragma: no cover - abstract
+        """What `from_segmenter` takes, for each trained component of `nlp`."""
+        raise NotImplementedError
+
+    def from_segmenter(self, segmenter) -> "SegmentingTokenizer":  # pragma: no cover - abstract
         raise NotImplementedError
 
     # ------------------------------------------------------------ tokenizing
