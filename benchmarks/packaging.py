@@ -3,6 +3,7 @@ build a pipeline's sdist, make a fresh venv with spacy-adf installed from this
 checkout, and compare a prediction script's output in both places."""
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import venv
@@ -42,7 +43,14 @@ def make_venv(env_dir):
     env_dir = Path(env_dir)
     venv.create(env_dir, with_pip=True, clear=True)
     py = env_dir / "bin" / "python"
+    stray = REPO / "spacy_adf.egg-info"
+    had_stray = stray.exists()
     run([py, "-m", "pip", "install", "-q", str(REPO)])
+    if stray.exists() and not had_stray:
+        # pip's build writes it into the checkout, where it would expose
+        # spacy-adf's entry points to any Python run from here (GiNZA's, in
+        # bench-raw-text right after the pipelines workflow)
+        shutil.rmtree(stray)
     return py
 
 
