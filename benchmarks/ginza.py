@@ -78,7 +78,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchmarks.harness import DATA, REPO, machine_info, version_or_none, write_json
+from benchmarks.harness import DATA, EGG_INFO, REPO, machine_info, version_or_none, write_json
 
 DEFAULT_TEST = DATA / "kwdlc" / "test.knp"
 DEFAULT_OUTPUT = REPO / "metrics" / "bench_ginza.json"
@@ -322,12 +322,13 @@ def main(argv=None) -> Dict:
     parser.add_argument("--threads", type=int, default=1,
                         help="OMP/OpenBLAS/MKL threads if not set in the environment")
     args = parser.parse_args(argv)
-    stray = REPO / "spacy_adf.egg-info"
+    stray = REPO / EGG_INFO
     if stray.exists():  # see _import_spacy_adf: spacy.load would import every spacy_adf component
         raise SystemExit(
             f"benchmarks.ginza: {stray} exposes spacy-adf's entry points to this Python, so loading "
             "GiNZA would import every spacy_adf component and their dependencies (scipy, ...). "
-            "It is left by setup.py commands (build_ext, egg_info); pip install -e . keeps its "
+            "It is left by setup.py commands (build_ext, egg_info) and by a plain pip install of "
+            "the checkout; pip install -e . keeps its "
             "metadata in site-packages. Remove it and run again.")
 
     # one process on one core: keep BLAS / OpenMP single-threaded (set before numpy loads)

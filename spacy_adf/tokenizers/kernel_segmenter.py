@@ -26,7 +26,6 @@ from ..pipeline.kernel_segmenter import KernelSegmenter
 from .word_tokenizer import FILE_NAME, SegmentingTokenizer
 
 
-
 class KernelSegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.KernelSegmenter.v1"
     file_format = "spacy_adf.KernelSegmenter"
