@@ -39,6 +39,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..features.ngrams import FEATURES_KEY
+from ..serialization.text_lines import check_file, read_lines
 
 PathLike = Union[str, Path]
 LABELS = ("positive", "negative")
@@ -90,20 +91,16 @@ def parse_line(line: str, where: str = "") -> Tuple[Dict[str, int], str]:
 
 def read_reviews(path: PathLike, expected_label: Optional[str] = None) -> List[BlitzerReview]:
     """Every review of one .review file (line numbers from 1)."""
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"Blitzer file {path} does not exist; check --paths.blitzer")
     out = []
-    with path.open(encoding="utf8") as f:
-        for i, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            feats, label = parse_line(line, f"{path}, line {i}")
-            if expected_label is not None and label != expected_label:
-                raise ValueError(
-                    f"{path}, line {i}: label {label!r} in a file of {expected_label!r} reviews"
-                )
-            out.append(BlitzerReview(label, feats, i))
+    for i, line in read_lines(check_file(path, "Blitzer", hint="; check --paths.blitzer")):
+        if not line.strip():
+            continue
+        feats, label = parse_line(line, f"{path}, line {i}")
+        if expected_label is not None and label != expected_label:
+            raise ValueError(
+                f"{path}, line {i}: label {label!r} in a file of {expected_label!r} reviews"
+            )
+        out.append(BlitzerReview(label, feats, i))
     return out
 
 

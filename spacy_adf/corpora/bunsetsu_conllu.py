@@ -26,7 +26,7 @@ from spacy.vocab import Vocab
 
 from ..lang.ja.pos import make_morph, make_tag, split_xpos, unidic_upos
 from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
-from .conllu import check_file, read_lines
+from ..serialization.text_lines import check_file, read_lines
 
 __all__ = ["ud_to_bunsetsu_heads", "conllu_bunsetsu_docs"]
 
@@ -89,7 +89,7 @@ def conllu_bunsetsu_docs(
     check_bad_heads_mode(bad_heads)
     if upos not in ("column", "unidic"):
         raise ValueError(f"upos must be 'column' or 'unidic', not {upos!r}")
-    return _iter_conllu_docs(check_file(path), vocab, limit, bad_heads, upos, stats)
+    return _iter_conllu_docs(check_file(path, "CoNLL-U"), vocab, limit, bad_heads, upos, stats)
 
 
 def _iter_conllu_docs(path, vocab, limit, bad_heads, upos_mode, stats) -> Iterator[Doc]:

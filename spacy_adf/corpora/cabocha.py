@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Iterator, List, Tuple, Union
 
-from .conllu import check_file, read_lines
+from ..serialization.text_lines import check_file, read_lines
 from .knp import Bunsetsu, KNPSentence, Morpheme
 
 __all__ = ["read_cabocha"]

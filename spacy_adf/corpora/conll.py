@@ -17,6 +17,7 @@ from spacy.training import Example
 from spacy.util import registry
 from spacy.vocab import Vocab
 
+from ..serialization.text_lines import check_file, read_lines
 from ..tags.iob import iob_to_spans
 from .compact import StringColumns, shared as shared_compact
 from .jackknifed import JackknifeAnnotations, check_split, select_part
@@ -38,25 +39,22 @@ def _read_sentences(
     """Yield ``(first_line_number, columns)`` per sentence."""
     rows: List[List[str]] = []
     first = 0
-    # utf-8-sig drops a BOM; universal newlines turn CRLF into LF.
-    with open(path, encoding="utf-8-sig") as file_:
-        for lineno, raw in enumerate(file_, start=1):
-            line = raw.rstrip("\r\n")
-            is_boundary = not line.strip() or line.startswith(_SKIP_PREFIXES)
-            if is_boundary:
-                if rows:
-                    yield first, [list(col) for col in zip(*rows)]
-                    rows = []
-                continue
-            fields = line.split() if sep is None else [f.strip() for f in line.split(sep)]
-            if len(fields) != n_columns:
-                raise ValueError(
-                    f"{path}, line {lineno}: expected {n_columns} columns, "
-                    f"found {len(fields)}: {line!r}"
-                )
-            if not rows:
-                first = lineno
-            rows.append(fields)
+    for lineno, line in read_lines(check_file(path, "CoNLL")):
+        is_boundary = not line.strip() or line.startswith(_SKIP_PREFIXES)
+        if is_boundary:
+            if rows:
+                yield first, [list(col) for col in zip(*rows)]
+                rows = []
+            continue
+        fields = line.split() if sep is None else [f.strip() for f in line.split(sep)]
+        if len(fields) != n_columns:
+            raise ValueError(
+                f"{path}, line {lineno}: expected {n_columns} columns, "
+                f"found {len(fields)}: {line!r}"
+            )
+        if not rows:
+            first = lineno
+        rows.append(fields)
     if rows:  # last sentence without a trailing blank line
         yield first, [list(col) for col in zip(*rows)]
 

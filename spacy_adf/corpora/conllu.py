@@ -22,11 +22,13 @@ the reference Doc has the surface tokens and spaces, the predicted Doc is
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, List, Optional, Tuple, Union
+from typing import Iterator, List, Optional, Union
 
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
+
+from ..serialization.text_lines import check_file, read_lines
 
 PathLike = Union[str, Path]
 
@@ -60,41 +62,6 @@ class ConlluSentence:
     def doc_text(self) -> str:
         """The text spelled by ``words`` and ``spaces``."""
         return "".join(w + (" " if s else "") for w, s in zip(self.words, self.spaces))
-
-
-def check_file(path: PathLike, what: str = "CoNLL-U") -> Path:
-    """``path`` as a Path; a ValueError if it does not exist or is no file."""
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"{what} file {str(path)!r} does not exist; check --paths.train/--paths.dev")
-    if not path.is_file():
-        raise ValueError(f"{what} path {str(path)!r} is not a file")
-    return path
-
-
-def read_lines(path: Path) -> Iterator[Tuple[int, str]]:
-    """``(line number, line without its line break)``; a BOM is dropped.
-
-    Input that is not UTF-8 raises a ValueError naming the first bad line.
-    """
-    try:
-        with path.open(encoding="utf-8-sig") as file_:
-            for lineno, line in enumerate(file_, start=1):
-                yield lineno, line.rstrip("\r\n")
-    except UnicodeDecodeError:
-        pass
-    else:
-        return
-    with path.open("rb") as file_:  # find the line for the message
-        for lineno, raw in enumerate(file_, start=1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise ValueError(
-                    f"{path}, line {lineno}: not valid UTF-8 ({err.reason} at byte {err.start} "
-                    "of the line); convert the file to UTF-8 first"
-                ) from None
-    raise ValueError(f"{path}: not valid UTF-8; convert the file to UTF-8 first")
 
 
 def _misc_space(misc: str) -> bool:
@@ -143,7 +110,7 @@ def read_conllu(path: PathLike, limit: int = 0, spaces: str = "auto") -> Iterato
     if spaces not in SPACES_MODES:
         raise ValueError(f"spaces must be one of {list(SPACES_MODES)}, not {spaces!r}")
     # Checked here, not when the first sentence is asked for.
-    return _iter_conllu(check_file(path), limit, spaces)
+    return _iter_conllu(check_file(path, "CoNLL-U"), limit, spaces)
 
 
 def _iter_conllu(path: Path, limit: int, spaces: str) -> Iterator[ConlluSentence]:
@@ -235,7 +202,7 @@ class ConlluCorpus:
     def __init__(self, path: PathLike, limit: int = 0, spaces: str = "auto"):
         if spaces not in SPACES_MODES:
             raise ValueError(f"spaces must be one of {list(SPACES_MODES)}, not {spaces!r}")
-        self.path = check_file(path)
+        self.path = check_file(path, "CoNLL-U")
         self.limit = limit
         self.spaces = spaces
 

@@ -17,6 +17,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from .conll import conll_to_docs
+from ..serialization.text_lines import check_file, read_lines
 
 
 def _comma_list(text: str) -> List[str]:
@@ -67,11 +68,10 @@ def guess_iob_target(path: Path, columns: Sequence[str], sep: Optional[str]) -> 
         return "ents"
     k = list(columns).index("iob")
     types = set()
-    with open(path, encoding="utf8") as f:
-        for line in f:
-            cols = line.rstrip("\n").split(sep)
-            if len(cols) > k and "-" in cols[k]:
-                types.add(cols[k].split("-", 1)[1])
+    for _, line in read_lines(check_file(path, "CoNLL", hint="")):
+        cols = line.split(sep)
+        if len(cols) > k and "-" in cols[k]:
+            types.add(cols[k].split("-", 1)[1])
     return "spans:chunks" if types and types <= CHUNK_TYPES else "ents"
 
 

@@ -52,7 +52,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from .conllu import check_file, read_lines
+from ..serialization.text_lines import check_file, read_lines
 
 PathLike = Union[str, Path]
 # One corpus file, several as a list, or several in one string separated by

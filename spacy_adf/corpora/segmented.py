@@ -17,26 +17,24 @@ from spacy.util import registry
 from .compact import shared as shared_compact
 from .reader_state import check_held_form, in_call_order
 from .reuse import shared as shared_reuse
+from ..serialization.text_lines import check_file, read_lines
 
 PathLike = Union[str, Path]
 _UNWRITABLE = (" ", "\t", "\r", "\n")
 
 
 def read_segmented(path: PathLike, limit: int = 0) -> Iterator[List[str]]:
-    """Yield the word list of every non-empty line."""
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"segmented corpus {path} does not exist; check --paths.train/--paths.dev")
+    """Yield the word list of every non-empty line (a BOM at the start of the
+    file is dropped; `spacy_adf.serialization.text_lines`)."""
     count = 0
-    with path.open(encoding="utf8") as f:
-        for line in f:
-            words = [w for w in line.rstrip("\r\n").replace("\t", " ").split(" ") if w]
-            if not words:
-                continue
-            yield words
-            count += 1
-            if limit and count >= limit:
-                break
+    for _, line in read_lines(check_file(path, "segmented corpus")):
+        words = [w for w in line.replace("\t", " ").split(" ") if w]
+        if not words:
+            continue
+        yield words
+        count += 1
+        if limit and count >= limit:
+            break
 
 
 def write_segmented(sentences: Iterable[Sequence[str]], path: PathLike) -> int:
@@ -90,9 +88,7 @@ class SegmentedCorpus:
 
     def __init__(self, path: PathLike, limit: int = 0, reuse_docs: bool = False, compact: bool = False,
                  shuffle: bool = False):
-        self.path = Path(path)
-        if not self.path.exists():
-            raise ValueError(f"segmented corpus {self.path} does not exist; check --paths.train/--paths.dev")
+        self.path = check_file(path, "segmented corpus")
         self.limit = limit
         self.shuffle = shuffle
         check_held_form(reuse_docs, compact)

@@ -22,6 +22,7 @@ from ..features.crf_layout import check_feature_modes
 from ..features.row_buffer import RowBuffer
 from ..serialization.parts import SerializedParts
 from ..serialization.payloads import dump_payload, load_payload
+from ..serialization.text_lines import check_file, read_lines
 from ..tags.bmes import SCHEMES, check_scheme, decode_starts, encode
 from .crf_segment import SegmentScratch, segment_starts
 from .linear_crf import LinearChainCRF
@@ -72,18 +73,12 @@ def matchable(words: Iterable[str]) -> List[str]:
 
 
 def read_user_dict(path: Union[str, Path]) -> List[str]:
-    """One word per line (UTF-8); blank lines and surrounding whitespace are
-    ignored; anything after the first space or tab on a line (a frequency or
-    tag, as in jieba / pkuseg dictionaries) is ignored too."""
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"user dictionary {path} does not exist")
-    try:
-        lines = path.read_text(encoding="utf8").splitlines()
-    except UnicodeDecodeError as e:
-        raise ValueError(f"user dictionary {path} is not UTF-8 text: {e}") from None
+    """One word per line (UTF-8, a BOM at the start dropped); blank lines and
+    surrounding whitespace are ignored; anything after the first space or tab
+    on a line (a frequency or tag, as in jieba / pkuseg dictionaries) is
+    ignored too."""
     words = []
-    for line in lines:
+    for _, line in read_lines(check_file(path, "user dictionary", hint="")):
         parts = line.strip().split()
         if parts:
             words.append(parts[0])

@@ -18,6 +18,8 @@ from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Set
 
 from spacy.language import Language
 
+from ..serialization import text_lines
+
 PROGRESS_SECONDS = 30.0
 
 
@@ -41,13 +43,12 @@ def unspaced(line: str) -> str:
 
 
 def read_lines(path: Path, what: str) -> List[str]:
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"self-training: {what} file not found: {str(path)!r}")
+    """The lines of a UTF-8 file (a BOM dropped); errors name the file's role."""
+    path = text_lines.check_file(path, f"self-training: {what}", hint="")
     try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as err:
-        raise ValueError(f"self-training: {what} file {str(path)!r} is not UTF-8 text ({err})") from None
+        return [line for _, line in text_lines.read_lines(path)]
+    except ValueError as err:  # names the file and its first bad line
+        raise ValueError(f"self-training: {what} file {err}") from None
 
 
 def excluded_texts(paths: Sequence[Path]) -> Set[str]:

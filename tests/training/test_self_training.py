@@ -88,7 +88,7 @@ def test_a_missing_file_is_named(segmenter, tmp_path, missing):
     nowhere = tmp_path / "nowhere.txt"
     args = {"gold": gold, "unlabeled": raw, "exclude": dev}
     args[missing] = nowhere
-    with pytest.raises(ValueError, match=f"{missing} file not found: .*nowhere.txt"):
+    with pytest.raises(ValueError, match=f"self-training: {missing} file .*nowhere.txt.* does not exist"):
         write_self_training_corpus(segmenter, args["unlabeled"], args["gold"], tmp_path / "o.txt",
                                    exclude=[args["exclude"]], log=None)
 
@@ -96,7 +96,7 @@ def test_a_missing_file_is_named(segmenter, tmp_path, missing):
 def test_a_file_that_is_not_utf8_is_an_error(segmenter, tmp_path):
     gold, raw, _ = _files(tmp_path)
     raw.write_bytes("天气".encode("gbk"))
-    with pytest.raises(ValueError, match="unlabeled file .* is not UTF-8"):
+    with pytest.raises(ValueError, match=r"self-training: unlabeled file .*raw.*, line 1: not valid UTF-8"):
         write_self_training_corpus(segmenter, raw, gold, tmp_path / "o.txt", log=None)
 
 
@@ -140,3 +140,13 @@ def test_every_self_training_step_excludes_the_dev_file_of_the_step_that_trains_
             assert str(dev.get("path")) in made[str(train["path"])], (
                 f"{name}: trains on {train['path']} but its dev file {dev.get('path')} is not excluded from it")
     assert readers == len(made), "a self-training corpus that no step trains on"
+
+
+def test_a_bom_in_the_gold_file_is_not_copied(segmenter, tmp_path):
+    gold, raw, dev = _files(tmp_path)
+    gold.write_text("\ufeff" + "\n".join(GOLD) + "\n", encoding="utf-8")
+    out = tmp_path / "self.txt"
+    write_self_training_corpus(segmenter, raw, gold, out, exclude=[dev], log=None)
+    text = out.read_text(encoding="utf-8")
+    assert "\ufeff" not in text
+    assert text.splitlines()[0] == GOLD[0]

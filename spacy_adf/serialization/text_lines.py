@@ -1,0 +1,45 @@
+"""Text files read line by line, as every corpus and word-list reader of the
+package reads them: UTF-8, a byte-order mark at the start dropped (editors on
+Windows write one, and it would otherwise stick to the first word), CRLF line
+ends tolerated, and a file that is missing, a folder or not UTF-8 reported as
+a ValueError that names the file and, for bad bytes, the first bad line."""
+from pathlib import Path
+from typing import Iterator, Tuple, Union
+
+PathLike = Union[str, Path]
+PATHS_HINT = "; check --paths.train/--paths.dev"
+
+
+def check_file(path: PathLike, what: str, hint: str = PATHS_HINT) -> Path:
+    """``path`` as a Path; a ValueError if it does not exist or is no file."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"{what} file {str(path)!r} does not exist{hint}")
+    if not path.is_file():
+        raise ValueError(f"{what} path {str(path)!r} is not a file")
+    return path
+
+
+def read_lines(path: Path) -> Iterator[Tuple[int, str]]:
+    """``(line number, line without its line break)``; a BOM is dropped.
+
+    Input that is not UTF-8 raises a ValueError naming the first bad line.
+    """
+    try:
+        with path.open(encoding="utf-8-sig") as file_:
+            for lineno, line in enumerate(file_, start=1):
+                yield lineno, line.rstrip("\r\n")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return
+    with path.open("rb") as file_:  # find the line for the message
+        for lineno, raw in enumerate(file_, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ValueError(
+                    f"{path}, line {lineno}: not valid UTF-8 ({err.reason} at byte {err.start} "
+                    "of the line); convert the file to UTF-8 first"
+                ) from None
+    raise ValueError(f"{path}: not valid UTF-8; convert the file to UTF-8 first")
