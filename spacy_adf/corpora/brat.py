@@ -97,6 +97,7 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import registry
 
+from ..serialization.text_lines import read_text
 from .conll import parse_iob_target
 
 PathLike = Union[str, Path]
@@ -469,10 +470,10 @@ class BratCorpus:
         count = 0
         for txt_path in self.documents():
             doc_id = txt_path.stem
-            text = txt_path.read_text(encoding="utf-8")
+            text = read_text(txt_path)
             ann_path = txt_path.with_suffix(".ann")
             if ann_path.exists():
-                ann = ann_path.read_text(encoding="utf-8")
+                ann = read_text(ann_path)
             else:
                 ann = ""
                 stats["txt_without_ann"] += 1

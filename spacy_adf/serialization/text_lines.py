@@ -33,7 +33,20 @@ def read_lines(path: Path) -> Iterator[Tuple[int, str]]:
         pass
     else:
         return
-    with path.open("rb") as file_:  # find the line for the message
+    _raise_first_bad_line(path)
+
+
+def read_text(path: Path) -> str:
+    """The whole text of a UTF-8 file as it is (a BOM kept: standoff offsets
+    count it); bytes that are not UTF-8 raise a ValueError naming the line."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        _raise_first_bad_line(path)
+
+
+def _raise_first_bad_line(path: Path) -> None:
+    with path.open("rb") as file_:
         for lineno, raw in enumerate(file_, start=1):
             try:
                 raw.decode("utf-8")

@@ -206,3 +206,13 @@ def test_jnlpba_train_alignment(shared_data):
     nlp.tokenizer = create_bio_tokenizer()(nlp)
     split = alignment_stats(nlp, path, alignment_mode="split")
     assert split["entities_exact"] == split["entities_out"] == 51301
+
+
+@pytest.mark.parametrize("bad", ["txt", "ann"])
+def test_a_file_that_is_not_utf8_is_named_with_its_line(tmp_path, nlp, bad):
+    text = "IL-2 gene expression.\nThe p50 protein."
+    write(tmp_path, "d1", text, ann_for(text, ("DNA", "IL-2 gene")))
+    path = tmp_path / f"d1.{bad}"
+    path.write_bytes(path.read_bytes() + "\nα-链".encode("gbk"))
+    with pytest.raises(ValueError, match=rf"d1\.{bad}, line \d: not valid UTF-8"):
+        list(BratCorpus(tmp_path, warn=False)(nlp))
