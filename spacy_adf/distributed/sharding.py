@@ -13,6 +13,7 @@ The driver only plans: one pass over each text or JSONL input finds the byte
 offset where each shard starts (line_index), so the worker that annotates a
 shard reads it itself with one seek and one read (read_shard).
 """
+import codecs
 import glob
 import itertools
 import json
@@ -182,6 +183,8 @@ def read_shard(shard: Shard, text_field: str = "text", vocab=None,
     if len(lines) != shard.stop - shard.start:
         raise ValueError(f"{shard.source} changed since the shard plan was made: lines {shard.start + 1}-"
                          f"{shard.stop} are now {len(lines)} lines")
+    if shard.start == 0 and lines and lines[0].startswith(codecs.BOM_UTF8):
+        lines[0] = lines[0][len(codecs.BOM_UTF8):]  # an editor's byte-order mark, not text (nor JSON)
     items, bad = [], []
     for line, raw in enumerate(lines, start=shard.start + 1):
         try:

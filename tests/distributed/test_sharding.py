@@ -58,3 +58,15 @@ def test_byte_ranges_read_exactly_the_planned_lines(tmp_path, text, every):
     _, shards = plan_inputs([path], every)
     got = [t for s in shards for t, _ in read_shard(s)[0]]
     assert got == [x for x in lines if x.strip()]
+
+
+@pytest.mark.parametrize("every", [1, 2])
+def test_a_bom_is_not_part_of_the_first_document(tmp_path, every):
+    (tmp_path / "a.txt").write_bytes("\ufeff第一\n第二\n".encode("utf8"))
+    (tmp_path / "b.jsonl").write_bytes(("\ufeff" + json.dumps({"text": "x1"}) + "\n"
+                                        + json.dumps({"text": "x2"}) + "\n").encode("utf8"))
+    files = list_inputs(str(tmp_path))
+    _, shards = plan_inputs(files, every)
+    out = [read_shard(s) for s in shards]
+    assert [item for items, _ in out for item in items] == [("第一", 1), ("第二", 2), ("x1", 1), ("x2", 2)]
+    assert [b for _, lines in out for b in lines] == []
