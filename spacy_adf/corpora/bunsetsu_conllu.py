@@ -25,8 +25,8 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..lang.ja.pos import make_morph, make_tag, split_xpos, unidic_upos
-from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
 from ..serialization.text_lines import check_file, read_lines
+from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
 
 __all__ = ["ud_to_bunsetsu_heads", "conllu_bunsetsu_docs"]
 

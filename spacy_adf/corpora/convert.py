@@ -16,8 +16,8 @@ from typing import List, Optional, Sequence, Tuple, Union
 import spacy
 from spacy.tokens import DocBin
 
-from .conll import conll_to_docs
 from ..serialization.text_lines import check_file, read_lines
+from .conll import conll_to_docs
 
 
 def _comma_list(text: str) -> List[str]:

@@ -14,10 +14,10 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
+from ..serialization.text_lines import check_file, read_lines
 from .compact import shared as shared_compact
 from .reader_state import check_held_form, in_call_order
 from .reuse import shared as shared_reuse
-from ..serialization.text_lines import check_file, read_lines
 
 PathLike = Union[str, Path]
 _UNWRITABLE = (" ", "\t", "\r", "\n")

@@ -4,7 +4,7 @@ Windows write one, and it would otherwise stick to the first word), CRLF line
 ends tolerated, and a file that is missing, a folder or not UTF-8 reported as
 a ValueError that names the file and, for bad bytes, the first bad line."""
 from pathlib import Path
-from typing import Iterator, Tuple, Union
+from typing import Iterator, NoReturn, Tuple, Union
 
 PathLike = Union[str, Path]
 PATHS_HINT = "; check --paths.train/--paths.dev"
@@ -45,7 +45,7 @@ def read_text(path: Path) -> str:
         _raise_first_bad_line(path)
 
 
-def _raise_first_bad_line(path: Path) -> None:
+def _raise_first_bad_line(path: Path) -> NoReturn:
     with path.open("rb") as file_:
         for lineno, raw in enumerate(file_, start=1):
             try:
