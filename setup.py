@@ -30,6 +30,7 @@ MODULES = [
     "spacy_adf.kernels.datrie",
     "spacy_adf.kernels.expansion",
     "spacy_adf.kernels.cascade",
+    "spacy_adf.kernels.tournament",
     "spacy_adf.kernels.pairwise",
     "spacy_adf.kernels.subset_learner",
     "spacy_adf.features.window_ids",

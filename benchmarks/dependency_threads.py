@@ -6,7 +6,8 @@ Model: a trained pke_dependency pipeline (`--model`, the `train-dep` output
 by default). Input: every sentence of KWDLC test and of KU Wikipedia test
 as a Doc with gold bunsetsu, POS and morph and no tree (`make_predicted`,
 built outside the clock). A pass is ``list(nlp.pipe(docs, batch_size=...))``:
-sentence ends, features, cascaded chunking with PKE, token tree. One warm-up
+sentence ends, features, the model's algorithm (cascade or tournament) with
+PKE, token tree. One warm-up
 pass, then the settings interleaved, best of `--repeats` per setting; every
 pass's trees are compared with the first one-thread pass. Times are wall
 clock: a second thread is worth only the wall time it saves.
@@ -74,7 +75,8 @@ def markdown(report: Dict) -> str:
         lines.append(f"| {name} | {row['sentences']:,} | {row['threads_1_sent_per_s']:,.0f} "
                      f"| {row['threads_2_sent_per_s']:,.0f} | {row['speedup_2_vs_1']:.2f}x "
                      f"| {'yes' if row['identical_trees'] else 'NO'} |")
-    lines += ["", "Two threads share the cascaded chunking and its classifier (parts of a batch's sentences); "
+    algorithm = report.get("algorithm", "cascade")
+    lines += ["", f"Two threads share the {algorithm} parse and its classifier (parts of a batch's sentences); "
               "reading the Docs, sentence ends and setting the trees stay on the calling thread.", ""]
     return "\n".join(lines)
 
@@ -105,7 +107,8 @@ def main(argv=None) -> int:
         refs = read_docs(path, nlp.vocab)
         rows[name] = bench(nlp, refs, args.repeats, args.batch_size)
     report = {"command": command.strip(), "machine": machine, "load_average_at_end": list(os.getloadavg()),
-              "model": str(args.model), "n_kept": nlp.get_pipe("pke_dependency").classifier.n_kept,
+              "model": str(args.model), "algorithm": nlp.get_pipe("pke_dependency").cfg.get("algorithm", "cascade"),
+              "n_kept": nlp.get_pipe("pke_dependency").classifier.n_kept,
               "repeats": args.repeats, "batch_size": args.batch_size, "sets": rows}
     write_json(args.out_json, report)
     write_section(args.out_md, NAME, markdown(report))

@@ -133,15 +133,8 @@ class BunsetsuFeaturizer:
         if "distance" in g:
             d = j - i
             feats.append("dist=1" if d == 1 else "dist=2-5" if d <= 5 else "dist=6+")
-        if "between" in g and j - i > 1:
-            for k in range(i + 1, j):
-                s = segs[k]
-                if s.particle is not None:
-                    feats.append("b.p=" + s.particle)
-                for p in s.puncts:
-                    feats.append("b.pu=" + p)
-                if s.brackets:
-                    feats.append("b.br")
+        if "between" in g:
+            feats += _between(segs, i, j)
         if "dynamic" in g and children is not None:
             for c in children[i]:
                 feats.append("da.fw=" + segs[c].func)
@@ -150,6 +143,40 @@ class BunsetsuFeaturizer:
                 feats.append("db.fw=" + segs[c].func)
                 feats.append("db.fs=" + segs[c].func_pos)
         return feats
+
+
+    def game(self, segs: List[Segment], i: int, nearer: int, farther: int) -> Tuple[List[str], List[str]]:
+        """Feature strings of a tournament game (`models/tournament.py`):
+        does segment i modify `farther` rather than `nearer`? Two lists: i as
+        modifier and `nearer` as head, their distance and the segments
+        between them (`pair` without the dynamic features); then `farther`
+        as head, its distance from i and the segments between `nearer` and
+        `farther`. The second list holds the same kind of strings, but they
+        are other inputs of the classifier: `game_ids` offsets their ids by
+        the vocabulary's size."""
+        g = self.groups
+        near = self.pair(segs, i, nearer, None)
+        far = list(segs[farther].head)
+        if "distance" in g:
+            d = farther - i
+            far.append("dist=1" if d == 1 else "dist=2-5" if d <= 5 else "dist=6+")
+        if "between" in g:
+            far += _between(segs, nearer, farther)
+        return near, far
+
+
+def _between(segs: List[Segment], i: int, j: int) -> List[str]:
+    """The "between" strings of the segments strictly between i and j."""
+    feats = []
+    for k in range(i + 1, j):
+        s = segs[k]
+        if s.particle is not None:
+            feats.append("b.p=" + s.particle)
+        for p in s.puncts:
+            feats.append("b.pu=" + p)
+        if s.brackets:
+            feats.append("b.br")
+    return feats
 
 
 class SegmentIds:
@@ -206,6 +233,24 @@ def pair_ids(featurizer: "BunsetsuFeaturizer", segs: List[SegmentIds], distance:
         for c in children[j]:
             feats += segs[c].db
     return feats
+
+
+def game_ids(featurizer: "BunsetsuFeaturizer", segs: List[SegmentIds], distance: List[int], i: int,
+             nearer: int, farther: int, n_vocab: int) -> List[int]:
+    """The ids of `BunsetsuFeaturizer.game(...)`: the first list's ids, then
+    the second's plus `n_vocab` (the classifier has 2 * n_vocab inputs)."""
+    g = featurizer.groups
+    near = pair_ids(featurizer, segs, distance, i, nearer, None)
+    far = list(segs[farther].head)
+    if "distance" in g:
+        d = farther - i
+        f = distance[0 if d == 1 else 1 if d <= 5 else 2]
+        if f >= 0:
+            far.append(f)
+    if "between" in g:
+        for k in range(nearer + 1, farther):
+            far += segs[k].between
+    return near + [f + n_vocab for f in far]
 
 
 class FeatureVocab:

@@ -25,20 +25,13 @@ classifier's work, `n_questions` every question, as the Python path counts).
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-import threading
-
 import numpy
 
 from .classifiers cimport KernelClassifier, Scratch
 
+from .sentence_parts import check_batch, run_parts
+
 __all__ = ["cascade_heads"]
-
-
-# with several threads, sentences go out in parts (PARTS_PER_THREAD per
-# thread, each of at least MIN_SENTENCES_PER_PART sentences)
-cdef enum:
-    PARTS_PER_THREAD = 4
-    MIN_SENTENCES_PER_PART = 16
 
 
 cdef struct Work:
@@ -134,50 +127,15 @@ def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int 
     classifier calls made (see the module docstring). With n_threads > 1
     and enough sentences, parts of about equal size are parsed on that many
     threads at once (the classifier is read-only; each part has its own
-    scratch memory): the same heads."""
+    scratch memory, `sentence_parts.run_parts`): the same heads."""
     cdef const int32_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.int32)
     cdef const int64_t[::1] off = numpy.ascontiguousarray(seg_off, dtype=numpy.int64)
     cdef const int64_t[::1] ss = numpy.ascontiguousarray(sent_seg, dtype=numpy.int64)
-    cdef Py_ssize_t n_sent = ss.shape[0] - 1, k
-    cdef int64_t n_seg = ss[n_sent] if n_sent >= 0 else 0
-    if n_threads < 1:
-        raise ValueError(f"n_threads must be >= 1, not {n_threads}")
-    if n_sent < 0 or off.shape[0] != 5 * n_seg + 1:
-        raise ValueError("seg_off needs 5 offsets per segment and a final one")
-    for k in range(n_sent):
-        if ss[k + 1] < ss[k] or ss[k] < 0:
-            raise ValueError("sentence offsets must ascend")
-    if off[5 * n_seg] != f.shape[0]:
-        raise ValueError("the segment offsets do not match the features")
+    n_sent, n_seg = check_batch(f.shape[0], off, ss, n_threads)
     dist = [int(distance[k]) for k in range(3)]
     heads = numpy.full(n_seg, -1, dtype=numpy.int32)
-    n_parts = min(n_threads * PARTS_PER_THREAD, n_sent // MIN_SENTENCES_PER_PART) if n_sent > 0 else 1
-    if n_threads == 1 or n_parts <= 1:
-        return (heads,) + _parse_range(clf, f, off, ss, dist, heads, 0, n_sent)
-    # parts of about equal feature counts, taken by the threads one after
-    # another, so that a thread with costly sentences does not hold the others up
-    cuts = numpy.searchsorted(numpy.asarray(off)[5 * numpy.asarray(ss)],
-                              numpy.linspace(0, f.shape[0], n_parts + 1)[1:n_parts])
-    bounds = [0] + numpy.clip(cuts, 0, n_sent).tolist() + [n_sent]
-    results = [None] * n_parts
-    taken = iter(range(n_parts))  # next() on it is atomic under the GIL
-
-    def run():
-        for p in taken:
-            try:
-                results[p] = _parse_range(clf, f, off, ss, dist, heads, bounds[p], bounds[p + 1])
-            except BaseException as e:  # re-raised in the caller's thread
-                results[p] = e
-
-    threads = [threading.Thread(target=run) for _ in range(min(n_threads, n_parts) - 1)]
-    for t in threads:
-        t.start()
-    run()
-    for t in threads:
-        t.join()
-    for r in results:
-        if isinstance(r, BaseException):
-            raise r
+    results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, heads, a, b), n_threads, off, ss,
+                        f.shape[0])
     return heads, sum(r[0] for r in results), sum(r[1] for r in results)
 
 

@@ -1,7 +1,8 @@
 """The bunsetsu dependency parser behind `pke_dependency`: features,
-feature vocabulary, a polynomial-kernel SVM and cascaded chunking, and the
-serialization of its trained parts, without spaCy pipeline concerns (the
-component and the benchmark share it)."""
+feature vocabulary, a polynomial-kernel SVM and the parsing algorithm
+(cascaded chunking or a step-ladder tournament), and the serialization of
+its trained parts, without spaCy pipeline concerns (the component and the
+benchmark share it)."""
 import time
 from collections import Counter
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
@@ -10,16 +11,18 @@ import numpy
 import scipy.sparse
 from spacy.tokens import Doc, Span
 
-from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, pair_ids, segment_ids
+from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab, game_ids, pair_ids, segment_ids
 from ..features.bunsetsu_fast import TokenFeatureTable
 from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_svm
 from ..kernels.cascade import cascade_heads
 from ..kernels.online import train_online
 from ..kernels.primal import PrimalSVM, train_primal
+from ..kernels.tournament import tournament_heads
 from ..kernels.progress import Progress
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from ..serialization.payloads import dump_payload, load_payload
 from .cascaded_chunking import ParseState, oracle_rounds
+from .tournament import oracle_games, tournament_parse
 from .kernel_forms import (  # noqa: F401  (re-exported: the components import them from here)
     KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_epochs, check_support_vectors,
     check_trainer, load_checked_classifier, rebuild_error,
@@ -34,6 +37,12 @@ FEATURES_VERSION = 1
 # segment). Both give the same heads; "cython" needs a `KernelClassifier`
 # (PKB, PKI or PKE) and falls back to "python" for anything else.
 PATHS = ("cython", "python")
+# how a sentence is parsed: "cascade" (cascaded chunking, Kudo & Matsumoto
+# 2002: "does i modify its neighbour?", `cascaded_chunking.py`) or
+# "tournament" (a step-ladder tournament, Iwatate et al. 2008: "does i modify
+# the farther of two candidates?", `tournament.py`; its classifier has two
+# inputs per vocabulary entry, see `BunsetsuFeaturizer.game`)
+ALGORITHMS = ("cascade", "tournament")
 DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
 # the online trainer's passes when none are given: a cubic kernel over ~25
 # features a decision costs ~2,800 subset lookups an example and pass, and
@@ -62,8 +71,15 @@ def _csr(rows: List[List[int]], n_features: int) -> scipy.sparse.csr_matrix:
     return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
 
 
+def check_algorithm(algorithm: str) -> str:
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {list(ALGORITHMS)}, not {algorithm!r}")
+    return algorithm
+
+
 class BunsetsuParser:
-    """Cascaded-chunking parser over bunsetsu spans with a kernel SVM.
+    """Bunsetsu parser with a kernel SVM: cascaded chunking or a tournament
+    (``algorithm``, see `ALGORITHMS`).
 
     Its trained state is three parts, each serialized on its own (as the
     component's files of the same names): the feature vocabulary
@@ -77,7 +93,8 @@ class BunsetsuParser:
 
     def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, vocab: Optional[FeatureVocab] = None,
                  support_vectors: Optional[SupportVectors] = None,
-                 classifier: Optional[KernelClassifier] = None):
+                 classifier: Optional[KernelClassifier] = None, algorithm: str = "cascade"):
+        self.algorithm = check_algorithm(algorithm)
         self.featurizer = BunsetsuFeaturizer(groups)
         self.groups = list(groups)
         self.vocab = vocab or FeatureVocab()
@@ -95,19 +112,41 @@ class BunsetsuParser:
         self.path = "cython"
         self._table: Optional[TokenFeatureTable] = None  # per-token feature ids for self.vocab
 
+    @property
+    def n_inputs(self) -> int:
+        """The classifier's number of inputs: one per vocabulary entry, two
+        for the tournament (the farther candidate's side)."""
+        return len(self.vocab) * (2 if self.algorithm == "tournament" else 1)
+
     # ------------------------------------------------------------ training
 
     def oracle_features(self, doc: Doc, spans: Sequence[Span], heads: Sequence[int]
                         ) -> Iterable[Tuple[List[str], bool]]:
-        """(feature strings, gold D/O) of every decision of the gold parse."""
+        """(feature strings, gold label) of every decision of the gold
+        parse: cascaded chunking's questions (label: D), or the tournament's
+        games (the strings a pair of lists, `BunsetsuFeaturizer.game`;
+        label: the farther candidate wins)."""
         segs = self.featurizer.segments(doc, spans)
+        if self.algorithm == "tournament":
+            for i, nearer, farther, label in oracle_games(heads):
+                yield self.featurizer.game(segs, i, nearer, farther), label
+            return
         for state, pairs, gold in oracle_rounds(heads):
             for (i, j), label in zip(pairs, gold):
                 yield self.featurizer.pair(segs, i, j, state.children), label
 
+    def _row(self, feats) -> List[int]:
+        """Feature ids of one decision (a tournament game's farther side
+        offset by the vocabulary's size)."""
+        if self.algorithm == "tournament":
+            near, far = feats
+            offset = len(self.vocab)
+            return self.vocab.lookup(near) + [f + offset for f in self.vocab.lookup(far)]
+        return self.vocab.lookup(feats)
+
     def examples(self, items: Iterable[Tuple[Doc, Sequence[Span], Sequence[int]]], min_count: int = 1,
                  build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
-        """Training matrix (binary CSR) and labels (+1 D, -1 O) from gold
+        """Training matrix (binary CSR) and labels (+1 D or farther wins, -1 not) from gold
         (doc, bunsetsu spans, heads) triples; builds the vocabulary first
         when `build_vocab`. Heads with several roots are several sentences
         (each root ends one, `head_sentences`), each its own oracle parse
@@ -134,11 +173,12 @@ class BunsetsuParser:
                     labels.append(1 if label else -1)
         if build_vocab:
             counts: Counter = Counter()
+            tournament = self.algorithm == "tournament"
             for f in feats:
-                counts.update(set(f))
+                counts.update(set(f[0]) | set(f[1]) if tournament else set(f))
             self.vocab = FeatureVocab.from_counts(counts, min_count)
-        rows = [self.vocab.lookup(f) for f in feats]
-        return _csr(rows, len(self.vocab)), numpy.asarray(labels, dtype=numpy.int64)
+        rows = [self._row(f) for f in feats]
+        return _csr(rows, self.n_inputs), numpy.asarray(labels, dtype=numpy.int64)
 
     def train(self, X, y, degree: int = 3, C: float = 1.0, cache_size: float = 1000.0,
               max_iter: int = -1, trainer: str = "libsvm", merge_duplicates: bool = False,
@@ -154,6 +194,9 @@ class BunsetsuParser:
         training seconds; `train_stats` gets the details."""
         check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:
+            if self.algorithm == "tournament":
+                raise ValueError("the training data must contain games won by the nearer and by the farther "
+                                 "candidate (give sentences with three or more bunsetsu and varied heads)")
             raise ValueError("the training data must contain both D and O decisions "
                              "(give sentences with three or more bunsetsu)")
         start = time.perf_counter()
@@ -207,6 +250,8 @@ class BunsetsuParser:
         about its total pairs plus (longest sentence) rounds."""
         if self.classifier is None:
             raise ValueError("the parser has no classifier: initialize / train it first")
+        if self.algorithm == "tournament":
+            return [self._tournament(doc, spans) for doc, spans in items]
         results: List[Optional[List[int]]] = [None] * len(items)
         active = []
         for k, (doc, spans) in enumerate(items):
@@ -235,6 +280,23 @@ class BunsetsuParser:
                     still.append((k, state, segs))
             active = still
         return results
+
+    def _tournament(self, doc: Doc, spans: Sequence[Span]) -> List[int]:
+        """The reference tournament parse of one sentence: one classifier
+        call per game."""
+        n = len(spans)
+        if n <= 2:
+            return [-1] if n == 1 else [1, -1] if n == 2 else []
+        segs = segment_ids(self.featurizer, self.featurizer.segments(doc, spans), self.vocab)
+        ids = self.vocab.ids
+        distance = [ids.get(s, -1) for s in DISTANCE_FEATURES]
+        n_vocab = len(self.vocab)
+
+        def play(heads, i, nearer, farther):
+            row = game_ids(self.featurizer, segs, distance, i, nearer, farther, n_vocab)
+            return bool(self._classify([row])[0] > 0)
+
+        return tournament_parse(n, play)
 
     @property
     def uses_cython(self) -> bool:
@@ -270,8 +332,13 @@ class BunsetsuParser:
         ids = self.vocab.ids
         distance = [ids.get(s, -1) if "distance" in self.groups else -1 for s in DISTANCE_FEATURES]
         read = time.perf_counter()
-        heads, n_questions, n_calls = cascade_heads(self.classifier, feats, offsets, sentences, distance,
-                                                    n_threads=n_threads)
+        if self.algorithm == "tournament":
+            heads, n_questions = tournament_heads(self.classifier, feats, offsets, sentences, distance,
+                                                  len(self.vocab), n_threads=n_threads)
+            n_calls = n_questions
+        else:
+            heads, n_questions, n_calls = cascade_heads(self.classifier, feats, offsets, sentences, distance,
+                                                        n_threads=n_threads)
         cascade = time.perf_counter()
         trees = batch.tree(heads, *labels)
         stages = self.stage_seconds
@@ -293,7 +360,7 @@ class BunsetsuParser:
     def gold_decisions(self, doc: Doc, spans: Sequence[Span], heads: Sequence[int]
                        ) -> List[Tuple[List[int], bool]]:
         """Feature ids and gold labels of the oracle decisions (for tests)."""
-        return [(self.vocab.lookup(f), y) for f, y in self.oracle_features(doc, spans, heads)]
+        return [(self._row(f), y) for f, y in self.oracle_features(doc, spans, heads)]
 
     # ------------------------------------------------------------ serialization
     # An untrained part (no support vectors, no classifier) is stored as b"".
@@ -321,7 +388,7 @@ class BunsetsuParser:
         if they are over another vocabulary."""
         sv = SupportVectors.from_bytes(data) if data else None
         if sv is not None:
-            check_support_vectors([sv], len(self.vocab))
+            check_support_vectors([sv], self.n_inputs)
         self.support_vectors = sv
         return self
 
@@ -335,5 +402,5 @@ class BunsetsuParser:
         """Load the classifier; load the features first. ValueError for
         corrupt data; `MismatchedPartsError` for parts of different models
         (`kernel_forms.load_checked_classifier`)."""
-        self.classifier = load_checked_classifier(data, len(self.vocab), kind, degree)
+        self.classifier = load_checked_classifier(data, self.n_inputs, kind, degree)
         return self

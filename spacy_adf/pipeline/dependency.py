@@ -1,6 +1,7 @@
 """`pke_dependency`: Japanese bunsetsu dependency parsing by cascaded
-chunking (Kudo & Matsumoto 2002) with a polynomial-kernel SVM classified by
-PKB, PKI or PKE (Kudo & Matsumoto 2003).
+chunking (Kudo & Matsumoto 2002) or a step-ladder tournament (Iwatate et al.
+2008; ``algorithm = "tournament"``) with a polynomial-kernel SVM classified
+by PKB, PKI or PKE (Kudo & Matsumoto 2003).
 
 Input: Docs whose ``doc.spans["bunsetsu"]`` covers the Doc in order (gold
 spans from `spacy_adf.BunsetsuCorpus.v1`, or an `adf_tagger` bunsetsu
@@ -27,7 +28,7 @@ head word of each bunsetsu (`lang.ja.bunsetsu.bunsetsu_head_token`: its
 rightmost content word) attaches to the head word of its head bunsetsu with
 the label ``"dep"``, the other tokens of a bunsetsu attach to its head word
 with ``"intra"``, and the last bunsetsu of each sentence has its head word as
-a ROOT. Cascaded chunking only builds head-final projective trees, so every
+a ROOT. Both algorithms only build head-final projective trees, so every
 sentence has one root, no head crosses a sentence end, ``doc.sents`` yields
 the sentences and displaCy works. The sentences of all Docs in a batch are
 parsed in one call, so the cost grows with the number of sentences, not with
@@ -35,8 +36,9 @@ the square of a Doc's bunsetsu.
 
 Two paths give the same trees: by default (``self.plain_model.path == "cython"``)
 `BunsetsuParser.parse_docs` reads each Doc's token attributes and spans once
-and runs the features, the cascade and the classifier in C over the whole
-batch (`features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`), and the token
+and runs the features, the cascade or the tournament and the classifier in C
+over the whole batch (`features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`,
+`kernels/tournament.pyx`), and the token
 trees come back as arrays that `set_annotations` writes with one
 `Doc.from_array` per Doc; with ``"python"`` (and for a classifier that is not
 PKB, PKI or PKE) `BunsetsuParser.parse_many` parses the sentences side by side
@@ -44,7 +46,8 @@ from feature strings, the reference implementation.
 
 Training happens in ``initialize``: the gold trees of the training
 examples (a gold Doc with several roots is split into sentences after each
-root) answer the cascaded-chunking questions, libsvm (scikit-learn) fits
+root) answer the cascaded-chunking questions (or play the tournament's
+games: the gold head against each other candidate), libsvm (scikit-learn) fits
 SVC(kernel="poly", degree, gamma=1, coef0=1, C), and the classifier form
 named in the config is built. With ``trainer = "primal"`` a linear SVM on
 the explicit subset features (liblinear, `kernels/primal.py`) gives PKE's
@@ -71,7 +74,7 @@ from ..lang.ja.bunsetsu import (
     BUNSETSU_KEY, DEFAULT_LABEL, INTRA_LABEL, ROOT_LABEL, bunsetsu_group, bunsetsu_heads, bunsetsu_sentences,
     check_bunsetsu_heads, head_sentences, respect_sentence_ends, sentence_heads, set_bunsetsu_tree,
 )
-from ..models.bunsetsu_parser import BunsetsuParser
+from ..models.bunsetsu_parser import BunsetsuParser, check_algorithm
 from ..models.kernel_forms import check_classifier_options, check_trainer
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
 from .kernel_component import KernelComponent
@@ -114,6 +117,7 @@ if not Span.has_extension("bunsetsu_head"):
         "trainer": "libsvm",
         "merge_duplicates": False,
         "n_threads": 1,
+        "algorithm": "cascade",
         "scorer": {"@scorers": "spacy_adf.bunsetsu_dep_scorer.v1"},
     },
     default_score_weights={"bunsetsu_dep_acc": 1.0, "bunsetsu_sent_acc": 0.0, "bunsetsu_seg_f": None},
@@ -121,7 +125,7 @@ if not Span.has_extension("bunsetsu_head"):
 def make_pke_dependency(
     nlp: Language, name: str, *, spans_key: str, degree: int, C: float, classifier: str, sigma: float,
     xi: int, features: List[str], min_feature_count: int, cache_size: float, scorer: Optional[Callable],
-    trainer: str = "libsvm", merge_duplicates: bool = False, n_threads: int = 1,
+    trainer: str = "libsvm", merge_duplicates: bool = False, n_threads: int = 1, algorithm: str = "cascade",
 ) -> "PKEDependencyParser":
     """Create a pke_dependency parser.
 
@@ -145,12 +149,18 @@ def make_pke_dependency(
         cascaded chunking and its classifier; the same trees as one thread).
         A setting of the running pipeline, not of the model: not saved with
         the weights, so a loaded pipeline takes it from its config.
+    algorithm: "cascade" (cascaded chunking: "does this bunsetsu modify its
+        neighbour?") or "tournament" (right to left, each bunsetsu's possible
+        heads play a step-ladder tournament: "the nearer or the farther
+        one?"; `models/tournament.py`). Saved with the model: a model
+        loads with the algorithm it was trained for.
     scorer: called by `score` with the component's ``spans_key``; None: no scores.
     """
     return PKEDependencyParser(
         nlp.vocab, name, spans_key=spans_key, degree=degree, C=C, classifier=classifier, sigma=sigma,
         xi=xi, features=features, min_feature_count=min_feature_count, cache_size=cache_size,
         scorer=scorer, trainer=trainer, merge_duplicates=merge_duplicates, n_threads=n_threads,
+        algorithm=algorithm,
     )
 
 
@@ -188,9 +198,13 @@ class PKEDependencyParser(KernelComponent):
         degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
         features: Sequence[str] = FEATURE_GROUPS, min_feature_count: int = 1, cache_size: float = 1000.0,
         scorer: Optional[Callable] = make_bunsetsu_dep_scorer(), trainer: str = "libsvm",
-        merge_duplicates: bool = False, n_threads: int = 1,
+        merge_duplicates: bool = False, n_threads: int = 1, algorithm: str = "cascade",
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
+        try:
+            check_algorithm(algorithm)
+        except ValueError as e:
+            raise ValueError(f"[{name}] {e}") from None
         check_trainer(trainer, classifier)
         check_groups(features)
         if not spans_key:
@@ -208,10 +222,10 @@ class PKEDependencyParser(KernelComponent):
             "spans_key": spans_key, "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "features": list(features),
             "min_feature_count": int(min_feature_count), "cache_size": float(cache_size),
-            "stats": {}, "trainer": trainer, "merge_duplicates": bool(merge_duplicates),
+            "stats": {}, "trainer": trainer, "merge_duplicates": bool(merge_duplicates), "algorithm": algorithm,
         }
         self.n_threads = n_threads  # not in cfg: a setting of the running pipeline (see make_pke_dependency)
-        self._init_model("pke_dependency", BunsetsuParser(features))
+        self._init_model("pke_dependency", BunsetsuParser(features, algorithm=algorithm))
 
     @property
     def parser(self) -> BunsetsuParser:
@@ -404,8 +418,10 @@ class PKEDependencyParser(KernelComponent):
     def _check_cfg(self, cfg: Dict) -> None:
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
         cfg.setdefault("trainer", "libsvm")  # cfg files from before the option: libsvm
+        cfg.setdefault("algorithm", "cascade")  # and from before the tournament: cascaded chunking
         check_trainer(cfg["trainer"], cfg["classifier"])
         check_groups(cfg["features"])
+        check_algorithm(cfg["algorithm"])
 
     def _new_plain_model(self) -> BunsetsuParser:
-        return BunsetsuParser(self.cfg["features"])
+        return BunsetsuParser(self.cfg["features"], algorithm=self.cfg["algorithm"])

@@ -1,0 +1,64 @@
+"""The batch checks and the threading shared by the C parsers of bunsetsu
+sentences (`cascade.pyx`, `tournament.pyx`): both read the flat arrays of
+`features.bunsetsu_fast.SegmentBatch.arrays` and parse sentence ranges into
+one heads array, each range with its own scratch memory."""
+import threading
+from typing import Callable, List, Tuple
+
+import numpy
+
+# with several threads, sentences go out in parts (PARTS_PER_THREAD per
+# thread, each of at least MIN_SENTENCES_PER_PART sentences)
+PARTS_PER_THREAD = 4
+MIN_SENTENCES_PER_PART = 16
+
+
+def check_batch(n_feats: int, off, ss, n_threads: int) -> Tuple[int, int]:
+    """(sentences, segments) of a batch; ValueError for inconsistent arrays."""
+    n_sent = ss.shape[0] - 1
+    n_seg = int(ss[n_sent]) if n_sent >= 0 else 0
+    if n_threads < 1:
+        raise ValueError(f"n_threads must be >= 1, not {n_threads}")
+    if n_sent < 0 or off.shape[0] != 5 * n_seg + 1:
+        raise ValueError("seg_off needs 5 offsets per segment and a final one")
+    sents = numpy.asarray(ss)
+    if n_sent and (sents[0] < 0 or (numpy.diff(sents) < 0).any()):
+        raise ValueError("sentence offsets must ascend")
+    if off[5 * n_seg] != n_feats:
+        raise ValueError("the segment offsets do not match the features")
+    return n_sent, n_seg
+
+
+def run_parts(parse_range: Callable[[int, int], Tuple[int, ...]], n_threads: int, off, ss,
+              n_feats: int) -> List[Tuple[int, ...]]:
+    """`parse_range(a, b)` over all sentences: at once on one thread, or in
+    parts of about equal feature counts taken by `n_threads` threads one
+    after another (so that a thread with costly sentences does not hold the
+    others up). Returns each call's counts."""
+    n_sent = ss.shape[0] - 1
+    n_parts = min(n_threads * PARTS_PER_THREAD, n_sent // MIN_SENTENCES_PER_PART) if n_sent > 0 else 1
+    if n_threads == 1 or n_parts <= 1:
+        return [parse_range(0, n_sent)]
+    cuts = numpy.searchsorted(numpy.asarray(off)[5 * numpy.asarray(ss)],
+                              numpy.linspace(0, n_feats, n_parts + 1)[1:n_parts])
+    bounds = [0] + numpy.clip(cuts, 0, n_sent).tolist() + [n_sent]
+    results = [None] * n_parts
+    taken = iter(range(n_parts))  # next() on it is atomic under the GIL
+
+    def run():
+        for p in taken:
+            try:
+                results[p] = parse_range(bounds[p], bounds[p + 1])
+            except BaseException as e:  # re-raised in the caller's thread
+                results[p] = e
+
+    threads = [threading.Thread(target=run) for _ in range(min(n_threads, n_parts) - 1)]
+    for t in threads:
+        t.start()
+    run()
+    for t in threads:
+        t.join()
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results

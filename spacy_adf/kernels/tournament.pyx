@@ -1,0 +1,135 @@
+# cython: language_level=3
+"""Step-ladder tournament parsing (Iwatate et al. 2008; `models/tournament.py`
+is the reference) over flat per-segment feature ids, with a kernel
+classifier's nogil decision (`classifiers.pxd`): the whole parse of a batch
+of sentences in C, no Python call per game.
+
+Input as for `cascade.pyx` (`features.bunsetsu_fast.SegmentBatch.arrays`):
+segment g's five id lists in ``feats`` at ``seg_off[5g + k]:seg_off[5g + k + 1]``
+(as modifier, as head, between a pair, and the two dynamic lists, which the
+tournament does not read); sentence s is segments ``sent_seg[s]:sent_seg[s + 1]``.
+The game "does i modify `far` rather than `near`?" has the ids of
+`bunsetsu.game_ids`: i as modifier, `near` as head, the distance id of
+near - i and the between lists of the segments strictly between i and near;
+then, each plus `n_vocab`, `far` as head, the distance id of far - i and
+the between lists of the segments strictly between near and far.
+"""
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport free, malloc
+
+import numpy
+
+from .classifiers cimport KernelClassifier, Scratch
+
+from .sentence_parts import check_batch, run_parts
+
+__all__ = ["tournament_heads"]
+
+
+cdef inline Py_ssize_t _append(int32_t* buf, Py_ssize_t m, const int32_t* f, int64_t a, int64_t b,
+                               int32_t shift) noexcept nogil:
+    while a < b:
+        buf[m] = f[a] + shift
+        m += 1
+        a += 1
+    return m
+
+
+cdef inline int32_t _distance(const int32_t* dist, int32_t d) noexcept nogil:
+    return dist[0 if d == 1 else 1 if d <= 5 else 2]
+
+
+cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t* off, int64_t g0, int32_t n,
+                          const int32_t* dist, int32_t n_vocab, int32_t* heads, int32_t* buf, Scratch* s,
+                          int64_t* n_games) noexcept nogil:
+    """Heads (sentence-local, -1 for the root) of segments g0 .. g0 + n - 1 (n >= 3)."""
+    cdef int32_t i, near, far, q, df
+    cdef int64_t gi
+    cdef Py_ssize_t nf, near_end
+    for i in range(n):
+        heads[i] = -1
+    heads[n - 2] = n - 1
+    for i in range(n - 3, -1, -1):
+        gi = g0 + i
+        near = i + 1
+        far = heads[near]
+        near_end = -1  # the near side's ids are built once per holder of the title
+        while far != -1:
+            if near_end < 0:
+                nf = _append(buf, 0, f, off[5 * gi], off[5 * gi + 1], 0)
+                nf = _append(buf, nf, f, off[5 * (g0 + near) + 1], off[5 * (g0 + near) + 2], 0)
+                df = _distance(dist, near - i)
+                if df >= 0:
+                    buf[nf] = df
+                    nf += 1
+                for q in range(i + 1, near):
+                    nf = _append(buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], 0)
+                near_end = nf
+            nf = _append(buf, near_end, f, off[5 * (g0 + far) + 1], off[5 * (g0 + far) + 2], n_vocab)
+            df = _distance(dist, far - i)
+            if df >= 0:
+                buf[nf] = df + n_vocab
+                nf += 1
+            for q in range(near + 1, far):
+                nf = _append(buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], n_vocab)
+            n_games[0] += 1
+            if clf.decide_ids(buf, nf, s) > 0:
+                near = far
+                near_end = -1
+            far = heads[far]
+        heads[i] = near
+
+
+def tournament_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_vocab, int n_threads=1):
+    """(heads, n_games): the sentence-relative head of every segment (int32,
+    -1 for each sentence's root) by the step-ladder tournament with `clf`
+    (the farther candidate wins when its decision value is > 0; its inputs
+    are 2 * n_vocab ids), and the games played. With n_threads > 1 and
+    enough sentences, parts are parsed on that many threads at once
+    (`sentence_parts.run_parts`): the same heads."""
+    cdef const int32_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.int32)
+    cdef const int64_t[::1] off = numpy.ascontiguousarray(seg_off, dtype=numpy.int64)
+    cdef const int64_t[::1] ss = numpy.ascontiguousarray(sent_seg, dtype=numpy.int64)
+    if n_vocab < 0:
+        raise ValueError(f"n_vocab must be >= 0, not {n_vocab}")
+    n_sent, n_seg = check_batch(f.shape[0], off, ss, n_threads)
+    dist = [int(distance[k]) for k in range(3)]
+    heads = numpy.full(n_seg, -1, dtype=numpy.int32)
+    results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, n_vocab, heads, a, b), n_threads,
+                        off, ss, f.shape[0])
+    return heads, sum(r[0] for r in results)
+
+
+cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_t[::1] off,
+                        const int64_t[::1] ss, list distance, int32_t n_vocab, int32_t[::1] h,
+                        Py_ssize_t a, Py_ssize_t b):
+    """Parse sentences a .. b-1 into h (their own scratch memory; the GIL
+    is released while parsing); (n_games,)."""
+    cdef int32_t dist[3]
+    cdef Py_ssize_t k
+    cdef int64_t max_f = 0, n_games = 0
+    for k in range(3):
+        dist[k] = distance[k]
+    for k in range(a, b):
+        max_f = max(max_f, off[5 * ss[k + 1]] - off[5 * ss[k]])
+    # a game reads each segment's lists at most twice (two heads) plus two distances
+    cdef Py_ssize_t cap = 2 * max_f + 4
+    cdef Scratch s
+    cdef int32_t* buf = <int32_t*>malloc(cap * sizeof(int32_t))
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        clf.alloc_scratch(&s, cap)
+        try:
+            with nogil:
+                for k in range(a, b):
+                    if ss[k + 1] - ss[k] > 2:
+                        _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist, n_vocab,
+                                        &h[ss[k]], buf, &s, &n_games)
+                    elif ss[k + 1] - ss[k] == 2:
+                        h[ss[k]] = 1
+        finally:
+            clf.release_scratch(&s)
+    finally:
+        free(buf)
+    return (int(n_games),)
