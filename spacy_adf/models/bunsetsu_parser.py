@@ -17,16 +17,16 @@ from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_s
 from ..kernels.cascade import cascade_heads
 from ..kernels.online import train_online
 from ..kernels.primal import PrimalSVM, train_primal
-from ..kernels.tournament import tournament_heads
 from ..kernels.progress import Progress
+from ..kernels.tournament import tournament_heads
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from ..serialization.payloads import dump_payload, load_payload
 from .cascaded_chunking import ParseState, oracle_rounds
-from .tournament import oracle_games, tournament_parse
 from .kernel_forms import (  # noqa: F401  (re-exported: the components import them from here)
     KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_epochs, check_support_vectors,
     check_trainer, load_checked_classifier, rebuild_error,
 )
+from .tournament import oracle_games, tournament_parse
 
 FEATURES_FORMAT = "spacy_adf.bunsetsu_features"
 FEATURES_VERSION = 1

@@ -107,7 +107,11 @@ def test_ipm_resumes_after_ctrl_c_and_redoes_a_lost_node_s_epoch(three_nodes, tm
     out = tmp_path / "resumed"
     cmd = [sys.executable, "-m", "spacy_adf.distributed", "train", str(CONFIG), "--workers", "2",
            "--output", str(out), "--address", three_nodes.address] + cli_args(steps)
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT's default action in the child: a shell starts background jobs with
+    # SIGINT ignored, the child would inherit that, and Python then installs no
+    # KeyboardInterrupt handler (the run went on to the end and exited 0)
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 600
     while not (out / "ipm-state" / "state.json").exists():
         assert proc.poll() is None, proc.communicate()
