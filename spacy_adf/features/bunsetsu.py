@@ -218,15 +218,7 @@ def pair_ids(featurizer: "BunsetsuFeaturizer", segs: List[SegmentIds], distance:
     and unsorted: the kernel classifiers sort and deduplicate).
     `distance`: the ids of dist=1, dist=2-5, dist=6+ (-1 if unknown)."""
     g = featurizer.groups
-    feats = segs[i].mod + segs[j].head
-    if "distance" in g:
-        d = j - i
-        f = distance[0 if d == 1 else 1 if d <= 5 else 2]
-        if f >= 0:
-            feats.append(f)
-    if "between" in g:
-        for k in range(i + 1, j):
-            feats += segs[k].between
+    feats = segs[i].mod + _head_side_ids(g, segs, distance, i, j, i)
     if "dynamic" in g and children is not None:
         for c in children[i]:
             feats += segs[c].da
@@ -239,18 +231,24 @@ def game_ids(featurizer: "BunsetsuFeaturizer", segs: List[SegmentIds], distance:
              nearer: int, farther: int, n_vocab: int) -> List[int]:
     """The ids of `BunsetsuFeaturizer.game(...)`: the first list's ids, then
     the second's plus `n_vocab` (the classifier has 2 * n_vocab inputs)."""
-    g = featurizer.groups
     near = pair_ids(featurizer, segs, distance, i, nearer, None)
-    far = list(segs[farther].head)
+    far = _head_side_ids(featurizer.groups, segs, distance, i, farther, nearer)
+    return near + [f + n_vocab for f in far]
+
+
+def _head_side_ids(g, segs: List[SegmentIds], distance: List[int], i: int, j: int, after: int) -> List[int]:
+    """j as head, its distance from modifier i, and the between ids of the
+    segments strictly between `after` and j."""
+    feats = list(segs[j].head)
     if "distance" in g:
-        d = farther - i
+        d = j - i
         f = distance[0 if d == 1 else 1 if d <= 5 else 2]
         if f >= 0:
-            far.append(f)
+            feats.append(f)
     if "between" in g:
-        for k in range(nearer + 1, farther):
-            far += segs[k].between
-    return near + [f + n_vocab for f in far]
+        for k in range(after + 1, j):
+            feats += segs[k].between
+    return feats
 
 
 class FeatureVocab:
