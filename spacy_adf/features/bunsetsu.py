@@ -129,12 +129,7 @@ class BunsetsuFeaturizer:
     def pair(self, segs: List[Segment], i: int, j: int, children: Optional[List[List[int]]]) -> List[str]:
         """Feature strings of "does segment i modify segment j?"."""
         g = self.groups
-        feats = segs[i].mod + segs[j].head
-        if "distance" in g:
-            d = j - i
-            feats.append("dist=1" if d == 1 else "dist=2-5" if d <= 5 else "dist=6+")
-        if "between" in g:
-            feats += _between(segs, i, j)
+        feats = segs[i].mod + self._head_side(segs, i, j, i)
         if "dynamic" in g and children is not None:
             for c in children[i]:
                 feats.append("da.fw=" + segs[c].func)
@@ -143,7 +138,6 @@ class BunsetsuFeaturizer:
                 feats.append("db.fw=" + segs[c].func)
                 feats.append("db.fs=" + segs[c].func_pos)
         return feats
-
 
     def game(self, segs: List[Segment], i: int, nearer: int, farther: int) -> Tuple[List[str], List[str]]:
         """Feature strings of a tournament game (`models/tournament.py`):
@@ -154,29 +148,27 @@ class BunsetsuFeaturizer:
         `farther`. The second list holds the same kind of strings, but they
         are other inputs of the classifier: `game_ids` offsets their ids by
         the vocabulary's size."""
+        return self.pair(segs, i, nearer, None), self._head_side(segs, i, farther, nearer)
+
+    def _head_side(self, segs: List[Segment], i: int, j: int, after: int) -> List[str]:
+        """j as head, its distance from modifier i, and the "between" strings
+        of the segments strictly between `after` and j (`_head_side_ids`
+        gives their ids)."""
         g = self.groups
-        near = self.pair(segs, i, nearer, None)
-        far = list(segs[farther].head)
+        feats = list(segs[j].head)
         if "distance" in g:
-            d = farther - i
-            far.append("dist=1" if d == 1 else "dist=2-5" if d <= 5 else "dist=6+")
+            d = j - i
+            feats.append("dist=1" if d == 1 else "dist=2-5" if d <= 5 else "dist=6+")
         if "between" in g:
-            far += _between(segs, nearer, farther)
-        return near, far
-
-
-def _between(segs: List[Segment], i: int, j: int) -> List[str]:
-    """The "between" strings of the segments strictly between i and j."""
-    feats = []
-    for k in range(i + 1, j):
-        s = segs[k]
-        if s.particle is not None:
-            feats.append("b.p=" + s.particle)
-        for p in s.puncts:
-            feats.append("b.pu=" + p)
-        if s.brackets:
-            feats.append("b.br")
-    return feats
+            for k in range(after + 1, j):
+                s = segs[k]
+                if s.particle is not None:
+                    feats.append("b.p=" + s.particle)
+                for p in s.puncts:
+                    feats.append("b.pu=" + p)
+                if s.brackets:
+                    feats.append("b.br")
+        return feats
 
 
 class SegmentIds:
