@@ -71,12 +71,13 @@ CPU seconds (``time.process_time``) are recorded too: on a shared machine they
 are less affected by other processes than wall-clock time.
 """
 import argparse
+import importlib.util
 import os
 import re
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from benchmarks.harness import DATA, EGG_INFO, REPO, machine_info, version_or_none, write_json
 
@@ -168,31 +169,15 @@ def read_gold(path: Path, limit: int, adf) -> List[Gold]:
     return out
 
 
-def local_ud_to_bunsetsu_heads(word_heads: Sequence[int], bunsetsu_of: Sequence[int]) -> List[int]:
-    """Copy of spacy_adf.corpora.bunsetsu.ud_to_bunsetsu_heads (fallback only)."""
-    n = (max(bunsetsu_of) + 1) if bunsetsu_of else 0
-    heads: List[Optional[int]] = [None] * n
-    for w in range(len(word_heads) - 1, -1, -1):
-        b = bunsetsu_of[w]
-        h = word_heads[w]
-        if h == 0:
-            heads[b] = -1
-        elif bunsetsu_of[h - 1] != b and heads[b] is None:
-            heads[b] = bunsetsu_of[h - 1]
-    for w in range(len(word_heads)):
-        if word_heads[w] == 0:
-            heads[bunsetsu_of[w]] = -1
-    out = [(-2 if h is None else h) for h in heads]
-    for h in range(n):
-        group = [c for c in range(h + 1, n) if out[c] == h]
-        if not group:
-            continue
-        old = out[h]
-        chain = [h] + group
-        for a, b in zip(chain, chain[1:]):
-            out[a] = b
-        out[group[-1]] = old
-    return out
+def local_ud_to_bunsetsu_heads():
+    """spacy_adf's `ud_to_bunsetsu_heads`, loaded from its file without
+    importing the spacy_adf package (whose extensions may be built for another
+    Python): the module uses the standard library only."""
+    path = REPO / "spacy_adf" / "lang" / "ja" / "ud_heads.py"
+    spec = importlib.util.spec_from_file_location("spacy_adf_ud_heads", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ud_to_bunsetsu_heads
 
 
 # --------------------------------------------------------------------------
@@ -339,7 +324,7 @@ def main(argv=None) -> Dict:
 
     info = machine_info()
     adf = _import_spacy_adf()
-    ud_to_heads = adf[1] if adf is not None else local_ud_to_bunsetsu_heads
+    ud_to_heads = adf[1] if adf is not None else local_ud_to_bunsetsu_heads()
     gold = read_gold(args.test, args.limit, adf)
     texts = [g[1] for g in gold]
 

@@ -19,12 +19,13 @@ sentence still have crossing arcs (as in the CaboCha file), handled by
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..lang.ja.pos import make_morph, make_tag, split_xpos, unidic_upos
+from ..lang.ja.ud_heads import ud_to_bunsetsu_heads
 from ..serialization.text_lines import check_file, read_lines
 from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
 
@@ -35,35 +36,6 @@ PathLike = Union[str, Path]
 
 def _misc_dict(misc: str) -> Dict[str, str]:
     return dict(kv.split("=", 1) for kv in misc.split("|") if "=" in kv)
-
-
-def ud_to_bunsetsu_heads(word_heads: Sequence[int], bunsetsu_of: Sequence[int]) -> List[int]:
-    """Bunsetsu heads from UD word heads (1-based, 0 = root) and the bunsetsu
-    index of each word; backward (``conj``) arcs made head-final (module
-    docstring). The result may still be invalid (`check_bunsetsu_heads`)."""
-    n = (max(bunsetsu_of) + 1) if bunsetsu_of else 0
-    heads: List[Optional[int]] = [None] * n
-    for w in range(len(word_heads) - 1, -1, -1):  # rightmost word first
-        b = bunsetsu_of[w]
-        h = word_heads[w]
-        if h == 0:
-            heads[b] = -1
-        elif bunsetsu_of[h - 1] != b and heads[b] is None:
-            heads[b] = bunsetsu_of[h - 1]
-    for w in range(len(word_heads)):  # roots win over other external words
-        if word_heads[w] == 0:
-            heads[bunsetsu_of[w]] = -1
-    out = [(-2 if h is None else h) for h in heads]  # -2: no external word (a cycle in UD)
-    for h in range(n):
-        group = [c for c in range(h + 1, n) if out[c] == h]
-        if not group:
-            continue
-        old = out[h]
-        chain = [h] + group
-        for a, b in zip(chain, chain[1:]):
-            out[a] = b
-        out[group[-1]] = old
-    return out
 
 
 def conllu_bunsetsu_docs(

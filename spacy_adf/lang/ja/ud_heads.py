@@ -1,0 +1,41 @@
+"""Bunsetsu heads from UD word heads: the one conversion that the CoNLL-U
+bunsetsu reader (`corpora.bunsetsu_conllu`) applies to UD Japanese gold and
+`benchmarks/ginza.py` applies to GiNZA's trees, so both sides are scored under
+one coordination convention (UD's leftward ``conj`` arcs made head-final, as
+KNP writes coordination).
+
+Standard library only: benchmarks/ginza.py runs in GiNZA's own environment,
+where spacy_adf is usually not importable, and loads this file by its path.
+"""
+from typing import List, Optional, Sequence
+
+__all__ = ["ud_to_bunsetsu_heads"]
+
+
+def ud_to_bunsetsu_heads(word_heads: Sequence[int], bunsetsu_of: Sequence[int]) -> List[int]:
+    """Bunsetsu heads from UD word heads (1-based, 0 = root) and the bunsetsu
+    index of each word; backward (``conj``) arcs made head-final (the rules
+    and their check against CaboCha: `corpora.bunsetsu_conllu`). The result may still be invalid (`check_bunsetsu_heads`)."""
+    n = (max(bunsetsu_of) + 1) if bunsetsu_of else 0
+    heads: List[Optional[int]] = [None] * n
+    for w in range(len(word_heads) - 1, -1, -1):  # rightmost word first
+        b = bunsetsu_of[w]
+        h = word_heads[w]
+        if h == 0:
+            heads[b] = -1
+        elif bunsetsu_of[h - 1] != b and heads[b] is None:
+            heads[b] = bunsetsu_of[h - 1]
+    for w in range(len(word_heads)):  # roots win over other external words
+        if word_heads[w] == 0:
+            heads[bunsetsu_of[w]] = -1
+    out = [(-2 if h is None else h) for h in heads]  # -2: no external word (a cycle in UD)
+    for h in range(n):
+        group = [c for c in range(h + 1, n) if out[c] == h]
+        if not group:
+            continue
+        old = out[h]
+        chain = [h] + group
+        for a, b in zip(chain, chain[1:]):
+            out[a] = b
+        out[group[-1]] = old
+    return out
