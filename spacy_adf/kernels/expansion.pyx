@@ -14,23 +14,21 @@ its prefix, last feature id) over its sorted feature ids, so subsets form a
 trie: every id knows its parent (the subset without its largest feature), its
 last feature and its size, which is what PKE's trie layout needs. The pair is
 the 64-bit key ((parent + 1) << 32) | feature of an open-addressing table
-(`subset_slots`: linear probing, slots picked by a bijective 64-bit mixer
-of the key): no hash collisions merge two subsets. Ids are dense, in order of first
+(linear probing, slots picked by a bijective 64-bit mixer of the key): no
+hash collisions merge two subsets. Ids are dense, in order of first
 occurrence; id 0 is the empty set. The enumeration, the table and the CSR
 writing are nogil loops over flat arrays.
 
-Memory: per distinct subset a 16-byte slot (35-70% full, so 23-46 bytes)
-plus 17 bytes of per-id arrays; per non-zero of phi 12 bytes
+Memory: per distinct subset 12 bytes in the table (at most half full, so
+16-24 bytes) plus 17 bytes of per-id arrays; per non-zero of phi 12 bytes
 (int32 column, float64 value) in the output.
 """
 from libc.math cimport sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 from .growth cimport grow_block
-from .subset_keys cimport subset_key
-from .subset_slots cimport (Slot, Slots, slots_alloc, slots_double, slots_find, slots_for, slots_free,
-                            slots_put, slots_seek, slots_too_full)
+from .subset_keys cimport mix64, subset_key
 
 import numpy
 import scipy.sparse
@@ -46,7 +44,9 @@ cdef enum:
 
 
 cdef struct Table:
-    Slots s             # key (parent, item) -> subset id
+    uint64_t* keys      # 0 = empty slot (real keys are >= 2^32)
+    int32_t* vals       # subset id of the key
+    uint64_t mask       # slots - 1 (a power of two minus one)
     # per subset id (id 0 = the empty set)
     int32_t* parent
     int32_t* item
@@ -67,13 +67,64 @@ cdef int _grow_ids(Table* t) noexcept nogil:
     return 0
 
 
+cdef int _fill_slots(Table* t, uint64_t n_slots) noexcept nogil:
+    """Fresh slots for every id but 0 (the empty set has no slot), from its
+    key (parent, item): the id arrays hold all a slot says. -1 when the
+    arrays cannot be had (the table then has none)."""
+    cdef int64_t sid
+    cdef uint64_t key, h
+    t.keys = <uint64_t*>calloc(n_slots, sizeof(uint64_t))
+    t.vals = <int32_t*>malloc(n_slots * sizeof(int32_t))
+    if t.keys == NULL or t.vals == NULL:
+        free(t.keys)
+        free(t.vals)
+        t.keys = NULL
+        t.vals = NULL
+        return -1
+    t.mask = n_slots - 1
+    for sid in range(1, t.n):
+        key = subset_key(t.parent[sid], t.item[sid])
+        h = mix64(key) & t.mask
+        while t.keys[h] != 0:
+            h = (h + 1) & t.mask
+        t.keys[h] = key
+        t.vals[h] = <int32_t>sid
+    return 0
+
+
+cdef int _rehash(Table* t) noexcept nogil:
+    """Double the slots. The old slots go before the new ones come (they
+    are rebuilt from the id arrays), so a doubling never holds both, as in
+    subset_learner. If the new size cannot be had, the old size is rebuilt
+    and -1 returned; if not even that, the table is left without slots
+    (`expand` and `lookup` then refuse) and -1 returned."""
+    cdef uint64_t n_slots = (t.mask + 1) * 2
+    free(t.keys)
+    free(t.vals)
+    if _fill_slots(t, n_slots) == 0:
+        return 0
+    _fill_slots(t, n_slots // 2)
+    return -1
+
+
+cdef inline int64_t _lookup(const Table* t, uint64_t key) noexcept nogil:
+    cdef uint64_t h = mix64(key) & t.mask
+    while t.keys[h] != 0:
+        if t.keys[h] == key:
+            return t.vals[h]
+        h = (h + 1) & t.mask
+    return -1
+
+
 cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept nogil:
     """The id of (parent, item), added if new; -1 when out of memory or ids."""
     cdef uint64_t key = subset_key(parent, item)
-    cdef uint64_t h
-    cdef int64_t sid = slots_seek(&t.s, key, &h)
-    if sid >= 0:
-        return sid
+    cdef uint64_t h = mix64(key) & t.mask
+    cdef int64_t sid
+    while t.keys[h] != 0:
+        if t.keys[h] == key:
+            return t.vals[h]
+        h = (h + 1) & t.mask
     if t.n >= 2147483647:
         return -1
     if t.n == t.cap and _grow_ids(t) < 0:
@@ -84,9 +135,10 @@ cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept 
     t.item[sid] = item
     t.size[sid] = <int8_t>size
     t.support[sid] = 0
-    slots_put(&t.s, h, key, <int32_t>sid)
-    if slots_too_full(&t.s, t.n):
-        if slots_double(&t.s, t.parent, t.item, t.n) < 0:
+    t.keys[h] = key
+    t.vals[h] = <int32_t>sid
+    if <uint64_t>t.n * 2 > t.mask + 1:  # at most half full
+        if _rehash(t) < 0:
             return -1
     return sid
 
@@ -112,7 +164,7 @@ cdef int _expand(Table* t, const int32_t* a, int m, int start, int depth, int32_
                 return -1
             t.support[sid] += weight
         else:
-            sid = slots_find(&t.s, subset_key(parent, a[k]))
+            sid = _lookup(t, subset_key(parent, a[k]))
             if sid < 0:
                 continue
         out.ix[out.pos] = <int32_t>sid
@@ -164,15 +216,18 @@ cdef class SubsetIndex:
     cdef double scale[MAX_DEGREE + 1]
 
     def __cinit__(self, int degree, int64_t expected=0):
+        cdef uint64_t slots = 1024
         if degree < 1 or degree > MAX_DEGREE:
             raise ValueError(f"the degree must be 1 to {MAX_DEGREE}, not {degree}")
+        while slots < <uint64_t>(2 * expected + 2):
+            slots *= 2
         self.t.parent = NULL
         self.t.item = NULL
         self.t.size = NULL
         self.t.support = NULL
         self.t.n = 0
         self.t.cap = 0
-        if slots_alloc(&self.t.s, slots_for(expected)) < 0 or _grow_ids(&self.t) < 0:
+        if _fill_slots(&self.t, slots) < 0 or _grow_ids(&self.t) < 0:
             raise MemoryError()
         # id 0: the empty set (its parent is -1, it has no item)
         self.t.parent[0] = -1
@@ -186,7 +241,8 @@ cdef class SubsetIndex:
             self.scale[r] = sqrt(float(c[r]))
 
     def __dealloc__(self):
-        slots_free(&self.t.s)
+        free(self.t.keys)
+        free(self.t.vals)
         free(self.t.parent)
         free(self.t.item)
         free(self.t.size)
@@ -200,10 +256,10 @@ cdef class SubsetIndex:
     @property
     def nbytes(self) -> int:
         """Bytes of the table and the per-id arrays."""
-        return int((self.t.s.mask + 1) * sizeof(Slot) + self.t.cap * 17)
+        return int((self.t.mask + 1) * 12 + self.t.cap * 17)
 
     cdef int _check_slots(self) except -1:
-        if self.t.s.slots == NULL:
+        if self.t.keys == NULL:
             raise MemoryError("the subset index lost its table to an out-of-memory error: build a "
                               "new index with more memory free (or a smaller degree / fewer features)")
         return 0
@@ -303,7 +359,7 @@ cdef class SubsetIndex:
         for f in ids:
             if f < 0 or f > 2147483647:
                 return -1
-            sid = slots_find(&self.t.s, subset_key(<int32_t>sid, <int32_t>f))
+            sid = _lookup(&self.t, subset_key(<int32_t>sid, <int32_t>f))
             if sid < 0:
                 return -1
         return sid

@@ -27,19 +27,17 @@ so scoring skips every superset of an absent prefix.
 
 Memory per interned subset: 29 bytes of per-id arrays (parent and item
 int32, size int8, w and u float64, support int32) plus the open-addressing
-table's 16-byte slots (`subset_slots`), 35-70% full (23-46 bytes); the id arrays grow by
+table's 16-byte slots, 35-70% full (23-46 bytes); the id arrays grow by
 half when full, so up to 1.5 x 29 bytes. The slots double at 70% full and are
 rebuilt from the id arrays, so a doubling never holds the old and the new
 slot arrays at once. Every loop over
 examples is nogil and touches only C arrays; an example costs its subsets.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 from .growth cimport grow_block
-from .subset_keys cimport subset_key
-from .subset_slots cimport (Slot, Slots, slot_home, slots_alloc, slots_double, slots_find, slots_for,
-                            slots_free, slots_probe, slots_put, slots_seek, slots_too_full)
+from .subset_keys cimport mix64, subset_key
 
 import numpy
 
@@ -68,8 +66,16 @@ cdef extern from *:
     const bint SL_ATOMIC_COUNTS
 
 
+cdef struct Slot:
+    # key and id side by side: a probe costs one cache line, not two
+    uint64_t key        # 0 = empty (real keys are >= 2^32)
+    int32_t val
+    int32_t pad
+
+
 cdef struct Table:
-    Slots s             # key (parent, item) -> subset id
+    Slot* slots
+    uint64_t mask
     int32_t* parent
     int32_t* item
     int8_t* size
@@ -93,14 +99,66 @@ cdef int _grow_ids(Table* t) noexcept nogil:
     return 0
 
 
+cdef void _fill_slots(Table* t) noexcept nogil:
+    """Put every id but 0 (the empty set has no slot) into the empty slots,
+    by its key (parent, item): the id arrays hold all a slot says."""
+    cdef int64_t sid
+    cdef uint64_t key, h
+    for sid in range(1, t.n):
+        key = subset_key(t.parent[sid], t.item[sid])
+        h = mix64(key) & t.mask
+        while t.slots[h].key != 0:
+            h = (h + 1) & t.mask
+        t.slots[h].key = key
+        t.slots[h].val = <int32_t>sid
+
+
+cdef int _rehash(Table* t) noexcept nogil:
+    """Double the slots. They are rebuilt from the id arrays, so the old
+    slot array goes before the new one comes: the peak is the new table
+    alone, not both (512 MB less at train-dep's last doubling). If the new
+    array cannot be had, the old size is rebuilt and -1 returned; if not
+    even that, the table is left without slots (the learner then refuses
+    every call) and -1 returned."""
+    cdef uint64_t n_slots = (t.mask + 1) * 2
+    cdef int rc = 0
+    free(t.slots)
+    t.slots = <Slot*>calloc(n_slots, sizeof(Slot))
+    if t.slots == NULL:  # back to the old size, just freed
+        rc = -1
+        n_slots //= 2
+        t.slots = <Slot*>calloc(n_slots, sizeof(Slot))
+        if t.slots == NULL:
+            return -1
+    t.mask = n_slots - 1
+    _fill_slots(t)
+    return rc
+
+
+cdef inline int64_t _probe(const Table* t, uint64_t key, uint64_t h) noexcept nogil:
+    """The id of `key` from its home slot h, -1 if absent."""
+    while t.slots[h].key != 0:
+        if t.slots[h].key == key:
+            return t.slots[h].val
+        h = (h + 1) & t.mask
+    return -1
+
+
+cdef inline int64_t _find(const Table* t, int32_t parent, int32_t item) noexcept nogil:
+    cdef uint64_t key = subset_key(parent, item)
+    return _probe(t, key, mix64(key) & t.mask)
+
+
 cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept nogil:
     """The id of (parent, item), added with zero weight if new; -1 when out
     of memory or of int32 ids."""
     cdef uint64_t key = subset_key(parent, item)
-    cdef uint64_t h
-    cdef int64_t sid = slots_seek(&t.s, key, &h)
-    if sid >= 0:
-        return sid
+    cdef uint64_t h = mix64(key) & t.mask
+    cdef int64_t sid
+    while t.slots[h].key != 0:
+        if t.slots[h].key == key:
+            return t.slots[h].val
+        h = (h + 1) & t.mask
     if t.n >= 2147483647:
         return -1
     if t.n == t.cap and _grow_ids(t) < 0:
@@ -113,9 +171,10 @@ cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept 
     t.w[sid] = 0.0
     t.u[sid] = 0.0
     t.support[sid] = 0
-    slots_put(&t.s, h, key, <int32_t>sid)
-    if slots_too_full(&t.s, t.n):
-        if slots_double(&t.s, t.parent, t.item, t.n) < 0:
+    t.slots[h].key = key
+    t.slots[h].val = <int32_t>sid
+    if <uint64_t>t.n * 10 > (t.mask + 1) * 7:  # at most 70% full
+        if _rehash(t) < 0:
             return -1
     return sid
 
@@ -132,15 +191,15 @@ cdef double _score(const Table* t, const int32_t* a, int m, int start, int depth
     cdef double total = 0.0
     if start < m:
         next_key = subset_key(parent, a[start])
-        next_h = slot_home(&t.s, next_key)
+        next_h = mix64(next_key) & t.mask
     for k in range(start, m):
         key = next_key
         h = next_h
         if k + 1 < m:
             next_key = subset_key(parent, a[k + 1])
-            next_h = slot_home(&t.s, next_key)
-            SL_PREFETCH(&t.s.slots[next_h])
-        sid = slots_probe(&t.s, key, h)
+            next_h = mix64(next_key) & t.mask
+            SL_PREFETCH(&t.slots[next_h])
+        sid = _probe(t, key, h)
         if sid < 0:
             continue
         total += t.w[sid]
@@ -175,8 +234,8 @@ cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth
     cdef double total = 0.0
     for k in range(start, m):
         if k + 1 < m:
-            SL_PREFETCH(&t.s.slots[slot_home(&t.s, subset_key(parent, a[k + 1]))])
-        sid = slots_find(&t.s, subset_key(parent, a[k]))
+            SL_PREFETCH(&t.slots[mix64(subset_key(parent, a[k + 1])) & t.mask])
+        sid = _find(t, parent, a[k])
         if sid < 0:
             continue
         total += t.w[sid]
@@ -216,11 +275,15 @@ cdef class SubsetLearner:
     cdef int32_t* buf
 
     def __cinit__(self, int degree, double C=1.0, int64_t expected=0):
+        cdef uint64_t slots = 1024
         if degree < 1 or degree > MAX_DEGREE:
             raise ValueError(f"the degree must be 1 to {MAX_DEGREE}, not {degree}")
         if not C > 0:
             raise ValueError(f"C must be > 0, not {C!r}")
-        self.t.s.slots = NULL
+        while slots < <uint64_t>(2 * expected + 2):
+            slots *= 2
+        self.t.slots = <Slot*>calloc(slots, sizeof(Slot))
+        self.t.mask = slots - 1
         self.t.parent = NULL
         self.t.item = NULL
         self.t.size = NULL
@@ -230,7 +293,7 @@ cdef class SubsetLearner:
         self.t.n = 0
         self.t.cap = 0
         self.buf = NULL
-        if slots_alloc(&self.t.s, slots_for(expected)) < 0 or _grow_ids(&self.t) < 0:
+        if self.t.slots == NULL or _grow_ids(&self.t) < 0:
             raise MemoryError()
         # id 0: the empty set, whose weight is the bias
         self.t.parent[0] = -1
@@ -251,13 +314,13 @@ cdef class SubsetLearner:
     cdef int _check_not_taken(self) except -1:
         if self.taken:
             raise ValueError("the learner's arrays were taken (take_arrays): it holds no subsets any more")
-        if self.t.s.slots == NULL:
+        if self.t.slots == NULL:
             raise MemoryError("the learner lost its subset table to an out-of-memory error: train anew "
                               "with more memory free (or a smaller degree / fewer features)")
         return 0
 
     def __dealloc__(self):
-        slots_free(&self.t.s)
+        free(self.t.slots)
         free(self.t.parent)
         free(self.t.item)
         free(self.t.size)
@@ -273,7 +336,7 @@ cdef class SubsetLearner:
     @property
     def nbytes(self) -> int:
         """Bytes held: the slot table and the per-id arrays."""
-        return int((self.t.s.mask + 1) * sizeof(Slot) + self.t.cap * 29)
+        return int((self.t.mask + 1) * sizeof(Slot) + self.t.cap * 29)
 
     @property
     def bias(self) -> float:
@@ -415,7 +478,8 @@ cdef class SubsetLearner:
         holds nothing afterwards."""
         self._check_not_taken()
         cdef Py_ssize_t n = self.t.n
-        slots_free(&self.t.s)
+        free(self.t.slots)
+        self.t.slots = NULL
         free(self.t.u)
         self.t.u = NULL
         out = {"parent": _take_column(<void**>&self.t.parent, n, numpy.int32),
@@ -424,6 +488,7 @@ cdef class SubsetLearner:
                "weight": _take_column(<void**>&self.t.w, n, numpy.float64),
                "support": _take_column(<void**>&self.t.support, n, numpy.int32).astype(numpy.int64)}
         self.t.n = self.t.cap = 0
+        self.t.mask = 0
         self.taken = True
         return out
 
