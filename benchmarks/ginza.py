@@ -81,6 +81,9 @@ from typing import Dict, List, Optional, Tuple
 
 from benchmarks.harness import DATA, EGG_INFO, REPO, machine_info, version_or_none, write_json
 
+# the UD -> bunsetsu head conversion, standard library only (the fallback loads it by path)
+UD_HEADS_FILE = REPO / "spacy_adf" / "lang" / "ja" / "ud_heads.py"
+
 DEFAULT_TEST = DATA / "kwdlc" / "test.knp"
 DEFAULT_OUTPUT = REPO / "metrics" / "bench_ginza.json"
 
@@ -107,7 +110,7 @@ def _import_spacy_adf():
     import spacy  # noqa: F401  (catalogue's entry point snapshot comes first)
 
     try:
-        from spacy_adf.corpora.bunsetsu_conllu import ud_to_bunsetsu_heads
+        from spacy_adf.lang.ja.ud_heads import ud_to_bunsetsu_heads
         from spacy_adf.corpora.knp import read_knp
     except Exception as err:  # e.g. extensions built for another Python
         for name in [m for m in sys.modules if m == "spacy_adf" or m.startswith("spacy_adf.")]:
@@ -169,12 +172,11 @@ def read_gold(path: Path, limit: int, adf) -> List[Gold]:
     return out
 
 
-def local_ud_to_bunsetsu_heads():
-    """spacy_adf's `ud_to_bunsetsu_heads`, loaded from its file without
+def ud_to_bunsetsu_heads_from_file():
+    """spacy_adf's `ud_to_bunsetsu_heads`, loaded from `UD_HEADS_FILE` without
     importing the spacy_adf package (whose extensions may be built for another
     Python): the module uses the standard library only."""
-    path = REPO / "spacy_adf" / "lang" / "ja" / "ud_heads.py"
-    spec = importlib.util.spec_from_file_location("spacy_adf_ud_heads", path)
+    spec = importlib.util.spec_from_file_location("spacy_adf_ud_heads", UD_HEADS_FILE)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.ud_to_bunsetsu_heads
@@ -324,7 +326,7 @@ def main(argv=None) -> Dict:
 
     info = machine_info()
     adf = _import_spacy_adf()
-    ud_to_heads = adf[1] if adf is not None else local_ud_to_bunsetsu_heads()
+    ud_to_heads = adf[1] if adf is not None else ud_to_bunsetsu_heads_from_file()
     gold = read_gold(args.test, args.limit, adf)
     texts = [g[1] for g in gold]
 

@@ -18,16 +18,15 @@ CASES = [
 
 
 def test_the_fallback_is_the_readers_function():
-    fallback = ginza.local_ud_to_bunsetsu_heads()
+    fallback = ginza.ud_to_bunsetsu_heads_from_file()
     assert fallback.__module__ == "spacy_adf_ud_heads"
     for word_heads, bunsetsu_of in CASES:
         assert fallback(word_heads, bunsetsu_of) == ud_to_bunsetsu_heads(word_heads, bunsetsu_of)
 
 
 def test_the_loaded_file_imports_the_standard_library_only():
-    path = ginza.REPO / "spacy_adf" / "lang" / "ja" / "ud_heads.py"
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+    for node in ast.walk(ast.parse(ginza.UD_HEADS_FILE.read_text(encoding="utf8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -15,7 +15,8 @@ __all__ = ["ud_to_bunsetsu_heads"]
 def ud_to_bunsetsu_heads(word_heads: Sequence[int], bunsetsu_of: Sequence[int]) -> List[int]:
     """Bunsetsu heads from UD word heads (1-based, 0 = root) and the bunsetsu
     index of each word; backward (``conj``) arcs made head-final (the rules
-    and their check against CaboCha: `corpora.bunsetsu_conllu`). The result may still be invalid (`check_bunsetsu_heads`)."""
+    and their check against CaboCha: `corpora.bunsetsu_conllu`). The result
+    may still be invalid (`check_bunsetsu_heads`)."""
     n = (max(bunsetsu_of) + 1) if bunsetsu_of else 0
     heads: List[Optional[int]] = [None] * n
     for w in range(len(word_heads) - 1, -1, -1):  # rightmost word first
