@@ -29,9 +29,7 @@ from spacy.tokens import Doc, Span
 from spacy.util import registry
 
 from benchmarks.harness import REPO, machine_info, write_json
-from spacy_adf.features.bunsetsu import game_ids, segment_ids
-from spacy_adf.models.bunsetsu_parser import DISTANCE_FEATURES
-from spacy_adf.models.tournament import tournament_parse
+from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY
 
 P_BANDS = (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.001)
 SCALES = (0.5, 1.0, 3.0)
@@ -48,33 +46,19 @@ def parse_args(argv=None):
 
 
 class GameMargins:
-    """Tournament parses of one pipeline's parser that keep every game's margin."""
+    """Tournament parses of one pipeline's parser, with every game's margin,
+    for bunsetsu given by their start tokens."""
 
     def __init__(self, parser):
         if parser.algorithm != "tournament":
             raise ValueError(f"chunker_doubts: the parser must be a tournament parser, got {parser.algorithm!r}")
         self.parser = parser
-        self.distance = [parser.vocab.ids.get(s, -1) for s in DISTANCE_FEATURES]
-        self.n_vocab = len(parser.vocab)
 
     def __call__(self, doc: Doc, starts: Sequence[int]) -> Tuple[List[int], List[float]]:
         """The heads of the bunsetsu that start at `starts` (the first 0) and
         the margin of every game played for them."""
         bounds = list(starts) + [len(doc)]
-        spans = [Span(doc, bounds[k], bounds[k + 1]) for k in range(len(starts))]
-        if len(spans) <= 2:  # no game to play
-            return tournament_parse(len(spans), lambda *game: False), []
-        p = self.parser
-        segs = segment_ids(p.featurizer, p.featurizer.segments(doc, spans), p.vocab)
-        margins: List[float] = []
-
-        def play(heads, i, nearer, farther):
-            row = game_ids(p.featurizer, segs, self.distance, i, nearer, farther, self.n_vocab)
-            margins.append(float(p._classify([row])[0]))
-            return margins[-1] > 0
-
-        heads = tournament_parse(len(spans), play)
-        return heads, margins
+        return self.parser.tournament_margins(doc, [Span(doc, bounds[k], bounds[k + 1]) for k in range(len(starts))])
 
 
 def parse_score(margins: Sequence[float], scale: float) -> float:
@@ -108,7 +92,7 @@ def main(argv=None) -> int:
     print(f"[chunker_doubts] {len(examples):,} dev sentences from {args.dev}", flush=True)
     docs = [eg.predicted for eg in examples]
     for doc in docs:
-        doc.spans.pop("bunsetsu", None)
+        doc.spans.pop(BUNSETSU_KEY, None)
     docs = list(chunker.pipe(docs))
     b_cols = [k for k, tag in enumerate(chunker.target.tag_names(chunker.cfg["labels"])) if tag.startswith("B")]
     missed: List[float] = []
@@ -116,8 +100,8 @@ def main(argv=None) -> int:
     n_gold = 0
     for n, (eg, doc) in enumerate(zip(examples, docs)):
         p_b = doc._.adf_marginals["bunsetsu_chunker"][:, b_cols].sum(axis=1)
-        gold = {s.start for s in eg.reference.spans["bunsetsu"]} - {0}
-        starts = sorted({s.start for s in doc.spans["bunsetsu"]} | {0})
+        gold = {s.start for s in eg.reference.spans[BUNSETSU_KEY]} - {0}
+        starts = sorted({s.start for s in doc.spans[BUNSETSU_KEY]} | {0})
         n_gold += len(gold)
         missed.extend(float(p_b[i]) for i in gold - set(starts))
         doubts = [i for i in range(1, len(doc)) if i not in starts and args.low < p_b[i] < 0.5]

@@ -284,19 +284,27 @@ class BunsetsuParser:
     def _tournament(self, doc: Doc, spans: Sequence[Span]) -> List[int]:
         """The reference tournament parse of one sentence: one classifier
         call per game."""
+        return self.tournament_margins(doc, spans)[0]
+
+    def tournament_margins(self, doc: Doc, spans: Sequence[Span]) -> Tuple[List[int], List[float]]:
+        """The reference tournament parse of one sentence and the classifier's
+        margin of every game it played, in playing order (the farther
+        candidate wins a game whose margin is > 0)."""
         n = len(spans)
         if n <= 2:
-            return [-1] if n == 1 else [1, -1] if n == 2 else []
+            return ([-1] if n == 1 else [1, -1] if n == 2 else []), []
         segs = segment_ids(self.featurizer, self.featurizer.segments(doc, spans), self.vocab)
         ids = self.vocab.ids
         distance = [ids.get(s, -1) for s in DISTANCE_FEATURES]
         n_vocab = len(self.vocab)
+        margins: List[float] = []
 
         def play(heads, i, nearer, farther):
             row = game_ids(self.featurizer, segs, distance, i, nearer, farther, n_vocab)
-            return bool(self._classify([row])[0] > 0)
+            margins.append(float(self._classify([row])[0]))
+            return margins[-1] > 0
 
-        return tournament_parse(n, play)
+        return tournament_parse(n, play), margins
 
     @property
     def uses_cython(self) -> bool:
