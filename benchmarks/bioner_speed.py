@@ -412,7 +412,7 @@ def run(args, workdir: Path, argv: List[str]) -> Dict:
         log_path = args.train_log
     nlp = spacy.load(model_dir)
     ner = nlp.get_pipe(args.component)
-    tset = ner.sequence_crf.templates
+    tset = ner.plain_model.templates
     templates = list(tset.templates)
     shipped = shipped_templates()
     crf = ner.crf

@@ -30,6 +30,7 @@ from spacy.util import registry
 
 from benchmarks.harness import REPO, machine_info, write_json
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY
+from tests.helpers.reference_parsers import ReferenceParser
 
 P_BANDS = (0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 0.001)
 SCALES = (0.5, 1.0, 3.0)
@@ -47,18 +48,19 @@ def parse_args(argv=None):
 
 class GameMargins:
     """Tournament parses of one pipeline's parser, with every game's margin,
-    for bunsetsu given by their start tokens."""
+    for bunsetsu given by their start tokens (the Python reference parse,
+    which plays the games one by one)."""
 
     def __init__(self, parser):
         if parser.algorithm != "tournament":
             raise ValueError(f"chunker_doubts: the parser must be a tournament parser, got {parser.algorithm!r}")
-        self.parser = parser
+        self.reference = ReferenceParser(parser)
 
     def __call__(self, doc: Doc, starts: Sequence[int]) -> Tuple[List[int], List[float]]:
         """The heads of the bunsetsu that start at `starts` (the first 0) and
         the margin of every game played for them."""
         bounds = list(starts) + [len(doc)]
-        return self.parser.tournament_margins(doc, [Span(doc, bounds[k], bounds[k + 1]) for k in range(len(starts))])
+        return self.reference.tournament_margins(doc, [Span(doc, bounds[k], bounds[k + 1]) for k in range(len(starts))])
 
 
 def parse_score(margins: Sequence[float], scale: float) -> float:

@@ -464,7 +464,7 @@ def bench_adf(task: str, train_path: Path, test_path: Path, n_train: int,
         "evaluations": evals,
         "train_command": child["command"],
         "config": TASKS[task]["config"],
-        "templates": list(chunker.sequence_crf.templates.templates),
+        "templates": list(chunker.plain_model.templates.templates),
         "scheme": chunker.cfg["scheme"],
     }
 

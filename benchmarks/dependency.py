@@ -37,7 +37,9 @@ from spacy.training import Example
 
 from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, fmt, machine_info, write_json, write_section
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
+from spacy_adf.kernels import KernelClassifier
 from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps
+from tests.helpers.reference_parsers import ReferenceParser
 
 NAME = "bench_dependency"
 DEFAULT_DATA = DATA
@@ -75,31 +77,29 @@ def train_parser(train_docs, degree: int, C: float, model_dir: Optional[Path], m
 def parse_all(pipe, refs, repeats: int = 1) -> Dict:
     """Parse Docs with gold bunsetsu (no heads); score, and time (best of
     `repeats` passes for each clock). The classifier clock runs on the
-    Python path (it calls the classifier once per cascade round and times
-    the calls); the whole parse (`predict`) is timed on both paths: the
-    Cython path (the default, features + cascade + classifier in C) and the
-    Python reference. A classifier that is not a KernelClassifier (the
-    double-array trie) always takes the Python path."""
+    Python reference path (`tests/helpers/reference_parsers.py`: it calls
+    the classifier once per cascade round and times the calls); the whole
+    parse (`predict`) is timed on both paths: the component's Cython path
+    (features + cascade + classifier in C) and the Python reference. A
+    classifier that is not a KernelClassifier (the double-array trie) has
+    no Cython path: its "Cython" clock times the Python path again."""
     docs = [make_predicted(ref) for ref in refs]
-    parser = pipe.parser
     best_python = best_clf = best_cython = float("inf")
-    try:
-        parser.path = "python"
-        for _ in range(max(repeats, 1)):
-            parser.decision_seconds = 0.0
-            parser.n_decisions = 0
-            start = time.perf_counter()
-            heads = pipe.predict(docs)
-            best_python = min(best_python, time.perf_counter() - start)
-            best_clf = min(best_clf, parser.decision_seconds)
-        n_decisions = parser.n_decisions
-        parser.path = "cython"
-        for _ in range(max(repeats, 1)):
-            start = time.perf_counter()
-            fast = pipe.predict(docs)
-            best_cython = min(best_cython, time.perf_counter() - start)
-    finally:
-        parser.path = "cython"
+    reference = ReferenceParser(pipe.plain_model)
+    for _ in range(max(repeats, 1)):
+        reference.decision_seconds = 0.0
+        reference.n_decisions = 0
+        start = time.perf_counter()
+        heads = reference.predict(pipe, docs)
+        best_python = min(best_python, time.perf_counter() - start)
+        best_clf = min(best_clf, reference.decision_seconds)
+    n_decisions = reference.n_decisions
+    predict = pipe.predict if isinstance(pipe.classifier, KernelClassifier) else (
+        lambda docs: reference.predict(pipe, docs))
+    for _ in range(max(repeats, 1)):
+        start = time.perf_counter()
+        fast = predict(docs)
+        best_cython = min(best_cython, time.perf_counter() - start)
     same = [list(h) for h in fast] == [list(h) for h in heads]
     pipe.set_annotations(docs, heads)
     scores = score_bunsetsu_deps([Example(d, r) for d, r in zip(docs, refs)])
@@ -138,11 +138,11 @@ def bench_double_array(pipe, refs, sigma: float, xi: int, repeats: int = 1) -> D
     start = time.perf_counter()
     da = DoubleArrayPKE(pke)
     build = time.perf_counter() - start
-    pipe.parser.classifier = da  # the parser only calls decision_batch
+    pipe.plain_model.classifier = da  # the reference parser only calls decision_batch
     row = {"kind": "pke-double-array", "sigma": sigma, "xi": xi, "build_seconds": build,
            "bytes": int(da.nbytes), "omega": int(pke.n_kept), "slots": da.n_slots}
     row.update(parse_all(pipe, refs, repeats))
-    pipe.parser.classifier = pke
+    pipe.plain_model.classifier = pke
     print(f"  double array sigma={sigma} xi={xi}: clf {row['classifier_s_per_sent'] * 1e3:.3f} ms/sent, "
           f"{row['bytes']:,} bytes vs PKE trie {pke.nbytes:,}, build {build:.1f} s", flush=True)
     return row

@@ -60,7 +60,7 @@ def decisions(pipe, docs, build_vocab: bool = False):
     from spacy_adf.corpora.bunsetsu import make_predicted
 
     examples = [Example(make_predicted(ref), ref) for ref in docs]
-    return pipe.parser.examples(pipe._gold_items(examples), build_vocab=build_vocab)
+    return pipe.plain_model.examples(pipe._gold_items(examples), build_vocab=build_vocab)
 
 
 def compare(sv_a, sv_b, X, agree: float) -> Dict:
@@ -96,10 +96,10 @@ def full_size(args, test_docs) -> Dict:
             "merge_seconds": training.get("merge_seconds"), "n_examples": stats["n_decisions"],
             "n_unique": training.get("n_unique", stats["n_decisions"]), "n_sv": stats["n_sv"]}
     plain, merged = pipes["plain"], pipes["merged"]
-    if plain.parser.vocab.ids != merged.parser.vocab.ids:
+    if plain.plain_model.vocab.ids != merged.plain_model.vocab.ids:
         raise RuntimeError("the plain and merged runs built different feature vocabularies")
     X, _ = decisions(plain, test_docs)
-    out["test"] = compare(plain.parser.support_vectors, merged.parser.support_vectors, X, args.agree)
+    out["test"] = compare(plain.plain_model.support_vectors, merged.plain_model.support_vectors, X, args.agree)
     parses = {}
     for variant, pipe in pipes.items():
         pipe.set_classifier("pki")

@@ -107,7 +107,7 @@ def main(argv=None) -> Dict:
             rows.append(bench_form(pipe, test, "pke", args.xi_sigma, xi, args.repeats))
     for row in rows:
         row.pop("heads", None)
-    primal = pipe.parser.primal
+    primal = pipe.plain_model.primal
     report = {
         "command": "python -m benchmarks.dependency_primal", "machine": machine_info(),
         "degree": args.degree, "C": args.C, "n_train": len(train), "n_test": len(test),

@@ -1,6 +1,7 @@
 """pke_dependency's whole-parse speed through ``nlp.pipe``, one process:
-the Cython path (the default) vs the Python reference path, with PKE and
-with PKB, on the same model.
+the Cython path (the component's) vs the Python reference path
+(`tests/helpers/reference_parsers.py`, the Cython path's test oracle), with
+PKE and with PKB, on the same model.
 
 The model: pke_dependency, degree `--degree`, trained on the first
 `--limit` KWDLC training sentences (libsvm; saved to / reused from
@@ -27,8 +28,10 @@ import argparse
 import os
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Dict, List
+from unittest import mock
 
 import spacy
 
@@ -36,17 +39,68 @@ from benchmarks.dependency import read_docs, train_parser
 from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, machine_info, write_json, write_section
 from spacy_adf.corpora.bunsetsu import make_predicted
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY
+from spacy_adf.models import bunsetsu_parser
+from tests.helpers.reference_parsers import reference_path
 
 NAME = "bench_dependency_speed"
+
+
+class CythonPathClock:
+    """While the `with` block runs, the Cython path of `parser` (a
+    `BunsetsuParser`) is counted and timed: ``n_questions`` (every question
+    or game), ``n_calls`` (classifier calls: the cascade answers a repeated
+    question from the round before) and ``seconds`` per stage of
+    `parse_docs`: "read" (the Docs into arrays), "cascade" (the kernel:
+    features, rounds or games, classifier), "tree" (the token-tree arrays).
+    It wraps `parse_docs` and the kernel that it calls."""
+
+    def __init__(self, parser):
+        self.parser = parser
+        self.n_questions = self.n_calls = 0
+        self.seconds = {"read": 0.0, "cascade": 0.0, "tree": 0.0}
+        self._marks: List[float] = []
+        self._stack = ExitStack()
+
+    def __enter__(self) -> "CythonPathClock":
+        kernels = {"cascade_heads": bunsetsu_parser.cascade_heads,
+                   "tournament_heads": bunsetsu_parser.tournament_heads}
+        for name, kernel in kernels.items():
+            self._stack.enter_context(mock.patch.object(bunsetsu_parser, name, self._counted(kernel)))
+        self._stack.enter_context(mock.patch.object(self.parser, "parse_docs", self._timed(self.parser.parse_docs)))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
+
+    def _counted(self, kernel):
+        def run(*args, **kwargs):
+            self._marks.append(time.perf_counter())
+            out = kernel(*args, **kwargs)
+            self._marks.append(time.perf_counter())
+            self.n_questions += out[1]
+            self.n_calls += out[-1]  # the tournament calls the classifier once per game
+            return out
+        return run
+
+    def _timed(self, parse_docs):
+        def run(*args, **kwargs):
+            self._marks = [time.perf_counter()]
+            out = parse_docs(*args, **kwargs)
+            start, enter, leave = self._marks
+            stages = self.seconds
+            stages["read"] += enter - start
+            stages["cascade"] += leave - enter
+            stages["tree"] += time.perf_counter() - leave
+            return out
+        return run
 
 
 def trees(docs) -> List:
     return [(d.spans[BUNSETSU_KEY].attrs["heads"], d.to_array(["HEAD", "DEP"]).tolist()) for d in docs]
 
 
-def one_pass(nlp, refs, path: str, batch_size: int):
+def one_pass(nlp, refs, batch_size: int):
     """(seconds, parsed Docs) of one nlp.pipe pass on fresh Docs."""
-    nlp.get_pipe("pke_dependency").parser.path = path
     docs = [make_predicted(r) for r in refs]
     start = time.perf_counter()
     out = list(nlp.pipe(docs, batch_size=batch_size))
@@ -56,32 +110,30 @@ def one_pass(nlp, refs, path: str, batch_size: int):
 def bench(nlp, refs, kind: str, repeats: int, batch_size: int, sigma: float, xi: int) -> Dict:
     pipe = nlp.get_pipe("pke_dependency")
     pipe.set_classifier(kind, sigma=sigma, xi=xi)
-    parser = pipe.parser
+    parser = pipe.plain_model
     parser._table = None  # a cold start for the Cython path
     n = len(refs)
     row: Dict = {"kind": kind, "sentences": n}
-    cold, out = one_pass(nlp, refs, "cython", batch_size)
+    cold, out = one_pass(nlp, refs, batch_size)
     fast_trees = trees(out)
     row["cython_cold_s"] = cold
     best = {"python": float("inf"), "cython": float("inf")}
     same = True
     stages = {}
     for _ in range(max(repeats, 1)):
-        for path in ("python", "cython"):
-            parser.n_decisions = parser.n_classifier_calls = 0
-            parser.stage_seconds = dict.fromkeys(parser.stage_seconds, 0.0)
-            seconds, out = one_pass(nlp, refs, path, batch_size)
-            if path == "cython" and seconds < best[path]:
-                stages = dict(parser.stage_seconds, rest=seconds - sum(parser.stage_seconds.values()))
-            best[path] = min(best[path], seconds)
-            if path == "python":  # first in each round: the reference
-                reference = trees(out)
-                row["questions"] = parser.n_decisions
-            else:
-                row["classifier_calls"] = parser.n_classifier_calls
-                same = same and trees(out) == reference
+        with reference_path(pipe) as python:  # first in each round: the reference
+            seconds, out = one_pass(nlp, refs, batch_size)
+        best["python"] = min(best["python"], seconds)
+        reference = trees(out)
+        row["questions"] = python.n_decisions
+        with CythonPathClock(parser) as clock:
+            seconds, out = one_pass(nlp, refs, batch_size)
+        if seconds < best["cython"]:
+            stages = dict(clock.seconds, rest=seconds - sum(clock.seconds.values()))
+        best["cython"] = min(best["cython"], seconds)
+        row["classifier_calls"] = clock.n_calls
+        same = same and trees(out) == reference
     same = same and fast_trees == reference
-    parser.path = "cython"
     row.update({
         "python_s": best["python"], "cython_s": best["cython"],
         "python_sent_per_s": n / best["python"], "cython_sent_per_s": n / best["cython"],

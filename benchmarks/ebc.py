@@ -89,7 +89,7 @@ def train_tagger(data_dir: Path, model_dir: Optional[Path], config: Dict, limit:
         nlp = spacy.load(model_dir)
         cfg = nlp.get_pipe(COMPONENT).cfg
         if cfg["degree"] == config["degree"] and cfg["C"] == config["C"] and cfg["trainer"] == "libsvm" \
-                and nlp.get_pipe(COMPONENT).tagger.support_vectors is not None:
+                and nlp.get_pipe(COMPONENT).plain_model.support_vectors is not None:
             print(f"reusing {model_dir}", flush=True)
             return nlp
     nlp = spacy.blank("en")
@@ -114,7 +114,7 @@ def model_bytes(model_dir: Optional[Path]) -> Optional[Dict[str, int]]:
 def bench_form(nlp, test_docs, refs, kind: str, sigma: float, repeats: int) -> Dict:
     pipe = nlp.get_pipe(COMPONENT)
     build = pipe.set_classifier(kind, sigma=sigma)
-    clf, tagger = pipe.classifier, pipe.tagger
+    clf, tagger = pipe.classifier, pipe.plain_model
     X, tags = tagger.decisions(test_docs)  # this form's own previous tags
     passes = 1 if kind == "pkb" else max(repeats, 1)
     best_clf = best_tag = float("inf")
@@ -177,7 +177,7 @@ def run(data_dir: Path = DATA / "conll2000", model_dir: Optional[Path] = None, r
     pipe.set_classifier("pke", sigma=0.005)
     speed = pipe_speed(nlp, test_docs, repeats)
     print(f"nlp.pipe with PKE sigma=0.005: {speed['tokens_per_s']:,.0f} tokens/s", flush=True)
-    table1 = pipe.tagger.support_stats()
+    table1 = pipe.plain_model.support_stats()
     report = {
         "name": NAME, "machine": machine_info(), "data": str(data_dir),
         "model_dir": str(model_dir) if model_dir else None,

@@ -24,11 +24,14 @@ metrics/reproduction.json and writes docs/reproduction.md with PNG plots.
 """
 import argparse
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
+
+from spacy.training import Example
 
 from benchmarks.harness import DATA, REPO, Child, machine_info, module_command, write_json
 from benchmarks.reproduce_report import write_report
-from spacy_adf.training.online_loop import online_optimizer, train_online, trainable_components
+from spacy_adf.training.contract import BatchTrainable
+from spacy_adf.training.online_loop import online_optimizer, train_online
 
 RUN_DIR = REPO / "metrics" / "reproduction"
 BATCH = 64
@@ -170,6 +173,20 @@ class Task:
             if hasattr(proc, "score"):
                 scores.update(proc.score(scored))
         return 100.0 * float(scores[self.spec["score"]])
+
+
+def trainable_components(nlp, train: Sequence[Example]) -> list:
+    """The spacy-adf components of `nlp` to train (those with a
+    ``batch_objective``: `BatchTrainable`); every other component (e.g. a frozen POS tagger
+    feeding the features) annotates the training Docs once, here."""
+    names = [n for n, p in nlp.pipeline if isinstance(p, BatchTrainable)]
+    if not names:
+        raise ValueError("no spacy-adf trainable component in the pipeline")
+    for name, proc in nlp.pipeline:
+        if name not in names:
+            for eg in train:
+                proc(eg.predicted)
+    return [nlp.get_pipe(n) for n in names]
 
 
 def run_online(task: Task, method: str, max_passes: int, seed: int = 0) -> Dict:

@@ -632,7 +632,7 @@ def bench_crfsuite_jnlpba(adf: Dict[str, Any], args, workdir: Path) -> Dict[str,
     job.mkdir(parents=True, exist_ok=True)
     nlp = spacy.load(adf["model_dir"])
     pos, ner = nlp.get_pipe("pos"), nlp.get_pipe("ner")
-    templates = ner.sequence_crf.templates
+    templates = ner.plain_model.templates
     cfg = load_config(REPO / CONFIGS[key]["config"], interpolate=False,
                       overrides=config_overrides(key, args.data, Path(adf["model_dir"])))
     if args.limit:

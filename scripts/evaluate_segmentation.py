@@ -26,7 +26,7 @@ def find_segmenter(nlp) -> ADFSegmenter:
         if isinstance(pipe, ADFSegmenter):
             return pipe
     if isinstance(nlp.tokenizer, SegmenterTokenizer) and nlp.tokenizer.is_trained:
-        return nlp.tokenizer.segmenter
+        return nlp.tokenizer.component
     raise SystemExit("the pipeline has no trained adf_segmenter")
 
 

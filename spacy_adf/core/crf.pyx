@@ -17,8 +17,6 @@ import numpy
 from .params cimport GroupedParams, SparseGrad, group_range, prefetch, resized
 from .params import weights_or_zeros
 
-# Store per-position exp'd transition matrices up to this many doubles (64 MB).
-
 
 cdef class CRFModel(GroupedParams):
     def __init__(self, int n_labels, block_ptr, codes, weights=None):

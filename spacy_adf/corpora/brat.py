@@ -50,27 +50,18 @@ whole abstract. ``sentences="lines"`` makes one example per non-empty line;
 ``?`` or ``!`` when whitespace and a token starting with an upper-case
 letter, a digit or an opening bracket follow, unless the token before the
 period is a known abbreviation (``al``, ``e.g``, ``Fig``, ...) or the split
-would cut an entity. Measured on JNLPBA: 1,665 of the 1,735 sentences of the
-MTL devel split (200 training abstracts in the original JNLPBA tokenisation)
-come out as exactly one sentence (96%; with spacy.blank("en") 92-94%), and
-the whole training set gives 19,016 sentences (the original file has 18,546:
-the rules split a little more often than GENIA did). ``sentences="none"``
-makes one example per document (the line breaks become whitespace tokens).
+would cut an entity (on JNLPBA nearly every gold sentence comes out whole:
+docs/corpora.md). ``sentences="none"`` makes one example per document (the
+line breaks become whitespace tokens).
 
 Tokenisation and JNLPBA
 -----------------------
-Measured on the 51,301 training entities of JNLPBA standoff/train:
-``spacy.blank("en")`` with ``alignment_mode="strict"`` aligns 50,731 (98.9%;
-570 misaligned: mostly a one-letter entity before a sentence-final period,
-"R.", and entities ending inside hyphenated or bracketed words such as
-"Ro(SSA)-positive"); the bio tokenizer (``spacy_adf.BioTokenizer.v1`` in
-tokenizers/bio.py,
-no hyphen/slash splits) aligns 49,669 (96.8%) in strict mode, and both align
-all 51,301 with ``alignment_mode="split"``. What matters for training is
-that the tokens look like the JNLPBA test file's: with the bio tokenizer and
-"split", 96.8% of the MTL devel sentences found get exactly the original
-tokens, against 37% with spaCy's English tokenizer (which splits at every
-hyphen between letters: "T - cell", "NF - kappaB").
+``alignment_mode="split"`` aligns every JNLPBA entity with either tokenizer.
+What matters for training is that the tokens look like the JNLPBA test
+file's: the bio tokenizer (``spacy_adf.BioTokenizer.v1``, no hyphen/slash
+splits) with "split" gives most sentences exactly the original tokens,
+spaCy's English tokenizer (which splits at every hyphen between letters:
+"T - cell", "NF - kappaB") few of them (docs/corpora.md).
 
 Documents and splits
 --------------------

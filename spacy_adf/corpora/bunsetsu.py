@@ -36,13 +36,8 @@ Bad heads
 
 Heads that are not a head-final projective tree raise a ValueError naming the
 sentence; ``bad_heads="repair"`` repairs them (`repair_bunsetsu_heads`) and
-``"skip"`` (the reader's default) drops the sentence. In the shared corpora
-(see tests/corpora/test_bunsetsu.py): KWDLC train 15 sentences (14 with
-crossing arcs, 2 of them involving a P arc; 1 self-loop), test 3 (crossing),
-dev 0; KU Wikipedia train 96 (66 crossing, 12 extra roots, 11 backward heads,
-3 self-loops, 2 out of range, 2 last bunsetsu not the root), test 1, dev 0;
-KU FKC 0; GSD CaboCha (2025 copy) dev 1 / test 1 crossing, the 2022 copy 6 / 5
-(mostly a last bunsetsu pointing past the end).
+``"skip"`` (the reader's default) drops the sentence (a few in the shared
+corpora: docs/corpora.md).
 """
 import itertools
 from collections import Counter
@@ -60,7 +55,7 @@ from .bunsetsu_conllu import conllu_bunsetsu_docs
 from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc, predicted_reference
 from .docbin import docbin_files
 from .cabocha import read_cabocha
-from .knp import KNPSentence, PathsLike, check_files, read_knp
+from .knp import KNPSentence, PathsLike, check_files, limited, read_knp
 
 __all__ = ["FORMATS", "knp_to_doc", "cabocha_to_doc", "bunsetsu_docs", "make_predicted",
            "BunsetsuCorpus", "create_bunsetsu_reader"]
@@ -141,7 +136,7 @@ def bunsetsu_docs(
             conllu_bunsetsu_docs(p, vocab, limit=limit, bad_heads=bad_heads, stats=stats) for p in files
         )
         # conllu's limit counts sentences read per file; cut the chain to docs as well
-        return iter(itertools.islice(docs, limit) if limit else docs)
+        return limited(docs, limit)
     if format == "knp":
         # read_knp's own out-of-range check is replaced by ours (repair / skip)
         read = lambda p: read_knp(p, bad_heads="ignore")  # noqa: E731
@@ -149,9 +144,7 @@ def bunsetsu_docs(
     else:
         read = read_cabocha
         convert = cabocha_to_doc
-    sentences = itertools.chain.from_iterable(read(p) for p in files)
-    if limit:
-        sentences = itertools.islice(sentences, limit)
+    sentences = limited(itertools.chain.from_iterable(read(p) for p in files), limit)
     return _convert_all(sentences, vocab, convert, bad_heads, stats)
 
 

@@ -4,17 +4,14 @@ bunsetsu heads from the UD word heads (`ud_to_bunsetsu_heads`).
 
 Bunsetsu are the runs of words from a ``BunsetuBILabel=B`` to the next B. A
 bunsetsu's head is the bunsetsu holding the UD head of its words that point
-outside it (the root if one of them is the UD root; in GSD dev/test every
-bunsetsu has exactly one such target; if there are several, the rightmost
-word's wins). UD heads coordination on the first conjunct (``conj`` arcs go
-left); those are made head-final as in KNP: if bunsetsu c1 < c2 < ... < ck point
-left to bunsetsu h, then h -> c1 -> c2 ... -> ck -> the old head of h (groups
-done from left to right). Every backward bunsetsu arc in GSD dev/test is such a
-``conj`` (46 bunsetsu in 44 dev sentences, 31 in 28 test sentences). After the
-conversion the heads equal those of the 2025 CaboCha copy of the same
-sentences for every bunsetsu (4,185 dev, 4,566 test); 1 dev and 1 test
-sentence still have crossing arcs (as in the CaboCha file), handled by
-``bad_heads``. CoNLL-U has no bunsetsu labels: every ``dep_types`` is "D".
+outside it (the root if one of them is the UD root; if there are several,
+the rightmost word's wins). UD heads coordination on the first conjunct
+(``conj`` arcs go left); those are made head-final as in KNP: if bunsetsu
+c1 < c2 < ... < ck point left to bunsetsu h, then h -> c1 -> c2 ... -> ck ->
+the old head of h (groups done from left to right). On GSD dev/test the
+result equals the CaboCha copy's heads (docs/corpora.md); crossing arcs are
+left to ``bad_heads``. CoNLL-U has no bunsetsu labels: every ``dep_types``
+is "D".
 """
 import re
 from collections import Counter

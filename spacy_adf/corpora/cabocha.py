@@ -9,10 +9,10 @@ handles bad heads.
 """
 import re
 from pathlib import Path
-from typing import Iterator, List, Tuple, Union
+from typing import Iterator, List, Union
 
 from ..serialization.text_lines import check_file, read_lines
-from .knp import Bunsetsu, KNPSentence, Morpheme
+from .knp import KNPSentence, Morpheme, RawPhrase, limited, phrase_units, sentence_of
 
 __all__ = ["read_cabocha"]
 
@@ -63,39 +63,22 @@ def read_cabocha(path: PathLike, limit: int = 0) -> Iterator[KNPSentence]:
     malformed line, a chunk number out of order, a chunk without morphemes,
     morphemes before the first chunk line and a sentence without ``EOS``.
     """
-    return _iter_cabocha(check_file(path, "CaboCha"), limit)
+    return limited(_iter_cabocha(check_file(path, "CaboCha")), limit)
 
 
-def _iter_cabocha(path: Path, limit: int) -> Iterator[KNPSentence]:
-    count = 0
+def _iter_cabocha(path: Path) -> Iterator[KNPSentence]:
     first = 0
     comments: List[str] = []
     morphemes: List[Morpheme] = []
-    chunks: List[Tuple[int, int, str, str, int]] = []
+    chunks: List[RawPhrase] = []
     for lineno, line in read_lines(path):
         if not first:
             if not line.strip():
                 continue
             first = lineno
         if line == "EOS":
-            bunsetsu: List[Bunsetsu] = []
-            for i, (start, head, label, features, chunk_line) in enumerate(chunks):
-                end = chunks[i + 1][0] if i + 1 < len(chunks) else len(morphemes)
-                if end == start:
-                    raise ValueError(f"{path}, line {chunk_line}: chunk without morphemes")
-                bunsetsu.append(Bunsetsu(start, end, head, label, features))
-            comment = "\n".join(comments)
-            sid = _SENT_ID_ATTR.search(comment)
-            yield KNPSentence(
-                sid=sid.group(1) if sid else None,
-                comment=comment,
-                morphemes=morphemes,
-                bunsetsu=bunsetsu,
-                line=first,
-            )
-            count += 1
-            if limit and count >= limit:
-                return
+            bunsetsu = phrase_units(path, "chunk", chunks, len(morphemes), "ignore")  # heads checked later
+            yield sentence_of(comments, _SENT_ID_ATTR, first, morphemes=morphemes, bunsetsu=bunsetsu)
             first, comments, morphemes, chunks = 0, [], [], []
             continue
         if line.startswith("#! ") or line == "#!":

@@ -2,14 +2,14 @@
 strings instead of Docs, each call's Examples built from them as they are
 read and dropped when the caller is done with them.
 
-spaCy's training loop keeps every training Example (two Docs a sentence:
-CoNLL-2000 is 140 MB of Docs for 1.5 MB of text) for all epochs when
-``[training] max_epochs`` is 0 or more. With ``max_epochs = -1`` it calls
-the reader again for every epoch and holds only the batch in progress; a
-compact reader then keeps one int32 id per token and column (CoNLL-2000:
-about 3 MB) and builds the same Docs the plain reader builds, so nothing is
-lost but the time to build them (a few hundred milliseconds an epoch). The
-file is read once, and again only when it changes (path, size, mtime).
+spaCy's training loop keeps every training Example (two Docs a sentence,
+about a hundred times the text's size) for all epochs when ``[training]
+max_epochs`` is 0 or more. With ``max_epochs = -1`` it calls the reader
+again for every epoch and holds only the batch in progress; a compact
+reader then keeps one int32 id per token and column and builds the same
+Docs the plain reader builds, so nothing is lost but the time to build them
+(docs/training.md). The file is read once, and again only when it changes
+(path, size, mtime).
 
 Each reference Doc carries its place in the corpus under ``ITEM_KEY`` in
 ``user_data`` (an identity of the loaded contents and the row), so the

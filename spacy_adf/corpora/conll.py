@@ -143,8 +143,8 @@ def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc
 
 def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:
     """`make_predicted` of the reference `_make_reference` builds from the
-    same fields, without walking the reference's tokens (a third of reading
-    a corpus): the words, every token followed by a space (the reference's
+    same fields, without walking the reference's tokens (a large part of
+    reading a corpus): the words, every token followed by a space (the reference's
     unknown spacing read back), and each input column that has a value."""
     kwargs: Dict[str, List[str]] = {}
     for attr, key in (("tag", "tags"), ("pos", "pos"), ("lemma", "lemmas")):
@@ -176,7 +176,7 @@ def _make_reference(
         words=words,
         # no spaces given: a column file has no whitespace, so spaCy marks the
         # spacing unknown and its evaluation skips the tokenization score (1.0
-        # by construction here, and a third of an evaluation's time)
+        # by construction here, and costly)
         tags=fields.get("tag"),
         pos=pos,
         lemmas=fields.get("lemma"),
@@ -254,7 +254,7 @@ def _pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Op
 def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Optional[Iterable[str]],
                           input_attrs: Iterable[str]) -> Callable[[StringColumns, int, int], Tuple[Doc, Doc]]:
     """build(columns, i, lineno) -> the (predicted, reference) `_pair_builder`
-    gives row i, three times faster: the words through Doc(words=...), the
+    gives row i, faster: the words through Doc(words=...), the
     tag and lemma columns set by Doc.from_array from their string hashes
     (what Doc(tags=..., lemmas=...) does a value at a time in Python), so an
     epoch of a streamed corpus costs little to build. A column with a POS
@@ -267,8 +267,8 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
 
     def prepare(columns: StringColumns):
         """What every row of these columns shares, worked out once: the
-        token attribute arrays of all rows (8 bytes a value and column: 1.7
-        MB for CoNLL-2000's tags) and the span labels' hashes."""
+        token attribute arrays of all rows (8 bytes a value and column) and
+        the span labels' hashes."""
         if cache.get("columns") is not columns:
             cache.clear()
             fast = "pos" not in columns.names and not any(columns.has_empty(c) for c in columns.names)
@@ -318,8 +318,8 @@ def _attr_table(vocab: Vocab, columns: StringColumns, pairs) -> Tuple[List[int],
 
 def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
     """(spans_of(i) -> [(start, end, label id)], labels): the kept IOB spans
-    of every row, decoded once and held as int32 arrays (1.4 MB for
-    CoNLL-2000's chunks), not again every epoch."""
+    of every row, decoded once and held as int32 arrays, not again every
+    epoch."""
     labels: List[str] = []
     label_ids: Dict[str, int] = {}
     flat, ptr = array("i"), array("q", [0])
@@ -454,15 +454,9 @@ def create_conll_reader(
     annotations: Optional[str] = None,
     annotation_attrs: List[str] = ["TAG"],
 ) -> Callable[..., Iterator[Example]]:
-    """Config reader for a CoNLL column file (see ``conll_to_docs``);
-    reuse_docs: keep the Docs between calls (for a dev corpus, see
-    `spacy_adf.corpora.reuse`); compact: keep the file as string columns
-    and build each call's Docs from them (for a training corpus streamed
-    with ``[training] max_epochs = -1``, see `spacy_adf.corpora.compact`);
-    shuffle: a new random order on each call (what spaCy's loop does for a
-    corpus it holds); n_folds, folds, part, fold_seed: a part of the file
-    (part "train": outside `folds`, "heldout": inside, "all"); annotations,
-    annotation_attrs: jack-knifed input annotation (see ConllCorpus)."""
+    """Config reader for a CoNLL column file (see ``conll_to_docs`` and
+    `ConllCorpus`); reuse_docs suits a dev corpus, compact a training corpus
+    streamed with ``[training] max_epochs = -1``."""
     return ConllCorpus(
         path,
         columns=columns,

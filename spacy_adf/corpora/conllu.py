@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, List, Optional, Union
 
-from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import check_file, read_lines
+from .segmented import segmentation_pair
 
 PathLike = Union[str, Path]
 
@@ -55,7 +55,7 @@ class ConlluSentence:
     text: Optional[str] = None
     line: int = 0
     text_line: int = 0
-    # MISC of each surface token, for SpaceAfter (kept for callers, e.g. bunsetsu labels).
+    # MISC of each surface token: SpaceAfter, and the bunsetsu labels the bunsetsu reader reads
     misc: List[str] = field(default_factory=list, repr=False)
 
     @property
@@ -208,8 +208,7 @@ class ConlluCorpus:
 
     def __call__(self, nlp) -> Iterator[Example]:
         for sentence in read_conllu(self.path, self.limit, self.spaces):
-            reference = Doc(nlp.vocab, words=sentence.words, spaces=sentence.spaces)
-            yield Example(nlp.make_doc(reference.text), reference)
+            yield Example(*segmentation_pair(nlp, sentence.words, sentence.spaces))
 
 
 @registry.readers("spacy_adf.ConlluCorpus.v1")

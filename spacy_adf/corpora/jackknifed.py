@@ -159,9 +159,12 @@ class JackknifeAnnotations:
         if self.attrs:
             doc.from_array(self.attrs, source.to_array(self.attrs))
         for key in self.span_keys:
-            group = source.spans.get(key, [])
+            if key not in source.spans:
+                doc.spans[key] = []
+                continue
+            group = source.spans[key]
             doc.spans[key] = [Span(doc, s.start, s.end, label=s.label_) for s in group]
-            if "heads" in getattr(group, "attrs", {}):
+            if "heads" in group.attrs:
                 doc.spans[key].attrs["heads"] = list(group.attrs["heads"])
         if self.ents:
             doc.set_ents([Span(doc, e.start, e.end, label=e.label_) for e in source.ents], default="outside")

@@ -35,8 +35,7 @@ whitespace morphemes. Such morphemes stay whitespace tokens in the Doc.
 Heads: a head outside ``[-1, number of units)`` raises a ValueError by default
 (``bad_heads="raise"``); ``"skip"`` drops the sentence and ``"ignore"`` keeps
 it. Backward heads and self-loops are not checked; the corpora have some
-(KWDLC train one self-loop, KU Wikipedia train dozens, and two out-of-range
-heads).
+(docs/corpora.md).
 
 `spacy_adf.KNPCorpus.v1` yields segmentation Examples: the reference Doc has
 one token per morpheme and no spaces (``doc.text`` is the sentence exactly),
@@ -48,11 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import check_file, read_lines
+from .segmented import segmentation_pair
 
 PathLike = Union[str, Path]
 # One corpus file, several as a list, or several in one string separated by
@@ -159,14 +158,14 @@ def parse_morpheme(line: str) -> Optional[Morpheme]:
 
 BAD_HEADS_MODES = ("raise", "skip", "ignore")
 # (start morpheme, head, dep type, features, line number)
-_Phrase = Tuple[int, int, str, str, int]
+RawPhrase = Tuple[int, int, str, str, int]
 
 
-def _phrases(
-    path: Path, name: str, raw: List[_Phrase], n_morphemes: int, bad_heads: str
+def phrase_units(
+    path: Path, name: str, raw: List[RawPhrase], n_morphemes: int, bad_heads: str
 ) -> Optional[List[Bunsetsu]]:
-    """Bunsetsu (or basic phrases) with their ends; None for a bad head with
-    ``bad_heads="skip"``."""
+    """Bunsetsu (or basic phrases, or CaboCha chunks: `name`) with their
+    ends; None for a bad head with ``bad_heads="skip"``."""
     units: List[Bunsetsu] = []
     n = len(raw)
     plural = name if name == "bunsetsu" else name + "s"
@@ -189,6 +188,25 @@ def _phrases(
     return units
 
 
+def sentence_of(comments: List[str], sid_pattern: "re.Pattern[str]", first: int, **units) -> KNPSentence:
+    """The sentence whose first line is `first`, with its comment lines
+    (its ID: group 1 of `sid_pattern` in them) and `units` (morphemes,
+    bunsetsu, tags)."""
+    comment = "\n".join(comments)
+    sid = sid_pattern.search(comment)
+    return KNPSentence(sid=sid.group(1) if sid else None, comment=comment, line=first, **units)
+
+
+def limited(items: Iterable, limit: int) -> Iterator:
+    """The first `limit` of `items` (all of them for 0)."""
+    return itertools.islice(items, limit) if limit else iter(items)
+
+
+def check_bad_heads(bad_heads: str) -> None:
+    if bad_heads not in BAD_HEADS_MODES:
+        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
+
+
 def check_files(paths: PathsLike, what: str) -> List[Path]:
     """The corpus files of ``paths``, each checked to exist (a ValueError names
     the first that does not). ``paths``: one path, a list of paths, or one
@@ -206,13 +224,9 @@ def check_files(paths: PathsLike, what: str) -> List[Path]:
 def read_knp_files(paths: PathsLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
     """`read_knp` over several files in order (`check_files`); ``limit``
     counts the sentences of all of them together (0 = all)."""
-    if bad_heads not in BAD_HEADS_MODES:
-        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
+    check_bad_heads(bad_heads)
     files = check_files(paths, "KNP")
-    sentences: Iterable[KNPSentence] = itertools.chain.from_iterable(
-        _iter_knp(path, 0, bad_heads) for path in files
-    )
-    return iter(itertools.islice(sentences, limit) if limit else sentences)
+    return limited(itertools.chain.from_iterable(_iter_knp(path, bad_heads) for path in files), limit)
 
 
 def read_knp(path: PathLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
@@ -225,22 +239,18 @@ def read_knp(path: PathLike, limit: int = 0, bad_heads: str = "raise") -> Iterat
     ``EOS``, a bunsetsu or basic phrase without morphemes or after the first
     morphemes, and (``bad_heads="raise"``) a head index outside
     ``[-1, number of units)``; ``bad_heads="skip"`` drops such sentences,
-    ``"ignore"`` keeps them unchanged (KU Wikipedia train has two). Heads are
-    not checked further: KWDLC train has a bunsetsu that is its own head
-    (w201106-0001290480-1, bunsetsu 7), kept as it is.
+    ``"ignore"`` keeps them unchanged. Heads are not checked further.
     """
-    if bad_heads not in BAD_HEADS_MODES:
-        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
+    check_bad_heads(bad_heads)
     # Checked here, not when the first sentence is asked for.
-    return _iter_knp(check_file(path, "KNP"), limit, bad_heads)
+    return limited(_iter_knp(check_file(path, "KNP"), bad_heads), limit)
 
 
-def _iter_knp(path: Path, limit: int, bad_heads: str) -> Iterator[KNPSentence]:
-    count = 0
+def _iter_knp(path: Path, bad_heads: str) -> Iterator[KNPSentence]:
     first = 0  # line number of the open sentence's first line, 0 if none
     comments: List[str] = []
     morphemes: List[Morpheme] = []
-    raw: Dict[str, List[_Phrase]] = {"*": [], "+": []}
+    raw: Dict[str, List[RawPhrase]] = {"*": [], "+": []}
     for lineno, line in read_lines(path):
         kind = line[:1]
         if not first:
@@ -257,8 +267,8 @@ def _iter_knp(path: Path, limit: int, bad_heads: str) -> Iterator[KNPSentence]:
                 units.append((len(morphemes), int(head), dep_type, features or "", lineno))
                 continue
         elif line == "EOS":
-            bunsetsu = _phrases(path, "bunsetsu", raw["*"], len(morphemes), bad_heads)
-            tags = _phrases(path, "basic phrase", raw["+"], len(morphemes), bad_heads)
+            bunsetsu = phrase_units(path, "bunsetsu", raw["*"], len(morphemes), bad_heads)
+            tags = phrase_units(path, "basic phrase", raw["+"], len(morphemes), bad_heads)
             if bunsetsu and tags:
                 tag_starts = {t.start for t in tags}
                 for unit, phrase in zip(bunsetsu, raw["*"]):
@@ -267,19 +277,7 @@ def _iter_knp(path: Path, limit: int, bad_heads: str) -> Iterator[KNPSentence]:
                             f"{path}, line {phrase[4]}: bunsetsu does not begin with a basic phrase ('+' line)"
                         )
             if bunsetsu is not None and tags is not None:
-                comment = "\n".join(comments)
-                sid = _SID.search(comment)
-                yield KNPSentence(
-                    sid=sid.group(1) if sid else None,
-                    comment=comment,
-                    morphemes=morphemes,
-                    bunsetsu=bunsetsu,
-                    tags=tags,
-                    line=first,
-                )
-                count += 1
-                if limit and count >= limit:
-                    return
+                yield sentence_of(comments, _SID, first, morphemes=morphemes, bunsetsu=bunsetsu, tags=tags)
             first = 0
             comments, morphemes, raw = [], [], {"*": [], "+": []}
             continue
@@ -309,19 +307,15 @@ def _iter_knp(path: Path, limit: int, bad_heads: str) -> Iterator[KNPSentence]:
 
 class KNPCorpus:
     def __init__(self, path: PathsLike, limit: int = 0, bad_heads: str = "ignore"):
-        if bad_heads not in BAD_HEADS_MODES:
-            raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
+        check_bad_heads(bad_heads)
         self.paths = check_files(path, "KNP")
         self.limit = limit
         self.bad_heads = bad_heads
 
     def __call__(self, nlp) -> Iterator[Example]:
         for sentence in read_knp_files(self.paths, self.limit, self.bad_heads):
-            words = sentence.words
-            if not words:
-                continue
-            reference = Doc(nlp.vocab, words=words, spaces=[False] * len(words))
-            yield Example(nlp.make_doc(reference.text), reference)
+            if sentence.morphemes:
+                yield Example(*segmentation_pair(nlp, sentence.words))
 
 
 @registry.readers("spacy_adf.KNPCorpus.v1")

@@ -4,8 +4,8 @@ and hand them out again on later calls, as long as the files are unchanged.
 spaCy's training loop calls the dev reader before every evaluation, and
 `Language.evaluate` copies each Example (and its predicted Doc) before it
 runs the pipeline and only reads the references, so re-reading and
-re-building the same Docs each time is wasted work: more than half of an
-evaluation of CoNLL-2000 (building an Example alone walks the tokens of both
+re-building the same Docs each time is wasted work: with a fast pipeline,
+most of an evaluation (building an Example alone walks the tokens of both
 Docs). A caller that changes an Example or a Doc in place changes it for the
 next call too, so the readers do it only when asked (`reuse_docs = true`).
 

@@ -8,7 +8,7 @@ gold words and whose predicted Doc is `nlp.make_doc` of the unspaced text
 (with `spacy_adf.CharTokenizer.v1`, one token per character).
 """
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Set, Union
+from typing import Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -102,8 +102,8 @@ class SegmentedCorpus:
             return
         if self.compact is not None:
             rows = lambda: ((i, {"words": words}) for i, words in enumerate(read_segmented(self.path, self.limit)))
-            yield from self.compact.examples([self.path], rows,
-                                             lambda columns, i, _: _pair(nlp, columns.strings_of(i, "words")))
+            build = lambda columns, i, _: segmentation_pair(nlp, columns.strings_of(i, "words"))
+            yield from self.compact.examples([self.path], rows, build)
             return
         pairs = self._pairs(nlp)
         for predicted, reference in (in_call_order(list(pairs), True) if self.shuffle else pairs):
@@ -111,23 +111,24 @@ class SegmentedCorpus:
 
     def _pairs(self, nlp):
         for words in read_segmented(self.path, self.limit):
-            yield _pair(nlp, words)
+            yield segmentation_pair(nlp, words)
 
 
-def _pair(nlp, words: List[str]):
-    """(predicted, reference) of one sentence: make_doc of the unspaced text
-    (reference.text, without walking its tokens) and the gold words."""
-    return nlp.make_doc("".join(words)), Doc(nlp.vocab, words=words, spaces=[False] * len(words))
+def segmentation_pair(nlp, words: List[str], spaces: Optional[List[bool]] = None) -> Tuple[Doc, Doc]:
+    """(predicted, reference) of one sentence of a segmentation corpus: make_doc
+    of the text (reference.text, spelled without walking its tokens) and the
+    gold words, with no spaces unless `spaces` gives them."""
+    if spaces is None:
+        spaces = [False] * len(words)
+    text = "".join(word + " " if space else word for word, space in zip(words, spaces))
+    return nlp.make_doc(text), Doc(nlp.vocab, words=words, spaces=spaces)
 
 
 @registry.readers("spacy_adf.SegmentedCorpus.v1")
 def create_segmented_reader(path: Optional[PathLike], limit: int = 0, reuse_docs: bool = False,
                             compact: bool = False, shuffle: bool = False) -> SegmentedCorpus:
-    """reuse_docs: keep the Docs between calls (for a dev corpus, see
-    `spacy_adf.corpora.reuse`); compact: keep the words as string columns
-    and build each call's Docs (for a training corpus streamed with
-    ``[training] max_epochs = -1``, see `spacy_adf.corpora.compact`);
-    shuffle: a new random order on each call."""
+    """See `SegmentedCorpus`; reuse_docs suits a dev corpus, compact a
+    training corpus streamed with ``[training] max_epochs = -1``."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return SegmentedCorpus(path, limit=limit, reuse_docs=reuse_docs, compact=compact, shuffle=shuffle)

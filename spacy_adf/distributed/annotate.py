@@ -58,11 +58,11 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 @contextlib.contextmanager
 def cached_msgpack_codecs() -> Iterator[None]:
-    """srsly looks its msgpack encoders and decoders up in catalogue on every
-    msgpack call: a copy of spaCy's whole function registry plus an entry
-    point scan, ~0.2 ms a call. DocBin makes two such calls per Doc with span
-    groups (the chunker's), more than the chunker's own time per Doc. Inside
-    this block each registry answers from one lookup made on entry."""
+    """srsly looks its msgpack codecs up in catalogue on every msgpack call
+    (a copy of spaCy's whole function registry plus an entry point scan),
+    twice per Doc with span groups in a DocBin: more than the chunker's own
+    time per Doc (docs/distributed.md). Inside this block each registry
+    answers from one lookup made on entry."""
     import srsly.msgpack
 
     # registries not cached yet (an enclosing block already did the others)

@@ -48,7 +48,7 @@ from spacy.util import load_config, load_model_from_config, registry, resolve_do
 from thinc.api import Config, fix_random_seed
 
 from ..pipeline.trainable import SparseTrainedPipe
-from ..training.sparse_trainer import SparseOptimizer
+from ..training.contract import SparseOptimizer
 from .checkpoint import STATE_DIR, find_checkpoint, load_checkpoint, load_record, replace_dir, save_checkpoint
 from .examples import examples_from_bytes, examples_to_bytes
 from .mixing import average, mix, state_nbytes

@@ -21,10 +21,9 @@ Token fields come from ``token.morph`` (SrcPos, SrcSubPos, ConjType,
 ConjForm, as the bunsetsu readers write them) and fall back to ``pos_`` /
 ``tag_`` when a field is missing, so Docs from other taggers work too.
 
-This module is the reference (training, and the Python parse path);
-`bunsetsu_fast.pyx` gives the same feature sets as ids for the Cython parse
-path, building each token's strings with `token_fields` and
-`is_punct_token` once per distinct token.
+Training reads these strings; parsing reads the same feature sets as ids
+from `bunsetsu_fast.pyx`, which builds each token's strings with
+`token_fields` and `is_punct_token` once per distinct token.
 """
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -146,14 +145,13 @@ class BunsetsuFeaturizer:
         between them (`pair` without the dynamic features); then `farther`
         as head, its distance from i and the segments between `nearer` and
         `farther`. The second list holds the same kind of strings, but they
-        are other inputs of the classifier: `game_ids` offsets their ids by
-        the vocabulary's size."""
+        are other inputs of the classifier: their ids are offset by the
+        vocabulary's size."""
         return self.pair(segs, i, nearer, None), self._head_side(segs, i, farther, nearer)
 
     def _head_side(self, segs: List[Segment], i: int, j: int, after: int) -> List[str]:
         """j as head, its distance from modifier i, and the "between" strings
-        of the segments strictly between `after` and j (`_head_side_ids`
-        gives their ids)."""
+        of the segments strictly between `after` and j."""
         g = self.groups
         feats = list(segs[j].head)
         if "distance" in g:
@@ -169,78 +167,6 @@ class BunsetsuFeaturizer:
                 if s.brackets:
                     feats.append("b.br")
         return feats
-
-
-class SegmentIds:
-    """A segment's features as vocabulary ids, for the inference path: the
-    pair features become list concatenations (unknown strings dropped)."""
-
-    __slots__ = ("mod", "head", "between", "da", "db")
-
-    def __init__(self, mod, head, between, da, db):
-        self.mod, self.head, self.between, self.da, self.db = mod, head, between, da, db
-
-
-def segment_ids(featurizer: "BunsetsuFeaturizer", segs: List[Segment], vocab: "FeatureVocab") -> List[SegmentIds]:
-    ids = vocab.ids
-    g = featurizer.groups
-
-    def known(strings):
-        return [ids[s] for s in strings if s in ids]
-
-    out = []
-    for s in segs:
-        between = []
-        if "between" in g:
-            if s.particle is not None:
-                between.append("b.p=" + s.particle)
-            between += ["b.pu=" + p for p in s.puncts]
-            if s.brackets:
-                between.append("b.br")
-        dyn = "dynamic" in g
-        out.append(SegmentIds(known(s.mod), known(s.head), known(between),
-                              known(["da.fw=" + s.func, "da.fs=" + s.func_pos]) if dyn else [],
-                              known(["db.fw=" + s.func, "db.fs=" + s.func_pos]) if dyn else []))
-    return out
-
-
-def pair_ids(featurizer: "BunsetsuFeaturizer", segs: List[SegmentIds], distance: List[int], i: int, j: int,
-             children: Optional[List[List[int]]]) -> List[int]:
-    """The ids of `BunsetsuFeaturizer.pair(...)` (same set, maybe repeated
-    and unsorted: the kernel classifiers sort and deduplicate).
-    `distance`: the ids of dist=1, dist=2-5, dist=6+ (-1 if unknown)."""
-    g = featurizer.groups
-    feats = segs[i].mod + _head_side_ids(g, segs, distance, i, j, i)
-    if "dynamic" in g and children is not None:
-        for c in children[i]:
-            feats += segs[c].da
-        for c in children[j]:
-            feats += segs[c].db
-    return feats
-
-
-def game_ids(featurizer: "BunsetsuFeaturizer", segs: List[SegmentIds], distance: List[int], i: int,
-             nearer: int, farther: int, n_vocab: int) -> List[int]:
-    """The ids of `BunsetsuFeaturizer.game(...)`: the first list's ids, then
-    the second's plus `n_vocab` (the classifier has 2 * n_vocab inputs)."""
-    near = pair_ids(featurizer, segs, distance, i, nearer, None)
-    far = _head_side_ids(featurizer.groups, segs, distance, i, farther, nearer)
-    return near + [f + n_vocab for f in far]
-
-
-def _head_side_ids(g, segs: List[SegmentIds], distance: List[int], i: int, j: int, after: int) -> List[int]:
-    """j as head, its distance from modifier i, and the between ids of the
-    segments strictly between `after` and j."""
-    feats = list(segs[j].head)
-    if "distance" in g:
-        d = j - i
-        f = distance[0 if d == 1 else 1 if d <= 5 else 2]
-        if f >= 0:
-            feats.append(f)
-    if "between" in g:
-        for k in range(after + 1, j):
-            feats += segs[k].between
-    return feats
 
 
 class FeatureVocab:

@@ -11,17 +11,18 @@ conjugation form, punctuation, between, dynamic: `NCOL` columns, -1 for a
 string the vocabulary does not know or a group that is off) and its flags
 (head-rule class, punctuation, bracket, sentence ender). A token's strings
 are built in Python once, the first time its type is seen
-(`bunsetsu.token_fields` and friends: the same functions the string path
-uses); after that a Doc costs one `doc.to_array` and a hash lookup per token.
+(`bunsetsu.token_fields` and friends: the same functions the training
+features use); after that a Doc costs one `doc.to_array` and a hash lookup
+per token.
 
 `TokenFeatureTable.read` turns a batch of (Doc, bunsetsu spans) into a
 `SegmentBatch`: per segment the ids of its features as modifier ("m."), as
 head ("h."), as a segment between a pair ("b."), and as a child of the
 modifier ("da.") or of the head ("db."), the same sets as
-`bunsetsu.segment_ids` gives; sentences (one per Doc unless the Doc has
-sentence annotation or a sentence ender before its last token: then
-`bunsetsu_sentences` splits it, as the string path does); and the head token
-of each segment, for the token tree (`SegmentBatch.tree`).
+`BunsetsuFeaturizer` gives as strings; sentences (one per Doc unless the
+Doc has sentence annotation or a sentence ender before its last token: then
+`bunsetsu_sentences` splits it); and the head token of each segment, for
+the token tree (`SegmentBatch.tree`).
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libcpp.unordered_map cimport unordered_map
@@ -383,7 +384,7 @@ cdef class TokenFeatureTable:
 
     cdef void _segment(self, SegmentBatch batch, const int32_t* types, int32_t start, int32_t end,
                        bint first, bint last) noexcept:
-        """Append one segment's five feature lists (`bunsetsu.segment_ids`)."""
+        """Append one segment's five feature lists."""
         cdef int32_t t, h = end - 1, best = 3, cls, func = -1, lastw = -1, np_ = 0, k
         cdef bint brackets = False
         cdef uint8_t fl

@@ -8,9 +8,8 @@ and each run is labelled as its own CRF sequence.
 Unit rules (`UNIT_RULES`, kept in each segmenter model's cfg so that a model
 keeps the rules it was saved with):
 
-- ``"codepoints"``: every unit may start a word (models saved before the
-  rules existed: they predict as they did);
-- ``"graphemes"`` (new models): no word starts inside a grapheme cluster or
+- ``"codepoints"``: every unit may start a word;
+- ``"graphemes"`` (the default): no word starts inside a grapheme cluster or
   inside a run of Latin, Arabic or Hebrew letters or of digits
   (`features.chars.unit_glue`). The features are the same under both.
 """
@@ -24,8 +23,6 @@ from .chars import texts_to_units, unit_code, unit_glue
 
 UNIT_RULES = ("codepoints", "graphemes")
 DEFAULT_UNIT_RULES = "graphemes"
-# what a model saved without the cfg key was made with
-LEGACY_UNIT_RULES = "codepoints"
 
 
 def check_unit_rules(rules: str) -> str:

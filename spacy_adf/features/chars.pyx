@@ -554,8 +554,8 @@ cpdef void whitespace_gap(str gap, list words, list spaces):
 # One byte per code point below 0x20000 (planes 0 and 1, where all of these
 # characters are, apart from the tags and supplementary variation selectors of
 # plane 14, tested inline): bit 7 = extends the previous character, bits 0-2 =
-# run class. Built once from unicodedata at import (~40 ms), so it follows the
-# Unicode version of the running Python.
+# run class. Built once from unicodedata at import, so it follows the Unicode
+# version of the running Python.
 cdef enum:
     GLUE_EXTEND = 0x80
     RUN_DIGIT = 1

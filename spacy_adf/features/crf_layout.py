@@ -177,11 +177,10 @@ def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, 
 
 def _blocks_all_states(observed: numpy.ndarray, A: int, L: int):
     """`_blocks_generic` for state_features="all" without "all" edges, with
-    no (attribute x label) int64 arrays (several of them were the peak
-    memory of a build: 87 MB each for CoNLL-2000's 23 chunk tags). Each
-    block is the L state codes 0..L-1, then the attribute's observed edge
-    codes; the i-th observed edge code (in sorted order) of attribute a sits
-    at i + (a + 1) * L."""
+    no (attribute x label) int64 arrays, which would be a build's peak
+    memory. Each block is the L state codes 0..L-1, then the attribute's
+    observed edge codes; the i-th observed edge code (in sorted order) of
+    attribute a sits at i + (a + 1) * L."""
     n_codes = L + L * L
     observed = numpy.asarray(observed, dtype=numpy.int64)
     owner = observed // n_codes

@@ -193,7 +193,7 @@ cdef class FeatureTable:
         a second writes their codes (2 bytes each) into the attribute's
         bucket, and each bucket's distinct codes are collected through a
         bitmap of the codes: memory is 2 bytes an occurrence, not a hash set
-        of every distinct entry (100+ MB for CoNLL-2000)."""
+        of every distinct entry."""
         cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
         cdef int64_t L = n_labels, n_codes = L + L * L, a, A = len(self), i, k, total
         if T != edge_mask.shape[0] or y.shape[0] != n or yp.shape[0] != n:

@@ -18,11 +18,8 @@ def chunking_templates() -> List[str]:
 
 # Word-cluster cells (spacy_adf.features.clusters; the table is induced from
 # the training text at initialize): coarse to fine clusters of the word, and
-# the neighbours' 6-bit and full clusters. Measured during development on
-# held-out folds of the training files (each once with and without): CoNLL-2000
-# base NPs 94.91 -> 95.03, all phrases 93.78 -> 94.10, JNLPBA 76.26 -> 76.55;
-# six more (4-bit neighbours, 6-bit at +-2 and bigrams) did worse (94.92, 93.87)
-# and the full cluster alone less well (phrases 93.82).
+# the neighbours' 6-bit and full clusters (chosen on held-out folds:
+# docs/training.md).
 CLUSTER_TEMPLATES = ["cluster4[0]", "cluster6[0]", "cluster10[0]", "cluster[0]",
                      "cluster6[-1]", "cluster6[1]", "cluster[-1]", "cluster[1]"]
 
@@ -31,9 +28,7 @@ CLUSTER_TEMPLATES = ["cluster4[0]", "cluster6[0]", "cluster10[0]", "cluster[0]",
 def chunking_rich_templates(words: str = "w", clusters: bool = False) -> List[str]:
     """The paper's chunking templates plus POS unigrams at +-2, word|POS
     conjunctions and a few orthographic features (suffixes, shape, lower
-    case). On CoNLL-2000 base NPs with ADF (c=0.05, sigma=5, 8 epochs,
-    measured during development): paper templates 94.3 F1 (BIO) / 94.4
-    (BILUO); these templates 94.4 (BIO) / 94.6-94.7 (BILUO).
+    case).
 
     words: the column of the word cells, "w" (as written) or "form" (treebank
     quote and bracket tokens read as the characters of running text, for
@@ -77,10 +72,7 @@ def bunsetsu_templates() -> List[str]:
     bigrams; the source sub-POS, POS pair and conjugation fields at the
     boundary (a bunsetsu starts at a content word; what ends one is a
     particle, a conjugation form or punctuation on the left); the characters
-    on either side of the boundary (noun compounds). On KWDLC dev (BIO,
-    covering, 10 epochs, measured during development): bunsetsu F 95.5 with
-    the chunking.v1 templates, 95.8 with these without the morph_ ones, 96.4
-    with them all (96.35 without the character ones)."""
+    on either side of the boundary (noun compounds)."""
     words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
     tags = [
         "t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]",
@@ -118,11 +110,9 @@ def pos_en_templates(clusters: bool = False) -> List[str]:
     typographic quotes all become a straight double quote, a typographic
     apostrophe a straight one; lower case), the current word as written
     (case), orthography classes at +-2 and their bigrams, prefixes and
-    suffixes of 2-4 characters. On CoNLL-2000 test (measured during
-    development): 97.94% with gold tokens (97.90 with the Bio-NER templates);
-    with the PTB quotes written as straight quotes, 97.16%: norm cannot tell an
-    opening quote from a closing one, so the raw-text pipeline tags quotes by
-    rule after the tagger (scripts/assemble_pipeline.py --quote-tags-after)."""
+    suffixes of 2-4 characters. norm cannot tell an opening quote from a
+    closing one, so the raw-text pipeline tags quotes by rule after the
+    tagger (scripts/assemble_pipeline.py --quote-tags-after)."""
     norms = ["norm[-2]", "norm[-1]", "norm[0]", "norm[1]", "norm[2]", "norm[-1]|norm[0]", "norm[0]|norm[1]"]
     ortho = [
         "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",

@@ -3,11 +3,11 @@ buffer.
 
 Building a feature table hashes the whole training corpus into one (tokens x
 templates) uint64 matrix. Collected as a list of per-sentence matrices and
-stacked at the end, the matrix is in memory twice at that moment (CoNLL-2000
-base NP: 40 MB each); grown in place it is there once. Growth goes through
-`ndarray.resize`, i.e. realloc, which for buffers this large moves pages
-(mremap) instead of copying them, and pages reserved but not yet written are
-not resident, so growing by half again costs no memory that is not used.
+stacked at the end, the matrix is in memory twice at that moment; grown in
+place it is there once. Growth goes through `ndarray.resize`, i.e. realloc,
+which for buffers this large moves pages (mremap) instead of copying them,
+and pages reserved but not yet written are not resident, so growing by half
+again costs no memory that is not used.
 """
 import numpy
 

@@ -13,11 +13,11 @@ straight to PKE's weights: no support vectors, no mining), ``subset_learner``
 and ``online`` (averaged passive-aggressive steps over the same subset
 features, streamed example by example, memory following the updated
 examples: also straight to PKE), ``progress`` (console lines of long
-training steps) and ``cascade``
-(cascaded chunking over flat per-segment feature ids, calling a classifier's
-nogil decision declared in ``classifiers.pxd``: pke_dependency's Cython path)
-and ``pairwise`` (K classes by one-against-one voting over K(K-1)/2 binary
-classifiers, its nogil decision declared in ``pairwise.pxd``: pke_tagger)."""
+training steps), ``cascade`` and ``tournament`` (pke_dependency's parsers
+over flat per-segment feature ids), ``pairwise`` (K classes by
+one-against-one voting over K(K-1)/2 binary classifiers) and
+``left_to_right`` (pke_tagger's decoder); the C loops call the nogil
+decisions declared in ``classifiers.pxd`` and ``pairwise.pxd``."""
 from .classifiers import PKB, PKE, PKI, KernelClassifier, load_classifier, make_classifier
 from .coefficients import subset_weights
 from .csr import as_csr, as_ids

@@ -254,8 +254,8 @@ cdef class PKE(KernelClassifier):
     sorted by item rank; item[i] is the rank added by node i, weight[i] its
     w (0 for a prefix that is only kept because it leads to kept subsets).
     feat_rank maps feature ids to ranks and root maps ranks to size-1 nodes.
-    (Laying sibling blocks out in pre-order, so that a subtree is contiguous,
-    measured no faster and costs 20 bytes a node.)
+    (A pre-order layout, each subtree contiguous, costs 20 bytes a node for
+    no speed.)
     """
     FORMAT = "spacy_adf.kernels.pke"
     cdef readonly double sigma

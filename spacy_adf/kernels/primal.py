@@ -100,7 +100,7 @@ class PrimalSVM:
         self.bias = float(bias)
         self.n_pos = int(n_pos)
         self.n_neg = int(n_neg)
-        self.classes = tuple(c.item() if hasattr(c, "item") else c for c in classes)
+        self.classes = tuple(c.item() if isinstance(c, numpy.generic) else c for c in classes)
         self.stats = dict(stats or {})
         n = self.weight.shape[0]
         if not (self.parent.shape == self.item.shape == self.size.shape == self.support.shape == (n,)):

@@ -3,10 +3,8 @@
 the expansion (`expansion.pyx`) and the on-line learner
 (`subset_learner.pyx`), whose tables must agree on what a key is. Their slot
 layouts differ (split key/id arrays against key and id side by side), so
-each keeps its own probe loops: the expansion's probes scan 8-byte keys only,
-and moving it to the learner's 16-byte slots (doubling at 50% or 70%) made
-interning 20-55% slower and its table larger at most sizes (measured with
-`benchmarks.subset_index_memory`, the two checkouts side by side).
+each keeps its own probe loops: the expansion's probes scan 8-byte keys
+only, faster and smaller than in 16-byte slots (docs/components.md).
 ``cdef inline`` in a .pxd, so each extension compiles its own copy (see
 idsets.pxd)."""
 from libc.stdint cimport int32_t, uint32_t, uint64_t

@@ -28,10 +28,9 @@ so scoring skips every superset of an absent prefix.
 Memory per interned subset: 29 bytes of per-id arrays (parent and item
 int32, size int8, w and u float64, support int32) plus the open-addressing
 table's 16-byte slots, 35-70% full (23-46 bytes); the id arrays grow by
-half when full, so up to 1.5 x 29 bytes. The slots double at 70% full and are
-rebuilt from the id arrays, so a doubling never holds the old and the new
-slot arrays at once. Every loop over
-examples is nogil and touches only C arrays; an example costs its subsets.
+half when full, so up to 1.5 x 29 bytes. The slots double at 70% full
+(`_rehash`). Every loop over examples is nogil and touches only C arrays;
+an example costs its subsets.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
@@ -116,10 +115,9 @@ cdef void _fill_slots(Table* t) noexcept nogil:
 cdef int _rehash(Table* t) noexcept nogil:
     """Double the slots. They are rebuilt from the id arrays, so the old
     slot array goes before the new one comes: the peak is the new table
-    alone, not both (512 MB less at train-dep's last doubling). If the new
-    array cannot be had, the old size is rebuilt and -1 returned; if not
-    even that, the table is left without slots (the learner then refuses
-    every call) and -1 returned."""
+    alone, not both. If the new array cannot be had, the old size is
+    rebuilt and -1 returned; if not even that, the table is left without
+    slots (the learner then refuses every call) and -1 returned."""
     cdef uint64_t n_slots = (t.mask + 1) * 2
     cdef int rc = 0
     free(t.slots)
@@ -473,9 +471,8 @@ cdef class SubsetLearner:
     def take_arrays(self):
         """`arrays()`, emptying the learner as it goes: the hash slots and
         the running sums are freed first and each column right after its
-        copy, so the copies never sit beside the whole table (25.8 million
-        subsets: ~1.8 GB of table against ~0.5 GB of arrays). The learner
-        holds nothing afterwards."""
+        copy, so the copies never sit beside the whole table (several times
+        their size). The learner holds nothing afterwards."""
         self._check_not_taken()
         cdef Py_ssize_t n = self.t.n
         free(self.t.slots)

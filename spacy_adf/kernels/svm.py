@@ -64,7 +64,7 @@ class SupportVectors:
         self.bias = float(bias)
         self.degree = int(degree)
         self.n_features = int(n_features)
-        self.classes = tuple(c.item() if hasattr(c, "item") else c for c in classes)
+        self.classes = tuple(c.item() if isinstance(c, numpy.generic) else c for c in classes)
         subset_weights(self.degree)  # validates the degree
         n = self.coef.shape[0]
         p, ix = self.indptr, self.indices
@@ -118,7 +118,7 @@ class SupportVectors:
         binary problems, so that decision_function = dual_coef_ @ K + intercept_
         is positive for classes_[1]; libsvm's internal _dual_coef_ has the
         opposite sign. We take the public attributes."""
-        if getattr(svc, "kernel", None) != "poly":
+        if svc.kernel != "poly":
             raise ValueError("the SVC must use kernel='poly'")
         if float(svc._gamma) != 1.0 or float(svc.coef0) != 1.0:
             raise ValueError("the SVC must use gamma=1 and coef0=1: K = (1 + |X & Y|)^d")
@@ -195,20 +195,17 @@ def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
 
     With `merge`, identical examples (same features, same label) are trained
     once with their count as sample weight (`merge_duplicates`): the same SVM,
-    up to libsvm's stopping tolerance. Off by default: at libsvm's default
-    tolerance the decision values move by up to ~8e-4 (1e-6 needs tol=1e-10),
-    so turning it on changes trained models slightly; on all of KWDLC (14% of
-    the decisions repeats) it halved libsvm's time, on its first 3,000
-    sentences it saved 1% (benchmarks/dependency_merge.py). A dict `stats` gets
-    n_examples, n_unique, merge_seconds and fit_seconds. `progress` (a
-    `progress.Progress`) prints a line at least every 20 s of the fit."""
+    up to libsvm's stopping tolerance. Off by default, as the decision values
+    then move slightly (docs/components.md, benchmarks/dependency_merge.py).
+    A dict `stats` gets n_examples, n_unique, merge_seconds and fit_seconds.
+    `progress` (a `progress.Progress`) prints a line during the fit."""
     progress = progress or Progress("kernel SVM", quiet=True)
     start = time.perf_counter()
     weights = None
     n = X.shape[0]
     if merge:
         X, y, weights, _ = merge_duplicates(X, y)
-        if weights.shape[0] == n:  # nothing merged: no weights, exactly the old call
+        if weights.shape[0] == n:  # nothing merged: no weights, exactly the unmerged call
             weights = None
     merged = time.perf_counter()
     with progress.running(f"libsvm: fitting {X.shape[0]:,} examples (degree {degree})"):

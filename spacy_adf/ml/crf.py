@@ -12,6 +12,7 @@ from spacy.util import registry
 from thinc.api import Model
 
 from ..models.sequence_crf import SequenceCRF
+from . import PLAIN_MODEL
 
 
 @registry.architectures("spacy_adf.CRF.v1")
@@ -31,7 +32,7 @@ def build_crf_model(
     """
     crf = SequenceCRF(templates, min_freq=min_freq, state_features=state_features,
                       edge_features=edge_features, edge_templates=edge_templates)
-    return Model("spacy_adf_crf", _forward, attrs={"sequence_crf": crf})
+    return Model("spacy_adf_crf", _forward, attrs={PLAIN_MODEL: crf})
 
 
 def _forward(model: Model, docs: List[Doc], is_train: bool):
@@ -39,4 +40,4 @@ def _forward(model: Model, docs: List[Doc], is_train: bool):
         raise NotImplementedError(
             "spacy_adf.CRF.v1 is trained by its component (adf_tagger), not by backprop"
         )
-    return [labels for labels, _ in model.attrs["sequence_crf"].predict(docs)], None
+    return [labels for labels, _ in model.attrs[PLAIN_MODEL].predict(docs)], None

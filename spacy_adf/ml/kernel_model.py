@@ -1,6 +1,6 @@
 """The thinc Model of the kernel components (`pke_dependency`,
 `pke_tagger`, `pke_segmenter`): it carries the component's plain model
-(``attrs["plain_model"]``: a BunsetsuParser, KernelTagger or
+(``attrs[PLAIN_MODEL]``: a BunsetsuParser, KernelTagger or
 BoundarySegmenter), so that ``self.model`` is a thinc Model in every
 spacy-adf component, as spaCy expects of a pipe. Not a registered
 architecture: the kernel components take their options in their own config
@@ -8,7 +8,7 @@ architecture: the kernel components take their options in their own config
 itself, never by backprop."""
 from thinc.api import Model
 
-PLAIN_MODEL = "plain_model"
+from . import PLAIN_MODEL
 
 
 def kernel_model(component: str, plain) -> Model:

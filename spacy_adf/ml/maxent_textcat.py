@@ -9,6 +9,7 @@ from thinc.api import Model
 
 from ..features.ngrams import NgramFeaturizer
 from ..models.maxent_text import MaxEntText
+from . import PLAIN_MODEL
 
 
 @registry.architectures("spacy_adf.MaxEntTextcat.v1")
@@ -28,7 +29,7 @@ def build_maxent_textcat(
     returns P(label | doc) as a float64 (n_docs, n_labels) array.
     """
     text_model = MaxEntText(NgramFeaturizer(ngram_sizes, lowercase, value, min_count))
-    return Model("spacy_adf_maxent", _forward, attrs={"maxent_text": text_model})
+    return Model("spacy_adf_maxent", _forward, attrs={PLAIN_MODEL: text_model})
 
 
 def _forward(model: Model, docs: List[Doc], is_train: bool):
@@ -36,4 +37,4 @@ def _forward(model: Model, docs: List[Doc], is_train: bool):
         raise NotImplementedError(
             "spacy_adf.MaxEntTextcat.v1 is trained by its component (adf_textcat), not by backprop"
         )
-    return model.attrs["maxent_text"].predict_proba(list(docs)), None
+    return model.attrs[PLAIN_MODEL].predict_proba(list(docs)), None

@@ -9,6 +9,7 @@ from spacy.util import registry
 from thinc.api import Model
 
 from ..models.char_segmenter import CharSegmenter
+from . import PLAIN_MODEL
 
 
 @registry.architectures("spacy_adf.SegmenterCRF.v1")
@@ -31,8 +32,7 @@ def build_segmenter_model(
         shows every training word to every sentence.
     min_freq, state_features, edge_features: as in spacy_adf.CRF.v1.
     char_trigrams: also the character trigrams c[-2..0], c[-1..1], c[0..2] and
-        the skip pairs c[-2]c[0], c[0]c[2] (off: the templates of models saved
-        before the option existed).
+        the skip pairs c[-2]c[0], c[0]c[2].
     """
     options = {
         "min_word": min_word,
@@ -43,10 +43,10 @@ def build_segmenter_model(
         "state_features": state_features,
         "edge_features": edge_features,
     }
-    if char_trigrams:  # only when on, so older configs and models keep their digest
+    if char_trigrams:  # only when on: a model without them has the same options (and digest) either way
         options["char_trigrams"] = True
     segmenter = CharSegmenter(options)
-    return Model("spacy_adf_segmenter_crf", _forward, attrs={"segmenter": segmenter})
+    return Model("spacy_adf_segmenter_crf", _forward, attrs={PLAIN_MODEL: segmenter})
 
 
 def _forward(model: Model, docs, is_train: bool):

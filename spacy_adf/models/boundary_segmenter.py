@@ -16,16 +16,14 @@ from typing import Iterable, Optional, Tuple
 import numpy
 import scipy.sparse
 
-from ..features.char_units import DEFAULT_UNIT_RULES, LEGACY_UNIT_RULES, apply_unit_rules, check_unit_rules
+from ..features.char_units import DEFAULT_UNIT_RULES, apply_unit_rules, check_unit_rules
 from ..features.boundary import BoundaryVocab, boundary_template, check_window, gap_keys, gap_units
-from ..kernels import KernelClassifier, SupportVectors, make_classifier, train_svm
-from ..kernels.online import train_online
-from ..kernels.primal import PrimalSVM, train_primal
+from ..kernels import KernelClassifier, PrimalSVM, SupportVectors
 from ..kernels.progress import Progress
 from ..serialization.framed import pack, unpack
 from .boundary_decode import segment_starts
-from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, check_classifier_options, check_epochs,
-                           check_support_vectors, check_trainer, load_checked_classifier, rebuild_error)
+from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, build_forms, check_classifier_options,
+                           check_support_vectors, check_trainer, load_checked_classifier, train_binary)
 
 __all__ = ["BoundarySegmenter", "MismatchedPartsError", "KINDS", "TRAINERS", "check_classifier_options",
            "check_trainer", "concat_units"]
@@ -61,8 +59,7 @@ class BoundarySegmenter:
         self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": every subset weight (not saved)
         self.classifier: Optional[KernelClassifier] = None
         self.train_stats: dict = {}
-        # saved with the features; a model saved before it keeps "codepoints"
-        self.unit_rules: str = DEFAULT_UNIT_RULES
+        self.unit_rules: str = DEFAULT_UNIT_RULES  # saved with the features
         self.progress = Progress("pke_segmenter")  # training's console lines
 
     @property
@@ -105,38 +102,18 @@ class BoundarySegmenter:
             raise ValueError("the training data must have both word boundaries and gaps inside words")
         start = time.perf_counter()
         self.train_stats = {"trainer": trainer}
-        if trainer == "online":
-            self.primal = train_online(X, y, degree=degree, C=C, epochs=check_epochs(max_iter), seed=seed,
-                                       progress=self.progress, stats=self.train_stats)
-            self.support_vectors = None
-        elif trainer == "primal":
-            self.primal = train_primal(X, y, degree=degree, C=C, merge=True,
-                                       max_iter=max_iter if max_iter > 0 else 1000, stats=self.train_stats,
-                                       progress=self.progress)
-            self.support_vectors = None
-        else:
-            self.support_vectors, _ = train_svm(X, y, degree=degree, C=C, stats=self.train_stats,
-                                                progress=self.progress, cache_size=cache_size,
-                                                max_iter=max_iter)
-            self.primal = None
+        trained = train_binary(X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=max_iter,
+                               seed=seed, progress=self.progress, stats=self.train_stats)
+        self.support_vectors, self.primal = (trained, None) if trainer == "libsvm" else (None, trained)
         return time.perf_counter() - start
 
     def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
         """(Re)build the classifier form from the support vectors, or PKE
         from the primal weights, without retraining; returns seconds."""
-        start = time.perf_counter()
-        if self.support_vectors is not None:
-            with self.progress.running(f"{kind.upper()} from {self.support_vectors.n_sv:,} support vectors"):
-                self.classifier = make_classifier(kind, self.support_vectors, sigma=sigma, xi=xi)
-        elif self.primal is not None:
-            check_trainer(self.primal.trainer, kind)
-            with self.progress.running(f"PKE from {self.primal.n_subsets:,} subset weights (sigma {sigma}, xi {xi})"):
-                self.classifier = self.primal.to_pke(sigma=sigma, xi=xi)
-        elif rebuild_error("segmenter", self.classifier) is not None:
-            raise ValueError(rebuild_error("segmenter", self.classifier))
-        else:
-            raise ValueError("the segmenter has no trained SVM: initialize / train it first")
-        return time.perf_counter() - start
+        trained = [t for t in (self.support_vectors, self.primal) if t is not None]
+        (self.classifier,), seconds = build_forms("segmenter", kind, trained, sigma, xi, self.progress,
+                                                  self.classifier)
+        return seconds
 
     # ------------------------------------------------------------ segmentation
 
@@ -173,9 +150,9 @@ class BoundarySegmenter:
 
     def features_from_bytes(self, data: bytes) -> "BoundarySegmenter":
         arrays, meta = unpack(data, FEATURES_FORMAT, 1, {"keys": "uint64"})
-        if not isinstance(meta, dict) or "window" not in meta or "keys" not in arrays:
+        if not isinstance(meta, dict) or "window" not in meta or "unit_rules" not in meta or "keys" not in arrays:
             raise ValueError("the boundary feature data is incomplete")
-        self.unit_rules = check_unit_rules(meta.get("unit_rules", LEGACY_UNIT_RULES))
+        self.unit_rules = check_unit_rules(meta["unit_rules"])
         self.vocab = BoundaryVocab(meta["window"], arrays["keys"])
         return self
 

@@ -1,4 +1,5 @@
-"""Cascaded chunking (Kudo & Matsumoto 2002) for head-final bunsetsu trees.
+"""Cascaded chunking (Kudo & Matsumoto 2002) for head-final bunsetsu trees:
+the training oracle of `kernels/cascade.pyx`, which parses.
 
 Segments depend on a segment to their right, the last one is the root, arcs
 do not cross. Parsing runs in rounds over the segments still "remaining":
@@ -19,10 +20,7 @@ the classifier says. Training examples are the decisions the same loop takes
 when the gold tree answers (`oracle_rounds`); for a projective head-final
 tree that loop rebuilds the gold heads exactly.
 """
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
-
-# decide(state, pairs) -> one bool per (modifier, candidate head) pair, True = D
-Decide = Callable[["ParseState", List[Tuple[int, int]]], Sequence[bool]]
+from typing import Iterator, List, Sequence, Tuple
 
 
 class ParseState:
@@ -60,31 +58,6 @@ class ParseState:
         self.remaining = keep
         return removed
 
-    def answer(self, decisions: Sequence[bool]) -> None:
-        """Apply the classifier's decisions for `questions()`, plus the forced
-        D of the segment before the last."""
-        n_pairs = max(len(self.remaining) - 2, 0)
-        if len(decisions) != n_pairs:
-            raise ValueError(f"the classifier gave {len(decisions)} decisions for {n_pairs} pairs")
-        if self.apply([bool(t) for t in decisions] + [True]) == 0:  # impossible: the leftmost D leaves
-            raise RuntimeError("cascaded chunking made no progress")
-
-    @property
-    def done(self) -> bool:
-        return len(self.remaining) <= 1
-
-
-def cascaded_parse(n: int, decide: Decide) -> List[int]:
-    """Heads (-1 for the root) of n segments; `decide` is called once per
-    round with the pairs to classify (never with an empty list)."""
-    if n < 0:
-        raise ValueError("the number of segments must be >= 0")
-    state = ParseState(n)
-    while not state.done:
-        pairs = state.questions()
-        state.answer(list(decide(state, pairs)) if pairs else [])
-    return state.heads
-
 
 def oracle_rounds(heads: Sequence[int]) -> Iterator[Tuple[ParseState, List[Tuple[int, int]], List[bool]]]:
     """The rounds of the parse that the gold tree `heads` answers: yields
@@ -98,20 +71,3 @@ def oracle_rounds(heads: Sequence[int]) -> Iterator[Tuple[ParseState, List[Tuple
         yield state, pairs, gold
         if state.apply(gold + [True]) == 0:
             raise RuntimeError("cascaded chunking made no progress")
-
-
-def oracle_parse(heads: Sequence[int]) -> List[int]:
-    """The tree the loop builds when the gold heads answer every question
-    (equals `heads` for a head-final projective tree)."""
-    gold = list(heads)
-    return cascaded_parse(len(gold), lambda state, pairs: [gold[i] == j for i, j in pairs])
-
-
-def count_rounds(heads: Sequence[int], limit: Optional[int] = None) -> int:
-    """Rounds the oracle parse takes (for statistics)."""
-    rounds = 0
-    for _ in oracle_rounds(heads):
-        rounds += 1
-        if limit is not None and rounds >= limit:
-            break
-    return rounds

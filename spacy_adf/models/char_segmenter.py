@@ -16,7 +16,7 @@ import srsly
 from spacy.attrs import IDX, IS_SPACE, LENGTH, ORTH, SPACY
 from spacy.tokens import Doc
 
-from ..features.char_units import DEFAULT_UNIT_RULES, LEGACY_UNIT_RULES, apply_unit_rules, check_unit_rules, doc_units
+from ..features.char_units import DEFAULT_UNIT_RULES, apply_unit_rules, check_unit_rules, doc_units
 from ..features.chars import CharFeaturizer
 from ..features.crf_layout import check_feature_modes
 from ..features.row_buffer import RowBuffer
@@ -376,15 +376,13 @@ class CharSegmenter(SerializedParts):
 
     def _load_cfg(self, data: bytes) -> None:
         cfg = srsly.json_loads(data)
-        for key in ("scheme", "features"):
+        for key in ("scheme", "features", "unit_rules"):
             if key not in cfg:
                 raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an adf_segmenter cfg")
         check_scheme(cfg["scheme"])
         if cfg.get("user_words", "force") not in USER_WORD_MODES:
             raise ValueError(f"[{self.name}] cfg has an unknown user_words mode {cfg.get('user_words')!r}")
         check_segmenter_options(cfg["features"])
-        # A model saved before unit rules existed keeps predicting as it did.
-        cfg.setdefault("unit_rules", LEGACY_UNIT_RULES)
         check_unit_rules(cfg["unit_rules"])
         # The saved feature options win over the config's: they define the model.
         self.cfg.update(cfg)
@@ -395,9 +393,7 @@ class CharSegmenter(SerializedParts):
                             {"train": sorted(self.train_words), "user": sorted(self.user_words)})
 
     def _load_lexicon(self, data: bytes) -> None:
-        # versions up to 8135a26 wrote the bare msgpack map
-        _, msg = load_payload(data, LEXICON_FORMAT, [LEXICON_VERSION],
-                              legacy=lambda m: isinstance(m, dict) and "train" in m and "user" in m)
+        _, msg = load_payload(data, LEXICON_FORMAT, [LEXICON_VERSION])
         if not isinstance(msg, dict) or "train" not in msg or "user" not in msg:
             raise ValueError(f"[{self.name}] the lexicon file is not an adf_segmenter lexicon")
         for key in ("train", "user"):

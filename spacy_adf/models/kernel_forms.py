@@ -1,13 +1,22 @@
 """What every kernel model (bunsetsu parser, kernel tagger, boundary
 segmenter) offers and checks the same way: the classifier forms, the
-trainers that can give them, option checks, the `KernelModel` protocol the
-kernel components call, and the mismatch checks of loaded parts against the
-model they belong to (`check_support_vectors`, `check_classifier`): the
-same checks, with the same errors, for the three models."""
-from typing import Optional, Protocol, Sequence
+trainers that can give them, option checks, the training of one binary SVM
+by any trainer (`train_binary`) and its classifier forms (`build_forms`),
+the `KernelModel` protocol the kernel components call, and the mismatch
+checks of loaded parts against the model they belong to
+(`check_support_vectors`, `check_classifier`): the same checks, with the
+same errors, for the three models."""
+import time
+from typing import List, Optional, Protocol, Sequence, Tuple, Union
 
-from ..kernels import KernelClassifier, SupportVectors, load_classifier
+from ..kernels import (KernelClassifier, PrimalSVM, SupportVectors, load_classifier, make_classifier, train_online,
+                       train_primal, train_svm)
+from ..kernels.classifiers import PKE
 from ..kernels.online import DEFAULT_EPOCHS
+from ..kernels.progress import Progress
+
+# what a trainer gives: support vectors (libsvm) or subset weights (primal, online)
+TrainedSVM = Union[SupportVectors, PrimalSVM]
 
 KINDS = ("pkb", "pki", "pke")
 # "libsvm": the kernel SVM (support vectors, any classifier form); "primal":
@@ -98,15 +107,52 @@ def check_epochs(epochs: int, default: int = DEFAULT_EPOCHS) -> int:
     return int(epochs) if epochs > 0 else int(default)
 
 
-def rebuild_error(what: str, classifier) -> Optional[str]:
-    """The message for rebuilding a loaded model whose PKE came from a
-    subset trainer (its full weights are not saved), else None."""
-    trainer = (getattr(classifier, "stats", None) or {}).get("trainer")
-    if trainer not in SUBSET_TRAINERS:
-        return None
-    return (f"this {what} was trained by the {trainer} trainer: its PKE cannot be rebuilt after loading "
-            "(the full subset weights are not saved) and PKB / PKI need support vectors "
-            '(trainer = "libsvm"): retrain')
+def train_binary(X, y, trainer: str, degree: int, C: float, cache_size: float = 1000.0, max_iter: int = -1,
+                 epochs: int = 0, default_epochs: int = DEFAULT_EPOCHS, seed: int = 0,
+                 merge_duplicates: bool = False, progress: Optional[Progress] = None,
+                 stats: Optional[dict] = None) -> TrainedSVM:
+    """One binary SVM on binary X (CSR) and labels y by `trainer` (see
+    `TRAINERS`). ``max_iter``: the solver's iteration limit (<= 0: libsvm
+    none, liblinear 1000); ``epochs``: the online trainer's passes (<= 0:
+    `default_epochs`), ``seed`` their order; ``merge_duplicates``: libsvm
+    trains identical examples once, with their count as weight (the primal
+    trainer always does). A dict `stats` gets the trainer's details."""
+    if trainer == "online":
+        return train_online(X, y, degree=degree, C=C, epochs=check_epochs(epochs, default_epochs), seed=seed,
+                            progress=progress, stats=stats)
+    if trainer == "primal":
+        return train_primal(X, y, degree=degree, C=C, merge=True, max_iter=max_iter if max_iter > 0 else 1000,
+                            stats=stats, progress=progress)
+    return train_svm(X, y, degree=degree, C=C, merge=merge_duplicates, stats=stats, progress=progress,
+                     cache_size=cache_size, max_iter=max_iter)[0]
+
+
+def build_forms(what: str, kind: str, trained: Sequence[TrainedSVM], sigma: float, xi: int, progress: Progress,
+                loaded=None) -> Tuple[List[KernelClassifier], float]:
+    """The classifiers of form `kind` of trained binary SVMs (one, or one
+    per pair of classes), and the seconds: any form from support vectors,
+    PKE from subset weights. ValueError for another form, or without SVMs:
+    untrained, or the `loaded` classifier of the `what` model came from a
+    subset trainer (its full weights are not saved)."""
+    if not trained:
+        # only a subset trainer leaves a PKE without support vectors
+        trainer = loaded.stats.get("trainer") if isinstance(loaded, PKE) else None
+        if trainer in SUBSET_TRAINERS:
+            raise ValueError(f"this {what} was trained by the {trainer} trainer: its PKE cannot be rebuilt after "
+                             "loading (the full subset weights are not saved) and PKB / PKI need support vectors "
+                             '(trainer = "libsvm"): retrain')
+        raise ValueError(f"the {what} has no trained SVMs: initialize / train it first")
+    pairs = f" of {len(trained)} pairs" if len(trained) > 1 else ""
+    if isinstance(trained[0], PrimalSVM):
+        check_trainer(trained[0].trainer, kind)
+        note = f"PKE{pairs} from {sum(p.n_subsets for p in trained):,} subset weights (sigma {sigma}, xi {xi})"
+    else:
+        note = f"{kind.upper()}{pairs} from {sum(sv.n_sv for sv in trained):,} support vectors"
+    start = time.perf_counter()
+    with progress.running(note):
+        forms = [make_classifier(kind, t, sigma=sigma, xi=xi) if isinstance(t, SupportVectors)
+                 else t.to_pke(sigma=sigma, xi=xi) for t in trained]
+    return forms, time.perf_counter() - start
 
 
 def load_checked_classifier(data: bytes, n_features: int, kind: Optional[str] = None,

@@ -33,14 +33,13 @@ from spacy.tokens import Doc
 from ..features.bunsetsu import FeatureVocab
 from ..features.window_ids import BOS, EOS, GROUP_PREFIX, WindowTable, feature_name
 from ..kernels.left_to_right import decode
-from ..kernels import SupportVectors, train_primal, train_svm
-from ..kernels.online import train_online
+from ..kernels import SupportVectors
 from ..kernels.progress import Progress
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
 from ..serialization.payloads import dump_payload, load_payload
-from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, check_classifier, check_epochs, check_support_vectors,
-                           check_trainer, rebuild_error)
+from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, build_forms, check_classifier, check_epochs,
+                           check_support_vectors, check_trainer, train_binary)
 
 __all__ = ["KernelTagger", "vote", "POS_ATTRS", "FEATURE_GROUPS", "KINDS", "TRAINERS",
            "MismatchedPartsError"]
@@ -290,11 +289,14 @@ class KernelTagger:
         if k < 2:
             raise ValueError("the training data must contain at least two different tags")
         start = time.perf_counter()
+        settings = {"trainer": trainer, "degree": degree, "C": C, "cache_size": cache_size, "max_iter": max_iter,
+                    "epochs": epochs, "seed": seed}
         jobs = []
         for i, j in class_pairs(k):
             rows = numpy.flatnonzero((y == i) | (y == j))
-            jobs.append((X[rows], numpy.where(y[rows] == i, 1, -1), trainer, degree, C, cache_size, max_iter,
-                         epochs, seed, self.progress, f"pair {self.classes[i]}/{self.classes[j]}"))
+            progress = Progress(f"{self.progress.label} pair {self.classes[i]}/{self.classes[j]}",
+                                self.progress.interval, self.progress.quiet)
+            jobs.append((X[rows], numpy.where(y[rows] == i, 1, -1), settings, progress))
         if n_jobs > 1 and len(jobs) > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -318,22 +320,11 @@ class KernelTagger:
         """(Re)build the pairwise classifier in form `kind` from the stored
         support vectors (or PKE from the primal weights): no retraining.
         Returns the seconds."""
-        start = time.perf_counter()
-        k = len(self.classes)
-        if self.support_vectors is None and self.primal is not None:
-            check_trainer(self.primal[0].trainer, kind)
-            with self.progress.running(f"PKE of {len(self.primal)} pairs (sigma {sigma}, xi {xi})"):
-                self.classifier = PairwiseClassifier.from_primal(self.primal, k, sigma=sigma, xi=xi)
-        elif self.support_vectors is not None:
-            with self.progress.running(f"{kind.upper()} of {len(self.support_vectors)} pairs"):
-                self.classifier = PairwiseClassifier.from_support_vectors(self.support_vectors, k, kind,
-                                                                          sigma=sigma, xi=xi)
-        elif self.classifier is not None and self.classifier.kind == "pke" and \
-                rebuild_error("tagger", self.classifier.classifiers[0]) is not None:
-            raise ValueError(rebuild_error("tagger", self.classifier.classifiers[0]))
-        else:
-            raise ValueError("the tagger has no trained SVMs: initialize / train it first")
-        return time.perf_counter() - start
+        loaded = self.classifier.classifiers[0] if self.classifier is not None else None
+        forms, seconds = build_forms("tagger", kind, self.support_vectors or self.primal or [], sigma, xi,
+                                     self.progress, loaded)
+        self.classifier = PairwiseClassifier(forms, len(self.classes))
+        return seconds
 
     # ------------------------------------------------------------ tagging
 
@@ -419,16 +410,14 @@ class KernelTagger:
         return dump_payload(FEATURES_FORMAT, FEATURES_VERSION, self._features_content())
 
     def features_crc(self) -> int:
-        """CRC32 of the features' content (its msgpack, as the unversioned
-        files of up to 8135a26 held it): the support vectors and the
-        classifier carry it, so parts of different models do not load
-        together, whichever version wrote the features file."""
+        """CRC32 of the features' content msgpack: the support vectors and
+        the classifier carry it, so parts of different models do not load
+        together."""
         return zlib.crc32(srsly.msgpack_dumps(self._features_content()))
 
     def features_from_bytes(self, data: bytes) -> "KernelTagger":
-        """The vocabulary of `features_to_bytes`, or the bare msgpack map
-        that versions up to 8135a26 wrote."""
-        _, msg = load_payload(data, FEATURES_FORMAT, [FEATURES_VERSION], legacy=_is_vocabulary)
+        """The vocabulary of `features_to_bytes`."""
+        _, msg = load_payload(data, FEATURES_FORMAT, [FEATURES_VERSION])
         if not _is_vocabulary(msg):
             raise ValueError("the features data is not a kernel-tagger vocabulary")
         self._set_vocab(FeatureVocab(msg["strings"]), msg["classes"])
@@ -491,18 +480,11 @@ class KernelTagger:
 def _train_pair(job):
     """(SupportVectors or PrimalSVM, stats) of one pair's binary SVM (a
     module-level function, so that worker processes can run it)."""
-    X, y, trainer, degree, C, cache_size, max_iter, epochs, seed, progress, name = job
-    progress = Progress(f"{progress.label} {name}", progress.interval, progress.quiet)
+    X, y, settings, progress = job
     info: dict = {}
     start = time.perf_counter()
-    if trainer == "online":
-        model = train_online(X, y, degree=degree, C=C, epochs=epochs, seed=seed, progress=progress, stats=info)
-    elif trainer == "primal":
-        model = train_primal(X, y, degree=degree, C=C, merge=True,
-                             max_iter=max_iter if max_iter > 0 else 1000, stats=info, progress=progress)
-    else:
-        model, _ = train_svm(X, y, degree=degree, C=C, stats=info, progress=progress, cache_size=cache_size,
-                             max_iter=max_iter)
+    model = train_binary(X, y, **settings, progress=progress, stats=info)
+    if isinstance(model, SupportVectors):
         info.update({"n_sv": model.n_sv, "n_pos_sv": model.n_pos, "n_neg_sv": model.n_neg})
     info["seconds"] = time.perf_counter() - start
     return model, info

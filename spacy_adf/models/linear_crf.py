@@ -21,7 +21,7 @@ from ..serialization.framed import Chunks, pack_chunks, read_model
 from .sparse_model import SparseModel
 
 FORMAT = "spacy_adf.crf"
-VERSION = 2  # 1: spacy-adf 0.1's own framing (still read)
+VERSION = 2
 _DTYPES = {"keys": "uint64", "block_ptr": "int64", "codes": "uint16", "weights": "float32"}
 
 Sample = Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]
@@ -197,8 +197,8 @@ class LinearChainCRF(SparseModel):
         return pack_chunks(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels})
 
     def from_bytes(self, data: bytes, *, expected_labels: int = -1) -> "LinearChainCRF":
-        """Load a CRF written by to_bytes (or by spacy-adf 0.1); with
-        `expected_labels`, check it against the label count of the cfg."""
+        """Load a CRF written by to_bytes; with `expected_labels`, check it
+        against the label count of the cfg."""
         meta, arrays = read_model(data, FORMAT, VERSION, _DTYPES, "CRF model")
         n_labels = meta.get("n_labels")
         arrays = arrays()

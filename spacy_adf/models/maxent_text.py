@@ -17,7 +17,7 @@ from ..serialization.framed import pack, read_model
 from .sparse_model import SparseModel
 
 FORMAT = "spacy_adf.maxent"
-VERSION = 2  # 1: spacy-adf 0.1's own framing (still read)
+VERSION = 2
 _DTYPES = {"keys": "uint64", "weights": "float32"}
 
 

@@ -1,5 +1,6 @@
 """Step-ladder tournament parsing (Iwatate, Asahara & Matsumoto 2008) for
-head-final bunsetsu trees: the reference of `kernels/tournament.pyx`.
+head-final bunsetsu trees: the training oracle of `kernels/tournament.pyx`,
+which parses.
 
 Segments depend on a segment to their right, the last one is the root, arcs
 do not cross. The heads are decided right to left. When segment i is
@@ -8,24 +9,16 @@ without crossing an arc are its candidates: i + 1, the head of i + 1, the
 head of that one, ... up to the last segment (`candidates`). A binary
 classifier plays one game per step of the ladder: the nearer candidate
 holding the title against the next one further right; the farther one wins
-when the classifier says so. The last winner is i's head.
-
-So each decision compares two heads for the same modifier directly, which a
-cascaded-chunking decision ("does i modify its neighbour?") cannot: on the
-two Japanese dev sets with gold bunsetsu the tournament scored 89.64 and
-90.81 against 89.47 and 89.68 for cascaded chunking, with the same features
-and trainer (docs/components.md).
+when the classifier says so. The last winner is i's head. So each decision
+compares two heads for the same modifier directly, which a
+cascaded-chunking decision ("does i modify its neighbour?") cannot.
 
 Training examples are the games of the gold head against every other
 candidate of the gold tree (`oracle_games`): a game is (modifier, nearer,
 farther, whether the farther wins). Any answers give a head-final projective
 tree (every winner is a candidate), in n - 2 ladders for n segments.
 """
-from typing import Callable, Iterator, List, Sequence, Tuple
-
-# play(heads, i, nearer, farther) -> True when the farther candidate wins;
-# `heads` holds the heads decided so far (those of the segments right of i)
-Play = Callable[[List[int], int, int, int], bool]
+from typing import Iterator, List, Sequence, Tuple
 
 
 def candidates(heads: Sequence[int], i: int) -> List[int]:
@@ -51,20 +44,3 @@ def oracle_games(heads: Sequence[int]) -> Iterator[Tuple[int, int, int, bool]]:
                 yield i, c, h, True
             elif c > h:
                 yield i, h, c, False
-
-
-def tournament_parse(n: int, play: Play) -> List[int]:
-    """Heads (-1 for the root) of n segments; `play` is asked once per game."""
-    if n < 0:
-        raise ValueError("the number of segments must be >= 0")
-    heads = [-1] * n
-    if n >= 2:
-        heads[n - 2] = n - 1
-    for i in range(n - 3, -1, -1):
-        ladder = candidates(heads, i)
-        winner = ladder[0]
-        for c in ladder[1:]:
-            if play(heads, i, winner, c):
-                winner = c
-        heads[i] = winner
-    return heads

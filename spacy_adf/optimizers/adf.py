@@ -178,10 +178,11 @@ OBJECTIVES = ("loglik", "perceptron")
 
 
 def is_perceptron(sgd, component: str) -> bool:
-    """Whether `sgd` steps along the perceptron direction f(gold) - f(pred)
-    instead of the log-likelihood gradient (spacy_adf.Perceptron.v1 sets
-    objective = "perceptron"; other optimizers have none: "loglik")."""
-    objective = getattr(sgd, "objective", "loglik")
+    """Whether the sparse optimizer `sgd` (`training.contract.SparseOptimizer`,
+    which declares ``objective``) steps along the perceptron direction
+    f(gold) - f(pred) instead of the log-likelihood gradient
+    (spacy_adf.Perceptron.v1 sets objective = "perceptron")."""
+    objective = sgd.objective
     if objective not in OBJECTIVES:
         raise ValueError(
             f"[{component}] optimizer objective {objective!r} is not supported "

@@ -8,18 +8,12 @@ spans from `spacy_adf.BunsetsuCorpus.v1`, or an `adf_tagger` bunsetsu
 chunker earlier in the pipeline, see configs/bunsetsu_ja_kwdlc.cfg), with
 POS and morph fields for the features (`features/bunsetsu.py`).
 
-Sentences: a Doc may hold several sentences, and each is parsed on its own
-(`lang.ja.bunsetsu.bunsetsu_sentences`). The boundaries come from
-``doc.sents`` when the Doc has sentence annotation
-(``doc.has_annotation("SENT_START")``: a sentencizer, ``is_sent_start`` set
-by hand, an earlier parse); otherwise a sentence ends after a bunsetsu whose
-last token is sentence-final punctuation (a token made of 。｡．.！!？?‼⁇⁈⁉),
-possibly followed by closing brackets or quotes (``。」``, ``！』``) and
-whitespace, unless that point is inside a matched bracket or quote pair
-(「...」, 『...』, （...）, ...: an ender inside a quotation or a title ends
-nothing). Bunsetsu never span a sentence end: a ``doc.sents`` boundary that
-falls inside a bunsetsu ends the sentence after that bunsetsu. A Doc with no
-boundary is one sentence, parsed exactly as before sentences existed.
+Sentences: a Doc may hold several sentences, and each is parsed on its own.
+The boundaries come from ``doc.sents`` when the Doc has sentence annotation,
+otherwise from sentence-final punctuation outside brackets and quotes; a
+boundary inside a bunsetsu ends the sentence after that bunsetsu (the rules:
+`lang.ja.bunsetsu.bunsetsu_sentences`). A Doc with no boundary is one
+sentence.
 
 Output: the bunsetsu heads in ``doc.spans["bunsetsu"].attrs["heads"]``
 (Doc-level bunsetsu indices, -1 for the root of each sentence;
@@ -31,18 +25,10 @@ with ``"intra"``, and the last bunsetsu of each sentence has its head word as
 a ROOT. Both algorithms only build head-final projective trees, so every
 sentence has one root, no head crosses a sentence end, ``doc.sents`` yields
 the sentences and displaCy works. The sentences of all Docs in a batch are
-parsed in one call, so the cost grows with the number of sentences, not with
-the square of a Doc's bunsetsu.
-
-Two paths give the same trees: by default (``self.plain_model.path == "cython"``)
-`BunsetsuParser.parse_docs` reads each Doc's token attributes and spans once
-and runs the features, the cascade or the tournament and the classifier in C
-over the whole batch (`features/bunsetsu_fast.pyx`, `kernels/cascade.pyx`,
-`kernels/tournament.pyx`), and the token
-trees come back as arrays that `set_annotations` writes with one
-`Doc.from_array` per Doc; with ``"python"`` (and for a classifier that is not
-PKB, PKI or PKE) `BunsetsuParser.parse_many` parses the sentences side by side
-from feature strings, the reference implementation.
+parsed in one `BunsetsuParser.parse_docs` call, in C (`features/bunsetsu_fast.pyx`,
+`kernels/cascade.pyx`, `kernels/tournament.pyx`), so the cost grows with the
+number of sentences, not with the square of a Doc's bunsetsu; the token trees
+come back as arrays that `set_annotations` writes with one `Doc.from_array`.
 
 Training happens in ``initialize``: the gold trees of the training
 examples (a gold Doc with several roots is split into sentences after each
@@ -71,14 +57,14 @@ from spacy.vocab import Vocab
 
 from ..features.bunsetsu import FEATURE_GROUPS, check_groups
 from ..lang.ja.bunsetsu import (
-    BUNSETSU_KEY, DEFAULT_LABEL, INTRA_LABEL, ROOT_LABEL, bunsetsu_group, bunsetsu_heads, bunsetsu_sentences,
+    BUNSETSU_KEY, DEFAULT_LABEL, INTRA_LABEL, ROOT_LABEL, bunsetsu_group, bunsetsu_heads,
     check_bunsetsu_heads, head_sentences, respect_sentence_ends, sentence_heads, set_bunsetsu_tree,
 )
 from ..models.bunsetsu_parser import BunsetsuParser, check_algorithm
 from ..models.kernel_forms import check_classifier_options, check_trainer
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
 from .kernel_component import KernelComponent
-from .trainable import checked_examples
+from .trainable import initialize_examples
 
 TREE_ATTRS = [HEAD, DEP]
 
@@ -142,9 +128,8 @@ def make_pke_dependency(
     merge_duplicates: libsvm only: train identical decisions (same features,
         same label) once, with their count as sample weight: the same SVM
         problem, but libsvm stops at its tolerance on another path, so
-        decision values move slightly (at most 8.5e-4 on KWDLC test, the same
-        parses); on all of KWDLC it trained in 2,045 s against 3,899 s
-        (benchmarks/dependency_merge.py). The primal trainer always merges.
+        decision values move slightly (benchmarks/dependency_merge.py
+        measures both). The primal trainer always merges.
     n_threads: threads that parse the sentences of a batch at once (the
         cascaded chunking and its classifier; the same trees as one thread).
         A setting of the running pipeline, not of the model: not saved with
@@ -165,10 +150,9 @@ def make_pke_dependency(
 
 
 class ParsedHeads(list):
-    """What `PKEDependencyParser.predict` returns on the Cython path: the
-    heads of each Doc (a list, as on the Python path), plus the token tree
-    of each Doc (`trees`, None for an empty Doc) and a copy of its heads
-    (`given`), so `set_annotations` can tell that the heads are unchanged."""
+    """What `PKEDependencyParser.predict` returns: the heads of each Doc,
+    plus its token tree (`trees`, None for an empty Doc) and a copy of its
+    heads (`given`), so `set_annotations` can tell that they are unchanged."""
 
     def __init__(self):
         super().__init__()
@@ -183,15 +167,10 @@ class ParsedHeads(list):
 
 
 class PKEDependencyParser(KernelComponent):
-    """The ``pke_dependency`` component: bunsetsu dependency parsing of Docs
-    that carry bunsetsu spans in ``doc.spans[spans_key]``.
-
-    ``plain_model`` (a `BunsetsuParser`, carried by ``self.model``) does the
-    work; ``self.cfg`` holds the options (see `make_pke_dependency`) and,
-    after training, ``stats`` (decisions, features, support vectors,
-    seconds). On disk: ``cfg`` (JSON), then the parser's ``features``,
-    ``support_vectors`` and ``classifier`` (`KernelComponent`).
-    """
+    """The ``pke_dependency`` component (see the module docstring): its
+    plain model is a `BunsetsuParser`; ``self.cfg`` holds the options of
+    `make_pke_dependency` and, after training, ``stats``; files as
+    `KernelComponent`."""
 
     def __init__(
         self, vocab: Vocab, name: str = "pke_dependency", *, spans_key: str = BUNSETSU_KEY,
@@ -227,11 +206,6 @@ class PKEDependencyParser(KernelComponent):
         self.n_threads = n_threads  # not in cfg: a setting of the running pipeline (see make_pke_dependency)
         self._init_model("pke_dependency", BunsetsuParser(features, algorithm=algorithm))
 
-    @property
-    def parser(self) -> BunsetsuParser:
-        """`plain_model`, by its name before the common one (kept for callers)."""
-        return self.plain_model
-
     # ------------------------------------------------------------ training
 
     def _gold_items(self, examples: Iterable[Example]):
@@ -266,9 +240,7 @@ class PKEDependencyParser(KernelComponent):
         """Train: gold parse decisions -> libsvm (or the primal trainer) -> the configured classifier."""
         cfg = self.cfg
         cfg["stats"] = {}
-        # examples checked as they stream by (spaCy's validate_get_examples
-        # reads them all first: one more silent pass over a large corpus)
-        examples = checked_examples(get_examples, f"{self.name}.initialize")
+        examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp)
         X, y = self.plain_model.examples(self._gold_items(examples), min_count=cfg["min_feature_count"])
         if X.shape[0] == 0:
             raise ValueError(f"[{self.name}] no training decisions: the examples need sentences with "
@@ -311,52 +283,13 @@ class PKEDependencyParser(KernelComponent):
         return bool(doc.to_array(IS_SPACE).all())
 
     def predict(self, docs: Iterable[Doc]) -> List[List[int]]:
-        """The bunsetsu heads of each Doc ([] for an empty Doc, or one of
-        whitespace only without bunsetsu): Doc-level
-        bunsetsu indices, -1 for the root of each sentence. The sentences
-        (`bunsetsu_sentences`, see the module docstring) of all Docs are
-        parsed in one call: `BunsetsuParser.parse_docs` (the Cython path,
-        the default; the result is then a `ParsedHeads`, which also carries
-        the token trees for `set_annotations`) or `parse_many` (the Python
-        reference, ``self.plain_model.path = "python"``)."""
+        """The bunsetsu heads of each Doc (Doc-level bunsetsu indices, -1 for
+        the root of each sentence; [] if `_nothing_to_parse`) as a
+        `ParsedHeads`, which also carries the token trees. The parser's
+        reader re-cuts the Docs that need it (`_recut`)."""
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
         docs = list(docs)
-        if self.plain_model.uses_cython:  # its reader re-cuts the Docs that need it (_recut)
-            return self._predict_cython(docs)
-        for doc in docs:
-            if len(doc) > 1:
-                self._recut(doc)
-        items, origin = [], []  # one item per sentence; origin: (Doc index, first bunsetsu)
-        for d, doc in enumerate(docs):
-            if self._nothing_to_parse(doc):
-                continue
-            spans = self._bunsetsu(doc)
-            sentences = bunsetsu_sentences(doc, spans)
-            if len(sentences) > 1:
-                spans = list(spans)
-                items.extend((doc, spans[s:e]) for s, e in sentences)
-            else:
-                items.append((doc, spans))
-            origin.extend((d, s) for s, _ in sentences)
-        heads: List[List[int]] = [[] for _ in docs]
-        for (d, start), sent_heads in zip(origin, self.plain_model.parse_many(items)):
-            heads[d].extend(h + start if h >= 0 else -1 for h in sent_heads)
-        return heads
-
-    def _recut(self, doc: Doc):
-        """A chunker's bunsetsu may span a sentence end: re-cut them
-        (`respect_sentence_ends`); the Doc's bunsetsu spans (None if it has none)."""
-        key = self.cfg["spans_key"]
-        if key not in doc.spans:
-            return None
-        try:
-            respect_sentence_ends(doc, key)
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
-        return doc.spans[key]
-
-    def _predict_cython(self, docs: List[Doc]) -> "ParsedHeads":
         key = self.cfg["spans_key"]
         items = []
         parse = [not self._nothing_to_parse(doc) for doc in docs]
@@ -378,12 +311,24 @@ class PKEDependencyParser(KernelComponent):
             heads.given.append(list(h))
         return heads
 
+    def _recut(self, doc: Doc):
+        """A chunker's bunsetsu may span a sentence end: re-cut them
+        (`respect_sentence_ends`); the Doc's bunsetsu spans (None if it has none)."""
+        key = self.cfg["spans_key"]
+        if key not in doc.spans:
+            return None
+        try:
+            respect_sentence_ends(doc, key)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {e}") from None
+        return doc.spans[key]
+
     def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:
         """Store the heads in the span group's ``attrs["heads"]`` and set the
         token tree from them (`set_bunsetsu_tree`), one tree per sentence:
-        each root (-1) ends a sentence (`head_sentences`). Heads of the
-        Cython path (a `ParsedHeads`, heads unchanged since `predict`) come
-        with their token trees: one `Doc.from_array` per Doc writes them."""
+        each root (-1) ends a sentence (`head_sentences`). Heads from
+        `predict` (a `ParsedHeads`, heads unchanged since) come with their
+        token trees: one `Doc.from_array` per Doc writes them."""
         key = self.cfg["spans_key"]
         trees = heads if isinstance(heads, ParsedHeads) else None
         for k, (doc, h) in enumerate(zip(docs, heads)):
@@ -417,8 +362,6 @@ class PKEDependencyParser(KernelComponent):
 
     def _check_cfg(self, cfg: Dict) -> None:
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])
-        cfg.setdefault("trainer", "libsvm")  # cfg files from before the option: libsvm
-        cfg.setdefault("algorithm", "cascade")  # and from before the tournament: cascaded chunking
         check_trainer(cfg["trainer"], cfg["classifier"])
         check_groups(cfg["features"])
         check_algorithm(cfg["algorithm"])

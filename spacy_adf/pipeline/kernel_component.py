@@ -18,7 +18,8 @@ from typing import Callable, Dict, Optional
 
 from spacy.pipeline import Pipe
 
-from ..ml.kernel_model import PLAIN_MODEL, kernel_model
+from ..ml import PLAIN_MODEL
+from ..ml.kernel_model import kernel_model
 from ..models.kernel_forms import KernelModel, MismatchedPartsError, check_classifier_options, check_trainer
 from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
 from .handled_calls import HandledCalls

@@ -33,7 +33,7 @@ from ..models.boundary_segmenter import BoundarySegmenter, check_classifier_opti
 from ..scorers.segmentation import make_segmentation_scorer
 from .kernel_component import KernelComponent
 from .segmenter import merge_words, word_docs
-from .trainable import checked_examples
+from .trainable import initialize_examples
 
 
 @Language.factory(
@@ -92,10 +92,8 @@ def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_featur
 
 
 class KernelSegmenter(KernelComponent):
-    """The ``pke_segmenter`` component (see the module docstring). Its
-    plain model is a `BoundarySegmenter`; on disk: ``cfg`` (JSON, with
-    ``stats`` after training), then the model's ``features``,
-    ``support_vectors`` and ``classifier`` (`KernelComponent`)."""
+    """The ``pke_segmenter`` component (see the module docstring): its
+    plain model is a `BoundarySegmenter`; files as `KernelComponent`."""
 
     def __init__(self, vocab: Vocab, name: str = "pke_segmenter", *, window: int = 3, degree: int = 3,
                  C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1,
@@ -141,7 +139,7 @@ class KernelSegmenter(KernelComponent):
         cfg = self.cfg
         cfg["stats"] = {}
         model = BoundarySegmenter(cfg["window"])
-        examples = checked_examples(get_examples, f"{self.name}.initialize")
+        examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp)
         # the corpus is read before any SVM line: a large one takes minutes
         items = [self.gold_units(eg) for eg in model.progress.counted(examples, "reading gold words", "documents")
                  if len(eg.predicted)]

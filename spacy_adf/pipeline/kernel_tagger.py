@@ -41,9 +41,9 @@ from spacy.vocab import Vocab
 
 from ..models.kernel_forms import check_classifier_options, check_trainer
 from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger
+from ..training.spacy_internals import set_score_weights
 from .kernel_component import KernelComponent
-from .trainable import checked_examples
-from .score_weights import set_score_weights
+from .trainable import initialize_examples
 from .targets import SpanTarget, make_target
 
 # scheme names: the paper's IOB2 is spaCy-adf's "BIO" (B, I, O)
@@ -110,14 +110,10 @@ def make_pke_tagger(
 
 
 class PKETagger(KernelComponent):
-    """The ``pke_tagger`` component (see the module docstring).
-
-    ``plain_model`` (a `KernelTagger`, carried by ``self.model``) does the
-    work; ``self.cfg`` holds the options (see `make_pke_tagger`) and, after
-    training, ``stats``. On disk: ``cfg`` (JSON), then the tagger's
-    ``features`` (vocabulary and tag names), ``support_vectors`` and
-    ``classifier`` (`KernelComponent`).
-    """
+    """The ``pke_tagger`` component (see the module docstring): its plain
+    model is a `KernelTagger`; ``self.cfg`` holds the options of
+    `make_pke_tagger` and, after training, ``stats``; files as
+    `KernelComponent` (``features`` holds the tag names too)."""
 
     def __init__(
         self, vocab: Vocab, name: str = "pke_tagger", *, target: str = "spans:chunks", scheme: str = "BIO",
@@ -152,11 +148,6 @@ class PKETagger(KernelComponent):
         }
 
     @property
-    def tagger(self) -> KernelTagger:
-        """`plain_model`, by its name before the common one (kept for callers)."""
-        return self.plain_model
-
-    @property
     def tag_names(self) -> List[str]:
         """The classes: the chunk tags seen in training, in the target's order."""
         return list(self.plain_model.classes)
@@ -175,22 +166,20 @@ class PKETagger(KernelComponent):
         """Train: the labels of the examples (or `labels`) -> the tags of
         the scheme -> gold decisions -> one SVM per pair of tags -> the
         configured classifier."""
-        # examples checked as they stream by (spaCy's validate_get_examples
-        # reads them all first: one more silent pass over a large corpus)
         method = f"{self.name}.initialize"
         cfg = self.cfg
         cfg["stats"] = {}
         if labels is None:
             found = set()
             # a pass of its own over the corpus before the decisions: say so
-            examples = checked_examples(get_examples, method)
+            examples = initialize_examples(get_examples, method, nlp)
             for eg in self.plain_model.progress.counted(examples, "scanning labels", "documents"):
                 found.update(self.target.labels_in(eg))
             labels = sorted(found)
         cfg["labels"] = list(labels)
         tag_names = self.target.tag_names(cfg["labels"])
         try:
-            X, y = self.plain_model.examples(self._gold_items(checked_examples(get_examples, method)), tag_names,
+            X, y = self.plain_model.examples(self._gold_items(initialize_examples(get_examples, method, nlp)), tag_names,
                                         min_count=cfg["min_feature_count"])
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None

@@ -14,8 +14,7 @@ after it read the tags. This component tags
 - typographic quotes by their shape (“ opening, ” closing);
 - brackets ( [ { and ) ] } with the treebank's ( and ) tags.
 
-Other tokens keep their tags. (spaCy's attribute_ruler, used before,
-cannot pair quotes: it tagged every spaced straight quote as opening.)
+Other tokens keep their tags. (spaCy's attribute_ruler cannot pair quotes.)
 """
 from typing import Iterable, List, Tuple
 

@@ -25,7 +25,7 @@ from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
 from ..features.char_units import doc_units
-from ..models.char_segmenter import CharSegmenter, read_user_dict
+from ..models.char_segmenter import read_user_dict
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
 from .trainable import SparseTrainedPipe, initialize_examples
@@ -92,9 +92,8 @@ def _annotated(doc: Doc) -> bool:
 
 
 def _doc_text(doc: Doc, spaces: numpy.ndarray) -> str:
-    """doc.text without a Token object per token (which made it the
-    slowest step of building a word Doc): the token strings, each looked
-    up once, and the trailing spaces."""
+    """doc.text from each distinct token string and the trailing spaces:
+    a Token object per token would be the slowest step of a word Doc."""
     strings = doc.vocab.strings
     orths, inverse = numpy.unique(doc.to_array(ORTH), return_inverse=True)
     pieces = [strings[o] for o in orths.tolist()]
@@ -185,16 +184,6 @@ class ADFSegmenter(SparseTrainedPipe):
     # ------------------------------------------------------------ model parts
 
     @property
-    def plain_model(self) -> CharSegmenter:
-        """The character CRF segmenter, carried by the thinc Model (spacy_adf.SegmenterCRF.v1)."""
-        return self.model.attrs["segmenter"]
-
-    @property
-    def segmenter(self) -> CharSegmenter:
-        """`plain_model`, by its name before the common one (kept for callers)."""
-        return self.plain_model
-
-    @property
     def n_tags(self) -> int:
         return len(self.tag_names)
 
@@ -242,15 +231,10 @@ class ADFSegmenter(SparseTrainedPipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    user_dict: Optional[Union[str, Path]] = None, corpus: Optional[str] = None) -> None:
         """Build the lexicon (training words, plus the optional user
-        dictionary file) and the feature table from the corpus.
-
-        One pass over the examples, each dropped once read (units, gold
-        tags and fold kept per example); the feature lookups of the hashes
-        the table is built from are the first epoch's samples, primed in
-        the trainer's cache by content, so the corpus is hashed once.
-        corpus: read that reader of the config ("corpora.train") in full
-        instead of get_examples (a streamed training corpus: see
-        `trainable.initialize_examples`)."""
+        dictionary file) and the feature table in one pass over the corpus;
+        its feature lookups are the first epoch's samples, primed in the
+        trainer's cache by content, so the corpus is hashed once.
+        corpus: as `ADFTagger.initialize`."""
         examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
         n_examples, sequences, samples = self.plain_model.build_for_training(
             ((eg.predicted, eg.reference) for eg in examples), user_dict)

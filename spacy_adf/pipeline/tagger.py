@@ -19,13 +19,12 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
-from ..models.sequence_crf import SequenceCRF
 from ..scorers.tagging import tagger_score
 from ..serialization.payloads import dump_payload, load_payload
 from ..training.example_cache import MISS
 from ..training.sparse_trainer import SparseTrainer
+from ..training.spacy_internals import set_score_weights
 from .labels import LabelsInCfg, initial_labels
-from .score_weights import set_score_weights
 from .targets import Target, make_target
 from .trainable import SparseTrainedPipe, initialize_examples
 
@@ -126,16 +125,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     # ------------------------------------------------------------ labels and weights
 
     @property
-    def plain_model(self) -> SequenceCRF:
-        """The CRF sequence labeller, carried by the thinc Model (spacy_adf.CRF.v1)."""
-        return self.model.attrs["sequence_crf"]
-
-    @property
-    def sequence_crf(self) -> SequenceCRF:
-        """`plain_model`, by its name before the common one (kept for callers)."""
-        return self.plain_model
-
-    @property
     def tag_names(self) -> List[str]:
         """The CRF's output tags (e.g. O, B-NP, I-NP) in column order."""
         return self.target.tag_names(self.cfg["labels"])
@@ -157,19 +146,13 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None, corpus: Optional[str] = None) -> None:
-        """Collect labels and build the feature table from the corpus.
+        """Collect labels and build the feature table in one pass over the
+        examples (`SequenceCRF.read_training`). Its feature lookups are the
+        first epoch's training samples (primed in the trainer's cache), so
+        the corpus is hashed once.
 
-        One pass over the examples, each dropped once read: the component
-        collects the labels and hands each predicted Doc with its gold tags
-        to the model, which keeps its hashes, gold and input signature
-        (`SequenceCRF.read_training`). The feature lookups of those hashes
-        are the first epoch's training samples (primed in the trainer's
-        cache), so the corpus is hashed once, not once here and again in
-        the first epoch.
-
-        corpus: a reader of the config by dot name ("corpora.train") to
-        read in full instead of get_examples (for a streamed training
-        corpus: see `trainable.initialize_examples`)."""
+        corpus: a config reader by dot name ("corpora.train") to read in
+        full instead of get_examples (see `trainable.initialize_examples`)."""
         if self.plain_model.uses_clusters:
             self._induce_clusters(initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus))
         examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
@@ -313,13 +296,10 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         return self.scorer(examples, target=self.target, **kwargs)
 
     def pair_scorer(self, **kwargs) -> Optional[Callable[[List], Dict]]:
-        """score() over (predicted, reference) pairs instead of Examples
-        (`spacy_adf.training.evaluation.DocPair`: the lean evaluation builds
-        no Example for a pipeline whose scorers all take pairs), or None if
-        the configured scorer may need real Examples: only this package's
-        tagger scorer on a span target with spaCy's default span options
-        reads nothing but the two Docs (and the alignment, which a pair
-        builds on demand)."""
+        """score() over (predicted, reference) pairs (`evaluation.DocPair`),
+        or None if the configured scorer may need real Examples: only this
+        package's tagger scorer on a span target with spaCy's default span
+        options reads nothing but the two Docs and their alignment."""
         if self.scorer is not tagger_score or not self.target.is_spans or not self.target.fast_scores(kwargs):
             return None
         return lambda pairs: tagger_score(pairs, target=self.target, **kwargs)
@@ -343,10 +323,9 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     def _load_cfg(self, data: bytes) -> None:
         cfg = srsly.json_loads(data)
-        for key in ("labels", "target", "scheme"):
+        for key in ("labels", "target", "scheme", "covering"):
             if key not in cfg:
                 raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an adf_tagger cfg")
-        cfg = {"covering": False, **cfg}  # models saved before the setting existed
         keys = ("target", "scheme", "covering")
         if any(cfg[k] != self.cfg[k] for k in keys):
             saved = ", ".join(f"{k}={cfg[k]!r}" for k in keys)

@@ -30,6 +30,7 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
+from ..ml import PLAIN_MODEL
 from ..models.maxent_text import MaxEntText
 from ..training.example_cache import MISS
 from ..training.sparse_trainer import SparseTrainer
@@ -87,36 +88,26 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_textcat", *,
                  scorer: Optional[Callable] = None):
-        text_model = model.attrs.get("maxent_text") if isinstance(model, Model) else None
-        if not isinstance(text_model, MaxEntText):
+        plain = model.attrs.get(PLAIN_MODEL) if isinstance(model, Model) else None
+        if not isinstance(plain, MaxEntText):
             raise ValueError(
                 f"[{name}] the model must be built by spacy_adf.MaxEntTextcat.v1 "
-                f"(got {getattr(model, 'name', type(model).__name__)!r})"
+                f"(got {model.name if isinstance(model, Model) else type(model).__name__!r})"
             )
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
-        text_model.name = name
-        self.cfg = {"labels": [], **text_model.featurizer.settings, "n_train_examples": 0}
+        plain.name = name
+        self.cfg = {"labels": [], **plain.featurizer.settings, "n_train_examples": 0}
         self._label_cache: Tuple[tuple, Dict[str, int]] = ((), {})
-        self.trainer = SparseTrainer(name, text_model, (model.id, "maxent_weights"), self.training_samples,
+        self.trainer = SparseTrainer(name, plain, (model.id, "maxent_weights"), self.training_samples,
                                      lambda: max(int(self.cfg.get("n_train_examples", 0)), 1))
 
     # update() reads the examples and changes neither Doc (training.update: no copy needed)
     update_reads_examples_only = True
 
     # ------------------------------------------------------------ labels and weights
-
-    @property
-    def plain_model(self) -> MaxEntText:
-        """The MaxEnt text model, carried by the thinc Model (spacy_adf.MaxEntTextcat.v1)."""
-        return self.model.attrs["maxent_text"]
-
-    @property
-    def text_model(self) -> MaxEntText:
-        """`plain_model`, by its name before the common one (kept for callers)."""
-        return self.plain_model
 
     @property
     def featurizer(self):

@@ -12,6 +12,7 @@ from spacy.training import Example, validate_examples
 from thinc.api import Optimizer
 
 from ..core.params import GroupedParams
+from ..ml import PLAIN_MODEL
 from ..serialization.parts import SerializedParts
 from ..training.sparse_trainer import SparseTrainer
 from .handled_calls import HandledCalls
@@ -21,8 +22,8 @@ READS_EXAMPLES_ONLY = "update_reads_examples_only"
 
 class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
     """The base of the sparse-trained components. A subclass gives
-    ``plain_model`` (its model outside spaCy; ``self.model`` is the thinc
-    Model that carries it), ``self.trainer`` and must declare
+    ``self.model`` (the thinc Model carrying its `plain_model`),
+    ``self.trainer`` and must declare
     ``update_reads_examples_only``: True only if its update() changes
     neither Doc of an Example (`training.update` then skips spaCy's copy
     of every Example). There is no default: a new component that writes to
@@ -42,7 +43,7 @@ class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
     @property
     def plain_model(self):
         """The component's model outside spaCy (SequenceCRF, CharSegmenter, MaxEntText)."""
-        raise NotImplementedError(f"{type(self).__name__} does not name its plain model")
+        return self.model.attrs[PLAIN_MODEL]
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:

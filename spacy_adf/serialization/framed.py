@@ -6,10 +6,6 @@ a truncated, corrupted or foreign file fails loudly with a ValueError.
 `wrap` and `unwrap` put any file of a component (the array files above,
 the segmenter's lexicon, the dependency features, ...) in a checksummed
 part frame that names the file (see SerializedParts).
-
-Models that were written before this framing was shared (the CRF and MaxEnt
-files of spacy-adf 0.1, version 1 of their formats) are read by
-`unpack_v1`, so pipelines saved then still load.
 """
 import zlib
 from typing import Any, Dict, Optional, Sequence, Tuple
@@ -100,15 +96,13 @@ def unpack(data, fmt: str, version: int, dtypes: Dict[str, str]):
 
 
 def read_model(data, fmt: str, version: int, dtypes: Dict[str, str], what: str):
-    """(meta, arrays) of model data in format `fmt` at `version`, or at
-    version 1 (spacy-adf 0.1: metadata at the top level, see unpack_v1);
-    arrays() unpacks and checks the arrays (a model may have none, e.g. an
+    """(meta, arrays) of model data in format `fmt` at `version`; arrays()
+    unpacks and checks the arrays (a model may have none, e.g. an
     uninitialized one, which its meta says)."""
     _, msg = peek_format(data, what)
     if msg.get("format") != fmt:
         raise ValueError(f"the data is not a spacy-adf {what} (wrong format marker)")
-    if check_format(msg, fmt, [1, version]) == 1:
-        return msg, lambda: unpack_v1(msg, fmt, dtypes)
+    check_format(msg, fmt, [version])
     meta = msg.get("meta")
     if not isinstance(meta, dict):
         raise ValueError(f"the {fmt} data is incomplete or corrupt (no metadata)")
@@ -138,26 +132,6 @@ def unpack_message(msg: dict, fmt: str, dtypes: Dict[str, str]):
     if missing:
         raise ValueError(f"the {fmt} data lacks the arrays {sorted(missing)}")
     return arrays, meta
-
-
-def unpack_v1(msg: dict, fmt: str, dtypes: Dict[str, str]) -> Dict[str, numpy.ndarray]:
-    """Arrays of a version-1 CRF or MaxEnt message (spacy-adf 0.1): arrays
-    stored as {"shape", "data"} or as bare bytes (then 1-d), dtypes implied
-    by the format, the CRC taken in the order of `dtypes`."""
-    arrays = {}
-    crc = 0
-    try:
-        for name, dtype in dtypes.items():
-            entry = msg["arrays"][name]
-            raw, shape = (entry["data"], entry["shape"]) if isinstance(entry, dict) else (entry, [-1])
-            crc = zlib.crc32(raw, crc)
-            dt = numpy.dtype(dtype).newbyteorder("<")
-            arrays[name] = numpy.frombuffer(raw, dtype=dt).astype(dtype).reshape(shape)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"the {fmt} data is incomplete or corrupt ({e!r})") from None
-    if crc != msg.get("crc32"):
-        raise ValueError(f"the {fmt} data is corrupt (checksum mismatch)")
-    return arrays
 
 
 # ---------------------------------------------------------------- part frames
@@ -204,11 +178,6 @@ def write_wrapped(path, part: str, data) -> None:
             f.write(chunk)
 
 
-def is_wrapped(data) -> bool:
-    """Whether `data` starts like a part frame (written by `wrap`)."""
-    return bytes(data[:len(PART_PREFIX)]) == PART_PREFIX
-
-
 def unwrap(part: str, data) -> memoryview:
     """The payload of a frame written by ``wrap(part, ...)``, as a view of
     `data`, after checking the header, the part name, the size and the CRC32.
@@ -217,7 +186,7 @@ def unwrap(part: str, data) -> memoryview:
         raise ValueError("the file data must be bytes")
     if not data:
         raise ValueError("the file is empty")
-    if not is_wrapped(data):
+    if bytes(data[:len(PART_PREFIX)]) != PART_PREFIX:
         if PART_PREFIX.startswith(bytes(data)):
             raise ValueError("the file is truncated (incomplete header)")
         raise ValueError(f"the file does not start with a {PART_FORMAT} header")

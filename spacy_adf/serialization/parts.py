@@ -5,12 +5,10 @@ order) and gets spaCy's to/from bytes/disk, with every file checked:
 - ``cfg`` (JSON, human-readable as spaCy's convention wants) carries a
   ``"checksum"`` key: the CRC32 of the canonical JSON of its other keys
   (sorted keys, no whitespace), verified on load when present. A cfg edited
-  by hand must drop the key (it is then read unchecked, as are the cfg files
-  of spacy-adf 0.1).
+  by hand must drop the key (it is then read unchecked).
 - every other file is written inside a part frame (`framed.wrap`: format
-  name, the file's name, size, CRC32 of the payload). A file without a frame
-  is read as it is only when the cfg has no checksum (a spacy-adf 0.1
-  pipeline); after a checksummed cfg, every file must be framed.
+  name, the file's name, size, CRC32 of the payload), and a file without
+  one is refused.
 
 Every load error is a `PartLoadError` (a ValueError) naming the component,
 the file (its path, or the part name for from_bytes) and what to do."""
@@ -18,7 +16,7 @@ import json
 import re
 import zlib
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, Tuple, Union
 
 import srsly
 from spacy import util
@@ -63,10 +61,9 @@ def add_cfg_checksum(data: bytes) -> bytes:
     return json.dumps(cfg, indent=2, ensure_ascii=False).encode("utf8")
 
 
-def check_cfg(data) -> Tuple[bytes, bool]:
-    """(the cfg JSON without its checksum, whether it had one) after
-    checking that it is a UTF-8 JSON object whose checksum, if present,
-    matches. ValueError otherwise."""
+def check_cfg(data) -> bytes:
+    """The cfg JSON without its checksum, after checking that it is a UTF-8
+    JSON object whose checksum, if present, matches. ValueError otherwise."""
     try:
         text = bytes(data).decode("utf8")
     except UnicodeDecodeError as e:
@@ -78,16 +75,16 @@ def check_cfg(data) -> Tuple[bytes, bool]:
     if not isinstance(cfg, dict):
         raise ValueError("the file is not a JSON object")
     if CHECKSUM_KEY not in cfg:
-        # spacy-adf 0.1, or edited by hand: read unchecked, unless the
-        # checksum is there under a damaged key
+        # edited by hand: read unchecked, unless the checksum is there under
+        # a damaged key
         garbled = [k for k, v in cfg.items() if isinstance(v, str) and _CHECKSUM_VALUE.match(v)]
         if garbled:
             raise ValueError(f"the checksum is stored under the key {garbled[0]!r}")
-        return bytes(data), False
+        return bytes(data)
     saved = cfg.pop(CHECKSUM_KEY)
     if saved != cfg_checksum(cfg):
         raise ValueError(f"checksum mismatch (a cfg edited by hand must drop its {CHECKSUM_KEY!r} key)")
-    return json.dumps(cfg, ensure_ascii=False).encode("utf8"), True
+    return json.dumps(cfg, ensure_ascii=False).encode("utf8")
 
 
 class SerializedParts:
@@ -132,16 +129,10 @@ class SerializedParts:
 
     def _load_parts(self, parts: Parts, items: Iterable[Tuple[str, Callable[[], bytes], str]]) -> None:
         """Check and load each (name, read the data, where) in order."""
-        checked: Optional[bool] = None  # whether the cfg had a checksum (None: cfg not loaded)
         for name, read, where in items:
             try:
                 data = read()
-                if name == CFG_PART:
-                    data, checked = check_cfg(data)
-                elif checked or framed.is_wrapped(data):
-                    data = framed.unwrap(name, data)
-                # else: a file of spacy-adf 0.1, read as it is
-                parts[name][1](data)
+                parts[name][1](check_cfg(data) if name == CFG_PART else framed.unwrap(name, data))
             except Exception as e:
                 raise self._load_error(where, e) from None
 

@@ -3,18 +3,13 @@ arrays (the feature vocabularies of the bunsetsu parser and the kernel
 tagger, the segmenter lexicon). Each is a `framed` message (format name,
 version, CRC) whose metadata holds the content, so a file of another kind,
 an unknown version or a damaged one fails with a ValueError like every other
-model file.
-
-Files written before these payloads were versioned (spacy-adf 0.1 up to
-commit 8135a26) are bare msgpack of the content; they are read as version 0
-when the caller says what a valid one looks like (`legacy`)."""
-from typing import Any, Callable, Optional, Sequence, Tuple
+model file."""
+from typing import Any, Sequence, Tuple
 
 import srsly
 
 from . import framed
 
-LEGACY_VERSION = 0  # the bare msgpack content, before the payload was framed
 CONTENT_KEY = "content"
 
 
@@ -23,11 +18,9 @@ def dump_payload(fmt: str, version: int, content: Any) -> bytes:
     return framed.pack(fmt, version, {}, {CONTENT_KEY: content})
 
 
-def load_payload(data, fmt: str, versions: Sequence[int],
-                 legacy: Optional[Callable[[Any], bool]] = None) -> Tuple[int, Any]:
+def load_payload(data, fmt: str, versions: Sequence[int]) -> Tuple[int, Any]:
     """(version, content) of a payload written by `dump_payload` at one of
-    `versions`, or (LEGACY_VERSION, content) of a bare msgpack file for which
-    `legacy(content)` is true. ValueError for anything else."""
+    `versions`. ValueError for anything else."""
     try:
         msg = srsly.msgpack_loads(bytes(data))
     except Exception as e:  # msgpack raises several types on garbage input
@@ -38,6 +31,4 @@ def load_payload(data, fmt: str, versions: Sequence[int],
         if CONTENT_KEY not in meta:
             raise ValueError(f"the {fmt} data is incomplete (no content)")
         return version, meta[CONTENT_KEY]
-    if legacy is not None and legacy(msg):
-        return LEGACY_VERSION, msg
     raise ValueError(f"the data is not a {fmt} file (no format marker)")

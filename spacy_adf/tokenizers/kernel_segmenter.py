@@ -11,7 +11,7 @@ straight from the text: no character Doc, no retokenization.
 
 The model is saved with the pipeline (`tokenizer/segmenter`) in the
 pke_segmenter component's own checksummed format, in the classifier form
-it was trained or set to (`nlp.tokenizer.segmenter.set_classifier(...)`
+it was trained or set to (`nlp.tokenizer.component.set_classifier(...)`
 rebuilds another form from a libsvm model's support vectors). Whitespace is
 handled as by `spacy_adf.CharTokenizer.v1`, so the text is kept exactly and
 the Doc equals the one `pke_segmenter` makes.
@@ -29,25 +29,15 @@ from .word_tokenizer import FILE_NAME, SegmentingTokenizer
 class KernelSegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.KernelSegmenter.v1"
     file_format = "spacy_adf.KernelSegmenter"
-    component = "pke_segmenter"
+    component_factory = "pke_segmenter"
     component_files = ("cfg", "features", "classifier")  # of a saved pke_segmenter folder
 
     def __init__(self, vocab: Vocab):
-        super().__init__(vocab)
-        self.segmenter = KernelSegmenter(vocab, name="pke_segmenter_tokenizer")
+        super().__init__(vocab, KernelSegmenter(vocab, name="pke_segmenter_tokenizer"))
 
     @property
     def is_trained(self) -> bool:
-        return self.segmenter.is_trained
-
-    def _segment(self, codes, bounds):
-        return self.segmenter.plain_model.segment(codes, bounds)
-
-    def _model_to_bytes(self) -> bytes:
-        return self.segmenter.to_bytes()
-
-    def _model_from_bytes(self, data: bytes) -> None:
-        self.segmenter.from_bytes(data)
+        return self.component.is_trained
 
     # ------------------------------------------------------------ setup
 
@@ -71,16 +61,13 @@ class KernelSegmenterTokenizer(SegmentingTokenizer):
                              f"got {type(segmenter).__name__}")
         if not segmenter.is_trained:
             raise ValueError(f"{self.registered_name}: the pke_segmenter is not trained")
-        self.segmenter.from_bytes(segmenter.to_bytes())
+        self._model_from_bytes(segmenter.to_bytes())
         return self
 
 
-@registry.tokenizers("spacy_adf.KernelSegmenter.v1")
+@registry.tokenizers(KernelSegmenterTokenizer.registered_name)
 def create_kernel_segmenter_tokenizer():
-    def make(nlp):
-        return KernelSegmenterTokenizer(nlp.vocab)
-
-    return make
+    return KernelSegmenterTokenizer.of_nlp
 
 
 __all__ = ["KernelSegmenterTokenizer", "create_kernel_segmenter_tokenizer", "FILE_NAME"]

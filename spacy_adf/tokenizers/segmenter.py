@@ -22,32 +22,22 @@ from spacy.vocab import Vocab
 
 from ..ml.segmenter_crf import build_segmenter_model
 from ..models.char_segmenter import CharSegmenter
+from ..pipeline.segmenter import ADFSegmenter
 from .word_tokenizer import FILE_NAME, SegmentingTokenizer
 
 
 class SegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.Segmenter.v1"
     file_format = "spacy_adf.Segmenter"
-    component = "adf_segmenter"
+    component_factory = "adf_segmenter"
     component_files = ("cfg", "model")
 
     def __init__(self, vocab: Vocab):
-        super().__init__(vocab)
-        self.segmenter: CharSegmenter = build_segmenter_model().attrs["segmenter"]
-        self.segmenter.name = self.segmenter.crf.name = "segmenter_tokenizer"
+        super().__init__(vocab, ADFSegmenter(vocab, build_segmenter_model(), name="segmenter_tokenizer"))
 
     @property
     def is_trained(self) -> bool:
-        return self.segmenter.is_built
-
-    def _segment(self, codes, bounds):
-        return self.segmenter.segment(codes, bounds)
-
-    def _model_to_bytes(self) -> bytes:
-        return self.segmenter.to_bytes()
-
-    def _model_from_bytes(self, data: bytes) -> None:
-        self.segmenter.from_bytes(data)
+        return self.plain_model.is_built
 
     # ------------------------------------------------------------ setup
 
@@ -62,30 +52,26 @@ class SegmenterTokenizer(SegmentingTokenizer):
         [initialize.tokenizer] for its default tokenizer, are ignored."""
         self._initialize_model(segmenter_model)
         if user_dict is not None:
-            self.segmenter.load_user_dict(user_dict)
+            self.component.load_user_dict(user_dict)
 
     def _trained_segmenters(self, nlp) -> list:
-        return [pipe.segmenter for _, pipe in nlp.pipeline
-                if isinstance(getattr(pipe, "segmenter", None), CharSegmenter) and pipe.segmenter.is_built]
+        return [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ADFSegmenter) and pipe.plain_model.is_built]
 
     def from_segmenter(self, segmenter) -> "SegmenterTokenizer":
         """Take over (a copy of) a trained segmenter model: an adf_segmenter
         component or its CharSegmenter."""
-        model = getattr(segmenter, "segmenter", segmenter)
+        model = segmenter.plain_model if isinstance(segmenter, ADFSegmenter) else segmenter
         if not isinstance(model, CharSegmenter):
             raise ValueError(f"{self.registered_name}: expected an adf_segmenter or a CharSegmenter, "
                              f"got {type(segmenter).__name__}")
         model.crf.require_built()
-        self.segmenter.from_bytes(model.to_bytes())
+        self._model_from_bytes(model.to_bytes())
         return self
 
 
-@registry.tokenizers("spacy_adf.Segmenter.v1")
+@registry.tokenizers(SegmenterTokenizer.registered_name)
 def create_segmenter_tokenizer():
-    def make(nlp):
-        return SegmenterTokenizer(nlp.vocab)
-
-    return make
+    return SegmenterTokenizer.of_nlp
 
 
 __all__ = ["SegmenterTokenizer", "create_segmenter_tokenizer", "FILE_NAME"]

@@ -9,10 +9,11 @@ its text, so the text is kept exactly and the Doc equals the one the
 component makes. The tokenizer file is a msgpack map {"format", "segmenter":
 the model's own checksummed bytes, or None before training}.
 
-A subclass names itself (`registered_name`, `file_format`, `component`,
-`component_files`) and supplies `is_trained`, `_segment`, `_model_to_bytes`,
-`_model_from_bytes`, `_trained_segmenters` and `from_segmenter`; it keeps its
-model in `self.segmenter`, which loads a component folder with `from_disk`.
+A subclass names itself (`registered_name`, `file_format`,
+`component_factory`, `component_files`), makes `self.component` (an
+untrained component of that factory, whose files are the tokenizer's model
+and whose `plain_model` segments) and supplies `is_trained`,
+`_trained_segmenters` and `from_segmenter`.
 """
 import warnings
 from pathlib import Path
@@ -32,13 +33,24 @@ FILE_NAME = "segmenter"
 class SegmentingTokenizer:
     registered_name = ""  # e.g. "spacy_adf.Segmenter.v1", in messages
     file_format = ""  # the "format" field of the tokenizer file
-    component = ""  # the component whose trained model it takes, in messages
+    component_factory = ""  # the component whose trained model it takes, in messages
     component_files: Tuple[str, ...] = ()  # the files that make a folder that component's own
 
-    def __init__(self, vocab: Vocab):
+    def __init__(self, vocab: Vocab, component):
         self.vocab = vocab
+        self.component = component
+
+    @classmethod
+    def of_nlp(cls, nlp) -> "SegmentingTokenizer":
+        """An untrained tokenizer for `nlp` (what the registered function makes)."""
+        return cls(nlp.vocab)
 
     # ------------------------------------------------------------ the model
+
+    @property
+    def plain_model(self):
+        """The component's model, which segments the units."""
+        return self.component.plain_model
 
     @property
     def is_trained(self) -> bool:  # pragma: no cover - abstract
@@ -46,19 +58,19 @@ class SegmentingTokenizer:
 
     def _segment(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
         """uint8 word-start flag per unit."""
-        raise NotImplementedError  # pragma: no cover - abstract
+        return self.plain_model.segment(codes, bounds)
 
-    def _model_to_bytes(self) -> bytes:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _model_to_bytes(self) -> bytes:
+        return self.component.to_bytes()
 
-    def _model_from_bytes(self, data: bytes) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _model_from_bytes(self, data: bytes) -> None:
+        self.component.from_bytes(data)
 
     def _require_model(self) -> None:
         if not self.is_trained:
             raise ValueError(
                 f"{self.registered_name} has no model: set [initialize.tokenizer] "
-                f"segmenter_model to a trained {self.component} pipeline and run "
+                f"segmenter_model to a trained {self.component_factory} pipeline and run "
                 "nlp.initialize(), or load a saved pipeline"
             )
 
@@ -68,7 +80,7 @@ class SegmentingTokenizer:
         if segmenter_model is None:
             if not self.is_trained:
                 raise ValueError(f"{self.registered_name} needs [initialize.tokenizer] segmenter_model: "
-                                 f"the path of a trained pipeline with a {self.component} component")
+                                 f"the path of a trained pipeline with a {self.component_factory} component")
         elif self.is_trained and not Path(segmenter_model).exists():
             # a saved or packaged pipeline re-initialized elsewhere: its config
             # still names the training-time path; keep the loaded model
@@ -84,16 +96,16 @@ class SegmentingTokenizer:
         if not path.exists():
             raise ValueError(f"{self.registered_name}: segmenter model {path} does not exist")
         if all((path / name).exists() for name in self.component_files):
-            self.segmenter.from_disk(path)
+            self.component.from_disk(path)
             return
         import spacy
 
         nlp = spacy.load(path)
         found = self._trained_segmenters(nlp)
         if isinstance(nlp.tokenizer, type(self)) and nlp.tokenizer.is_trained:
-            found.append(nlp.tokenizer.segmenter)
+            found.append(nlp.tokenizer.component)
         if not found:
-            raise ValueError(f"{self.registered_name}: the pipeline at {path} has no trained {self.component}")
+            raise ValueError(f"{self.registered_name}: the pipeline at {path} has no trained {self.component_factory}")
         self.from_segmenter(found[0])
 
     def _trained_segmenters(self, nlp) -> list:  # pragma: no cover - abstract

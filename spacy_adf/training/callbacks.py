@@ -5,8 +5,7 @@ one full collection and then `gc.freeze()`, so the objects that exist then
 (the pipeline, the corpus' Docs and Examples: hundreds of thousands of
 objects that live until the process ends anyway) are left out of the
 cyclic garbage collector's later scans. Without it a full collection walks
-them all every so often in the middle of training or of an evaluation
-(CoNLL-2000 base NP: evaluations took 0.45 s instead of 0.25 s when one ran).
+them all every so often in the middle of training or of an evaluation.
 Reference counting still frees them; only an object in a reference cycle
 that becomes garbage after the freeze stays until the process exits. No
 effect on the trained weights.
@@ -17,20 +16,19 @@ block goes back to the system when it is freed. glibc's default raises that
 threshold each time a large block is freed (up to 32 MB), so the corpus-sized
 temporaries of initialize (hash matrices, feature counts, layout arrays) and
 the buffers of later model saves stay in the heap as free but resident
-memory: 60 MB of the peak of base-NP training. No effect on the weights;
+memory (docs/training.md). No effect on the weights;
 elsewhere than glibc it does nothing.
 
 `spacy_adf.lean_evaluate.v1` (``[initialize.after_init]``): the nlp object
-being trained evaluates through `spacy_adf.training.evaluation.lean_evaluate`:
-spaCy's scores without its extra Example copies and timing re-tokenization
-(CoNLL-2000 test set: see that module). Only ``speed`` differs (the
-pipeline's words per second, without tokenization).
+being trained evaluates through `spacy_internals.lean_evaluate`: spaCy's
+scores without its extra Example copies and timing re-tokenization. Only
+``speed`` differs (the pipeline's words per second, without tokenization).
 
 `spacy_adf.lean_update.v1` (``[initialize.after_init]``): the nlp object
-being trained updates through `spacy_adf.training.update.lean_update`,
-which skips spaCy's copy of every Example when only this package's
-sparse-trained components are updated and nothing annotates (they only read
-the examples; the same weights, tested).
+being trained updates through `spacy_internals.lean_update`, which skips
+spaCy's copy of every Example when only this package's sparse-trained
+components are updated and nothing annotates (they only read the examples;
+the same weights, tested).
 
 `spacy_adf.background_steps.v1` (``[initialize.after_init]``): every
 sparse-trained component of the nlp object being trained runs a batch's CRF
@@ -68,9 +66,8 @@ from spacy.language import Language
 from spacy.util import registry
 
 from .contract import TrainedByTrainer
-from .evaluation import install_lean_evaluate
+from .spacy_internals import install_lean_evaluate, install_lean_update
 from .sparse_trainer import SparseTrainer
-from .update import install_lean_update
 
 
 @registry.callbacks("spacy_adf.freeze_gc.v1")

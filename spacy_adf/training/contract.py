@@ -1,17 +1,19 @@
 """The contract between training (`training/`, `distributed/`) and what it
 trains: the protocols below are everything training calls on a model, an
-optimizer or a component, so nothing there probes objects with getattr or
-hasattr. A component declares an ability by its class (spaCy's
-`TrainablePipe`, this package's `SparseTrainedPipe`) or by having the
-methods of a `runtime_checkable` protocol, checked with isinstance.
+optimizer, a component or a component's trainer, so nothing there probes
+objects with getattr or hasattr. A component declares an ability by its
+class (spaCy's `TrainablePipe`, this package's `SparseTrainedPipe`) or by
+having the methods of a `runtime_checkable` protocol, checked with
+isinstance.
 
-Models (`models/`):
-- `TrainableModel`: a sparse model a `SparseTrainer` steps (LinearChainCRF,
-  MaxEntText). `SparseTrainer` itself offers the parameter-mixing surface of
-  distributed training: `n_samples()`, `train_on_fraction(f)`,
-  `export_state()`, `import_state(state)`, `bind_weights(w)`.
+Models (`models/`): `TrainableModel`, a sparse model a `SparseTrainer`
+steps (LinearChainCRF, MaxEntText).
 
-Optimizers: `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1).
+Optimizers: `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1),
+whose `sparse_state` is a `core.adf.SparseADF`; any other thinc Optimizer
+gets the dense gradient (``sgd(key, weights, gradient)``), and
+distributed/ steps its schedules (``step_schedules()``) as spaCy's loop
+does.
 
 Components (`pipeline/`), each protocol one ability:
 - `DeclaresUpdateEffects`: says whether its update() only reads the
@@ -19,7 +21,8 @@ Components (`pipeline/`), each protocol one ability:
   must declare it; a component that does not is treated as writing.
 - `BatchTrainable`: ``batch_objective(examples)`` and ``trainable_params``
   for L-BFGS and the on-line loop of the reproduction.
-- `TrainedByTrainer`: holds its `SparseTrainer` as ``trainer``.
+- `TrainedByTrainer`: holds its trainer as ``trainer``, a `Trainer`: what
+  `spacy_adf.background_steps.v1` sets and parameter mixing calls.
 - `Updatable`, `FinishesUpdates`: spaCy's update() / finish_update().
 - `Scoring`, `PairScoring`, `PredictionScoring`: the evaluation's three ways
   to score.
@@ -29,6 +32,8 @@ evaluates them, and a model's weights must not be read to answer it); they
 are documented on the protocol.
 """
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, runtime_checkable
+
+import numpy
 
 from ..core.adf import SparseADF
 from ..core.params import GroupedParams, SparseGrad
@@ -99,7 +104,8 @@ class TrainableModel(Protocol):
 @runtime_checkable
 class DeclaresUpdateEffects(Protocol):
     """A component that says whether its update() only reads the Examples
-    (True: neither Doc changes, so `training.update` need not copy them)."""
+    (True: neither Doc changes, so `spacy_internals.lean_update` need not
+    copy them)."""
 
     update_reads_examples_only: bool
 
@@ -139,11 +145,40 @@ class BatchTrainable(Protocol):
         """f(w) -> (summed log-likelihood of `examples`, gradient), float64."""
 
 
+class Trainer(Protocol):
+    """What training/ and distributed/ call on a component's trainer
+    (`SparseTrainer`): background steps (`spacy_adf.background_steps.v1`)
+    and the parameter mixing of distributed training."""
+
+    background: bool  # run a batch's steps in the background while the next batch is read
+
+    def train_on_fraction(self, fraction: float) -> None:
+        """Train on `fraction` of the corpus (a shard): the optimizer's
+        sizes (ADF's window and prior) shrink alike."""
+
+    def export_state(self) -> Dict[str, Optional[numpy.ndarray]]:
+        """{"weights", "rates", "averages"}: the settled weights and the
+        optimizer's per-feature rates and running averages (None where it
+        keeps none)."""
+
+    def restart_from(self, exported: Dict[str, Optional[numpy.ndarray]], optimizer: SparseOptimizer) -> None:
+        """Continue from `exported` with a new state of `optimizer`."""
+
+    def bind_weights(self, weights: numpy.ndarray) -> None:
+        """Predict with `weights` from now on (no copy)."""
+
+    def export_preparation(self) -> Any:
+        """What preparing the examples needs beyond the saved model, or None."""
+
+    def import_preparation(self, state: Any) -> None:
+        """Restore what export_preparation gave (None: nothing)."""
+
+
 @runtime_checkable
 class TrainedByTrainer(Protocol):
-    """A component trained through a SparseTrainer (``trainer``)."""
+    """A component trained through a `Trainer` (``trainer``)."""
 
-    trainer: Any  # a SparseTrainer (sparse_trainer imports this module)
+    trainer: Trainer
 
 
 @runtime_checkable

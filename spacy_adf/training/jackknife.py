@@ -150,9 +150,8 @@ def annotate(docs: List[Doc], pipelines: Sequence, batch_size: int) -> List[Doc]
 
 
 def _train(config_path: Path, out: Path, python: str, log: Callable[[str], None]) -> float:
-    # --code registers FoldSplit in the child whatever reader it wraps (the
-    # module imports only spaCy), also where the entry points are older
-    # than this code
+    # --code registers FoldSplit in the child even where the installed entry
+    # points are stale (the module imports only spaCy)
     readers = Path(__file__).resolve().parent.parent / "corpora" / "jackknifed.py"
     cmd = [python, "-m", "spacy", "train", str(config_path), "--output", str(out), "--code", str(readers)]
     log("  $ " + " ".join(cmd))

@@ -36,9 +36,10 @@ process's time line, every time both as ``time`` (``time.time()``) and as
 * ``exit``: written by an ``atexit`` hook, when the interpreter starts to
   shut down (so ``exit - finalize`` is the final save).
 
-The exact times come from wrapping, for the duration of training, the
-instance attributes ``nlp.evaluate``, ``nlp.update`` and each trainable
-component's ``finish_update`` (removed again in ``finalize``).
+The exact times come from wrapping, for the duration of training,
+``nlp.evaluate``, ``nlp.update`` and each trainable component's
+``finish_update`` (`spacy_internals.Wrappers`: spaCy's loop offers no hook
+between its steps; removed again in ``finalize``).
 """
 import atexit
 import json
@@ -52,10 +53,10 @@ from spacy.util import registry
 
 from .console_table import console_table
 from .contract import FinishesUpdates
+from .spacy_internals import Wrappers
 
 # times (time.time()) of the logger factory's calls since the last setup
 _FACTORY_CALLS: List[float] = []
-_MISSING = object()
 
 
 def process_start_time() -> Optional[float]:
@@ -96,7 +97,7 @@ class _ProcessClock:
         self.first_update: Optional[float] = None
         self.evaluate_start: Optional[float] = None
         self.evaluate_end: Optional[float] = None
-        self._wrapped: List[Tuple[Any, str, Any]] = []
+        self.wrappers = Wrappers()
 
     def since_start(self, t: Optional[float]) -> Optional[float]:
         return None if t is None or self.start is None else t - self.start
@@ -104,26 +105,6 @@ class _ProcessClock:
     def stamp(self, event: str, t: Optional[float] = None, **extra) -> Dict[str, Any]:
         t = time.time() if t is None else t
         return {"event": event, "time": t, "process_seconds": self.since_start(t), **extra}
-
-    def _wrap(self, obj: Any, name: str, method: Callable, before: Optional[Callable[[], None]],
-              after: Optional[Callable[[], None]]) -> None:
-        """Set obj.<name> to `method` (obj's own, bound) timed by before /
-        after; restore() puts back what obj's __dict__ held."""
-
-        def wrapper(*args, **kwargs):
-            if before is not None:
-                before()
-            result = method(*args, **kwargs)
-            if after is not None:
-                after()
-            return result
-
-        try:
-            previous = vars(obj).get(name, _MISSING)
-            setattr(obj, name, wrapper)
-        except (AttributeError, TypeError):  # no instance __dict__: keep it unwrapped
-            return
-        self._wrapped.append((obj, name, previous))
 
     def instrument(self, nlp: Language) -> None:
         def first_update():
@@ -139,23 +120,12 @@ class _ProcessClock:
         def evaluate_end():
             self.evaluate_end = time.time()
 
-        self._wrap(nlp, "update", nlp.update, first_update, None)
-        self._wrap(nlp, "evaluate", nlp.evaluate, evaluate_start, evaluate_end)
+        self.wrappers.wrap(nlp, "update", before=first_update)
+        self.wrappers.wrap(nlp, "evaluate", before=evaluate_start, after=evaluate_end)
         # the components being trained (spaCy calls setup with the frozen ones disabled)
         for _, proc in nlp.pipeline:
             if isinstance(proc, FinishesUpdates) and proc.is_trainable:
-                self._wrap(proc, "finish_update", proc.finish_update, None, update_end)
-
-    def restore(self) -> None:
-        for obj, name, previous in reversed(self._wrapped):
-            try:
-                if previous is _MISSING:
-                    delattr(obj, name)
-                else:
-                    setattr(obj, name, previous)
-            except AttributeError:
-                pass
-        self._wrapped = []
+                self.wrappers.wrap(proc, "finish_update", after=update_end)
 
 
 @registry.loggers("spacy_adf.TimingLogger.v1")
@@ -248,7 +218,7 @@ def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar
             log_console(info)
 
         def finalize() -> None:
-            clock.restore()
+            clock.wrappers.restore()
             finalize_console()
             if out is not None:
                 out.close()

@@ -19,8 +19,6 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from spacy.training import Example
 
-from .contract import BatchTrainable
-
 
 def online_optimizer(name: str, learn_rate: float, sigma: Optional[float], *,
                      minibatch: int = 1, decay: float = 0.9):
@@ -38,20 +36,6 @@ def online_optimizer(name: str, learn_rate: float, sigma: Optional[float], *,
     if name in ("perc", "avgperc"):
         return Perceptron(averaged=name == "avgperc", minibatch=minibatch)
     raise ValueError(f"unknown on-line method {name!r}")
-
-
-def trainable_components(nlp, train: Sequence[Example]) -> list:
-    """The spacy-adf components of `nlp` to train (those with a
-    ``batch_objective``: `BatchTrainable`); every other component (e.g. a frozen POS tagger
-    feeding the features) annotates the training Docs once, here."""
-    names = [n for n, p in nlp.pipeline if isinstance(p, BatchTrainable)]
-    if not names:
-        raise ValueError("no spacy-adf trainable component in the pipeline")
-    for name, proc in nlp.pipeline:
-        if name not in names:
-            for eg in train:
-                proc(eg.predicted)
-    return [nlp.get_pipe(n) for n in names]
 
 
 def train_online(

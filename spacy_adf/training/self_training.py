@@ -3,8 +3,7 @@
 A segmenter trained on the gold corpus segments unlabeled text of the same
 domain; those lines join the gold lines, and a second segmenter trains on
 both. The unlabeled text adds the words and contexts of its domain that the
-gold corpus lacks (on held-out lines of the Weibo training file: 94.33
-against 94.09 and 96.23 against 96.11; docs/components.md).
+gold corpus lacks (results in docs/pipelines.md).
 
 What keeps it honest: a line of the unlabeled text whose text (spaces
 removed) is a line of an ``exclude`` file (the dev set, say) is left out, so

@@ -19,10 +19,11 @@ from ..optimizers.adf import is_perceptron
 from .contract import SparseOptimizer, TrainableModel
 from .example_cache import ExampleCache
 
-__all__ = ["SparseTrainer", "SparseOptimizer", "TrainableModel"]
-
 
 class SparseTrainer:
+    """A component's training (the `contract.Trainer` that training/ and
+    distributed/ call)."""
+
     def __init__(self, name: str, model: TrainableModel, params_key: Tuple[int, str],
                  samples_of: Callable[[Example], List[Any]], n_samples: Callable[[], int], *,
                  preparation: Optional[Tuple[Callable[[], Any], Callable[[Any], None]]] = None) -> None:
@@ -85,18 +86,14 @@ class SparseTrainer:
             "averages": state.averaged_weights() if state is not None and state.use_averages else None,
         }
 
-    def import_state(self, exported: Dict[str, Optional[numpy.ndarray]]) -> None:
-        """Continue training from `exported` (as export_state gives it): the
-        weights are copied into the model's own buffer (a read-only array,
-        e.g. one of Ray's zero-copy arrays, is copied first) and, once the
-        optimizer has a state, its learning rates are set."""
+    def _copy_weights(self, weights: numpy.ndarray) -> None:
+        """`weights` copied into the model's own buffer (a read-only source,
+        e.g. one of Ray's zero-copy arrays, is fine)."""
         params = self.model.params
         if params.weights.flags.writeable:
-            numpy.copyto(params.weights, exported["weights"])
+            numpy.copyto(params.weights, weights)
         else:  # weights loaded from bytes may be a read-only buffer
-            params.set_weights(numpy.array(exported["weights"], dtype=numpy.float32))
-        if self.state is not None and exported.get("rates") is not None:
-            self.state.set_learning_rates(exported["rates"])
+            params.set_weights(numpy.array(weights, dtype=numpy.float32))
 
     def bind_weights(self, weights: numpy.ndarray) -> None:
         """Predict with `weights` from now on, bound without a copy (a driver
@@ -132,8 +129,8 @@ class SparseTrainer:
         loss_dicts, self._losses = self._losses, []
         if not samples:
             return
-        perceptron = is_perceptron(sgd, self.name)
         if isinstance(sgd, SparseOptimizer):
+            perceptron = is_perceptron(sgd, self.name)
             params = self.model.training_params
             state = sgd.sparse_state(self.params_key, params, n_examples=self.n_samples())
             self.state = state
@@ -148,7 +145,7 @@ class SparseTrainer:
             self.state = None
             params = self.model.params
             grad = self._grad_for(params)
-            total = self.model.accumulate_gradient(grad, samples, perceptron)
+            total = self.model.accumulate_gradient(grad, samples, False)  # the log-likelihood's
             dense = (-grad.to_dense()).astype(numpy.float32)  # thinc minimises
             grad.clear()
             weights, _ = sgd(self.params_key, params.weights, dense)
@@ -210,7 +207,7 @@ class SparseTrainer:
             raise ValueError(f"{self.name}: restart_from needs a sparse on-line optimizer, "
                              f"not {type(optimizer).__name__}")
         self.model.settle()
-        self.import_state({"weights": exported["weights"], "rates": None})
+        self._copy_weights(exported["weights"])
         params = self.model.training_params
         self.state = optimizer.sparse_state(self.params_key, params, n_examples=self.n_samples())
         if exported.get("rates") is not None:

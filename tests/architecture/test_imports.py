@@ -3,8 +3,8 @@
 (``from ..models import``), absolute (``from spacy_adf.models import``,
 ``import spacy_adf.models``) or Cython's ``cimport``; no module imports
 another module's private (underscore) names; no import cycle between
-packages, nor between the benchmark modules; training/ and distributed/
-call components through declared protocols, not getattr/hasattr probing;
+packages, nor between the benchmark modules; no package probes objects
+with getattr/hasattr (abilities are declared protocols or classes);
 tests import no script."""
 import ast
 import re
@@ -139,11 +139,11 @@ def test_the_checks_see_absolute_imports_and_cimports():
                for _, _, names in imps)
     sample = PACKAGE / "pipeline" / "tagger.py"
     found = {tuple(t) for _, t, _ in _imports(sample)}
-    assert ("models", "sequence_crf") in found
+    assert ("core", "crf") in found
     probe = ("from spacy_adf.pipeline.tagger cimport X\ncimport spacy_adf.ml.crf\n"
-             "from ..training.update import (a,\n    _b)\nfrom libc.math cimport exp\n")
+             "from ..training.evaluation import (a,\n    _b)\nfrom libc.math cimport exp\n")
     got = [(t, n) for _, t, n in _imports(PACKAGE / "models" / "probe.pyx", probe)]
-    assert got == [(["pipeline", "tagger"], ["X"]), (["ml", "crf"], []), (["training", "update"], ["a", "_b"])]
+    assert got == [(["pipeline", "tagger"], ["X"]), (["ml", "crf"], []), (["training", "evaluation"], ["a", "_b"])]
 
 
 def _cycle(graph):
@@ -202,19 +202,62 @@ def test_no_import_cycle_within_benchmarks():
     assert _cycle(graph) is None, f"import cycle: {' -> '.join(_cycle(graph))}"
 
 
-_PROBING = re.compile(r"\b(getattr|hasattr)\s*\(")
+# Probes of the platform, where a missing function is the answer and not a
+# mistake: (file, probed name) -> why the probe stays.
+PLATFORM_PROBES = {
+    ("kernels/heap.py", "malloc_trim"): "a C library other than glibc has no malloc_trim",
+    ("kernels/online.py", "sched_getaffinity"): "os.sched_getaffinity exists on some systems only",
+    ("core/online.pyx", "register_at_fork"): "os.register_at_fork exists on POSIX systems only",
+}
+# Cython: hasattr(x, "name") and getattr(x, "name", default)
+_CY_PROBE = re.compile(r"\b(?:hasattr\s*\(\s*[\w.]+\s*,\s*[\"'](\w+)[\"']"
+                       r"|getattr\s*\(\s*[\w.]+\s*,\s*[\"'](\w+)[\"']\s*,)")
 
 
-@pytest.mark.parametrize("package", ["training", "distributed"])
-def test_training_calls_protocols_not_probes(package):
-    """Components' abilities are declared (`training.contract`, spaCy's
-    TrainablePipe, SparseTrainedPipe) and checked with isinstance."""
-    bad = []
-    for path in sorted((PACKAGE / package).rglob("*.py")):
-        for lineno, line in enumerate(path.read_text(encoding="utf8").splitlines(), 1):
-            if _PROBING.search(line.split("#", 1)[0]):
-                bad.append(f"{path.relative_to(PACKAGE)}:{lineno}: {line.strip()}")
-    assert not bad, "getattr/hasattr in " + package + ":\n" + "\n".join(bad)
+def _probes(path: Path, text: str = None):
+    """(line, probed name or None) of every hasattr(...) and every
+    getattr(obj, name, default) in `path` (`text`: the source, if not the
+    file's). getattr(obj, name) without a default reads an attribute named
+    at run time; it probes nothing."""
+    text = path.read_text(encoding="utf8") if text is None else text
+    if path.suffix == ".py":
+        for node in ast.walk(ast.parse(text)):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if node.func.id == "hasattr" or (node.func.id == "getattr" and len(node.args) == 3):
+                name = node.args[1] if len(node.args) > 1 else None
+                yield node.lineno, name.value if isinstance(name, ast.Constant) else None
+        return
+    for lineno, line in enumerate(text.splitlines(), 1):
+        for m in _CY_PROBE.finditer(line.split("#", 1)[0]):
+            yield lineno, m.group(1) or m.group(2)
+
+
+def _package_probes(package: str):
+    for path in _sources():
+        if _top(path) == package:
+            rel = str(path.relative_to(PACKAGE))
+            for lineno, name in _probes(path):
+                yield rel, lineno, name
+
+
+@pytest.mark.parametrize("package", sorted(LAYER_OF))
+def test_abilities_are_declared_not_probed(package):
+    """What an object can do is declared (`training.contract`'s protocols,
+    spaCy's TrainablePipe, SparseTrainedPipe, a class) and checked with
+    isinstance, never probed with hasattr / getattr(obj, name, default);
+    the platform's functions are the one exception (PLATFORM_PROBES)."""
+    bad = [f"{rel}:{lineno}: {name}" for rel, lineno, name in _package_probes(package)
+           if (rel, name) not in PLATFORM_PROBES]
+    assert not bad, f"getattr/hasattr probes in {package}/:\n" + "\n".join(bad)
+
+
+def test_platform_probes_are_still_there_and_the_finder_sees_them():
+    found = {(rel, name) for package in LAYER_OF for rel, _, name in _package_probes(package)}
+    assert set(PLATFORM_PROBES) <= found, f"drop from PLATFORM_PROBES: {sorted(set(PLATFORM_PROBES) - found)}"
+    probe = "a = hasattr(x, 'y')\nb = getattr(x, 'z', None)\nc = getattr(x, name)\n"
+    assert list(_probes(PACKAGE / "models" / "probe.py", probe)) == [(1, "y"), (2, "z")]
+    assert list(_probes(PACKAGE / "core" / "probe.pyx", probe)) == [(1, "y"), (2, "z")]
 
 
 def test_tests_import_no_script():

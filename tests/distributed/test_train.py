@@ -128,7 +128,7 @@ def test_shard_trainer_restores_the_lexicon_folds(tmp_path):
     nlp, examples, shard = shard_of(SEG_CONFIG, over)
     folds = lexicon_folds(nlp)
     assert set(folds["adf_segmenter"].values()) - {-1}  # some words are hidden from their fold
-    assert shard.nlp.get_pipe("adf_segmenter").segmenter.lexicon_folds() == folds["adf_segmenter"]
+    assert shard.nlp.get_pipe("adf_segmenter").plain_model.lexicon_folds() == folds["adf_segmenter"]
     same_training_samples(nlp.get_pipe("adf_segmenter"), shard.nlp.get_pipe("adf_segmenter"), examples,
                           shard.all_examples)
 

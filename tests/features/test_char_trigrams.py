@@ -55,7 +55,7 @@ def test_pickle_keeps_the_option():
 
 def test_trigram_segmenter_c_path_and_round_trip():
     nlp, seg = train_small(char_trigrams=True)
-    model = seg.segmenter
+    model = seg.plain_model
     assert model.featurizer.char_trigrams
     texts = random_texts(200, seed=11) + ODD
     codes, _, bounds, _ = texts_to_units(texts)
@@ -63,12 +63,12 @@ def test_trigram_segmenter_c_path_and_round_trip():
     before = [[t.text for t in doc] for doc in nlp.pipe(texts)]
     loaded = spacy.blank("zh").from_config(nlp.config)
     loaded.from_bytes(nlp.to_bytes())
-    assert loaded.get_pipe("adf_segmenter").segmenter.featurizer.char_trigrams
+    assert loaded.get_pipe("adf_segmenter").plain_model.featurizer.char_trigrams
     assert [[t.text for t in doc] for doc in loaded.pipe(texts)] == before
 
 
 def test_default_segmenter_has_no_trigrams():
     nlp = char_nlp("zh")
     seg = nlp.add_pipe("adf_segmenter", config={"model": {"@architectures": "spacy_adf.SegmenterCRF.v1"}})
-    assert not seg.segmenter.featurizer.char_trigrams
-    assert "char_trigrams" not in seg.segmenter.options
+    assert not seg.plain_model.featurizer.char_trigrams
+    assert "char_trigrams" not in seg.plain_model.options

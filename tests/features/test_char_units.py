@@ -119,7 +119,7 @@ def crf():
 
 def test_crf_segmenter_keeps_clusters_and_runs(crf, tmp_path):
     nlp, seg = crf
-    assert seg.segmenter.cfg["unit_rules"] == "graphemes"
+    assert seg.plain_model.cfg["unit_rules"] == "graphemes"
     doc = nlp(TEXT)
     assert doc.text == TEXT
     _check_no_split(doc)
@@ -132,27 +132,27 @@ def test_crf_segmenter_keeps_clusters_and_runs(crf, tmp_path):
     assert srsly.read_json(tmp_path / "p" / "adf_segmenter" / "cfg")["unit_rules"] == "graphemes"
 
 
-def test_model_saved_without_unit_rules_keeps_code_point_units(crf, tmp_path):
-    """A model saved before the rules existed (no "unit_rules" in its cfg)
-    loads with "codepoints" and predicts exactly as the unruled model."""
+def test_code_point_rules_predict_the_unruled_units(crf):
+    """A model whose cfg says "codepoints" lets every unit start a word; a
+    cfg without the key is refused (every saved model states its rules)."""
     nlp, seg = crf
-    model = seg.segmenter
-    data = model.to_bytes()
-    legacy = type(model)(model.options, name="legacy")
-    legacy.from_bytes(data)
-    assert legacy.cfg["unit_rules"] == "graphemes"
-    legacy.cfg.pop("unit_rules")
-    old_bytes = legacy.to_bytes()  # what an old spacy-adf wrote: no key
-    assert b"unit_rules" not in old_bytes
-    old = type(model)(model.options, name="old")
-    old.from_bytes(old_bytes)
-    assert old.cfg["unit_rules"] == "codepoints"
+    model = seg.plain_model
+    other = type(model)(model.options, name="other")
+    other.from_bytes(model.to_bytes())
+    assert other.cfg["unit_rules"] == "graphemes"
+    other.cfg["unit_rules"] = "codepoints"
+    raw = type(model)(model.options, name="raw")
+    raw.from_bytes(other.to_bytes())
+    assert raw.cfg["unit_rules"] == "codepoints"
     codes, _, bounds = text_units(TEXT)
-    raw = old.segment(codes, bounds)
+    unruled = raw.segment(codes, bounds)
     ruled = model.segment(codes, bounds)
-    assert (ruled == apply_unit_rules(raw.copy(), codes, bounds, "graphemes")).all()
+    assert (ruled == apply_unit_rules(unruled.copy(), codes, bounds, "graphemes")).all()
     # the toy model, which never saw these characters, splits some of them
-    assert (raw != ruled).any()
+    assert (unruled != ruled).any()
+    other.cfg.pop("unit_rules")
+    with pytest.raises(ValueError, match="unit_rules"):
+        type(model)(model.options, name="old").from_bytes(other.to_bytes())
 
 
 def test_kernel_segmenter_keeps_clusters_and_runs(tmp_path):
@@ -166,11 +166,9 @@ def test_kernel_segmenter_keeps_clusters_and_runs(tmp_path):
     _check_no_split(doc)
     codes, _, bounds = text_units(TEXT)
     assert (model.segment(codes, bounds) == model.segment_reference(codes, bounds)).all()
-    # an old features part (no "unit_rules") loads as "codepoints"
+    # a features part without its unit rules is refused
     from spacy_adf.serialization.framed import pack
 
     old = pack("spacy_adf.boundary_features", 1, {"keys": model.vocab.keys}, {"window": model.window})
-    model.features_from_bytes(old)
-    assert model.unit_rules == "codepoints"
-    model.features_from_bytes(model.features_to_bytes())
-    assert model.unit_rules == "codepoints"
+    with pytest.raises(ValueError, match="incomplete"):
+        model.features_from_bytes(old)

@@ -123,7 +123,7 @@ def reference_viterbi(crf: CRFModel, ptr, attrs) -> numpy.ndarray:
 
 def test_batch_featurize_and_viterbi_match_per_doc_reference(trained):
     ner = trained.get_pipe("ner")
-    sc = ner.sequence_crf
+    sc = ner.plain_model
     docs = [eg.predicted for eg in corpus(trained.vocab, 40, 1)]
     docs.insert(3, Doc(trained.vocab, words=[]))
     ss, ptr, attrs = sc.featurize(docs)

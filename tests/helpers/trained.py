@@ -1,11 +1,11 @@
 """Small trained pipelines of every component kind, for tests of behaviour
 that any trained model shows (error handling, empty Docs): the committed
-pipelines of tests/compat/main_8135a26 (make_main_pipelines.py)."""
+pipelines of tests/compat/saved_pipelines (make_main_pipelines.py)."""
 from pathlib import Path
 
 import spacy
 
-FIXTURES = Path(__file__).parent.parent / "compat" / "main_8135a26"
+FIXTURES = Path(__file__).parent.parent / "compat" / "saved_pipelines"
 # fixture directory -> the registered component it holds (its last pipe)
 COMPONENT_OF = {
     "tagger": "adf_tagger",

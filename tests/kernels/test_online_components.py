@@ -27,7 +27,7 @@ def dep_nlp(dep_corpus):
 def test_dependency_learns_saves_and_loads(dep_nlp, dep_corpus, tmp_path):
     nlp, train = dep_nlp
     pipe = nlp.get_pipe("pke_dependency")
-    assert isinstance(pipe.parser.primal, PrimalSVM) and pipe.parser.support_vectors is None
+    assert isinstance(pipe.plain_model.primal, PrimalSVM) and pipe.plain_model.support_vectors is None
     assert isinstance(pipe.classifier, PKE) and pipe.classifier.stats["trainer"] == "online"
     assert pipe.cfg["stats"]["training"]["trainer"] == "online"
     assert nlp.evaluate(train)["bunsetsu_dep_acc"] > 0.98

@@ -240,7 +240,7 @@ def primal_nlp(corpus):
 def test_component_trains_with_the_primal_trainer(primal_nlp, corpus, tmp_path):
     nlp, train = primal_nlp
     pipe = nlp.get_pipe("pke_dependency")
-    assert pipe.parser.support_vectors is None and isinstance(pipe.parser.primal, PrimalSVM)
+    assert pipe.plain_model.support_vectors is None and isinstance(pipe.plain_model.primal, PrimalSVM)
     assert isinstance(pipe.classifier, PKE) and pipe.classifier.stats["trainer"] == "primal"
     stats = pipe.cfg["stats"]
     assert stats["training"]["trainer"] == "primal" and stats["n_sv"] > 0
@@ -263,9 +263,8 @@ def test_component_trains_with_the_primal_trainer(primal_nlp, corpus, tmp_path):
 
 
 def X_of(pipe, examples):
-    rows = [f for eg in examples[:20] for f, _ in pipe.parser.gold_decisions(
-        eg.reference, eg.reference.spans["bunsetsu"], eg.reference.spans["bunsetsu"].attrs["heads"])]
-    return to_csr(rows, len(pipe.parser.vocab))
+    spans = [eg.reference.spans["bunsetsu"] for eg in examples[:20]]
+    return pipe.plain_model.examples([(s.doc, s, s.attrs["heads"]) for s in spans], build_vocab=False)[0]
 
 
 @pytest.mark.parametrize("kind", ["pkb", "pki"])
@@ -275,7 +274,7 @@ def test_pkb_and_pki_of_a_primal_model_are_a_clear_error(primal_nlp, kind):
     with pytest.raises(ValueError, match="primal trainer gives PKE only"):
         pipe.set_classifier(kind)
     with pytest.raises(ValueError, match="primal trainer gives PKE only"):
-        pipe.parser.build(kind)
+        pipe.plain_model.build(kind)
     with pytest.raises(ValueError, match="primal trainer gives PKE only"):
         spacy.blank("xx").add_pipe("pke_dependency", config={"trainer": "primal", "classifier": kind})
 
@@ -285,7 +284,7 @@ def test_unknown_trainer_is_an_error():
         spacy.blank("xx").add_pipe("pke_dependency", config={"trainer": "liblinear"})
 
 
-def test_libsvm_is_the_default_trainer_and_old_cfgs_load(primal_nlp):
+def test_libsvm_is_the_default_trainer_and_a_cfg_without_one_is_refused(primal_nlp):
     import json
 
     nlp = spacy.blank("xx")
@@ -294,5 +293,5 @@ def test_libsvm_is_the_default_trainer_and_old_cfgs_load(primal_nlp):
     cfg = json.loads(pipe._cfg_to_bytes())
     del cfg["trainer"]
     other = spacy.blank("xx").add_pipe("pke_dependency", config={"trainer": "primal"})
-    other._cfg_from_bytes(json.dumps(cfg).encode("utf8"))
-    assert other.cfg["trainer"] == "libsvm"
+    with pytest.raises(ValueError, match="cfg is incomplete.*trainer"):
+        other._cfg_from_bytes(json.dumps(cfg).encode("utf8"))

@@ -37,7 +37,7 @@ def train_small(scheme="BMES", **model_options):
 
 @pytest.fixture(scope="module")
 def models():
-    return {scheme: train_small(scheme)[1].segmenter for scheme in ("BMES", "BI", "BB2B3MES")}
+    return {scheme: train_small(scheme)[1].plain_model for scheme in ("BMES", "BI", "BB2B3MES")}
 
 
 @pytest.mark.parametrize("scheme", ["BMES", "BI", "BB2B3MES"])
@@ -87,7 +87,7 @@ def test_c_path_checks_its_input(models):
 
 def test_forced_user_words_take_the_reference_path():
     nlp, seg = train_segmenter(make_sentences(200, seed=5), epochs=3)
-    model = seg.segmenter
+    model = seg.plain_model
     model.add_words(["人民银行"])
     codes, _, bounds, _ = texts_to_units(["中国人民银行很好"])
     starts = model.segment(codes, bounds)

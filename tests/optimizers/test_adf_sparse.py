@@ -1,13 +1,13 @@
-"""Sparse ADF against the literal dense reference of NOTES.md section 1."""
+"""Sparse ADF against its literal dense test oracle (tests.helpers.dense_adf)."""
 import numpy
 import pytest
 
 from spacy_adf.core.adf import SparseADF
 from spacy_adf.core.crf import CRFModel
 from spacy_adf.core.params import SparseGrad
-from spacy_adf.optimizers.reference import DenseADFReference
 
 from tests.helpers.crf import random_batch, random_model
+from tests.helpers.dense_adf import DenseADFReference
 
 
 def _run_both(batch_sizes, *, use_averages, inv_n_sigma2=0.003, window=5, seed=0, n_attrs=40):

@@ -7,11 +7,10 @@ ValueError that names the component and the file and says what to do.
 The one exception is documented: a flip that leaves a cfg's JSON equivalent
 (e.g. whitespace turned into other whitespace) loads, and then the pipeline
 is the same. Tiny pipelines of all five kinds are trained once (the
-patterns of tests/compat/make_legacy_pipelines.py; "xx" for the tagger and
+recipes of tests/compat/make_main_pipelines.py; "xx" for the tagger and
 the text classifier, and no tokenizer special cases, which load slowly).
 """
 import random
-from pathlib import Path
 
 import pytest
 import spacy
@@ -21,7 +20,7 @@ from spacy.training import Example
 
 from spacy_adf.serialization import framed
 from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
-from tests.compat import make_legacy_pipelines as legacy
+from tests.compat import make_main_pipelines as recipes
 
 FLIP_TRIALS = 8
 # the files spacy-adf writes, per pipeline (not spaCy's own vocab and tokenizer files)
@@ -42,12 +41,12 @@ def _tagger():
     nlp.add_pipe("adf_tagger", config={"target": "spans:chunks", "model": {
         "@architectures": "spacy_adf.CRF.v1", "templates": ["w[0]", "t[-1]", "t[0]", "t[1]", "t[0]|t[1]"]}})
     egs = []
-    for words, tags, spans in legacy.CHUNKS:
+    for words, tags, spans in recipes.CHUNKS:
         ref = Doc(nlp.vocab, words=words, tags=tags)
         ref.spans["chunks"] = [Span(ref, s, e, label=label) for s, e, label in spans]
         egs.append(Example(Doc(nlp.vocab, words=words, tags=tags), ref))
     nlp.initialize(lambda: egs)
-    return legacy._train(nlp, egs, 5)
+    return recipes._train(nlp, egs, 5)
 
 
 def _textcat():
@@ -57,12 +56,12 @@ def _textcat():
     egs = []
     for i in range(20):
         label = "positive" if i % 2 == 0 else "negative"
-        ws = rng.sample(legacy.FILLER, 4) + [rng.choice(legacy.POS_WORDS if i % 2 == 0 else legacy.NEG_WORDS)]
+        ws = rng.sample(recipes.FILLER, 4) + [rng.choice(recipes.POS_WORDS if i % 2 == 0 else recipes.NEG_WORDS)]
         ref = Doc(nlp.vocab, words=ws)
         ref.cats = {"positive": float(label == "positive"), "negative": float(label == "negative")}
         egs.append(Example(Doc(nlp.vocab, words=ws), ref))
     nlp.initialize(lambda: egs)
-    return legacy._train(nlp, egs, 3)
+    return recipes._train(nlp, egs, 3)
 
 
 def _fast(nlp):
@@ -78,20 +77,20 @@ def pipelines(tmp_path_factory):
     work.mkdir()
 
     def seg_words(nlp):
-        return legacy.words(nlp, legacy.SEG_TESTS)
+        return recipes.words(nlp, recipes.SEG_TESTS)
 
     predict = {
-        "tagger": legacy.tagger_predictions,
+        "tagger": recipes.tagger_predictions,
         "segmenter": seg_words,
         "segmenter_tokenizer": seg_words,
-        "textcat": lambda nlp: [nlp(t).cats for t in legacy.TEXTCAT_TESTS],
-        "dependency": lambda nlp: legacy.dependency_predictions(nlp, work),
+        "textcat": lambda nlp: [nlp(t).cats for t in recipes.TEXTCAT_TESTS],
+        "dependency": lambda nlp: recipes.dependency_predictions(nlp, work),
     }
     _fast(_tagger()).to_disk(root / "tagger")
-    legacy.segmenter().to_disk(root / "segmenter")
-    legacy.segmenter_tokenizer(root / "segmenter").to_disk(root / "segmenter_tokenizer")
+    recipes.segmenter().to_disk(root / "segmenter")
+    recipes.segmenter_tokenizer(root / "segmenter").to_disk(root / "segmenter_tokenizer")
     _fast(_textcat()).to_disk(root / "textcat")
-    _fast(legacy.dependency(work)).to_disk(root / "dependency")
+    _fast(recipes.dependency(work)).to_disk(root / "dependency")
     out = {}
     for kind, fn in predict.items():
         out[kind] = (root / kind, fn, fn(spacy.load(root / kind)))
@@ -101,7 +100,7 @@ def pipelines(tmp_path_factory):
 def _component_cfgs(nlp):
     cfgs = {name: dict(pipe.cfg) for name, pipe in nlp.pipeline}
     if isinstance(nlp.tokenizer, SegmenterTokenizer):
-        cfgs["tokenizer"] = dict(nlp.tokenizer.segmenter.cfg)
+        cfgs["tokenizer"] = dict(nlp.tokenizer.component.cfg)
     return cfgs
 
 
@@ -205,12 +204,16 @@ def test_tokenizer_from_bytes(pipelines):
             tokenizer.from_bytes(data)
 
 
-def test_unframed_file_after_checksummed_cfg(pipelines, tmp_path):
-    """A 0.1 file (no frame) is read only with a 0.1 cfg (no checksum): in
-    a pipeline saved now, an unframed file is refused."""
+@pytest.mark.parametrize("drop_checksum", [False, True])
+def test_unframed_file_is_refused(pipelines, tmp_path, drop_checksum):
+    """A file without its part frame is refused, also after a cfg without
+    a checksum (one edited by hand)."""
     path, _, _ = pipelines["textcat"]
     nlp = spacy.load(path)
     nlp.to_disk(tmp_path / "p")
+    if drop_checksum:
+        cfg_file = tmp_path / "p" / "adf_textcat" / "cfg"
+        srsly.write_json(cfg_file, {k: v for k, v in srsly.read_json(cfg_file).items() if k != "checksum"})
     model = tmp_path / "p" / "adf_textcat" / "model"
     model.write_bytes(bytes(framed.unwrap("model", model.read_bytes())))
     with pytest.raises(ValueError, match="model: the file does not start with a spacy_adf.part header"):
@@ -241,9 +244,3 @@ def test_cfg_edited_by_hand(pipelines, tmp_path):
     with pytest.raises(ValueError, match="stored under the key 'chec{sum'"):
         spacy.load(tmp_path / "p")
 
-
-def test_legacy_files_still_load_unchecked():
-    """Files of spacy-adf 0.1 carry no frame and no cfg checksum: read as before."""
-    legacy_dir = Path(__file__).parent.parent / "compat" / "legacy_v0_1" / "textcat" / "adf_textcat"
-    assert not framed.is_wrapped((legacy_dir / "model").read_bytes())
-    assert "checksum" not in srsly.read_json(legacy_dir / "cfg")

@@ -15,10 +15,11 @@ from spacy_adf.features.bunsetsu import FeatureVocab
 from spacy_adf.lang.ja.bunsetsu import (
     BUNSETSU_KEY, bunsetsu_heads, bunsetsu_sentences, check_bunsetsu_heads, head_sentences,
 )
-from spacy_adf.models.cascaded_chunking import cascaded_parse, oracle_parse, oracle_rounds
+from spacy_adf.models.cascaded_chunking import oracle_rounds
 from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps
 
 from tests.helpers.dep_data import corpus_examples
+from tests.helpers.reference_parsers import cascaded_parse, oracle_parse, pair_ids, segment_ids
 
 KWDLC = Path(__file__).resolve().parents[3] / "shared" / "data" / "kwdlc"
 
@@ -160,9 +161,10 @@ def test_all_classifier_forms_agree(trained):
     for kind in ["pkb", "pke"]:
         pipe.set_classifier(kind, sigma=0.0, xi=1)
         assert _heads(_parse(nlp, train)) == reference
-        X = [f for eg in train[:10] for f, _ in pipe.parser.gold_decisions(
-            eg.reference, eg.reference.spans[BUNSETSU_KEY], eg.reference.spans[BUNSETSU_KEY].attrs["heads"])]
-        scores[kind] = [pipe.classifier.decision(x) for x in X]
+        X, _ = pipe.plain_model.examples([(eg.reference, eg.reference.spans[BUNSETSU_KEY],
+                                           eg.reference.spans[BUNSETSU_KEY].attrs["heads"]) for eg in train[:10]],
+                                          build_vocab=False)
+        scores[kind] = [pipe.classifier.decision(X[k].indices.tolist()) for k in range(X.shape[0])]
     numpy.testing.assert_allclose(scores["pkb"], scores["pke"], rtol=1e-9, atol=1e-9)
     pipe.set_classifier("pki")
 
@@ -401,12 +403,10 @@ def test_feature_vocab():
 
 
 def test_id_path_equals_string_path(trained, corpus):
-    """The inference features (ids per segment, concatenated) are exactly the
-    vocabulary ids of the feature strings (the reference path)."""
-    from spacy_adf.features.bunsetsu import pair_ids, segment_ids
-
+    """The reference parser's features (ids per segment, concatenated) are
+    exactly the vocabulary ids of the training feature strings."""
     nlp, _ = trained
-    parser = nlp.get_pipe("pke_dependency").parser
+    parser = nlp.get_pipe("pke_dependency").plain_model
     fz, vocab = parser.featurizer, parser.vocab
     distance = [vocab.ids.get(s, -1) for s in ("dist=1", "dist=2-5", "dist=6+")]
     n = 0
@@ -522,7 +522,7 @@ def test_multi_sentence_doc_is_parsed_sentence_by_sentence(trained, dev_refs):
     for refs, (doc, ranges) in zip(groups, docs):
         pipe(doc)
         _check_sentences(doc, ranges, _alone(pipe, nlp.vocab, refs))
-    # a batch of multi-sentence Docs (one parse_many call) gives the same heads
+    # a batch of multi-sentence Docs (one parse_docs call) gives the same heads
     again = [_concat(nlp.vocab, refs)[0] for refs in groups]
     assert _heads(list(pipe.pipe(again, batch_size=8))) == _heads([doc for doc, _ in docs])
     # the trees survive a re-parse (doc.sents now comes from the first parse)
@@ -630,7 +630,7 @@ def test_gold_docs_with_several_roots_train_as_their_sentences(trained, corpus):
         assert len(list(ref.sents)) == len(group)
         examples.append(Example(make_predicted(ref), ref))
     nlp.initialize(lambda: examples)
-    a, b = nlp.get_pipe("pke_dependency").parser, nlp1.get_pipe("pke_dependency").parser
+    a, b = nlp.get_pipe("pke_dependency").plain_model, nlp1.get_pipe("pke_dependency").plain_model
     assert a.features_to_bytes() == b.features_to_bytes()
     assert a.support_vectors_to_bytes() == b.support_vectors_to_bytes()
     assert nlp.evaluate(examples)["bunsetsu_dep_acc"] == 1.0

@@ -1,8 +1,8 @@
-"""pke_dependency's two parse paths give the same trees: the Cython path
-(the default: `features/bunsetsu_fast.pyx` + `kernels/cascade.pyx`) and the
-Python reference (``parser.path = "python"``: feature strings, ids per
-segment, `parse_many`). Synthetic corpora here; every KWDLC test sentence in
-the slow test at the end (reads ../shared/data)."""
+"""pke_dependency's Cython path (`features/bunsetsu_fast.pyx` +
+`kernels/cascade.pyx`) gives the trees of its test oracle, the Python
+reference (`tests.helpers.reference_parsers`: feature strings, ids per
+segment, cascaded chunking in Python). Synthetic corpora here; every KWDLC
+test sentence in the slow test at the end (reads ../shared/data)."""
 import pickle
 import random
 
@@ -12,9 +12,11 @@ from spacy.tokens import Doc
 
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY, bunsetsu_heads, check_bunsetsu_heads
-from spacy_adf.ml.kernel_model import PLAIN_MODEL
+from spacy_adf.ml import PLAIN_MODEL
 
+from benchmarks.dependency_speed import CythonPathClock
 from tests.helpers.dep_data import corpus_examples, knp_text
+from tests.helpers.reference_parsers import reference_path
 
 
 def _train(corpus, **config):
@@ -42,13 +44,12 @@ def random_refs(models, tmp_path_factory):
 
 
 def _parse(nlp, docs, path, batch_size=64):
+    """The Docs parsed by the component ("cython") or by the reference ("python")."""
     pipe = nlp.get_pipe("pke_dependency")
-    pipe.parser.path = path
-    try:
-        out = list(pipe.pipe(docs, batch_size=batch_size))
-    finally:
-        pipe.parser.path = "cython"
-    return out
+    if path == "cython":
+        return list(pipe.pipe(docs, batch_size=batch_size))
+    with reference_path(pipe):
+        return list(pipe.pipe(docs, batch_size=batch_size))
 
 
 def _trees(docs):
@@ -61,11 +62,6 @@ def _both(nlp, make_docs, batch_size=64):
     ref = _trees(_parse(nlp, make_docs(), "python", batch_size))
     fast = _trees(_parse(nlp, make_docs(), "cython", batch_size))
     return ref, fast
-
-
-def test_cython_is_the_default_path(models):
-    parser = models[2].get_pipe("pke_dependency").parser
-    assert parser.path == "cython" and parser.uses_cython
 
 
 @pytest.mark.parametrize("degree", [2, 3])
@@ -186,16 +182,15 @@ def test_heads_edited_between_predict_and_set_annotations(models, random_refs):
 
 def test_counts_and_pickling(models, random_refs):
     nlp = models[3]
-    parser = nlp.get_pipe("pke_dependency").parser
-    parser.n_decisions = parser.n_classifier_calls = 0
-    _parse(nlp, [make_predicted(r) for r in random_refs], "cython")
-    asked, calls = parser.n_decisions, parser.n_classifier_calls
-    parser.n_decisions = 0
-    _parse(nlp, [make_predicted(r) for r in random_refs], "python")
-    assert parser.n_decisions == asked and 0 < calls <= asked
+    pipe = nlp.get_pipe("pke_dependency")
+    parser = pipe.plain_model
+    with CythonPathClock(parser) as clock:
+        _parse(nlp, [make_predicted(r) for r in random_refs], "cython")
+    with reference_path(pipe) as reference:
+        list(pipe.pipe([make_predicted(r) for r in random_refs]))
+    assert reference.n_decisions == clock.n_questions and 0 < clock.n_calls <= clock.n_questions
     # the parser pickles (its token table pickles empty and refills)
     expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs], "cython"))
-    pipe = nlp.get_pipe("pke_dependency")
     pipe.model.attrs[PLAIN_MODEL] = pickle.loads(pickle.dumps(parser))  # the thinc Model carries it
     try:
         assert pipe.plain_model is not parser
@@ -209,16 +204,6 @@ def test_multiprocess_pipe(models, random_refs):
     single = _trees(nlp.pipe([make_predicted(r) for r in random_refs[:60]]))
     multi = _trees(nlp.pipe([make_predicted(r) for r in random_refs[:60]], n_process=2, batch_size=8))
     assert multi == single
-
-
-def test_unknown_path_is_an_error(models):
-    parser = models[2].get_pipe("pke_dependency").parser
-    parser.path = "fortran"
-    try:
-        with pytest.raises(ValueError, match="path must be one of"):
-            parser.uses_cython
-    finally:
-        parser.path = "cython"
 
 
 @pytest.mark.slow
@@ -253,7 +238,7 @@ def test_token_table_starts_afresh_when_full(models, random_refs, monkeypatch):
     from spacy_adf.models import bunsetsu_parser
 
     nlp = models[2]
-    parser = nlp.get_pipe("pke_dependency").parser
+    parser = nlp.get_pipe("pke_dependency").plain_model
     expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:40]], "cython"))
     monkeypatch.setattr(bunsetsu_parser, "MAX_TOKEN_TYPES", 5)
     old = parser._table
@@ -262,19 +247,18 @@ def test_token_table_starts_afresh_when_full(models, random_refs, monkeypatch):
     assert parser._table is not old and got == expected
 
 
-def test_other_classifiers_take_the_python_path(models, random_refs):
-    """A classifier without the C-level decision (the double-array trie) is
-    parsed on the Python path, with the same trees as PKE's own trie."""
+def test_double_array_pke_gives_the_trees_of_pke(models, random_refs):
+    """The double-array trie (no C-level decision: benchmarks.dependency
+    parses with it on the reference) gives the trees of PKE's own trie."""
     from spacy_adf.kernels.datrie import DoubleArrayPKE
 
     nlp = models[2]
-    parser = nlp.get_pipe("pke_dependency").parser
+    parser = nlp.get_pipe("pke_dependency").plain_model
     expected = _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:50]], "cython"))
     pke = parser.classifier
     parser.classifier = DoubleArrayPKE(pke)
     try:
-        assert not parser.uses_cython
-        assert _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:50]], "cython")) == expected
+        assert _trees(_parse(nlp, [make_predicted(r) for r in random_refs[:50]], "python")) == expected
     finally:
         parser.classifier = pke
 
@@ -285,17 +269,16 @@ def test_two_threads_give_the_same_trees(models, random_refs, batch_size):
     counts as one thread (small batches stay on one thread)."""
     nlp = models[3]
     pipe = nlp.get_pipe("pke_dependency")
-    parser = pipe.parser
     counts = {}
     trees = {}
     for n in (1, 2):
         pipe.n_threads = n
-        parser.n_decisions = parser.n_classifier_calls = 0
         try:
-            trees[n] = _trees(_parse(nlp, [make_predicted(r) for r in random_refs], "cython", batch_size))
+            with CythonPathClock(pipe.plain_model) as clock:
+                trees[n] = _trees(_parse(nlp, [make_predicted(r) for r in random_refs], "cython", batch_size))
         finally:
             pipe.n_threads = 1
-        counts[n] = (parser.n_decisions, parser.n_classifier_calls)
+        counts[n] = (clock.n_questions, clock.n_calls)
     assert trees[2] == trees[1]
     assert counts[2] == counts[1]
 
@@ -304,7 +287,7 @@ def test_cascade_heads_in_threads_matches_one_thread(models, random_refs):
     """The kernel-level entry point, parts of unequal sizes included."""
     from spacy_adf.kernels.cascade import cascade_heads
 
-    parser = models[3].get_pipe("pke_dependency").parser
+    parser = models[3].get_pipe("pke_dependency").plain_model
     captured = []
     import spacy_adf.models.bunsetsu_parser as bp
     original = bp.cascade_heads

@@ -1,18 +1,20 @@
 """pke_dependency with ``algorithm = "tournament"``: the step-ladder
-tournament (`models/tournament.py`, `kernels/tournament.pyx`), its games'
-features, the component's training, both parse paths, serialization and bad
-input. Synthetic corpora (tests.helpers.dep_data)."""
+tournament (the training oracle `models/tournament.py`, the parse
+`kernels/tournament.pyx` and its test oracle in
+`tests.helpers.reference_parsers`), its games' features, the component's
+training, serialization and bad input. Synthetic corpora
+(tests.helpers.dep_data)."""
 import random
 
 import pytest
 import spacy
 
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
-from spacy_adf.features.bunsetsu import game_ids, segment_ids
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY, check_bunsetsu_heads
-from spacy_adf.models.tournament import candidates, oracle_games, tournament_parse
+from spacy_adf.models.tournament import candidates, oracle_games
 
 from tests.helpers.dep_data import corpus_examples, knp_text
+from tests.helpers.reference_parsers import game_ids, reference_path, segment_ids, tournament_parse
 from tests.pipeline.test_dependency import random_tree
 
 
@@ -91,13 +93,16 @@ def random_refs(trained, tmp_path_factory):
 
 
 def _heads(nlp, refs, path="cython", n_threads=1, batch_size=64):
+    """Heads and token trees from the component ("cython") or the reference ("python")."""
     pipe = nlp.get_pipe("pke_dependency")
-    pipe.parser.path = path
     old, pipe.n_threads = pipe.n_threads, n_threads
     try:
-        docs = list(pipe.pipe([make_predicted(r) for r in refs], batch_size=batch_size))
+        if path == "cython":
+            docs = list(pipe.pipe([make_predicted(r) for r in refs], batch_size=batch_size))
+        else:
+            with reference_path(pipe):
+                docs = list(pipe.pipe([make_predicted(r) for r in refs], batch_size=batch_size))
     finally:
-        pipe.parser.path = "cython"
         pipe.n_threads = old
     return [(d.spans[BUNSETSU_KEY].attrs["heads"], d.to_array(["HEAD", "DEP"]).tolist()) for d in docs]
 
@@ -111,7 +116,7 @@ def test_learns_the_training_data_to_zero_errors(trained, dep_corpus):
 
 
 def test_the_classifier_reads_two_inputs_per_feature(trained):
-    parser = trained[0].get_pipe("pke_dependency").parser
+    parser = trained[0].get_pipe("pke_dependency").plain_model
     assert parser.n_inputs == 2 * len(parser.vocab)
     assert parser.support_vectors.n_features == parser.n_inputs
 
@@ -127,7 +132,7 @@ def test_cython_path_equals_the_reference(dep_corpus, random_refs, degree, kind)
 
 def test_game_ids_are_the_ids_of_the_game_strings(trained, dep_corpus):
     nlp, _ = trained
-    parser = nlp.get_pipe("pke_dependency").parser
+    parser = nlp.get_pipe("pke_dependency").plain_model
     fz, vocab = parser.featurizer, parser.vocab
     distance = [vocab.ids.get(s, -1) for s in ("dist=1", "dist=2-5", "dist=6+")]
     n = 0
@@ -176,7 +181,7 @@ def test_bad_algorithm_is_a_clear_error():
         nlp.add_pipe("pke_dependency", config={"algorithm": "eisner"})
 
 
-def test_a_cfg_from_before_the_option_loads_as_cascade(dep_corpus, tmp_path):
+def test_a_cfg_without_its_algorithm_is_refused(dep_corpus, tmp_path):
     import json
 
     from spacy_adf.serialization.parts import add_cfg_checksum
@@ -189,12 +194,10 @@ def test_a_cfg_from_before_the_option_loads_as_cascade(dep_corpus, tmp_path):
     cfg_path = tmp_path / "old" / "pke_dependency" / "cfg"
     cfg = json.loads(cfg_path.read_bytes())
     cfg.pop("checksum", None)
-    del cfg["algorithm"]  # as written before the option existed
+    del cfg["algorithm"]
     cfg_path.write_bytes(add_cfg_checksum(json.dumps(cfg, ensure_ascii=False).encode("utf8")))
-    loaded = spacy.load(tmp_path / "old")
-    assert loaded.get_pipe("pke_dependency").cfg["algorithm"] == "cascade"
-    refs = [eg.reference for eg in train]
-    assert _heads(loaded, refs) == _heads(nlp, refs)
+    with pytest.raises(ValueError, match="cfg is incomplete.*algorithm"):
+        spacy.load(tmp_path / "old")
 
 
 def test_a_cascade_classifier_under_a_tournament_cfg_is_an_error(trained, dep_corpus, tmp_path):

@@ -81,11 +81,11 @@ def test_other_forms_from_the_loaded_libsvm_model(tmp_path):
     fast.initialize()
     expected = _docs(fast.pipe(TEXTS))
     for kind in ("pkb", "pki"):
-        fast.tokenizer.segmenter.set_classifier(kind)
+        fast.tokenizer.component.set_classifier(kind)
         assert _docs(fast.pipe(TEXTS)) == expected
-    fast.tokenizer.segmenter.set_classifier("pke", sigma=0.0)
+    fast.tokenizer.component.set_classifier("pke", sigma=0.0)
     fast.to_disk(tmp_path / "fast")
-    assert spacy.load(tmp_path / "fast").tokenizer.segmenter.cfg["classifier"] == "pke"
+    assert spacy.load(tmp_path / "fast").tokenizer.component.cfg["classifier"] == "pke"
 
 
 def test_untrained_and_wrong_models_are_clear_errors(tmp_path):

@@ -99,7 +99,7 @@ def test_learns_a_tiny_problem(trained):
     stats = pipe.cfg["stats"]
     assert stats["n_decisions"] == sum(len(eg.predicted) for eg in train)
     assert len(stats["training"]["pairs"]) == 3
-    table = pipe.tagger.support_stats()
+    table = pipe.plain_model.support_stats()
     assert table["n_pairs"] == 3 and table["n_sv"] > 0 and table["B"] > 0 and table["avg_sv_len"] > 0
 
 
@@ -116,9 +116,9 @@ def test_cython_decoder_equals_python_reference(trained):
         docs.append(Doc(nlp.vocab, words=words, tags=tags))
     for kind, sigma in (("pkb", 0.0), ("pki", 0.0), ("pke", 0.0), ("pke", 0.01)):
         pipe.set_classifier(kind, sigma=sigma)
-        fast = pipe.tagger.tag_docs(docs)
+        fast = pipe.plain_model.tag_docs(docs)
         for doc, ids in zip(docs, fast):
-            assert ids.tolist() == pipe.tagger.reference_tags(doc)
+            assert ids.tolist() == pipe.plain_model.reference_tags(doc)
     pipe.set_classifier("pke", sigma=0.0)
 
 
@@ -129,7 +129,7 @@ def test_forms_agree(trained):
     out = {}
     for kind in ("pkb", "pki", "pke"):
         pipe.set_classifier(kind, sigma=0.0)
-        X, tags = pipe.tagger.decisions(docs)
+        X, tags = pipe.plain_model.decisions(docs)
         out[kind] = (pipe.classifier.votes(X), tags)
     for kind in ("pki", "pke"):
         assert numpy.array_equal(out[kind][1], out["pkb"][1])
@@ -140,7 +140,7 @@ def test_forms_agree(trained):
 
 def test_static_ids_match_the_feature_strings(trained):
     nlp, _ = trained
-    tagger = nlp.get_pipe("chunker").tagger
+    tagger = nlp.get_pipe("chunker").plain_model
     doc = Doc(nlp.vocab, words=["the", "unseenword", "dog", "saw", "a", "cat"],
               tags=["DT", "NN", "NN", "ZZZ", "DT", "NN"], sent_starts=[True, False, False, True, False, False])
     static, sent_off, forced, _ = tagger.batch_arrays([doc])
@@ -225,8 +225,7 @@ def test_set_classifier_does_not_retrain(trained, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("retrained")
 
-    monkeypatch.setattr(kt, "train_svm", boom)
-    monkeypatch.setattr(kt, "train_primal", boom)
+    monkeypatch.setattr(kt, "train_binary", boom)
     docs = [fresh(nlp, eg) for eg in make_examples(nlp, 10, seed=9)]
     before = [t.tolist() for t in pipe.predict(docs)]
     for kind, sigma in (("pkb", 0.0), ("pki", 0.0), ("pke", 0.001), ("pke", 0.0)):
@@ -255,7 +254,7 @@ def test_bad_input(trained):
     assert doc[2].is_space
     # unseen words and tags: still a tagging, the same as the reference
     doc = Doc(nlp.vocab, words=["Zorblax", "quuxed", "the", "flimflam"], tags=["NNP", "VBZ", "DT", "NN"])
-    assert pipe.tagger.tag_docs([doc])[0].tolist() == pipe.tagger.reference_tags(doc)
+    assert pipe.plain_model.tag_docs([doc])[0].tolist() == pipe.plain_model.reference_tags(doc)
     nlp(doc)
     doc = Doc(nlp.vocab, words=["the", "zorblax", "quuxed", "a", "flimflam"], tags=["DT", "NN", "VBD", "DT", "NN"])
     assert spans_of(nlp(doc)) == [(0, 2, "NP"), (3, 5, "NP")]
@@ -269,8 +268,8 @@ def test_sentences_are_tagged_on_their_own(trained):
     tags = [t.tag_ for eg in egs for t in eg.predicted]
     starts = [k == 0 for eg in egs for k in range(len(eg.predicted))]
     joined = Doc(nlp.vocab, words=words, tags=tags, sent_starts=starts)
-    apart = numpy.concatenate(pipe.tagger.tag_docs([fresh(nlp, eg) for eg in egs]))
-    assert pipe.tagger.tag_docs([joined])[0].tolist() == apart.tolist() == pipe.tagger.reference_tags(joined)
+    apart = numpy.concatenate(pipe.plain_model.tag_docs([fresh(nlp, eg) for eg in egs]))
+    assert pipe.plain_model.tag_docs([joined])[0].tolist() == apart.tolist() == pipe.plain_model.reference_tags(joined)
 
 
 def test_options_are_validated():

@@ -9,6 +9,7 @@ import spacy
 from spacy.tokens import Doc
 
 from tests.helpers.seg_data import WORDS, char_nlp, make_sentences, seg_examples
+from tests.helpers.trained import FIXTURES
 from spacy_adf.tags.bmes import decode_starts, encode, word_lengths_to_flags
 from spacy_adf.features.char_units import doc_units, text_units
 from spacy_adf.features.chars import CharFeaturizer, text_codes
@@ -304,6 +305,14 @@ def test_tokenizer_pipe_matches_call(trained):
     piped = list(tok.pipe(texts, batch_size=7))
     for text, doc in zip(texts, piped):
         assert [t.text for t in doc] == [t.text for t in tok(text)]
+
+
+def test_pickled_tokenizer_keeps_its_forced_user_words():
+    # the fixture's user word 生命科学 is kept whole by forcing, which the featurizer's own pickle drops
+    tok = spacy.load(FIXTURES / "segmenter_tokenizer").tokenizer
+    text = "我们在北京研究生命科学"
+    assert [t.text for t in tok(text)][-1] == "生命科学"
+    assert [t.text for t in pickle.loads(pickle.dumps(tok))(text)] == [t.text for t in tok(text)]
 
 
 def test_untrained_and_wrong_inputs():

@@ -19,8 +19,9 @@ from spacy_adf.core.params import SparseGrad
 from spacy_adf.corpora.blitzer import BlitzerCorpus, create_blitzer_reader, parse_line
 from spacy_adf.features.ngrams import FEATURES_KEY, NgramFeaturizer
 from spacy_adf.optimizers.adf import ADF
-from spacy_adf.optimizers.reference import DenseADFReference
 from spacy_adf.scorers.textcat import textcat_score
+
+from tests.helpers.dense_adf import DenseADFReference
 
 
 # ---------------------------------------------------------------- helpers

@@ -1,17 +1,13 @@
 """Versioned payloads (serialization/payloads.py) and the files that use
 them: the bunsetsu and kernel-tagger feature vocabularies and the segmenter
-lexicon are written with a format name and version; the bare msgpack files
-written before (spacy-adf 0.1 up to 8135a26) still load."""
+lexicon are written with a format name and version, and a file without
+them is refused."""
 import pytest
 import srsly
 
 from spacy_adf.serialization.framed import peek_format
-from spacy_adf.serialization.payloads import LEGACY_VERSION, dump_payload, load_payload
+from spacy_adf.serialization.payloads import dump_payload, load_payload
 from tests.helpers.trained import load_trained
-
-
-def _is_list(value):
-    return isinstance(value, list)
 
 
 def test_roundtrip_and_checks():
@@ -26,21 +22,17 @@ def test_roundtrip_and_checks():
         load_payload(b"\xc1garbage", "spacy_adf.test", [2])
 
 
-def test_bare_msgpack_is_read_only_where_the_caller_allows_it():
-    bare = srsly.msgpack_dumps(["x", "y"])
-    assert load_payload(bare, "spacy_adf.test", [1], legacy=_is_list) == (LEGACY_VERSION, ["x", "y"])
+def test_bare_msgpack_is_refused():
     with pytest.raises(ValueError, match="no format marker"):
-        load_payload(bare, "spacy_adf.test", [1])
-    with pytest.raises(ValueError, match="no format marker"):
-        load_payload(srsly.msgpack_dumps({"x": 1}), "spacy_adf.test", [1], legacy=_is_list)
+        load_payload(srsly.msgpack_dumps(["x", "y"]), "spacy_adf.test", [1])
 
 
 @pytest.mark.parametrize("kind,fmt", [
     ("dependency", "spacy_adf.bunsetsu_features"),
     ("pke_tagger", "spacy_adf.kernel_tagger.features"),
 ])
-def test_kernel_features_are_versioned_and_old_ones_load(kind, fmt):
-    _, component = load_trained(kind)  # saved by 8135a26: bare msgpack features
+def test_kernel_features_are_versioned(kind, fmt):
+    _, component = load_trained(kind)
     model = component.plain_model
     data = model.features_to_bytes()
     assert peek_format(data)[0] == fmt
@@ -50,6 +42,8 @@ def test_kernel_features_are_versioned_and_old_ones_load(kind, fmt):
     model.classifier_from_bytes(before[1], kind=component.cfg["classifier"], degree=component.cfg["degree"])
     with pytest.raises(ValueError):
         model.features_from_bytes(dump_payload(fmt, 99, []))
+    with pytest.raises(ValueError, match="no format marker"):
+        model.features_from_bytes(srsly.msgpack_dumps(before[0]))
 
 
 def test_segmenter_lexicon_is_versioned():
@@ -61,5 +55,5 @@ def test_segmenter_lexicon_is_versioned():
     words = set(model.train_words), set(model.user_words)
     load(data)
     assert (set(model.train_words), set(model.user_words)) == words
-    load(srsly.msgpack_dumps({"train": sorted(words[0]), "user": sorted(words[1])}))  # the old form
-    assert (set(model.train_words), set(model.user_words)) == words
+    with pytest.raises(ValueError, match="no format marker"):
+        load(srsly.msgpack_dumps({"train": sorted(words[0]), "user": sorted(words[1])}))

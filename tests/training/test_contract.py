@@ -1,8 +1,9 @@
 """The component contract (training/contract.py): every component names
 its plain model `plain_model` and keeps a thinc Model in `self.model`;
 sparse-trained components declare whether update() only reads the
-examples (no default); training reaches components only through the
-declared protocols."""
+examples (no default); training reaches components, their trainers,
+models and optimizers only through the declared protocols, which list
+every call training/ and distributed/ make on them."""
 import pytest
 import spacy
 from thinc.api import Model
@@ -16,10 +17,10 @@ from spacy_adf.models.sequence_crf import SequenceCRF
 from spacy_adf.pipeline.kernel_component import KernelComponent
 from spacy_adf.pipeline.trainable import SparseTrainedPipe
 from spacy_adf.training.contract import (BatchTrainable, DeclaresUpdateEffects, FinishesUpdates, PairScoring,
-                                         PredictionScoring, Scoring, TrainableModel, TrainedByTrainer, Updatable,
-                                         reads_examples_only)
-from spacy_adf.training.sparse_trainer import SparseOptimizer, SparseTrainer
-from spacy_adf.training.update import copy_needed
+                                         PredictionScoring, Scoring, SparseOptimizer, TrainableModel, Trainer,
+                                         TrainedByTrainer, Updatable, reads_examples_only)
+from spacy_adf.training.sparse_trainer import SparseTrainer
+from spacy_adf.training.spacy_internals import copy_needed
 from tests.helpers.trained import load_trained
 
 PLAIN_MODELS = {
@@ -120,3 +121,50 @@ def test_sparse_optimizers_follow_the_protocol():
     from spacy_adf.optimizers.adf import ADF
 
     assert isinstance(ADF(0.1), SparseOptimizer)
+
+
+def _members(protocol) -> set:
+    return {name for name in (*vars(protocol), *getattr(protocol, "__annotations__", {}))
+            if not name.startswith("_")}
+
+
+def _read_on(receivers, folders=("training", "distributed")) -> dict:
+    """{attribute: files} of every `<receiver>.attribute` in `folders`,
+    the receiver a name or an attribute (`proc.trainer`) in `receivers`."""
+    import ast
+    from pathlib import Path
+
+    import spacy_adf
+
+    root = Path(spacy_adf.__file__).parent
+    found = {}
+    for folder in folders:
+        for path in sorted((root / folder).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+                if not isinstance(node, ast.Attribute):
+                    continue
+                value = node.value
+                receiver = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else None
+                if receiver in receivers:
+                    found.setdefault(node.attr, set()).add(f"{folder}/{path.name}")
+    return found
+
+
+def test_the_contract_lists_what_training_calls_on_trainers_models_and_optimizers():
+    """Every method or attribute training/ and distributed/ reach on a
+    component's trainer, a trained model or a sparse optimizer is declared
+    by its protocol, and SparseTrainer / the optimizers have them all."""
+    from spacy_adf.optimizers.adf import ADF
+
+    trainer_calls = _read_on({"trainer"})
+    assert set(trainer_calls) <= _members(Trainer), {k: v for k, v in trainer_calls.items()
+                                                     if k not in _members(Trainer)}
+    assert {"export_preparation", "import_preparation", "restart_from", "export_state"} <= set(trainer_calls)
+    _, tagger = load_trained("tagger")
+    assert all(hasattr(tagger.trainer, name) for name in _members(Trainer))
+    model_calls = set(_read_on({"model"}, folders=("training",)))
+    assert model_calls <= _members(TrainableModel), model_calls - _members(TrainableModel)
+    thinc_api = {"step_schedules"}  # a thinc Optimizer's, called as spaCy's loop calls it
+    optimizer_calls = set(_read_on({"sgd", "optimizer"}))
+    assert optimizer_calls <= _members(SparseOptimizer) | thinc_api, optimizer_calls
+    assert all(hasattr(ADF(0.1), name) for name in _members(SparseOptimizer) | thinc_api)

@@ -1,4 +1,5 @@
-"""spacy_adf.lean_evaluate.v1 gives Language.evaluate's scores."""
+"""spacy_adf.lean_evaluate.v1 gives Language.evaluate's scores by each of its paths
+(training/evaluation.py)."""
 import pytest
 import spacy
 from spacy.language import Language
@@ -8,7 +9,7 @@ from spacy.util import registry
 
 from spacy_adf.optimizers.adf import ADF
 from spacy_adf.training import evaluation
-from spacy_adf.training.evaluation import install_lean_evaluate, lean_evaluate
+from spacy_adf.training.spacy_internals import install_lean_evaluate, lean_evaluate
 
 from tests.helpers.tiny_data import CHUNK_SENTS, NER_SENTS, make_ner_nlp
 

@@ -69,7 +69,7 @@ def _train(nlp, read, n_epochs=3):
 
 
 def _arrays(pipe):
-    crf = pipe.sequence_crf
+    crf = pipe.plain_model
     return {"keys": crf.table.keys, "block_ptr": crf.params.block_ptr, "codes": crf.params.codes,
             "weights": crf.params.weights}
 
@@ -83,8 +83,8 @@ def test_primed_first_epoch_gives_bit_identical_weights():
     pipe = new.get_pipe("chunker")
     built_new = {k: v.copy() for k, v in _arrays(pipe).items()}
     lookups = []
-    features_of = pipe.sequence_crf.features_of
-    pipe.sequence_crf.features_of = lambda doc: lookups.append(doc) or features_of(doc)
+    features_of = pipe.plain_model.features_of
+    pipe.plain_model.features_of = lambda doc: lookups.append(doc) or features_of(doc)
     new_losses = _train(new, read_new)
     assert lookups == []  # every first-epoch sample came from initialize
 
@@ -99,7 +99,7 @@ def test_primed_first_epoch_gives_bit_identical_weights():
         if gold is not None:
             docs.append(eg.predicted)
             golds.append(gold)
-    old_pipe.sequence_crf.build_from_docs(docs, golds, old_pipe.n_tags)
+    old_pipe.plain_model.build_from_docs(docs, golds, old_pipe.n_tags)
     old_pipe._model_changed()  # forgets the cache, primed samples included
     for key, value in _arrays(old_pipe).items():
         numpy.testing.assert_array_equal(value, built_new[key], err_msg=key)
@@ -121,7 +121,7 @@ def test_primed_samples_equal_fresh_lookups():
         if not len(eg.predicted):
             continue
         (ptr, attrs, gold), = pipe.training_samples(eg)
-        ptr2, attrs2 = pipe.sequence_crf.features_of(eg.predicted)
+        ptr2, attrs2 = pipe.plain_model.features_of(eg.predicted)
         for a, b in ((ptr, ptr2), (attrs, attrs2), (gold, pipe._gold_ids(eg))):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
         n += 1
@@ -173,8 +173,8 @@ def test_segmenter_primed_first_epoch_gives_bit_identical_weights():
     new.initialize(read_new)
     seg = new.get_pipe("adf_segmenter")
     calls = []
-    samples = seg.segmenter.samples
-    seg.segmenter.samples = lambda *a: calls.append(1) or samples(*a)
+    samples = seg.plain_model.samples
+    seg.plain_model.samples = lambda *a: calls.append(1) or samples(*a)
     new_losses = _seg_train(new, read_new)
     assert calls == []  # the first epoch took every sample from initialize
 
@@ -196,12 +196,12 @@ def test_segmenter_primed_first_epoch_gives_bit_identical_weights():
             sequences.append(item)
     old_seg.plain_model.build_crf(sequences, n)
     old_seg.trainer.reset()
-    numpy.testing.assert_array_equal(old_seg.segmenter.crf.table.keys, keys)
-    assert old_seg.segmenter.crf.params.weights.tobytes() == weights.tobytes()
+    numpy.testing.assert_array_equal(old_seg.plain_model.crf.table.keys, keys)
+    assert old_seg.plain_model.crf.params.weights.tobytes() == weights.tobytes()
     old_losses = _seg_train(old, read_old)
 
     assert new_losses == old_losses
-    a, b = old_seg.segmenter.crf.params, seg.segmenter.crf.params
+    a, b = old_seg.plain_model.crf.params, seg.plain_model.crf.params
     for name in ("block_ptr", "codes", "weights"):
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), name

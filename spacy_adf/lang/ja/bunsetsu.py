@@ -29,10 +29,9 @@ rightmost token that is not punctuation / symbol / space (`PUNCT_POS`: 特殊,
 SPACE; punctuation: PUNCT, SYM, SPACE). This is the "rightmost content word"
 head of chunk-based parsers; it is not UD's semantic head. The schemes differ:
 JUMAN makes the いる of 食べている a suffix (head 食べ), UniDic a verb (head
-いる), and both make the する of 出演して a verb (head して). On GSD dev the
-rule picks the word UD marks ``BunsetuPositionType=SEM_HEAD``/``ROOT`` in 3,264
-of 4,185 bunsetsu; most differences are such auxiliary-like verbs (動詞-非自立可能
-vs the noun before it) and nouns before a 接尾辞 (変更 vs 後).
+いる), and both make the する of 出演して a verb (head して). Where it differs
+from UD's ``BunsetuPositionType=SEM_HEAD`` it is mostly over such verbs and
+nouns before a 接尾辞 (docs/corpora.md).
 
 Token tree: every other token of a bunsetsu attaches to its head token with the
 label ``"intra"`` (`INTRA_LABEL`); the head token attaches to the head token of
