@@ -97,6 +97,16 @@ class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
         return self.trainer.memory_report(self.trainer.model.memory())
 
 
+def check_batcher(nlp, method: str) -> None:
+    """ValueError for a [training.batcher] size that makes no batches:
+    spaCy's training loop would then never update, and over a streamed
+    corpus ([training] max_epochs = -1) never end."""
+    size = nlp.config.get("training", {}).get("batcher", {}).get("size") if nlp is not None else None
+    if isinstance(size, (int, float)) and not isinstance(size, bool) and size <= 0:
+        raise ValueError(f"{method}: [training.batcher] size = {size!r} makes no batches, so training would "
+                         "never update the model: set a positive size (e.g. 64 sequences or 1000 words)")
+
+
 def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[str] = None) -> Iterator[Example]:
     """The Examples a component initializes from: get_examples()'s, or with
     `corpus` (a dot name such as "corpora.train", as [training] train_corpus
@@ -105,6 +115,7 @@ def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[st
     ([training] max_epochs = -1), and a feature table built from 100
     sentences is not the model's (`[initialize.components.NAME] corpus =
     "corpora.train"` in the shipped streaming configs)."""
+    check_batcher(nlp, method)
     if corpus is None:
         return checked_examples(get_examples, method)
     if nlp is None:

@@ -142,6 +142,24 @@ def test_initialize_corpus_setting_names_a_reader_or_says_what_is_wrong():
         list(initialize_examples(lambda: [], "chunker.initialize", None, "corpora.train"))
 
 
+@pytest.mark.parametrize("config, overrides", [
+    ("chunking_np.cfg", {"paths.train": "assets/sample_chunking/train.txt",
+                         "paths.dev": "assets/sample_chunking/dev.txt"}),
+    ("ebc_conll2000.cfg", {"paths.train": "assets/sample_chunking/train.txt",
+                           "paths.dev": "assets/sample_chunking/dev.txt"}),
+])
+def test_a_batcher_that_makes_no_batches_is_refused_at_initialize(config, overrides):
+    """size = 0 gives spaCy's loop no batch: it would train nothing, and run
+    forever over a streamed corpus (chunking_np.cfg has max_epochs = -1)."""
+    from spacy.training.initialize import init_nlp
+
+    cfg = spacy.util.load_config(REPO / "configs" / config,
+                                 overrides={**{k: str(REPO / v) for k, v in overrides.items()},
+                                            "training.batcher.size": 0}, interpolate=False)
+    with pytest.raises(ValueError, match=r"\[training.batcher\] size = 0 makes no batches"):
+        init_nlp(cfg)
+
+
 def test_freeze_gc_callback_freezes_what_exists_after_initialize():
     import gc
 
