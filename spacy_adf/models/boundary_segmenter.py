@@ -89,21 +89,24 @@ class BoundarySegmenter:
         X.sort_indices()
         return X, y
 
-    def train(self, X, y, degree: int = 3, C: float = 1.0, trainer: str = "primal", cache_size: float = 1000.0,
-              max_iter: int = -1, seed: int = 0) -> float:
-        """Fit the SVM: "libsvm" (support vectors: any classifier form),
-        "primal" (liblinear on the explicit subset features, identical gaps
-        merged into one weighted example: PKE only) or "online" (averaged
-        PA-I over the subset features, streamed; max_iter passes, <= 0: the
-        default; PKE only). Returns the seconds; `train_stats` gets the
-        details."""
+    def train(self, X, y, degree: int = 3, C: float = 1.0, trainer: str = "libsvm", cache_size: float = 1000.0,
+              max_iter: int = -1, seed: int = 0, epochs: int = 0, merge_duplicates: bool = False) -> float:
+        """Fit the SVM: "libsvm" (support vectors: any classifier form;
+        identical gaps merged with `merge_duplicates`), "primal" (liblinear
+        on the explicit subset features, identical gaps merged into one
+        weighted example: PKE only) or "online" (averaged PA-I over the
+        subset features, streamed; `epochs` passes, <= 0: the default, their
+        order from `seed`; PKE only). ``max_iter``: the solver's iteration
+        limit (<= 0: libsvm none, liblinear 1000). Returns the seconds;
+        `train_stats` gets the details."""
         check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:
             raise ValueError("the training data must have both word boundaries and gaps inside words")
         start = time.perf_counter()
         self.train_stats = {"trainer": trainer}
-        trained = train_binary(X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=max_iter,
-                               seed=seed, progress=self.progress, stats=self.train_stats)
+        trained = train_binary(X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
+                               seed=seed, merge_duplicates=merge_duplicates, progress=self.progress,
+                               stats=self.train_stats)
         self.support_vectors, self.primal = (trained, None) if trainer == "libsvm" else (None, trained)
         return time.perf_counter() - start
 

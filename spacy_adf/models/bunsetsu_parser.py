@@ -36,10 +36,6 @@ FEATURES_VERSION = 1
 # inputs per vocabulary entry, see `BunsetsuFeaturizer.game`)
 ALGORITHMS = ("cascade", "tournament")
 DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
-# the online trainer's passes when none are given: a pass costs thousands of
-# subset lookups an example (cubic kernel), and the dev accuracy of
-# configs/dep_ja_kwdlc.cfg gains little past 5
-ONLINE_EPOCHS = 5
 # `parse_docs`'s token table starts afresh past this many distinct tokens
 # (about 200 bytes each), so a long stream of new words cannot grow it forever
 MAX_TOKEN_TYPES = 1_000_000
@@ -172,7 +168,7 @@ class BunsetsuParser:
         as a linear SVM on the subset features (PKE only; max_iter <= 0
         means liblinear's 1000), or with trainer "online" by `epochs`
         passes of averaged PA-I over the subset features, streamed (PKE
-        only; epochs <= 0: `ONLINE_EPOCHS`; the passes' order from
+        only; epochs <= 0: `kernels.online.DEFAULT_EPOCHS`; the passes' order from
         `seed`). Identical decisions are trained once with their count as
         weight (always for primal; for libsvm with `merge_duplicates`, off
         by default: decision values move slightly, benchmarks/dependency_merge.py).
@@ -187,8 +183,8 @@ class BunsetsuParser:
         start = time.perf_counter()
         self.train_stats = {"trainer": trainer}
         trained = train_binary(X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
-                               default_epochs=ONLINE_EPOCHS, seed=seed, merge_duplicates=merge_duplicates,
-                               progress=self.progress, stats=self.train_stats)
+                               seed=seed, merge_duplicates=merge_duplicates, progress=self.progress,
+                               stats=self.train_stats)
         self.support_vectors, self.primal = (trained, None) if trainer == "libsvm" else (None, trained)
         return time.perf_counter() - start
 

@@ -27,6 +27,9 @@ KINDS = ("pkb", "pki", "pke")
 TRAINERS = ("libsvm", "primal", "online")
 # the trainers whose result is subset weights (PKE), not support vectors
 SUBSET_TRAINERS = ("primal", "online")
+# the settings of `train_binary` with their defaults: the same options of
+# every kernel component's config (`trainer_settings`) and kernel model's `train`
+TRAINER_SETTINGS = {"trainer": "libsvm", "cache_size": 1000.0, "max_iter": -1, "epochs": 0, "merge_duplicates": False}
 
 
 class MismatchedPartsError(ValueError):
@@ -100,26 +103,40 @@ def check_classifier(kind_found: str, n_features_found: int, degree_found: int, 
                                    "the model files are mismatched")
 
 
-def check_epochs(epochs: int, default: int = DEFAULT_EPOCHS) -> int:
-    """The online trainer's passes: an integer >= 1 (0 or less: `default`)."""
+def check_epochs(epochs: int) -> int:
+    """The online trainer's passes: an integer >= 1 (0 or less: `DEFAULT_EPOCHS`)."""
     if int(epochs) != epochs:
         raise ValueError(f"the number of passes (epochs) must be an integer, not {epochs!r}")
-    return int(epochs) if epochs > 0 else int(default)
+    return int(epochs) if epochs > 0 else DEFAULT_EPOCHS
+
+
+def check_trainer_settings(trainer: str, kind: str, cache_size: float, max_iter: int, epochs: int) -> None:
+    """ValueError for trainer settings (`TRAINER_SETTINGS`) that `train_binary` cannot use."""
+    check_trainer(trainer, kind)
+    if not cache_size > 0:
+        raise ValueError(f"cache_size (MB) must be > 0, not {cache_size!r}")
+    if int(max_iter) != max_iter:
+        raise ValueError(f"max_iter must be an integer, not {max_iter!r}")
+    check_epochs(epochs)
+
+
+def trainer_settings(cfg: dict) -> dict:
+    """The `train_binary` settings of a kernel component's cfg."""
+    return {key: cfg[key] for key in TRAINER_SETTINGS}
 
 
 def train_binary(X, y, trainer: str, degree: int, C: float, cache_size: float = 1000.0, max_iter: int = -1,
-                 epochs: int = 0, default_epochs: int = DEFAULT_EPOCHS, seed: int = 0,
-                 merge_duplicates: bool = False, progress: Optional[Progress] = None,
-                 stats: Optional[dict] = None) -> TrainedSVM:
+                 epochs: int = 0, seed: int = 0, merge_duplicates: bool = False,
+                 progress: Optional[Progress] = None, stats: Optional[dict] = None) -> TrainedSVM:
     """One binary SVM on binary X (CSR) and labels y by `trainer` (see
     `TRAINERS`). ``max_iter``: the solver's iteration limit (<= 0: libsvm
     none, liblinear 1000); ``epochs``: the online trainer's passes (<= 0:
-    `default_epochs`), ``seed`` their order; ``merge_duplicates``: libsvm
+    `DEFAULT_EPOCHS`), ``seed`` their order; ``merge_duplicates``: libsvm
     trains identical examples once, with their count as weight (the primal
     trainer always does). A dict `stats` gets the trainer's details."""
+    epochs = check_epochs(epochs)
     if trainer == "online":
-        return train_online(X, y, degree=degree, C=C, epochs=check_epochs(epochs, default_epochs), seed=seed,
-                            progress=progress, stats=stats)
+        return train_online(X, y, degree=degree, C=C, epochs=epochs, seed=seed, progress=progress, stats=stats)
     if trainer == "primal":
         return train_primal(X, y, degree=degree, C=C, merge=True, max_iter=max_iter if max_iter > 0 else 1000,
                             stats=stats, progress=progress)

@@ -38,7 +38,7 @@ from ..kernels.progress import Progress
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
 from ..serialization.payloads import dump_payload, load_payload
-from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, build_forms, check_classifier, check_epochs,
+from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, build_forms, check_classifier,
                            check_support_vectors, check_trainer, train_binary)
 
 __all__ = ["KernelTagger", "vote", "POS_ATTRS", "FEATURE_GROUPS", "KINDS", "TRAINERS",
@@ -272,16 +272,15 @@ class KernelTagger:
 
     def train(self, X, y, degree: int = 2, C: float = 1.0, cache_size: float = 1000.0,
               trainer: str = "libsvm", max_iter: int = -1, n_jobs: int = 1, epochs: int = 0,
-              seed: int = 0) -> float:
+              seed: int = 0, merge_duplicates: bool = False) -> float:
         """One binary SVM per pair of classes (i, j), i < j, on the decisions
-        of those two classes, y = +1 for i: libsvm (support vectors, any
-        form), the primal trainer or the online one (`epochs` passes,
-        <= 0: the default; order from `seed`) (PKE only); with n_jobs > 1
+        of those two classes, y = +1 for i, by `kernel_forms.train_binary`
+        with these settings: libsvm (support vectors, any form), the primal
+        trainer or the online one (PKE only); with n_jobs > 1
         the pairs train in that many worker processes (the same SVMs: each
         pair is its own problem). Returns the seconds;
         ``train_stats["pairs"]`` gets each pair's details."""
         check_trainer(trainer, "pke")
-        epochs = check_epochs(epochs)
         if int(n_jobs) != n_jobs or n_jobs < 1:
             raise ValueError(f"n_jobs must be an integer >= 1, not {n_jobs!r}")
         y = numpy.asarray(y)
@@ -290,7 +289,7 @@ class KernelTagger:
             raise ValueError("the training data must contain at least two different tags")
         start = time.perf_counter()
         settings = {"trainer": trainer, "degree": degree, "C": C, "cache_size": cache_size, "max_iter": max_iter,
-                    "epochs": epochs, "seed": seed}
+                    "epochs": epochs, "seed": seed, "merge_duplicates": merge_duplicates}
         jobs = []
         for i, j in class_pairs(k):
             rows = numpy.flatnonzero((y == i) | (y == j))

@@ -61,7 +61,7 @@ from ..lang.ja.bunsetsu import (
     check_bunsetsu_heads, head_sentences, respect_sentence_ends, sentence_heads, set_bunsetsu_tree,
 )
 from ..models.bunsetsu_parser import BunsetsuParser, check_algorithm
-from ..models.kernel_forms import check_classifier_options, check_trainer
+from ..models.kernel_forms import check_classifier_options, check_trainer, check_trainer_settings, trainer_settings
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
 from .kernel_component import KernelComponent
 from .trainable import initialize_examples
@@ -102,6 +102,8 @@ if not Span.has_extension("bunsetsu_head"):
         "cache_size": 1000.0,
         "trainer": "libsvm",
         "merge_duplicates": False,
+        "max_iter": -1,
+        "epochs": 0,
         "n_threads": 1,
         "algorithm": "cascade",
         "scorer": {"@scorers": "spacy_adf.bunsetsu_dep_scorer.v1"},
@@ -112,6 +114,7 @@ def make_pke_dependency(
     nlp: Language, name: str, *, spans_key: str, degree: int, C: float, classifier: str, sigma: float,
     xi: int, features: List[str], min_feature_count: int, cache_size: float, scorer: Optional[Callable],
     trainer: str = "libsvm", merge_duplicates: bool = False, n_threads: int = 1, algorithm: str = "cascade",
+    max_iter: int = -1, epochs: int = 0,
 ) -> "PKEDependencyParser":
     """Create a pke_dependency parser.
 
@@ -130,6 +133,8 @@ def make_pke_dependency(
         problem, but libsvm stops at its tolerance on another path, so
         decision values move slightly (benchmarks/dependency_merge.py
         measures both). The primal trainer always merges.
+    max_iter: the solver's iteration limit (<= 0: libsvm none, liblinear 1000).
+    epochs: the online trainer's passes (<= 0: 10).
     n_threads: threads that parse the sentences of a batch at once (the
         cascaded chunking and its classifier; the same trees as one thread).
         A setting of the running pipeline, not of the model: not saved with
@@ -145,7 +150,7 @@ def make_pke_dependency(
         nlp.vocab, name, spans_key=spans_key, degree=degree, C=C, classifier=classifier, sigma=sigma,
         xi=xi, features=features, min_feature_count=min_feature_count, cache_size=cache_size,
         scorer=scorer, trainer=trainer, merge_duplicates=merge_duplicates, n_threads=n_threads,
-        algorithm=algorithm,
+        algorithm=algorithm, max_iter=max_iter, epochs=epochs,
     )
 
 
@@ -177,21 +182,20 @@ class PKEDependencyParser(KernelComponent):
         degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
         features: Sequence[str] = FEATURE_GROUPS, min_feature_count: int = 1, cache_size: float = 1000.0,
         scorer: Optional[Callable] = make_bunsetsu_dep_scorer(), trainer: str = "libsvm",
-        merge_duplicates: bool = False, n_threads: int = 1, algorithm: str = "cascade",
+        merge_duplicates: bool = False, n_threads: int = 1, algorithm: str = "cascade", max_iter: int = -1,
+        epochs: int = 0,
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
         try:
             check_algorithm(algorithm)
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
-        check_trainer(trainer, classifier)
+        check_trainer_settings(trainer, classifier, cache_size, max_iter, epochs)
         check_groups(features)
         if not spans_key:
             raise ValueError("spans_key must name the span group that holds the bunsetsu")
         if min_feature_count < 1:
             raise ValueError("min_feature_count must be >= 1")
-        if not cache_size > 0:
-            raise ValueError("cache_size (MB) must be > 0")
         if isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1:
             raise ValueError(f"[{name}] n_threads must be an integer >= 1, not {n_threads!r}")
         self.vocab = vocab
@@ -202,6 +206,7 @@ class PKEDependencyParser(KernelComponent):
             "sigma": float(sigma), "xi": int(xi), "features": list(features),
             "min_feature_count": int(min_feature_count), "cache_size": float(cache_size),
             "stats": {}, "trainer": trainer, "merge_duplicates": bool(merge_duplicates), "algorithm": algorithm,
+            "max_iter": int(max_iter), "epochs": int(epochs),
         }
         self.n_threads = n_threads  # not in cfg: a setting of the running pipeline (see make_pke_dependency)
         self._init_model("pke_dependency", BunsetsuParser(features, algorithm=algorithm))
@@ -245,9 +250,7 @@ class PKEDependencyParser(KernelComponent):
         if X.shape[0] == 0:
             raise ValueError(f"[{self.name}] no training decisions: the examples need sentences with "
                              "three or more bunsetsu")
-        svm_seconds = self.plain_model.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
-                                        trainer=cfg.get("trainer", "libsvm"),
-                                        merge_duplicates=cfg.get("merge_duplicates", False))
+        svm_seconds = self.plain_model.train(X, y, degree=cfg["degree"], C=cfg["C"], **trainer_settings(cfg))
         sv = self.plain_model.support_vectors
         cfg["stats"].update({
             "n_decisions": int(X.shape[0]), "n_positive": int((y > 0).sum()),

@@ -29,7 +29,8 @@ from spacy.vocab import Vocab
 
 from ..features.boundary import MAX_WINDOW, check_window
 from ..features.char_units import doc_units
-from ..models.boundary_segmenter import BoundarySegmenter, check_classifier_options, check_trainer, concat_units
+from ..models.boundary_segmenter import BoundarySegmenter, check_classifier_options, concat_units
+from ..models.kernel_forms import check_trainer_settings, trainer_settings
 from ..scorers.segmentation import make_segmentation_scorer
 from .kernel_component import KernelComponent
 from .segmenter import merge_words, word_docs
@@ -46,10 +47,12 @@ from .trainable import initialize_examples
         "classifier": "pke",
         "sigma": 0.005,
         "xi": 1,
-        "trainer": "primal",
+        "trainer": "libsvm",
         "min_feature_count": 1,
         "cache_size": 1000.0,
         "max_iter": -1,
+        "epochs": 0,
+        "merge_duplicates": False,
         "scorer": {"@scorers": "spacy_adf.segmentation_scorer.v1", "boundaries": True},
     },
     default_score_weights={"token_f": 1.0, "boundary_acc": 0.0, "token_p": 0.0, "token_r": 0.0,
@@ -58,6 +61,7 @@ from .trainable import initialize_examples
 def make_pke_segmenter(
     nlp: Language, name: str, *, window: int, degree: int, C: float, classifier: str, sigma: float, xi: int,
     trainer: str, min_feature_count: int, cache_size: float, max_iter: int, scorer: Optional[Callable],
+    epochs: int = 0, merge_duplicates: bool = False,
 ) -> "KernelSegmenter":
     """Create a pke_segmenter. Put it first in the pipeline, after
     `spacy_adf.CharTokenizer.v1`.
@@ -72,23 +76,24 @@ def make_pke_segmenter(
     min_feature_count: drop features seen in fewer training gaps.
     cache_size: libsvm's kernel cache in MB. max_iter: the solver's
         iteration limit (<= 0: libsvm none, liblinear 1000).
+    epochs: the online trainer's passes (<= 0: 10).
+    merge_duplicates: libsvm only: train identical gaps once, with their
+        count as sample weight (the primal trainer always merges).
     scorer: default word P/R/F plus boundary_acc; None: no scores.
     """
     return KernelSegmenter(nlp.vocab, name, window=window, degree=degree, C=C, classifier=classifier,
                            sigma=sigma, xi=xi, trainer=trainer, min_feature_count=min_feature_count,
-                           cache_size=cache_size, max_iter=max_iter, scorer=scorer)
+                           cache_size=cache_size, max_iter=max_iter, scorer=scorer, epochs=epochs,
+                           merge_duplicates=merge_duplicates)
 
 
-def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size, max_iter):
+def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size, max_iter,
+                   epochs):
     check_window(window)
     check_classifier_options(classifier, degree, sigma, xi, C)
-    check_trainer(trainer, classifier)
+    check_trainer_settings(trainer, classifier, cache_size, max_iter, epochs)
     if int(min_feature_count) != min_feature_count or min_feature_count < 1:
         raise ValueError(f"min_feature_count must be an integer >= 1, not {min_feature_count!r}")
-    if not cache_size > 0:
-        raise ValueError(f"cache_size (MB) must be > 0, not {cache_size!r}")
-    if int(max_iter) != max_iter:
-        raise ValueError(f"max_iter must be an integer, not {max_iter!r}")
 
 
 class KernelSegmenter(KernelComponent):
@@ -97,11 +102,12 @@ class KernelSegmenter(KernelComponent):
 
     def __init__(self, vocab: Vocab, name: str = "pke_segmenter", *, window: int = 3, degree: int = 3,
                  C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1,
-                 trainer: str = "primal", min_feature_count: int = 1, cache_size: float = 1000.0,
-                 max_iter: int = -1, scorer: Optional[Callable] = make_segmentation_scorer(True)):
+                 trainer: str = "libsvm", min_feature_count: int = 1, cache_size: float = 1000.0,
+                 max_iter: int = -1, scorer: Optional[Callable] = make_segmentation_scorer(True), epochs: int = 0,
+                 merge_duplicates: bool = False):
         try:
             _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size,
-                           max_iter)
+                           max_iter, epochs)
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
         self.vocab = vocab
@@ -110,7 +116,8 @@ class KernelSegmenter(KernelComponent):
         self.cfg: Dict = {
             "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "trainer": trainer, "min_feature_count": int(min_feature_count),
-            "cache_size": float(cache_size), "max_iter": int(max_iter), "stats": {},
+            "cache_size": float(cache_size), "max_iter": int(max_iter), "stats": {}, "epochs": int(epochs),
+            "merge_duplicates": bool(merge_duplicates),
         }
         self._init_model("pke_segmenter", BoundarySegmenter(window))
 
@@ -151,8 +158,7 @@ class KernelSegmenter(KernelComponent):
                 "segmentation): pass get_examples to nlp.initialize() (spacy train does), or load a "
                 "trained pipeline"
             )
-        seconds = model.train(X, y, degree=cfg["degree"], C=cfg["C"], trainer=cfg["trainer"],
-                              cache_size=cfg["cache_size"], max_iter=cfg["max_iter"])
+        seconds = model.train(X, y, degree=cfg["degree"], C=cfg["C"], **trainer_settings(cfg))
         self._set_plain_model(model)
         sv = model.support_vectors
         cfg["stats"].update({
@@ -193,7 +199,8 @@ class KernelSegmenter(KernelComponent):
 
     def _check_cfg(self, cfg: Dict) -> None:
         _check_options(cfg["window"], cfg["degree"], cfg["C"], cfg["classifier"], cfg["sigma"], cfg["xi"],
-                       cfg["trainer"], cfg["min_feature_count"], cfg["cache_size"], cfg["max_iter"])
+                       cfg["trainer"], cfg["min_feature_count"], cfg["cache_size"], cfg["max_iter"],
+                       cfg.get("epochs", 0))
 
     def _new_plain_model(self) -> BoundarySegmenter:
         return BoundarySegmenter(self.cfg["window"])

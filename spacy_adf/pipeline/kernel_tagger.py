@@ -39,7 +39,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
-from ..models.kernel_forms import check_classifier_options, check_trainer
+from ..models.kernel_forms import check_classifier_options, check_trainer, check_trainer_settings, trainer_settings
 from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger
 from ..training.spacy_internals import set_score_weights
 from .kernel_component import KernelComponent
@@ -73,6 +73,9 @@ def check_scheme(scheme: str) -> str:
         "min_feature_count": 1,
         "trainer": "libsvm",
         "cache_size": 1000.0,
+        "max_iter": -1,
+        "epochs": 0,
+        "merge_duplicates": False,
         "n_jobs": 1,
         "scorer": {"@scorers": "spacy_adf.tagger_scorer.v1"},
     },
@@ -81,7 +84,8 @@ def check_scheme(scheme: str) -> str:
 def make_pke_tagger(
     nlp: Language, name: str, *, target: str, scheme: str, pos_attr: str, features: List[str], window: int,
     degree: int, C: float, classifier: str, sigma: float, xi: int, min_feature_count: int, trainer: str,
-    cache_size: float, scorer: Optional[Callable], n_jobs: int = 1,
+    cache_size: float, scorer: Optional[Callable], n_jobs: int = 1, max_iter: int = -1, epochs: int = 0,
+    merge_duplicates: bool = False,
 ) -> "PKETagger":
     """Create a pke_tagger.
 
@@ -97,6 +101,10 @@ def make_pke_tagger(
     trainer: "libsvm" (support vectors: any classifier form, rebuildable) or
         "primal" (liblinear on the subset features, `kernels/primal.py`: PKE only).
     cache_size: libsvm's kernel cache in MB (per worker).
+    max_iter: the solver's iteration limit (<= 0: libsvm none, liblinear 1000).
+    epochs: the online trainer's passes (<= 0: 10).
+    merge_duplicates: libsvm only: train identical decisions once, with
+        their count as sample weight (the primal trainer always merges).
     n_jobs: train the K(K-1)/2 pairs in up to this many processes (the same
         SVMs; memory grows with the workers).
     scorer: called by `score` with the component's target; None: no scores.
@@ -104,7 +112,8 @@ def make_pke_tagger(
     tagger = PKETagger(nlp.vocab, name, target=target, scheme=scheme, pos_attr=pos_attr, features=features,
                        window=window, degree=degree, C=C, classifier=classifier, sigma=sigma, xi=xi,
                        min_feature_count=min_feature_count, trainer=trainer, cache_size=cache_size,
-                       scorer=scorer, n_jobs=n_jobs)
+                       scorer=scorer, n_jobs=n_jobs, max_iter=max_iter, epochs=epochs,
+                       merge_duplicates=merge_duplicates)
     set_score_weights(nlp, name, tagger.target.score_weights)
     return tagger
 
@@ -120,17 +129,15 @@ class PKETagger(KernelComponent):
         pos_attr: str = "tag", features: Sequence[str] = FEATURE_GROUPS, window: int = 2, degree: int = 2,
         C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1, min_feature_count: int = 1,
         trainer: str = "libsvm", cache_size: float = 1000.0, scorer: Optional[Callable] = None,
-        n_jobs: int = 1,
+        n_jobs: int = 1, max_iter: int = -1, epochs: int = 0, merge_duplicates: bool = False,
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
-        check_trainer(trainer, classifier)
+        check_trainer_settings(trainer, classifier, cache_size, max_iter, epochs)
         scheme = check_scheme(scheme)
         if pos_attr not in POS_ATTRS:
             raise ValueError(f"pos_attr must be one of {list(POS_ATTRS)}, not {pos_attr!r}")
         if min_feature_count < 1:
             raise ValueError("min_feature_count must be >= 1")
-        if not cache_size > 0:
-            raise ValueError("cache_size (MB) must be > 0")
         if int(n_jobs) != n_jobs or n_jobs < 1:
             raise ValueError(f"n_jobs must be an integer >= 1, not {n_jobs!r}")
         self.target = make_target(target, scheme)
@@ -145,6 +152,7 @@ class PKETagger(KernelComponent):
             "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "min_feature_count": int(min_feature_count),
             "trainer": trainer, "cache_size": float(cache_size), "n_jobs": int(n_jobs), "labels": [], "stats": {},
+            "max_iter": int(max_iter), "epochs": int(epochs), "merge_duplicates": bool(merge_duplicates),
         }
 
     @property
@@ -187,8 +195,8 @@ class PKETagger(KernelComponent):
             raise ValueError(f"[{self.name}] the training examples need tokens of at least two chunk tags "
                              f"(found {self.plain_model.classes}); check the corpus and the target "
                              f"{cfg['target']!r}")
-        seconds = self.plain_model.train(X, y, degree=cfg["degree"], C=cfg["C"], cache_size=cfg["cache_size"],
-                                    trainer=cfg["trainer"], n_jobs=cfg.get("n_jobs", 1))
+        seconds = self.plain_model.train(X, y, degree=cfg["degree"], C=cfg["C"], n_jobs=cfg.get("n_jobs", 1),
+                                         **trainer_settings(cfg))
         cfg["stats"].update({"n_decisions": int(X.shape[0]), "n_features": len(self.plain_model.vocab),
                              "classes": list(self.plain_model.classes), "svm_seconds": seconds,
                              "training": self.plain_model.train_stats})

@@ -66,7 +66,7 @@ def test_tagger_learns_saves_and_loads(tmp_path):
 
 def test_segmenter_learns_saves_and_loads(tmp_path):
     nlp = char_nlp()
-    seg = nlp.add_pipe("pke_segmenter", config={"trainer": "online", "sigma": 0.0, "max_iter": 5})
+    seg = nlp.add_pipe("pke_segmenter", config={"trainer": "online", "sigma": 0.0, "epochs": 5})
     nlp.initialize(lambda: seg_examples(nlp, make_sentences(120)))
     assert seg.cfg["stats"]["training"]["epochs"] <= 5
     held_out = seg_examples(nlp, make_sentences(40, seed=7))
@@ -85,4 +85,4 @@ def test_online_options_are_checked():
             spacy.blank("xx").add_pipe(factory, config={"trainer": "online", "classifier": "pki"})
     with pytest.raises(ValueError, match="epochs"):
         spacy.blank("xx").add_pipe("pke_segmenter", config={"trainer": "online"}).plain_model.train(
-            numpy.zeros((2, 2)), numpy.array([1, -1]), trainer="online", max_iter=1.5)
+            numpy.zeros((2, 2)), numpy.array([1, -1]), trainer="online", epochs=1.5)
