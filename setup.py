@@ -22,7 +22,6 @@ import sysconfig
 import time
 from pathlib import Path
 
-import numpy
 from Cython import __version__ as CYTHON_VERSION
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -68,9 +67,7 @@ def extension(name, source):
     return Extension(
         name,
         [source],
-        include_dirs=[numpy.get_include()],
         extra_compile_args=COMPILE_ARGS,
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         language="c++" if name in CPP_MODULES else None,
     )
 
