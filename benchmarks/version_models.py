@@ -98,12 +98,16 @@ def main(argv=None) -> int:
     c = sub.add_parser("compare")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
+    c.add_argument("--out-json", type=Path, help="also write the report here")
     args = p.parse_args(argv)
     if args.command == "train":
         train(args.checkout, args.data, args.output, args.kind or list(recipes(Path("."))))
         return 0
     report = compare(args.a, args.b)
-    print(json.dumps(report, indent=1))
+    text = json.dumps(report, indent=1)
+    print(text)
+    if args.out_json:
+        args.out_json.write_text(text + "\n", encoding="utf8")
     return 0 if all(r["identical"] for r in report.values()) else 1
 
 
