@@ -7,6 +7,8 @@ from typing import Callable, Dict
 
 from spacy.util import registry
 
+from .checked import CheckedTokenizer
+
 
 # Split anywhere inside a word (GENIA never keeps these inside a token).
 BIO_INFIXES = (r"\.\.+", "…", r"[()\[\]{};:=,]")
@@ -40,11 +42,10 @@ def create_bio_tokenizer() -> Callable:
     """spaCy's rule-based tokenizer with GENIA-like word splitting (see
     `bio_tokenizer_settings`): "IL-2-induced", "C/EBP", "NF-kappaB" stay one
     token, "Ro(SSA)" and "1;14" are split. Brackets and punctuation at word
-    edges are split as in spaCy's defaults."""
+    edges are split as in spaCy's defaults. Its file is checked on load
+    (`tokenizers.checked`)."""
 
     def tokenizer_factory(nlp):
-        from spacy.tokenizer import Tokenizer
-
-        return Tokenizer(nlp.vocab, **bio_tokenizer_settings(nlp))
+        return CheckedTokenizer(nlp.vocab, **bio_tokenizer_settings(nlp))
 
     return tokenizer_factory

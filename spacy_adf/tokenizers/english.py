@@ -25,6 +25,8 @@ from spacy.symbols import NORM, ORTH
 from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex, registry
 
+from .checked import create_checked_tokenizer
+
 # spaCy's infix rules that split "rate-sensitive" and "1982-84"
 HYPHEN_INFIX = r"(?<=[{a}0-9])(?:{h})(?=[{a}])".format(a=ALPHA, h=HYPHENS)
 NUMBER_OPERATOR_INFIX = r"(?<=[0-9])[+\-\*^](?=[0-9-])"
@@ -99,8 +101,9 @@ class _EnglishTokenizerHolder:
 
 @registry.tokenizers("spacy_adf.PTBEnglishTokenizer.v1")
 def create_ptb_english_tokenizer() -> Callable:
-    """spaCy's English tokenizer with the treebank's conventions (see module)."""
-    default = registry.tokenizers.get("spacy.Tokenizer.v1")()
+    """spaCy's English tokenizer with the treebank's conventions (see module),
+    its file checked on load (`tokenizers.checked`)."""
+    default = create_checked_tokenizer()
 
     def make(nlp) -> Tokenizer:
         tokenizer = default(nlp)  # spaCy's tokenizer from the language's defaults

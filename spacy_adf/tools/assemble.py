@@ -9,9 +9,11 @@ from typing import List, Optional, Tuple
 
 import spacy
 from spacy.lang.char_classes import ALPHA, HYPHENS
+from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex
 
 from ..pipeline import quote_tags  # noqa: F401 (registers ptb_quote_tags)
+from ..tokenizers.checked import REGISTERED_NAME as CHECKED_TOKENIZER, checked_tokenizer
 from ..tokenizers.english import ptb_english_tokenizer
 
 # spaCy's infix rule that splits "rate-sensitive" into three tokens; the Penn
@@ -58,6 +60,9 @@ def assemble(base: str, sources: List[str], name: Optional[str] = None, version:
         keep_hyphenated_words(nlp)
     if ptb_tokens:
         ptb_english_tokenizer(nlp)
+    if type(nlp.tokenizer) is Tokenizer:  # spaCy's own: save it checked, as every other file
+        nlp.tokenizer = checked_tokenizer(nlp.tokenizer)
+        nlp.config["nlp"]["tokenizer"] = {"@tokenizers": CHECKED_TOKENIZER}
     loaded = {}
     for spec in sources:
         as_name, path, component = parse_source(spec)
