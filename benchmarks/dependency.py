@@ -35,7 +35,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, fmt, machine_info, write_json, write_section
+from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, fmt, machine_info, publish
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
 from spacy_adf.kernels import KernelClassifier
 from spacy_adf.scorers.bunsetsu_deps import score_bunsetsu_deps
@@ -329,9 +329,7 @@ def main(argv=None) -> int:
             extra["results"]["KWDLC test"] = dict(r, bunsetsu="predicted (adf_tagger)")
         report["extra"] = extra
     report["ginza"] = ginza_summary(args.ginza_json)
-    write_json(args.out_json, report)
-    write_section(args.out_md, NAME, markdown(report))
-    print(markdown(report))
+    publish(report, args.out_json, args.out_md, NAME, markdown(report))
     return 0
 
 

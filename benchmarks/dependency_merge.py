@@ -29,8 +29,7 @@ from typing import Dict
 
 import numpy
 
-from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, Child, machine_info, module_command, write_json,
-                                write_section)
+from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, Child, machine_info, module_command, publish
 
 NAME = "bench_dependency_merge"
 
@@ -203,9 +202,7 @@ def main(argv=None) -> int:
     test_docs = read_docs(args.data / "kwdlc" / "test.knp", vocab, args.test_limit)
     report["full"] = full_size(args, test_docs)
     report["subsample"] = subsample(args, vocab, test_docs)
-    write_json(args.out_json, report)
-    write_section(args.out_md, NAME, markdown(report))
-    print(markdown(report))
+    publish(report, args.out_json, args.out_md, NAME, markdown(report))
     return 0
 
 

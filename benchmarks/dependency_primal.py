@@ -26,7 +26,7 @@ import spacy
 from spacy.training import Example
 
 from benchmarks.dependency import SIGMAS, XIS, bench_form, read_docs
-from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, fmt, machine_info, write_json, write_section
+from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, fmt, machine_info, publish
 from spacy_adf.corpora.bunsetsu import make_predicted
 
 NAME = "bench_dependency_primal"
@@ -116,9 +116,7 @@ def main(argv=None) -> Dict:
         "n_subsets": int(primal.n_subsets) if primal is not None else 0,
         "rows": rows, "libsvm": libsvm_rows(args.libsvm_json, args.degree),
     }
-    write_json(args.out_json, report)
-    write_section(args.out_md, NAME, markdown(report))
-    print(markdown(report))
+    publish(report, args.out_json, args.out_md, NAME, markdown(report))
     return report
 
 

@@ -31,7 +31,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from benchmarks.harness import REPO, fmt, machine_info, write_json, write_section
+from benchmarks.harness import REPO, fmt, machine_info, publish
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs, make_predicted
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY
 from tests.helpers.dep_data import knp_text
@@ -183,10 +183,7 @@ def main(argv: Optional[List[str]] = None) -> Dict:
     sizes = [int(float(s)) for s in args.sizes.split(",") if s.strip()]
     result = run(sizes, args.train_sentences, args.test_sentences, args.classifier, args.degree,
                  max(args.repeats, 1), args.one_sentence_max)
-    write_json(Path(args.out_json), result)
-    if args.out_md:
-        write_section(Path(args.out_md), NAME, markdown(result))
-    print(markdown(result))
+    publish(result, Path(args.out_json), Path(args.out_md) if args.out_md else None, NAME, markdown(result))
     return result
 
 

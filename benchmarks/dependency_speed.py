@@ -36,7 +36,7 @@ from unittest import mock
 import spacy
 
 from benchmarks.dependency import read_docs, train_parser
-from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, machine_info, write_json, write_section
+from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, machine_info, publish
 from spacy_adf.corpora.bunsetsu import make_predicted
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY
 from spacy_adf.models import bunsetsu_parser
@@ -241,9 +241,7 @@ def main(argv=None) -> int:
               "degree": args.degree, "n_train": args.limit or "all", "n_sv": pipe.cfg["stats"].get("n_sv"),
               "sigma": args.sigma, "xi": args.xi, "repeats": args.repeats, "batch_size": args.batch_size,
               "pke": pke, "pkb": pkb, "ratios": ratios}
-    write_json(args.out_json, report)
-    write_section(args.out_md, NAME, markdown(report))
-    print(markdown(report))
+    publish(report, args.out_json, args.out_md, NAME, markdown(report))
     return 0 if pke["identical_trees"] and pkb["identical_trees"] else 1
 
 

@@ -27,7 +27,7 @@ import spacy
 
 from benchmarks.dependency import read_docs
 from benchmarks.dependency_speed import one_pass, trees
-from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, machine_info, write_json, write_section
+from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, machine_info, publish
 
 NAME = "bench_dependency_threads"
 SETTINGS = (1, 2)
@@ -110,9 +110,7 @@ def main(argv=None) -> int:
               "model": str(args.model), "algorithm": nlp.get_pipe("pke_dependency").cfg.get("algorithm", "cascade"),
               "n_kept": nlp.get_pipe("pke_dependency").classifier.n_kept,
               "repeats": args.repeats, "batch_size": args.batch_size, "sets": rows}
-    write_json(args.out_json, report)
-    write_section(args.out_md, NAME, markdown(report))
-    print(markdown(report))
+    publish(report, args.out_json, args.out_md, NAME, markdown(report))
     return 0 if all(r["identical_trees"] for r in rows.values()) else 1
 
 

@@ -203,3 +203,12 @@ def write_json(path: Path, data: Any, indent: int = 2) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", encoding="utf8")
+
+
+def publish(report: Any, out_json: Path, out_md: Optional[Path], name: str, section: str) -> None:
+    """A benchmark's ending: the JSON report, its section of the Markdown
+    file (none when `out_md` is None) and the section on the console."""
+    write_json(out_json, report)
+    if out_md is not None:
+        write_section(out_md, name, section)
+    print(section)

@@ -64,8 +64,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, Child, machine_info, module_command,
-                                write_json, write_section)
+from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, Child, machine_info, module_command, publish, write_json
 
 NAME = "bench_jdepp"
 WORK = REPO / "training" / "jdepp"
@@ -644,9 +643,7 @@ def main(argv=None) -> int:
                            "sdist_sha256": SDIST_SHA256},
               "training": training, "sets": bench(load_parsers(binary, args), args.data, args.repeats)}
     report["load_average_at_end"] = list(os.getloadavg())
-    write_json(args.out_json, report)
-    write_section(args.out_md, NAME, markdown(report))
-    print(markdown(report))
+    publish(report, args.out_json, args.out_md, NAME, markdown(report))
     return 0
 
 

@@ -35,7 +35,7 @@ from typing import Dict, Iterable, List, Sequence, Set, Tuple
 import spacy
 
 from benchmarks.ginza import read_gold, score as score_bunsetsu_deps, segmentation as bunsetsu_segmentation
-from benchmarks.harness import DATA, REPO, fmt, machine_info, write_json, write_section
+from benchmarks.harness import DATA, REPO, fmt, machine_info, publish
 from spacy_adf.corpora.conll import conll_to_docs
 from spacy_adf.corpora.knp import read_knp
 from spacy_adf.corpora.segmented import read_segmented
@@ -304,9 +304,7 @@ def main(argv=None) -> Dict:
     if "ja" in args.only:
         r["ginza"] = ginza_figures(args.ginza_python, args.data / "kwdlc" / "test.knp",
                                    REPO / "metrics" / "bench_ginza_raw_text.json")
-    write_json(args.output, r)
-    write_section(args.markdown, "raw-text", markdown(r))
-    print(markdown(r))
+    publish(r, args.output, args.markdown, "raw-text", markdown(r))
     return r
 
 

@@ -42,8 +42,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set
 
 from benchmarks.config_epochs import epochs_of
-from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, Child, fmt, machine_info, read_jsonl,
-                                run_child, write_json, write_section)
+from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, Child, fmt, machine_info, publish, read_jsonl, run_child
 
 NAME = "bench_segmentation"
 DEFAULT_DATA = DATA
@@ -392,9 +391,7 @@ def main(argv=None) -> int:
         print(f"[{n}] adf F {adf['f']:.2f} / pkuseg F {pk['f']:.2f}", flush=True)
         if n == "weibo":
             report["results"].update(bench_msr(args, workdir, nlp, d["lexicon"]))
-    write_json(args.out_json, report)
-    write_section(args.out_md, NAME, markdown_section(report))
-    print(markdown_section(report))
+    publish(report, args.out_json, args.out_md, NAME, markdown_section(report))
     return 0
 
 

@@ -81,8 +81,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from benchmarks.config_epochs import epoch_overrides, epochs_of
-from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, fmt, machine_info, markers,
-                                read_jsonl, repo_state, run_child, write_json, write_section)
+from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, fmt, machine_info, markers, publish, read_jsonl,
+                                repo_state, run_child, write_json)
 
 NAME = "bench_training_process"
 DEFAULT_JSON = REPO / "metrics" / "bench_training_process.json"
@@ -844,10 +844,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     finally:
         if temporary and not os.environ.get("BENCH_KEEP_WORKDIR"):
             shutil.rmtree(workdir, ignore_errors=True)
-    write_json(args.out_json, report)
-    section = markdown_section(report)
-    write_section(args.out_md, NAME, section)
-    print(section)
+    publish(report, args.out_json, args.out_md, NAME, markdown_section(report))
     print(f"[{NAME}] wrote {args.out_json} and {args.out_md} in "
           f"{report['total_wall_seconds'] / 60:.1f} min", flush=True)
     if report["failures"]:

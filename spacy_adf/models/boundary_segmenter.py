@@ -17,16 +17,15 @@ import numpy
 import scipy.sparse
 
 from ..features.char_units import DEFAULT_UNIT_RULES, apply_unit_rules, check_unit_rules
-from ..features.boundary import BoundaryVocab, boundary_template, check_window, gap_keys, gap_units
+from ..features.boundary import BoundaryVocab, check_window, gap_keys, gap_units
 from ..kernels import KernelClassifier, PrimalSVM, SupportVectors
 from ..kernels.progress import Progress
 from ..serialization.framed import pack, unpack
 from .boundary_decode import segment_starts
-from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, build_forms, check_classifier_options,
-                           check_support_vectors, check_trainer, load_checked_classifier, train_binary)
+from .kernel_forms import (build_forms, check_support_vectors, check_trainer, load_checked_classifier,
+                           train_binary)
 
-__all__ = ["BoundarySegmenter", "MismatchedPartsError", "KINDS", "TRAINERS", "check_classifier_options",
-           "check_trainer", "concat_units"]
+__all__ = ["BoundarySegmenter", "concat_units"]
 
 FEATURES_FORMAT = "spacy_adf.boundary_features"
 
@@ -126,23 +125,6 @@ class BoundarySegmenter:
             raise ValueError("the segmenter has no classifier: initialize / train it first")
         starts = segment_starts(self.vocab, self.classifier, codes, bounds)
         return apply_unit_rules(starts, codes, bounds, self.unit_rules)
-
-    def segment_reference(self, codes, bounds) -> numpy.ndarray:
-        """The same as `segment`, in Python from `boundary_template`'s
-        feature names (single-character units only): the test reference."""
-        ids = {name: i for i, name in enumerate(self.vocab.names())}
-        codes = numpy.asarray(codes, dtype=numpy.uint32)
-        starts = numpy.zeros(codes.shape[0], dtype=numpy.uint8)
-        bounds = numpy.asarray(bounds, dtype=numpy.int64).tolist()
-        for a, b in zip(bounds, bounds[1:]):
-            if b <= a:
-                continue
-            units = [chr(c) for c in codes[a:b].tolist()]
-            starts[a] = 1
-            for k in range(b - a - 1):
-                x = [ids[f] for f in boundary_template(units, k, self.window) if f in ids]
-                starts[a + k + 1] = self.classifier.decision(x) > 0
-        return apply_unit_rules(starts, codes, numpy.asarray(bounds, dtype=numpy.int64), self.unit_rules)
 
     # ------------------------------------------------------------ serialization
     # An untrained part (no support vectors, no classifier) is stored as b"".

@@ -20,10 +20,8 @@ from ..kernels.tournament import tournament_heads
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from ..serialization.payloads import dump_payload, load_payload
 from .cascaded_chunking import oracle_rounds
-from .kernel_forms import (  # noqa: F401  (re-exported: the components import them from here)
-    KINDS, TRAINERS, MismatchedPartsError, build_forms, check_classifier_options, check_support_vectors,
-    check_trainer, load_checked_classifier, train_binary,
-)
+from .kernel_forms import (build_forms, check_support_vectors, check_trainer, load_checked_classifier,
+                           train_binary)
 from .tournament import oracle_games
 
 FEATURES_FORMAT = "spacy_adf.bunsetsu_features"

@@ -38,11 +38,10 @@ from ..kernels.progress import Progress
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
 from ..serialization.payloads import dump_payload, load_payload
-from .kernel_forms import (KINDS, TRAINERS, MismatchedPartsError, build_forms, check_classifier,
-                           check_support_vectors, check_trainer, train_binary)
+from .kernel_forms import (MismatchedPartsError, build_forms, check_classifier, check_support_vectors,
+                           check_trainer, train_binary)
 
-__all__ = ["KernelTagger", "vote", "POS_ATTRS", "FEATURE_GROUPS", "KINDS", "TRAINERS",
-           "MismatchedPartsError"]
+__all__ = ["KernelTagger", "POS_ATTRS", "FEATURE_GROUPS"]
 
 FEATURE_GROUPS = tuple(GROUP_PREFIX)  # ("words", "pos")
 POS_ATTRS = ("tag", "pos")            # token.tag_ (fine-grained, e.g. PTB) or token.pos_ (UPOS)
@@ -62,23 +61,6 @@ def _is_vocabulary(msg) -> bool:
             and isinstance(msg.get("classes"), list))
 
 
-def vote(decisions: Sequence[float], n_classes: int) -> int:
-    """The pairwise vote in plain Python (the reference of
-    `PairwiseClassifier.decide_ids`): decisions in `class_pairs` order,
-    f > 0 a vote for the pair's lower class, f < 0 for the higher; most
-    votes, then the larger summed margin, then the lowest index."""
-    votes = [0] * n_classes
-    margin = [0.0] * n_classes
-    for (i, j), f in zip(class_pairs(n_classes), decisions):
-        if f > 0:
-            votes[i] += 1
-        elif f < 0:
-            votes[j] += 1
-        margin[i] += f
-        margin[j] -= f
-    return min(range(n_classes), key=lambda c: (-votes[c], -margin[c], c))
-
-
 def dynamic_names(tag: Optional[str]) -> Tuple[str, str]:
     """The dynamic feature strings of a previous tag (None: before the sentence)."""
     value = BOS if tag is None else tag
@@ -89,8 +71,7 @@ class KernelTagger:
     """Window features + pairwise kernel SVMs + left-to-right decoding.
 
     ``classes`` are the tag names (class i is ``classes[i]``); ``vocab``
-    maps feature strings to ids. `tag_docs` is the Cython path (features and
-    decoding in C); `reference_tags` the plain-Python one (the same tags).
+    maps feature strings to ids. `tag_docs` tags in C (features and decoding).
     """
 
     PARTS = ("features", "support_vectors", "classifier")
@@ -345,28 +326,6 @@ class KernelTagger:
         X = self.rows(static, sent_off, classes)
         asked = forced < 0
         return X[asked], classes[asked]
-
-    def reference_tags(self, doc: Doc) -> List[int]:
-        """The class ids of a Doc's tokens in plain Python (feature strings,
-        vocabulary lookup, each pair's ``decision``, `vote`): the reference
-        of `tag_docs`."""
-        if self.classifier is None:
-            raise ValueError("the tagger has no classifier: initialize / train it first")
-        k = len(self.classes)
-        outside = self.classes.index(OUTSIDE) if OUTSIDE in self.classes else -1
-        out: List[int] = []
-        for start, end in self.sentences(doc):
-            sent: List[int] = []
-            for i, feats in enumerate(self.static_strings(doc, start, end)):
-                if doc[start + i].is_space and outside >= 0:
-                    sent.append(outside)
-                    continue
-                prev1 = self.classes[sent[i - 1]] if i >= 1 else None
-                prev2 = self.classes[sent[i - 2]] if i >= 2 else None
-                ids = self.vocab.lookup(feats + [dynamic_names(prev1)[0], dynamic_names(prev2)[1]])
-                sent.append(vote([c.decision(ids) for c in self.classifier.classifiers], k))
-            out.extend(sent)
-        return out
 
     # ------------------------------------------------------------ statistics
 

@@ -29,8 +29,8 @@ from spacy.vocab import Vocab
 
 from ..features.boundary import MAX_WINDOW, check_window
 from ..features.char_units import doc_units
-from ..models.boundary_segmenter import BoundarySegmenter, check_classifier_options, concat_units
-from ..models.kernel_forms import check_trainer_settings, trainer_settings
+from ..models.boundary_segmenter import BoundarySegmenter, concat_units
+from ..models.kernel_forms import check_classifier_options, check_trainer_settings, trainer_settings
 from ..scorers.segmentation import make_segmentation_scorer
 from .kernel_component import KernelComponent
 from .segmenter import merge_words, word_docs
