@@ -19,10 +19,10 @@ from spacy.vocab import Vocab
 
 from ..serialization.text_lines import check_file, read_lines
 from ..tags.iob import iob_to_spans
-from .compact import StringColumns, shared as shared_compact
+from .string_columns import StringColumns, shared as shared_compact
 from .jackknifed import JackknifeAnnotations, check_split, select_part
 from .reader_state import check_held_form, in_call_order
-from .reuse import shared as shared_reuse
+from .reused_docs import shared as shared_reuse
 
 PathLike = Union[str, Path]
 
@@ -339,9 +339,9 @@ def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
 
 class ConllCorpus:
     """Callable reader: ``corpus(nlp)`` re-reads the file on every call,
-    unless ``reuse_docs`` (see `spacy_adf.corpora.reuse`): then the Docs of
+    unless ``reuse_docs`` (see `spacy_adf.corpora.reused_docs`): then the Docs of
     the first call are handed out again while the file is unchanged; or
-    ``compact`` (see `spacy_adf.corpora.compact`): the file is read once
+    ``compact`` (see `spacy_adf.corpora.string_columns`): the file is read once
     into string columns and every call builds its Docs from them.
     ``shuffle``: each call in a new random order. ``part`` "train" or
     "heldout": only the sentences outside or inside ``folds`` of

@@ -15,9 +15,9 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import check_file, read_lines
-from .compact import shared as shared_compact
+from .string_columns import shared as shared_compact
 from .reader_state import check_held_form, in_call_order
-from .reuse import shared as shared_reuse
+from .reused_docs import shared as shared_reuse
 
 PathLike = Union[str, Path]
 _UNWRITABLE = (" ", "\t", "\r", "\n")
@@ -81,9 +81,9 @@ def training_lexicon(path: PathLike) -> Set[str]:
 
 class SegmentedCorpus:
     """Callable reader: reads the file on every call, unless ``reuse_docs``
-    (see `spacy_adf.corpora.reuse`) or ``compact`` (the words held as
+    (see `spacy_adf.corpora.reused_docs`) or ``compact`` (the words held as
     string columns, each call's Docs built from them: see
-    `spacy_adf.corpora.compact`). ``shuffle``: each call in a new random
+    `spacy_adf.corpora.string_columns`). ``shuffle``: each call in a new random
     order."""
 
     def __init__(self, path: PathLike, limit: int = 0, reuse_docs: bool = False, compact: bool = False,

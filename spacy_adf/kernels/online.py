@@ -30,7 +30,7 @@ from typing import Optional
 
 import numpy
 
-from .heap import release_free_memory
+from .free_memory import release_free_memory
 from .progress import Progress
 from .primal import PrimalSVM
 from .subset_learner import SubsetLearner

@@ -14,7 +14,7 @@ gold label ids), and the first epoch `take`s them rather than hashing the
 corpus a second time. They are dropped once an epoch's worth of entries is
 cached.
 
-A reference Doc built by a compact reader (`spacy_adf.corpora.compact`,
+A reference Doc built by a compact reader (`spacy_adf.corpora.string_columns`,
 which builds new Docs on every call) carries its place in the corpus; its
 entry is keyed by that instead, and holds no Doc.
 """
@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Hashable, Tuple
 
 from spacy.training import Example
 
-from ..corpora.compact import ITEM_KEY
+from ..corpora.string_columns import ITEM_KEY
 from ..features.digest import digest  # noqa: F401 (re-exported: the cache's signatures and keys)
 
 MISS = object()

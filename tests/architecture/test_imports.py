@@ -205,7 +205,7 @@ def test_no_import_cycle_within_benchmarks():
 # Probes of the platform, where a missing function is the answer and not a
 # mistake: (file, probed name) -> why the probe stays.
 PLATFORM_PROBES = {
-    ("kernels/heap.py", "malloc_trim"): "a C library other than glibc has no malloc_trim",
+    ("kernels/free_memory.py", "malloc_trim"): "a C library other than glibc has no malloc_trim",
     ("kernels/online.py", "sched_getaffinity"): "os.sched_getaffinity exists on some systems only",
     ("core/online.pyx", "register_at_fork"): "os.register_at_fork exists on POSIX systems only",
 }

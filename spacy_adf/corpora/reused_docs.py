@@ -37,7 +37,7 @@ class ReusedDocs:
         """The Examples of the (predicted, reference) pairs `read()` gave,
         the same objects for the same vocab and the same files (path,
         size, mtime); in file order, or in a new random order each call
-        (`shuffle`, as `spacy_adf.corpora.compact`)."""
+        (`shuffle`, as `spacy_adf.corpora.string_columns`)."""
         stamp = file_stamp(paths)
         if self._vocab is not vocab or self._stamp != stamp:
             self._examples, self._stamp, self._vocab = [], None, None  # free the old Docs first

@@ -1,7 +1,7 @@
-"""kernels.heap: freed heap pages go back to the OS before a trainer's table grows."""
+"""kernels.free_memory: freed heap pages go back to the OS before a trainer's table grows."""
 import sys
 
-from spacy_adf.kernels.heap import release_free_memory
+from spacy_adf.kernels.free_memory import release_free_memory
 
 
 def _rss_kb() -> int:

@@ -1,4 +1,4 @@
-"""`compact` and `shuffle` of the corpus readers (spacy_adf.corpora.compact):
+"""`compact` and `shuffle` of the corpus readers (spacy_adf.corpora.string_columns):
 the same Docs as the plain readers, built anew on every call from string
 columns, each reference marked with its corpus item; the same orders as the
 held forms under one seed."""
@@ -7,7 +7,7 @@ import random
 import pytest
 import spacy
 
-from spacy_adf.corpora.compact import ITEM_KEY, StringColumns
+from spacy_adf.corpora.string_columns import ITEM_KEY, StringColumns
 from spacy_adf.corpora.conll import ConllCorpus
 from spacy_adf.corpora.segmented import SegmentedCorpus
 
