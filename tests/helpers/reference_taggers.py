@@ -3,7 +3,7 @@ Cython path (`KernelTagger.tag_docs`: `features/window_ids.pyx`,
 `kernels/left_to_right.pyx`, `kernels/pairwise.pyx`), which must give the
 same tags. Feature strings, vocabulary lookup, each pair's ``decision`` and
 the vote, token by token."""
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 from spacy.tokens import Doc
 
@@ -11,11 +11,10 @@ from spacy_adf.kernels.pairwise import class_pairs
 from spacy_adf.models.kernel_tagger import OUTSIDE, KernelTagger, dynamic_names
 
 
-def vote(decisions: Sequence[float], n_classes: int) -> int:
-    """The pairwise vote (`PairwiseClassifier.decide_ids`): decisions in
+def tally(decisions: Sequence[float], n_classes: int) -> Tuple[List[int], List[float]]:
+    """Each class's votes and summed margin in its favour: decisions in
     `class_pairs` order, f > 0 a vote for the pair's lower class, f < 0 for
-    the higher; most votes, then the larger summed margin, then the lowest
-    index."""
+    the higher."""
     votes = [0] * n_classes
     margin = [0.0] * n_classes
     for (i, j), f in zip(class_pairs(n_classes), decisions):
@@ -25,6 +24,13 @@ def vote(decisions: Sequence[float], n_classes: int) -> int:
             votes[j] += 1
         margin[i] += f
         margin[j] -= f
+    return votes, margin
+
+
+def vote(decisions: Sequence[float], n_classes: int) -> int:
+    """The pairwise vote (`PairwiseClassifier.decide_ids`) of the `tally`:
+    most votes, then the larger summed margin, then the lowest index."""
+    votes, margin = tally(decisions, n_classes)
     return min(range(n_classes), key=lambda c: (-votes[c], -margin[c], c))
 
 
