@@ -206,6 +206,37 @@ def _csr(owner: numpy.ndarray, value: numpy.ndarray, n_owner: int):
     return ptr, value
 
 
+def prune_blocks(block_ptr: numpy.ndarray, codes: numpy.ndarray, block_weights: numpy.ndarray,
+                 min_abs: float):
+    """Drop the entries with |weight| < min_abs and the attributes left with
+    none: (kept attribute ids ascending, block_ptr, codes, block weights) of
+    the remaining layout, in the same order. block_weights are the weights
+    of the entries (the model's weights without its head)."""
+    if not min_abs > 0:
+        raise ValueError(f"the pruning threshold must be positive, got {min_abs!r}")
+    block_ptr = numpy.asarray(block_ptr, dtype=numpy.int64)
+    n_attrs = len(block_ptr) - 1
+    keep = numpy.abs(block_weights) >= min_abs
+    owner = numpy.repeat(numpy.arange(n_attrs, dtype=numpy.int64), numpy.diff(block_ptr))
+    counts = numpy.bincount(owner[keep], minlength=n_attrs)
+    kept_attrs = numpy.flatnonzero(counts)
+    new_ptr = numpy.concatenate([[0], numpy.cumsum(counts[kept_attrs])]).astype(numpy.int64)
+    return kept_attrs, new_ptr, codes[keep], block_weights[keep]
+
+
+def weight_for_fraction(block_weights: numpy.ndarray, fraction: float) -> float:
+    """The magnitude that keeps about `fraction` of the non-zero entries when
+    used as prune_blocks' min_abs (entries at the magnitude stay)."""
+    if not 0.0 < fraction <= 1.0:
+        raise ValueError(f"the kept fraction must be in (0, 1], got {fraction!r}")
+    mags = numpy.abs(block_weights[block_weights != 0])
+    if not len(mags):
+        return float("inf")
+    k = max(1, int(round(fraction * len(mags))))
+    # the k-th largest magnitude
+    return float(numpy.partition(mags, len(mags) - k)[len(mags) - k])
+
+
 def edge_mask(templates: List[str], edge_templates) -> numpy.ndarray:
     """Which templates get rich edge weights: None = all, else the listed ones."""
     if edge_templates is None:

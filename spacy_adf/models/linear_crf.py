@@ -14,7 +14,7 @@ import numpy
 from ..core.crf import CRFContext, CRFModel
 from ..core.online import OnlineSteps
 from ..core.params import SparseGrad
-from ..features.crf_layout import build_crf, build_crf_stacked, stack_golds, stack_hashes
+from ..features.crf_layout import build_crf, build_crf_stacked, prune_blocks, stack_golds, stack_hashes
 from ..features.extract import FeatureTable
 from ..features.row_buffer import RowBuffer
 from ..serialization.framed import Chunks, pack_chunks, read_model
@@ -171,6 +171,28 @@ class LinearChainCRF(SparseModel):
             return float(loglik), dense
 
         return objective
+
+    # ------------------------------------------------------------ pruning
+
+    def block_weights(self) -> numpy.ndarray:
+        """The weights of the feature entries (without transitions, start
+        and end weights): what pruning chooses from. A view."""
+        crf = self.params
+        return crf.weights[crf.off_blocks:]
+
+    def prune(self, min_abs: float) -> dict:
+        """Drop the feature entries with |weight| < min_abs, and the features
+        left without entries, once training is over (the training samples'
+        feature ids no longer hold afterwards). Label transitions, start and
+        end weights stay. Returns the counts before and after."""
+        crf = self.params
+        before = {"n_weights": crf.n_weights, "n_features": crf.n_attrs}
+        head = numpy.asarray(crf.weights[: crf.off_blocks])
+        kept, block_ptr, codes, block_w = prune_blocks(crf.block_ptr, crf.codes, self.block_weights(),
+                                                       min_abs)
+        pruned = CRFModel(crf.n_labels, block_ptr, codes, numpy.concatenate([head, block_w]))
+        self.set(FeatureTable(self.table.keys[kept]), pruned)
+        return {"before": before, "after": {"n_weights": pruned.n_weights, "n_features": pruned.n_attrs}}
 
     # ------------------------------------------------------------ memory
 

@@ -28,6 +28,7 @@ LAYERS = [
     {"tokenizers"},  # a segmenting tokenizer carries a trained component's model
     {"distributed"},
     {"tools"},  # the library code behind scripts/ (assembling pipelines, protocols)
+    {"__main__"},  # python -m spacy_adf: the command line over tools
 ]
 LAYER_OF = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 

@@ -1,0 +1,140 @@
+"""Shrink a trained pipeline: prune the weights of its CRFs (adf_tagger,
+adf_segmenter and the segmenter tokenizer) by magnitude, each as far as
+its dev score allows, and save the smaller pipeline.
+
+For every CRF in turn (the ones before it already pruned), kept fractions
+of its non-zero feature weights are tried from large to small; the
+smallest whose dev score (the pipeline's weighted score, `[training.
+score_weights]`, on its `[training] dev_corpus`) is at most `tolerance`
+below the unpruned pipeline's is kept. The dev corpus is the one the
+pipeline was trained with unless `--paths.dev` (or any other config
+override) says otherwise. `python -m spacy_adf shrink` is the command line.
+"""
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import spacy
+from spacy.language import Language
+from thinc.api import Config
+from spacy.util import registry
+
+from ..features.crf_layout import weight_for_fraction
+from ..models.char_segmenter import CharSegmenter
+from ..models.linear_crf import LinearChainCRF
+from ..pipeline.trainable import SparseTrainedPipe
+from ..tokenizers.word_tokenizer import SegmentingTokenizer
+
+FRACTIONS = (0.5, 0.3, 0.2, 0.15, 0.1, 0.07, 0.05, 0.035, 0.025, 0.015, 0.01)
+
+
+def crf_parts(nlp: Language) -> List[Tuple[str, LinearChainCRF]]:
+    """(name, CRF) of every trained CRF of the pipeline: the tokenizer's
+    ("tokenizer") and the components', in pipeline order."""
+    owners = [(name, pipe) for name, pipe in nlp.pipeline if isinstance(pipe, SparseTrainedPipe)]
+    if isinstance(nlp.tokenizer, SegmentingTokenizer):  # it carries a trained component
+        owners.insert(0, ("tokenizer", nlp.tokenizer.component))
+    found = []
+    for name, owner in owners:
+        plain = owner.plain_model
+        crf = plain.crf if isinstance(plain, CharSegmenter) else plain
+        if isinstance(crf, LinearChainCRF) and crf.is_built:
+            found.append((name, crf))
+    return found
+
+
+def _require_crfs(nlp: Language) -> List[Tuple[str, LinearChainCRF]]:
+    parts = crf_parts(nlp)
+    if not parts:
+        raise ValueError("shrink: the pipeline has no trained CRF (adf_tagger, adf_segmenter "
+                         "or the spacy_adf.Segmenter.v1 tokenizer) to prune")
+    return parts
+
+
+def weighted_score(nlp: Language, scores: Dict[str, object]) -> float:
+    """The score spaCy's training picks model-best by: the weighted sum of
+    the scores named in [training.score_weights]."""
+    weights = nlp.config["training"]["score_weights"]
+    total = 0.0
+    for key, weight in weights.items():
+        if weight:
+            value = scores.get(key)
+            if not isinstance(value, (int, float)):
+                raise ValueError(f"shrink: the dev evaluation gives no score {key!r} "
+                                 f"(named in [training.score_weights])")
+            total += weight * value
+    return total
+
+
+def dev_scorer(nlp: Language, overrides: Optional[Dict[str, object]] = None) -> Callable[[], float]:
+    """f() -> the pipeline's weighted dev score, reading the dev corpus
+    anew each time (an evaluation annotates the Examples it is given)."""
+    # overrides as spaCy's command lines apply them: before interpolation
+    config = Config().from_str(nlp.config.to_str(), overrides=dict(overrides or {})).interpolate()
+    dev_name = config["training"]["dev_corpus"]
+    node = config
+    for part in dev_name.split("."):
+        node = node[part]
+    # only the dev corpus: the training corpus's path may be unset
+    corpus = registry.resolve({"dev": node})["dev"]
+
+    def score() -> float:
+        return weighted_score(nlp, nlp.evaluate(list(corpus(nlp))))
+
+    return score
+
+
+def size_of(crf: LinearChainCRF) -> int:
+    return len(crf.to_bytes())
+
+
+def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
+           fractions: Sequence[float] = FRACTIONS, log=print) -> dict:
+    """Prune every CRF of `nlp` in place (see the module doc); returns what
+    was done: per CRF the kept fraction, threshold, counts and bytes."""
+    parts = _require_crfs(nlp)
+    base = score()
+    log(f"dev score unpruned: {base * 100:.3f}")
+    report = {"base_score": base, "tolerance": tolerance, "parts": {}}
+    for name, crf in parts:
+        original = crf.to_bytes()
+        block_w = crf.block_weights().copy()
+        chosen = None
+        for fraction in fractions:
+            threshold = weight_for_fraction(block_w, fraction)
+            crf.from_bytes(original)
+            counts = crf.prune(threshold)
+            got = score()
+            ok = got >= base - tolerance
+            log(f"  {name}: keep {fraction:.3f} (|w| >= {threshold:.4g}): "
+                f"{counts['after']['n_weights']:,} weights, {counts['after']['n_features']:,} features, "
+                f"dev {got * 100:.3f}{'' if ok else ' (below the tolerance)'}")
+            if not ok:
+                break
+            chosen = (fraction, threshold, counts, got)
+        crf.from_bytes(original)
+        entry = {"bytes_before": len(original)}
+        if chosen is not None:
+            fraction, threshold, counts, got = chosen
+            crf.prune(threshold)
+            entry.update(fraction=fraction, min_abs=threshold, score=got, **counts)
+        entry["bytes_after"] = size_of(crf)
+        log(f"{name}: {entry['bytes_before'] / 1e6:.1f} MB -> {entry['bytes_after'] / 1e6:.1f} MB"
+            + ("" if chosen else " (no pruning within the tolerance)"))
+        report["parts"][name] = entry
+    report["final_score"] = score()
+    log(f"dev score pruned: {report['final_score'] * 100:.3f}")
+    return report
+
+
+def shrink_pipeline(model: Path, output: Path, tolerance: float,
+                    overrides: Optional[Dict[str, object]] = None,
+                    fractions: Sequence[float] = FRACTIONS, log=print) -> dict:
+    nlp = spacy.load(model)
+    _require_crfs(nlp)
+    report = shrink(nlp, dev_scorer(nlp, overrides), tolerance, fractions, log)
+    nlp.to_disk(output)
+    log(f"saved the shrunk pipeline to {output}")
+    return report
+
+
+__all__ = ["crf_parts", "shrink", "shrink_pipeline", "FRACTIONS"]
