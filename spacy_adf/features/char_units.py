@@ -13,7 +13,7 @@ keeps the rules it was saved with):
   inside a run of Latin, Arabic or Hebrew letters or of digits
   (`features.chars.unit_glue`). The features are the same under both.
 """
-from typing import Tuple
+from typing import List, Tuple
 
 import numpy
 from spacy.attrs import IS_SPACE, ORTH, SPACY
@@ -49,9 +49,7 @@ def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
                 numpy.zeros(1, numpy.int64))
     arr = doc.to_array([ORTH, IS_SPACE, SPACY])
     is_space, spacy_ws = arr[:, 1] != 0, arr[:, 2] != 0
-    # one string lookup per distinct token, not per token
-    orths, inverse = numpy.unique(arr[:, 0], return_inverse=True)
-    codes = _orth_codes(doc.vocab.strings, orths)[inverse]
+    codes = numpy.array(orth_codes(doc.vocab.strings, arr[:, 0].tolist()), dtype=numpy.uint32)
     keep = numpy.flatnonzero(~is_space)
     # a run starts after a whitespace token or a trailing space
     breaks = numpy.ones(n, bool)
@@ -59,18 +57,25 @@ def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
     return codes[keep], keep.astype(numpy.int64), _bounds(breaks[keep], len(keep))
 
 
+# orth -> unit code (orths are string hashes: the same in every vocab).
+# Dictionary lookups per token: cheaper than numpy's sort-based unique on
+# the short Docs segmenters mostly see, and linear on long ones.
 _CODE_CACHE = {}
 
 
-def _orth_codes(strings, orths: numpy.ndarray) -> numpy.ndarray:
+def orth_codes(strings, orths: List[int]) -> List[int]:
+    """The unit code of each token orth (strings: the vocab's StringStore)."""
     if len(_CODE_CACHE) > 1_000_000:
         _CODE_CACHE.clear()
-    out = numpy.empty(len(orths), dtype=numpy.uint32)
-    for k, orth in enumerate(orths.tolist()):
-        code = _CODE_CACHE.get(orth)
-        if code is None:
-            code = _CODE_CACHE[orth] = unit_code(strings[orth])
-        out[k] = code
+    cache = _CODE_CACHE
+    out = [cache.get(orth) for orth in orths]
+    if None in out:
+        for k, orth in enumerate(orths):
+            if out[k] is None:
+                code = cache.get(orth)
+                if code is None:
+                    code = cache[orth] = unit_code(strings[orth])
+                out[k] = code
     return out
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Set, Union
 
 import numpy
-from spacy.attrs import IDX, LENGTH, ORTH, SPACY
+from spacy.attrs import IDX, LENGTH, ORTH, SPACY, intify_attr
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
@@ -84,20 +84,43 @@ def _content_key(codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarra
 
 
 # Annotations other than the tokens themselves that a word Doc built anew would drop.
-_KEPT_ANNOTATIONS = ("TAG", "POS", "MORPH", "LEMMA", "DEP", "ENT_IOB", "SENT_START")
+_KEPT_ANNOTATIONS = ("TAG", "POS", "MORPH", "LEMMA", "DEP", "ENT_IOB", "SENT_START")  # SENT_START last
+
+
+_KEPT_ATTRS = [intify_attr(a) for a in _KEPT_ANNOTATIONS]
 
 
 def _annotated(doc: Doc) -> bool:
-    return bool(doc.spans) or any(doc.has_annotation(a) for a in _KEPT_ANNOTATIONS)
+    if doc.spans:
+        return True
+    # one pass over the tokens rules out the common case, a Doc with none of
+    # them (the first token's sentence start is always set); spaCy's own
+    # checks decide otherwise
+    values = doc.to_array(_KEPT_ATTRS)
+    if not (values[:, :-1].any() or values[1:, -1].any()):
+        return False
+    return any(doc.has_annotation(a) for a in _KEPT_ANNOTATIONS)
+
+
+# orth -> token string (orths are string hashes: the same in every vocab)
+_STRING_CACHE = {}
 
 
 def _doc_text(doc: Doc, spaces: numpy.ndarray) -> str:
-    """doc.text from each distinct token string and the trailing spaces:
-    a Token object per token would be the slowest step of a word Doc."""
-    strings = doc.vocab.strings
-    orths, inverse = numpy.unique(doc.to_array(ORTH), return_inverse=True)
-    pieces = [strings[o] for o in orths.tolist()]
-    return "".join([pieces[i] + " " if sp else pieces[i] for i, sp in zip(inverse.tolist(), spaces.tolist())])
+    """doc.text from each token's string and trailing space: a Token object
+    per token would be the slowest step of a word Doc."""
+    if len(_STRING_CACHE) > 1_000_000:
+        _STRING_CACHE.clear()
+    cache, strings = _STRING_CACHE, doc.vocab.strings
+    orths = doc.to_array(ORTH).tolist()
+    pieces = [cache.get(o) for o in orths]
+    if None in pieces:
+        for k, o in enumerate(orths):
+            if pieces[k] is None:
+                pieces[k] = cache[o] = strings[o]
+    for k in numpy.flatnonzero(spaces).tolist():
+        pieces[k] += " "
+    return "".join(pieces)
 
 
 def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Doc:

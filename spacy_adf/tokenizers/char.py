@@ -8,6 +8,7 @@ becomes that token's trailing space, and the rest of a stretch of whitespace
 token. The text is kept exactly: ``doc.text == text``. Grapheme clusters are
 split here too; the segmenter joins them again (`features.chars.unit_glue`).
 """
+import re
 from typing import List
 
 from spacy.tokens import Doc
@@ -15,6 +16,8 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..features.chars import whitespace_gap
+
+_SPACE = re.compile(r"\s")  # the characters str.isspace() accepts, and only those
 
 
 class CharTokenizer:
@@ -45,6 +48,8 @@ class CharTokenizer:
 
 def char_split(text: str):
     """(words, spaces) with one word per character; see the module docstring."""
+    if not _SPACE.search(text):  # the common case: one word per character
+        return list(text), [False] * len(text)
     words: List[str] = []
     spaces: List[bool] = []
     i, n = 0, len(text)
