@@ -13,6 +13,7 @@ from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex
 
 from ..pipeline import quote_tags  # noqa: F401 (registers ptb_quote_tags)
+from ..serialization.msgpack_hooks import REGISTERED_NAME as CACHED_MSGPACK_HOOKS, cache_msgpack_hooks
 from ..tokenizers.checked import REGISTERED_NAME as CHECKED_TOKENIZER, checked_tokenizer
 from ..tokenizers.english import ptb_english_tokenizer
 
@@ -79,6 +80,11 @@ def assemble(base: str, sources: List[str], name: Optional[str] = None, version:
             nlp.add_pipe(comp, name=as_name if component else comp, source=source)
     if quote_tags_after:
         add_quote_tags(nlp, quote_tags_after)
+    if nlp.config["nlp"].get("after_pipeline_creation") is None:
+        # Docs sent between processes (nlp.pipe(n_process=...), Ray) without
+        # srsly's hook lookups on every msgpack call (serialization.msgpack_hooks)
+        nlp.config["nlp"]["after_pipeline_creation"] = {"@callbacks": CACHED_MSGPACK_HOOKS}
+        cache_msgpack_hooks()
     if name:
         nlp.meta["name"] = name
     if version:

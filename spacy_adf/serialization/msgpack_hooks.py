@@ -1,0 +1,74 @@
+"""srsly's msgpack encoders and decoders, looked up once instead of on
+every msgpack call.
+
+srsly finds its msgpack hooks (catalogue registries that accept entry
+points) anew on every `msgpack_dumps` and `msgpack_loads`: a scan of every
+installed package's entry points and of every function registered in
+catalogue, spaCy's registries included. `Doc.to_bytes` and
+`Doc.from_bytes` make one such call for the Doc, one for its span groups
+and one per group; what `nlp.pipe(n_process=2)` sends between processes is
+exactly that, and the parent process decodes every Doc alone. The lookups,
+not the encoding, are most of the cost.
+
+`cache_msgpack_hooks()` makes the two registries answer from a cache. The
+answer is the same: entry points are read once at import by catalogue
+itself, and the cache is rebuilt when a function is registered in catalogue
+or one of the cached hooks is replaced. Shipped pipelines turn it on with
+``[nlp] after_pipeline_creation = {"@callbacks":
+"spacy_adf.cached_msgpack_hooks.v1"}``; nothing else in spacy-adf does.
+"""
+from typing import Any, Callable, Dict
+
+import catalogue
+from spacy.util import registry
+from srsly import msgpack
+
+REGISTERED_NAME = "spacy_adf.cached_msgpack_hooks.v1"
+
+
+class _CachedHooks:
+    """A replacement of one registry's get_all: its last answer, kept while
+    catalogue's table has the same size and still holds the same hooks."""
+
+    def __init__(self, registry: catalogue.Registry) -> None:
+        self.registry = registry
+        self.lookup = type(registry).get_all.__get__(registry)  # the uncached lookup
+        self.size = -1
+        self.hooks: Dict[str, Any] = {}
+
+    def _current(self) -> bool:
+        if len(catalogue.REGISTRY) != self.size:
+            return False
+        table, namespace = catalogue.REGISTRY, tuple(self.registry.namespace)
+        return all(table.get(namespace + (name,), hook) is hook for name, hook in self.hooks.items())
+
+    def __call__(self) -> Dict[str, Any]:
+        if not self._current():
+            self.hooks = self.lookup()
+            self.size = len(catalogue.REGISTRY)
+        return dict(self.hooks)
+
+
+def cache_msgpack_hooks() -> None:
+    """Make srsly's msgpack encoder and decoder registries answer from a cache
+    (see the module doc); calling it again changes nothing."""
+    for registry in (msgpack.msgpack_encoders, msgpack.msgpack_decoders):
+        if not isinstance(vars(registry).get("get_all"), _CachedHooks):
+            registry.get_all = _CachedHooks(registry)
+
+
+def uncache_msgpack_hooks() -> None:
+    """Undo cache_msgpack_hooks."""
+    for registry in (msgpack.msgpack_encoders, msgpack.msgpack_decoders):
+        vars(registry).pop("get_all", None)
+
+
+@registry.callbacks(REGISTERED_NAME)
+def make_cached_msgpack_hooks() -> Callable:
+    """`spacy_adf.cached_msgpack_hooks.v1`, an [nlp] after_pipeline_creation callback."""
+
+    def after_pipeline_creation(nlp):
+        cache_msgpack_hooks()
+        return nlp
+
+    return after_pipeline_creation
