@@ -3,7 +3,7 @@
 Usage::
 
     python -m spacy_adf.corpora.convert INPUT OUTPUT.spacy --columns words,tag,iob \\
-        [--iob-target spans:chunks] [--keep-labels NP] [--lang en] [--sep TAB]
+        [--iob-target spans:chunks] [--keep-labels NP] [--also-spans KEY=LABELS] [--lang en] [--sep TAB]
 
 Reading the output with ``spacy_adf.DocBinCorpus.v1`` gives the same examples
 as ``spacy_adf.ConllCorpus.v1`` on INPUT with the same settings.
@@ -11,13 +11,13 @@ as ``spacy_adf.ConllCorpus.v1`` on INPUT with the same settings.
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import spacy
 from spacy.tokens import DocBin
 
 from ..serialization.text_lines import check_file, read_lines
-from .conll import conll_to_docs
+from .conll import conll_to_docs, parse_iob_target
 
 
 def _comma_list(text: str) -> List[str]:
@@ -33,8 +33,16 @@ def convert(
     keep_labels: Optional[Sequence[str]] = None,
     lang: str = "en",
     sep: Optional[str] = None,
+    also_spans: Optional[Dict[str, Sequence[str]]] = None,
 ) -> Tuple[int, int]:
-    """Write the reference docs of ``input_path``; return ``(n_docs, n_tokens)``."""
+    """Write the reference docs of ``input_path``; return ``(n_docs, n_tokens)``.
+    ``also_spans`` {KEY: labels}: further span groups, each holding the
+    spans of ``iob_target`` (a ``spans:`` target) with those labels, e.g.
+    {"chunks": ["NP"]} beside ``spans:phrases`` for a pipeline with both
+    chunkers."""
+    extra_from = parse_iob_target(iob_target)
+    if also_spans and extra_from is None:
+        raise ValueError("also_spans needs a spans:KEY iob_target to take its spans from")
     vocab = spacy.blank(lang).vocab
     docbin = DocBin(store_user_data=False)
     n_docs = n_tokens = 0
@@ -48,6 +56,8 @@ def convert(
         sep=sep,
     )
     for _, reference in pairs:
+        for key, labels in (also_spans or {}).items():
+            reference.spans[key] = [span for span in reference.spans[extra_from] if span.label_ in labels]
         docbin.add(reference)
         n_docs += 1
         n_tokens += len(reference)
@@ -95,6 +105,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--keep-labels", type=_comma_list, default=None,
         help="comma-separated chunk labels to keep (others become O)",
     )
+    parser.add_argument(
+        "--also-spans", action="append", default=[], metavar="KEY=LABELS",
+        help="a further span group KEY with the --iob-target spans of the comma-separated LABELS "
+             "(repeatable; e.g. --iob-target spans:phrases --also-spans chunks=NP)",
+    )
     parser.add_argument("--lang", default="en", help="language code for the vocab")
     parser.add_argument(
         "--sep", default=None,
@@ -109,9 +124,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if iob_target == "auto":
             iob_target = guess_iob_target(args.input, args.columns, sep)
             print(f"--iob-target auto: {iob_target}")
+        also = {}
+        for spec in args.also_spans:
+            key, eq, labels = spec.partition("=")
+            if not eq or not key or not _comma_list(labels):
+                raise ValueError(f"--also-spans takes KEY=LABEL[,LABEL...], not {spec!r}")
+            also[key] = _comma_list(labels)
         n_docs, n_tokens = convert(
             args.input, args.output, columns=args.columns, iob_target=iob_target,
-            keep_labels=args.keep_labels, lang=args.lang, sep=sep,
+            keep_labels=args.keep_labels, lang=args.lang, sep=sep, also_spans=also,
         )
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)

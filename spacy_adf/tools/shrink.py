@@ -24,7 +24,7 @@ from ..models.linear_crf import LinearChainCRF
 from ..pipeline.trainable import SparseTrainedPipe
 from ..tokenizers.word_tokenizer import SegmentingTokenizer
 
-FRACTIONS = (0.5, 0.3, 0.2, 0.15, 0.1, 0.07, 0.05, 0.035, 0.025, 0.015, 0.01)
+FRACTIONS = (0.5, 0.3, 0.2, 0.15, 0.1, 0.07, 0.05, 0.035, 0.025, 0.015, 0.01, 0.007, 0.005)
 
 
 def crf_parts(nlp: Language) -> List[Tuple[str, LinearChainCRF]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import spacy
+from spacy.tokens import DocBin
 from spacy.util import registry
 
 from spacy_adf.tags.iob import iob_to_bio, iob_to_spans, spans_to_tags
@@ -379,6 +380,26 @@ def test_convert_cli_subprocess(ner_path, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "2 docs (9 tokens)" in result.stdout
     assert out.exists()
+
+
+def test_convert_also_spans(chunk_path, tmp_path, capsys):
+    """A second span group from the same IOB column, for pipelines with
+    two chunkers (`spacy evaluate ... --spans-key chunks`)."""
+    out = tmp_path / "both.spacy"
+    assert convert_main([str(chunk_path), str(out), "--columns", "words,tag,iob",
+                         "--iob-target", "spans:phrases", "--also-spans", "chunks=NP"]) == 0
+    nlp = spacy.blank("en")
+    docs = list(DocBin().from_disk(out).get_docs(nlp.vocab))
+    assert any(s.label_ != "NP" for doc in docs for s in doc.spans["phrases"])
+    for doc in docs:
+        want = [(s.start, s.end) for s in doc.spans["phrases"] if s.label_ == "NP"]
+        assert [(s.start, s.end) for s in doc.spans["chunks"]] == want
+        assert {s.label_ for s in doc.spans["chunks"]} <= {"NP"}
+    for bad in (["--also-spans", "chunks"], ["--iob-target", "ents", "--also-spans", "chunks=NP"]):
+        assert convert_main([str(chunk_path), str(tmp_path / "x.spacy"), "--columns", "words,tag,iob",
+                             *(["--iob-target", "spans:phrases"] if bad[0] != "--iob-target" else []),
+                             *bad]) == 1
+    assert "also" in capsys.readouterr().err
 
 
 def test_convert_reports_bad_input(tmp_path, capsys):

@@ -5,7 +5,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from spacy_adf.__main__ import main
-from spacy_adf.tools.shrink import crf_parts, shrink_pipeline
+from spacy_adf.tools.shrink import FRACTIONS, crf_parts, shrink_pipeline
 from tests.helpers.tiny_data import make_ner_nlp, ner_examples
 from tests.helpers.trained import FIXTURES, load_trained
 
@@ -40,7 +40,7 @@ def test_shrink_keeps_the_dev_score_and_saves_what_it_scored(tmp_path):
 
     loose = shrink_pipeline(model, tmp_path / "loose", 1.0, {"paths.dev": str(dev)}, log=logged.append)
     part = loose["parts"]["ner_crf"]
-    assert part["fraction"] == 0.01  # any score is within a tolerance of 1
+    assert part["fraction"] == FRACTIONS[-1]  # any score is within a tolerance of 1
     assert part["bytes_after"] < part["bytes_before"]
     shrunk = spacy.load(tmp_path / "loose")
     (_, crf), = crf_parts(shrunk)
