@@ -4,9 +4,10 @@ its dev score allows, and save the smaller pipeline.
 
 For every CRF in turn (the ones before it already pruned), kept fractions
 of its non-zero feature weights are tried from large to small; the
-smallest whose dev score (the pipeline's weighted score, `[training.
-score_weights]`, on its `[training] dev_corpus`) is at most `tolerance`
-below the unpruned pipeline's is kept. The dev corpus is the one the
+smallest whose dev score (the weighted score of the saved config's
+`[training.score_weights]` on its `[training] dev_corpus`, as spaCy's
+training computes it) is at most `tolerance` below the unpruned
+pipeline's is kept. The dev corpus is the one the
 pipeline was trained with unless `--paths.dev` (or any other config
 override) says otherwise. `python -m spacy_adf shrink` is the command line.
 """
@@ -16,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import spacy
 from spacy.language import Language
 from thinc.api import Config
-from spacy.util import registry
+from spacy.util import load_config, registry
 
 from ..features.crf_layout import weight_for_fraction
 from ..models.char_segmenter import CharSegmenter
@@ -50,35 +51,36 @@ def _require_crfs(nlp: Language) -> List[Tuple[str, LinearChainCRF]]:
     return parts
 
 
-def weighted_score(nlp: Language, scores: Dict[str, object]) -> float:
-    """The score spaCy's training picks model-best by: the weighted sum of
-    the scores named in [training.score_weights]."""
-    weights = nlp.config["training"]["score_weights"]
-    total = 0.0
-    for key, weight in weights.items():
-        if weight:
-            value = scores.get(key)
-            if not isinstance(value, (int, float)):
-                raise ValueError(f"shrink: the dev evaluation gives no score {key!r} "
-                                 f"(named in [training.score_weights])")
-            total += weight * value
-    return total
+def weighted_score(weights: Dict[str, Optional[float]], scores: Dict[str, object]) -> float:
+    """The score spaCy's training picks model-best by: the scores named in
+    [training.score_weights] that the evaluation gives, weighted (spaCy's
+    `create_evaluation_callback`)."""
+    given = {key: value for key, value in scores.items() if isinstance(value, (int, float))}
+    used = {key: weight for key, weight in weights.items() if weight is not None and key in given}
+    if not any(used.values()):
+        raise ValueError(f"shrink: the dev evaluation gives none of the scores of [training.score_weights] "
+                         f"({sorted(weights)}): nothing to judge the pruning by")
+    return sum(given[key] * weight for key, weight in used.items())
 
 
-def dev_scorer(nlp: Language, overrides: Optional[Dict[str, object]] = None) -> Callable[[], float]:
+def dev_scorer(nlp: Language, config: Config, overrides: Optional[Dict[str, object]] = None
+               ) -> Callable[[], float]:
     """f() -> the pipeline's weighted dev score, reading the dev corpus
-    anew each time (an evaluation annotates the Examples it is given)."""
+    anew each time (an evaluation annotates the Examples it is given).
+    `config`: the pipeline's config as saved (its score weights are those
+    training used; a loaded pipeline recomputes them from its components)."""
     # overrides as spaCy's command lines apply them: before interpolation
-    config = Config().from_str(nlp.config.to_str(), overrides=dict(overrides or {})).interpolate()
+    config = Config().from_str(config.to_str(), overrides=dict(overrides or {})).interpolate()
     dev_name = config["training"]["dev_corpus"]
     node = config
     for part in dev_name.split("."):
         node = node[part]
     # only the dev corpus: the training corpus's path may be unset
     corpus = registry.resolve({"dev": node})["dev"]
+    weights = dict(config["training"]["score_weights"])
 
     def score() -> float:
-        return weighted_score(nlp, nlp.evaluate(list(corpus(nlp))))
+        return weighted_score(weights, nlp.evaluate(list(corpus(nlp))))
 
     return score
 
@@ -131,7 +133,8 @@ def shrink_pipeline(model: Path, output: Path, tolerance: float,
                     fractions: Sequence[float] = FRACTIONS, log=print) -> dict:
     nlp = spacy.load(model)
     _require_crfs(nlp)
-    report = shrink(nlp, dev_scorer(nlp, overrides), tolerance, fractions, log)
+    config = load_config(Path(model) / "config.cfg", interpolate=False)
+    report = shrink(nlp, dev_scorer(nlp, config, overrides), tolerance, fractions, log)
     nlp.to_disk(output)
     log(f"saved the shrunk pipeline to {output}")
     return report

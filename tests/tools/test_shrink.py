@@ -5,7 +5,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from spacy_adf.__main__ import main
-from spacy_adf.tools.shrink import FRACTIONS, crf_parts, shrink_pipeline
+from spacy_adf.tools.shrink import FRACTIONS, crf_parts, shrink_pipeline, weighted_score
 from tests.helpers.tiny_data import make_ner_nlp, ner_examples
 from tests.helpers.trained import FIXTURES, load_trained
 
@@ -64,3 +64,12 @@ def test_command_line(tmp_path, capsys):
     assert report.exists() and (tmp_path / "out" / "ner_crf").is_dir()
     with pytest.raises(SystemExit):
         main(["shrink", str(tmp_path / "missing"), str(tmp_path / "out2")])
+
+
+def test_weighted_score_as_spacy_training():
+    weights = {"ents_f": 1.0, "ents_p": 0.0, "tag_acc": None}
+    assert weighted_score(weights, {"ents_f": 0.5, "ents_p": 0.4, "tag_acc": None}) == 0.5
+    # a score the evaluation does not give is left out, as spaCy's training does
+    assert weighted_score({"ents_f": 0.5, "tag_acc": 0.5}, {"ents_f": 0.8, "tag_acc": None}) == 0.4
+    with pytest.raises(ValueError, match="nothing to judge"):
+        weighted_score({"tag_acc": 1.0}, {"ents_f": 0.8})
