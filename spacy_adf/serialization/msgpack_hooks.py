@@ -17,7 +17,7 @@ or one of the cached hooks is replaced. Shipped pipelines turn it on with
 ``[nlp] after_pipeline_creation = {"@callbacks":
 "spacy_adf.cached_msgpack_hooks.v1"}``; nothing else in spacy-adf does.
 """
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, List, Tuple
 
 import catalogue
 from spacy.util import registry
@@ -35,17 +35,21 @@ class _CachedHooks:
         self.lookup = type(registry).get_all.__get__(registry)  # the uncached lookup
         self.size = -1
         self.hooks: Dict[str, Any] = {}
+        self.keyed: List[Tuple[Tuple[str, ...], Any]] = []  # (catalogue key, hook) of each hook
 
     def _current(self) -> bool:
         if len(catalogue.REGISTRY) != self.size:
             return False
-        table, namespace = catalogue.REGISTRY, tuple(self.registry.namespace)
-        return all(table.get(namespace + (name,), hook) is hook for name, hook in self.hooks.items())
+        get = catalogue.REGISTRY.get
+        # an entry-point hook has no catalogue key: get() gives the default back
+        return all(get(key, hook) is hook for key, hook in self.keyed)
 
     def __call__(self) -> Dict[str, Any]:
         if not self._current():
             self.hooks = self.lookup()
             self.size = len(catalogue.REGISTRY)
+            namespace = tuple(self.registry.namespace)
+            self.keyed = [(namespace + (name,), hook) for name, hook in self.hooks.items()]
         return dict(self.hooks)
 
 
