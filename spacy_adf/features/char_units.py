@@ -13,7 +13,7 @@ keeps the rules it was saved with):
   inside a run of Latin, Arabic or Hebrew letters or of digits
   (`features.chars.unit_glue`). The features are the same under both.
 """
-from typing import List, Tuple
+from typing import Callable, List, Tuple
 
 import numpy
 from spacy.attrs import IS_SPACE, ORTH, SPACY
@@ -57,26 +57,31 @@ def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
     return codes[keep], keep.astype(numpy.int64), _bounds(breaks[keep], len(keep))
 
 
-# orth -> unit code (orths are string hashes: the same in every vocab).
-# Dictionary lookups per token: cheaper than numpy's sort-based unique on
-# the short Docs segmenters mostly see, and linear on long ones.
-_CODE_CACHE = {}
-
-
-def orth_codes(strings, orths: List[int]) -> List[int]:
-    """The unit code of each token orth (strings: the vocab's StringStore)."""
-    if len(_CODE_CACHE) > 1_000_000:
-        _CODE_CACHE.clear()
-    cache = _CODE_CACHE
+def cached_by_orth(cache: dict, orths: List[int], compute: Callable[[int], object]) -> list:
+    """compute(orth) of each token orth, through `cache` (orth -> value;
+    orths are string hashes, the same in every vocab; emptied past a
+    million entries). Dictionary lookups per token: cheaper than numpy's
+    sort-based unique on the short Docs segmenters mostly see, and linear
+    on long ones."""
+    if len(cache) > 1_000_000:
+        cache.clear()
     out = [cache.get(orth) for orth in orths]
     if None in out:
         for k, orth in enumerate(orths):
             if out[k] is None:
-                code = cache.get(orth)
-                if code is None:
-                    code = cache[orth] = unit_code(strings[orth])
-                out[k] = code
+                value = cache.get(orth)
+                if value is None:
+                    value = cache[orth] = compute(orth)
+                out[k] = value
     return out
+
+
+_CODE_CACHE = {}  # orth -> unit code
+
+
+def orth_codes(strings, orths: List[int]) -> List[int]:
+    """The unit code of each token orth (strings: the vocab's StringStore)."""
+    return cached_by_orth(_CODE_CACHE, orths, lambda orth: unit_code(strings[orth]))
 
 
 def text_units(text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:

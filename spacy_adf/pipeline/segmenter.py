@@ -24,7 +24,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
-from ..features.char_units import doc_units
+from ..features.char_units import cached_by_orth, doc_units
 from ..models.char_segmenter import read_user_dict
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
@@ -102,22 +102,13 @@ def _annotated(doc: Doc) -> bool:
     return any(doc.has_annotation(a) for a in _KEPT_ANNOTATIONS)
 
 
-# orth -> token string (orths are string hashes: the same in every vocab)
-_STRING_CACHE = {}
+_STRING_CACHE = {}  # orth -> token string
 
 
 def _doc_text(doc: Doc, spaces: numpy.ndarray) -> str:
     """doc.text from each token's string and trailing space: a Token object
     per token would be the slowest step of a word Doc."""
-    if len(_STRING_CACHE) > 1_000_000:
-        _STRING_CACHE.clear()
-    cache, strings = _STRING_CACHE, doc.vocab.strings
-    orths = doc.to_array(ORTH).tolist()
-    pieces = [cache.get(o) for o in orths]
-    if None in pieces:
-        for k, o in enumerate(orths):
-            if pieces[k] is None:
-                pieces[k] = cache[o] = strings[o]
+    pieces = cached_by_orth(_STRING_CACHE, doc.to_array(ORTH).tolist(), doc.vocab.strings.__getitem__)
     for k in numpy.flatnonzero(spaces).tolist():
         pieces[k] += " "
     return "".join(pieces)

@@ -13,7 +13,7 @@ from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex
 
 from ..pipeline import quote_tags  # noqa: F401 (registers ptb_quote_tags)
-from ..serialization.msgpack_hooks import REGISTERED_NAME as CACHED_MSGPACK_HOOKS, cache_msgpack_hooks
+from ..serialization.msgpack_hooks import REGISTERED_NAME as CACHED_MSGPACK_HOOKS
 from ..tokenizers.checked import REGISTERED_NAME as CHECKED_TOKENIZER, checked_tokenizer
 from ..tokenizers.english import ptb_english_tokenizer
 
@@ -84,7 +84,6 @@ def assemble(base: str, sources: List[str], name: Optional[str] = None, version:
         # Docs sent between processes (nlp.pipe(n_process=...), Ray) without
         # srsly's hook lookups on every msgpack call (serialization.msgpack_hooks)
         nlp.config["nlp"]["after_pipeline_creation"] = {"@callbacks": CACHED_MSGPACK_HOOKS}
-        cache_msgpack_hooks()
     if name:
         nlp.meta["name"] = name
     if version:

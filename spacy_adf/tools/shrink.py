@@ -98,12 +98,14 @@ def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
     log(f"dev score unpruned: {base * 100:.3f}")
     report = {"base_score": base, "tolerance": tolerance, "parts": {}}
     for name, crf in parts:
-        original = crf.to_bytes()
-        block_w = crf.block_weights().copy()
+        # pruning makes a new table and weights and leaves these as they are
+        original = (crf.table, crf.params)
+        bytes_before = size_of(crf)
+        block_w = crf.block_weights()
         chosen = None
         for fraction in fractions:
             threshold = weight_for_fraction(block_w, fraction)
-            crf.from_bytes(original)
+            crf.set(*original)
             counts = crf.prune(threshold)
             got = score()
             ok = got >= base - tolerance
@@ -113,8 +115,8 @@ def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
             if not ok:
                 break
             chosen = (fraction, threshold, counts, got)
-        crf.from_bytes(original)
-        entry = {"bytes_before": len(original)}
+        crf.set(*original)
+        entry = {"bytes_before": bytes_before}
         if chosen is not None:
             fraction, threshold, counts, got = chosen
             crf.prune(threshold)
