@@ -1,51 +1,44 @@
-"""python -m spacy_adf COMMAND ...: the project's commands for users.
-
-  shrink MODEL OUTPUT [--tolerance T] [--report FILE] [--paths.dev ...]
-      prune the CRF weights of a trained pipeline as far as its dev score
-      allows (spacy_adf.tools.shrink) and save the smaller pipeline
-
-`python -m spacy_adf COMMAND --help` tells a command's options.
+"""python -m spacy_adf COMMAND ...: the project's commands for users, run
+from any folder. `python -m spacy_adf COMMAND --help` tells a command's
+options.
 """
-import argparse
+import importlib
 import sys
-from pathlib import Path
 
-import srsly
-from spacy.cli._util import parse_config_overrides
-
-
-def shrink_command(argv) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m spacy_adf shrink",
-        description="Prune the CRF weights of a trained pipeline as far as its dev score allows.")
-    p.add_argument("model", type=Path, help="a trained pipeline directory")
-    p.add_argument("output", type=Path, help="where the smaller pipeline is saved")
-    p.add_argument("--tolerance", type=float, default=0.0002,
-                   help="largest drop of the weighted dev score (0-1 scale) a pruning may cost")
-    p.add_argument("--report", type=Path, default=None, help="write what was pruned as JSON here")
-    args, rest = p.parse_known_args(argv)
-    overrides = parse_config_overrides(rest)  # e.g. --paths.dev other/dev.txt
-    if not args.model.is_dir():
-        p.error(f"{args.model} is not a pipeline directory")
-    if args.tolerance < 0:
-        p.error("--tolerance must be >= 0")
-    from .tools.shrink import shrink_pipeline
-
-    report = shrink_pipeline(args.model, args.output, args.tolerance, overrides)
-    if args.report is not None:
-        srsly.write_json(args.report, report)
-    return 0
+# name: (module, function, what it does)
+COMMANDS = {
+    "convert": ("spacy_adf.corpora.convert", "main",
+                "a CoNLL, segmented, KNP, CaboCha or CoNLL-U corpus as a .spacy DocBin (for spacy evaluate)"),
+    "assemble": ("spacy_adf.tools.assemble", "main",
+                 "one raw-text pipeline from the components of trained pipelines"),
+    "segmenter-tokenizer": ("spacy_adf.tools.assemble", "segmenter_tokenizer_main",
+                            "a pipeline whose tokenizer is a trained adf_segmenter"),
+    "shrink": ("spacy_adf.tools.shrink", "main",
+               "prune the CRF weights of a trained pipeline as far as its dev score allows"),
+    "jackknife": ("spacy_adf.training.jackknife", "main",
+                  "k-fold jack-knifed upstream annotation of a training corpus"),
+    "self-train-corpus": ("spacy_adf.training.self_training", "main",
+                          "gold lines plus raw lines segmented by a trained segmenter"),
+}
 
 
-COMMANDS = {"shrink": shrink_command}
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = [__doc__, "Commands:"]
+    lines += [f"  {name:{width}}  {what}" for name, (_, _, what) in COMMANDS.items()]
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
-        print(__doc__)
-        return 0 if not argv or argv[0] in ("-h", "--help") else 2
-    return COMMANDS[argv[0]](argv[1:])
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0
+    if argv[0] not in COMMANDS:
+        print(f"unknown command {argv[0]!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module, function, _ = COMMANDS[argv[0]]
+    return getattr(importlib.import_module(module), function)(argv[1:]) or 0
 
 
 if __name__ == "__main__":

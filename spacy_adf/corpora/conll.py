@@ -347,7 +347,7 @@ class ConllCorpus:
     "heldout": only the sentences outside or inside ``folds`` of
     ``n_folds`` (`spacy_adf.corpora.jackknifed.fold_of`, a hash of the words
     under ``fold_seed``), so a dev set can be carved from a training file.
-    ``annotations``: a DocBin written by ``scripts.jackknife``; the
+    ``annotations``: a DocBin written by ``python -m spacy_adf jackknife``; the
     predicted Docs' ``annotation_attrs`` are taken from it (jack-knifed
     input annotation, e.g. predicted POS for a chunker)."""
 

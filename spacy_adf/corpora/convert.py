@@ -1,12 +1,19 @@
-"""Convert a CoNLL column file to a ``.spacy`` DocBin of reference docs.
+"""Convert a corpus to a ``.spacy`` DocBin of reference docs, for `spacy
+evaluate` and `spacy_adf.DocBinCorpus.v1`.
 
 Usage::
 
-    python -m spacy_adf.corpora.convert INPUT OUTPUT.spacy --columns words,tag,iob \\
+    python -m spacy_adf convert INPUT OUTPUT.spacy --columns words,tag,iob \\
         [--iob-target spans:chunks] [--keep-labels NP] [--also-spans KEY=LABELS] [--lang en] [--sep TAB]
+    python -m spacy_adf convert INPUT OUTPUT.spacy --format segmented|knp|cabocha|conllu [--lang zh]
 
-Reading the output with ``spacy_adf.DocBinCorpus.v1`` gives the same examples
-as ``spacy_adf.ConllCorpus.v1`` on INPUT with the same settings.
+A CoNLL column file read back with ``spacy_adf.DocBinCorpus.v1`` gives the
+same examples as ``spacy_adf.ConllCorpus.v1`` on INPUT with the same
+settings. A word-segmented file (SIGHAN / NLPCC) gives Docs of the gold words
+with no spaces between them (spaCy scores the tokenizer on them: token_p,
+token_r, token_f); a KNP, CaboCha or CoNLL-U dependency corpus gives the
+bunsetsu Docs of `corpora.bunsetsu` (tags, morphs, bunsetsu and their heads;
+sentences whose heads cross are left out, as the project's evaluation does).
 """
 import argparse
 import sys
@@ -14,7 +21,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import spacy
-from spacy.tokens import DocBin
+from spacy.tokens import Doc, DocBin
+from spacy.vocab import Vocab
 
 from ..serialization.text_lines import check_file, read_lines
 from .conll import conll_to_docs, parse_iob_target
@@ -67,6 +75,37 @@ def convert(
     return n_docs, n_tokens
 
 
+SENTENCE_FORMATS = ("segmented", "knp", "cabocha", "conllu")
+
+
+def convert_sentences(input_path: Union[str, Path], output_path: Union[str, Path], *,
+                      format: str) -> Tuple[int, int]:
+    """Write the reference docs of a segmented or dependency corpus (module
+    docstring); return ``(n_docs, n_tokens)``. A DocBin holds no language, so
+    a plain Vocab does (spaCy's Japanese one would need SudachiPy)."""
+    if format not in SENTENCE_FORMATS:
+        raise ValueError(f"format must be conll or one of {list(SENTENCE_FORMATS)}, not {format!r}")
+    vocab = Vocab()
+    if format == "segmented":
+        from .segmented import read_segmented
+
+        docs = (Doc(vocab, words=words, spaces=[False] * len(words)) for words in read_segmented(input_path))
+    else:
+        from .bunsetsu import bunsetsu_docs
+
+        docs = bunsetsu_docs(input_path, vocab, format=format, bad_heads="skip")
+    docbin = DocBin(store_user_data=False)
+    n_docs = n_tokens = 0
+    for doc in docs:
+        docbin.add(doc)
+        n_docs += 1
+        n_tokens += len(doc)
+    output_path = Path(output_path)
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    docbin.to_disk(output_path)
+    return n_docs, n_tokens
+
+
 CHUNK_TYPES = frozenset({"NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP", "INTJ", "LST", "UCP"})
 
 
@@ -87,14 +126,19 @@ def guess_iob_target(path: Path, columns: Sequence[str], sep: Optional[str]) -> 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m spacy_adf.corpora.convert",
-        description="Convert a CoNLL column file to a .spacy DocBin.",
+        prog="python -m spacy_adf convert",
+        description="Convert a corpus to a .spacy DocBin of reference docs.",
     )
-    parser.add_argument("input", type=Path, help="CoNLL column file")
+    parser.add_argument("input", type=Path, help="the corpus file")
     parser.add_argument("output", type=Path, help="output .spacy file")
     parser.add_argument(
-        "--columns", required=True, type=_comma_list,
-        help="comma-separated column names: words, tag, pos, lemma, iob, _",
+        "--format", default="conll", choices=("conll",) + SENTENCE_FORMATS,
+        help="conll (default): a CoNLL column file; segmented: one sentence of space-separated words "
+             "a line; knp, cabocha, conllu: a Japanese bunsetsu dependency corpus",
+    )
+    parser.add_argument(
+        "--columns", default=None, type=_comma_list,
+        help="conll: comma-separated column names: words, tag, pos, lemma, iob, _",
     )
     parser.add_argument(
         "--iob-target", default="auto",
@@ -110,7 +154,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         help="a further span group KEY with the --iob-target spans of the comma-separated LABELS "
              "(repeatable; e.g. --iob-target spans:phrases --also-spans chunks=NP)",
     )
-    parser.add_argument("--lang", default="en", help="language code for the vocab")
+    parser.add_argument("--lang", default="en", help="conll: language code for the vocab")
     parser.add_argument(
         "--sep", default=None,
         help="column separator (default: any whitespace; 'TAB' for a tab)",
@@ -119,6 +163,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sep = "\t" if args.sep in ("TAB", "\\t") else args.sep
     if not args.input.is_file():
         parser.error(f"input file not found: {args.input}")
+    if args.format != "conll":
+        if args.columns or args.keep_labels or args.also_spans or args.iob_target != "auto":
+            parser.error(f"--columns, --iob-target, --keep-labels and --also-spans are for --format conll, "
+                         f"not {args.format}")
+        try:
+            n_docs, n_tokens = convert_sentences(args.input, args.output, format=args.format)
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        print(f"Wrote {n_docs} docs ({n_tokens} tokens) to {args.output}")
+        return 0
+    if not args.columns:
+        parser.error("--format conll needs --columns (e.g. words,tag,iob)")
     try:
         iob_target = args.iob_target
         if iob_target == "auto":
@@ -140,6 +197,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"Wrote {n_docs} docs ({n_tokens} tokens) to {args.output}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,7 +2,7 @@
 
 A component that reads another component's output (chunkers on POS, NER on
 POS, a bunsetsu chunker on morphemes) should train on that output as it is at
-run time, not on gold: `scripts.jackknife` trains the upstream components on
+run time, not on gold: `python -m spacy_adf jackknife` trains the upstream components on
 k-1 folds of a corpus and annotates the held-out fold with them, k times,
 and writes every sentence's annotated Doc to one DocBin. Two readers use it:
 
@@ -115,7 +115,7 @@ class JackknifeAnnotations:
         self.path = Path(path)
         if not self.path.exists():
             raise ValueError(f"Jack-knifed annotations not found: {str(self.path)!r}; run the "
-                             "jack-knife step first (python -m scripts.jackknife, see its --help)")
+                             "jack-knife step first (python -m spacy_adf jackknife, see its --help)")
         unknown = [a for a in attrs if a.upper() not in ATTR_IDS]
         if unknown:
             raise ValueError(f"Unknown token attribute(s) {unknown} in attrs; use spaCy names such as TAG, POS, MORPH")
@@ -192,6 +192,6 @@ def create_jackknifed_corpus(corpus: Callable[..., Iterable[Example]], annotatio
                              attrs: List[str] = ["TAG"], span_keys: List[str] = [],
                              ents: bool = False) -> JackknifedCorpus:
     """`corpus` with the predicted Docs' `attrs`, `span_keys` and `ents`
-    taken from the DocBin `annotations` written by scripts.jackknife."""
+    taken from the DocBin `annotations` written by spacy_adf jackknife."""
     found = None if annotations is None else JackknifeAnnotations(annotations, attrs, span_keys, ents)
     return JackknifedCorpus(corpus, found)

@@ -112,7 +112,7 @@ def pos_en_templates(clusters: bool = False) -> List[str]:
     (case), orthography classes at +-2 and their bigrams, prefixes and
     suffixes of 2-4 characters. norm cannot tell an opening quote from a
     closing one, so the raw-text pipeline tags quotes by rule after the
-    tagger (scripts/assemble_pipeline.py --quote-tags-after)."""
+    tagger (python -m spacy_adf assemble --quote-tags-after)."""
     norms = ["norm[-2]", "norm[-1]", "norm[0]", "norm[1]", "norm[2]", "norm[-1]|norm[0]", "norm[0]|norm[1]"]
     ortho = [
         "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",

@@ -23,6 +23,7 @@ from spacy.vocab import Vocab
 from ..ml.segmenter_crf import build_segmenter_model
 from ..models.char_segmenter import CharSegmenter
 from ..pipeline.segmenter import ADFSegmenter
+from ..scorers.segmentation import make_segmentation_scorer
 from .word_tokenizer import FILE_NAME, SegmentingTokenizer
 
 
@@ -33,7 +34,8 @@ class SegmenterTokenizer(SegmentingTokenizer):
     component_files = ("cfg", "model")
 
     def __init__(self, vocab: Vocab):
-        super().__init__(vocab, ADFSegmenter(vocab, build_segmenter_model(), name="segmenter_tokenizer"))
+        super().__init__(vocab, ADFSegmenter(vocab, build_segmenter_model(), name="segmenter_tokenizer",
+                                             scorer=make_segmentation_scorer()))
 
     @property
     def is_trained(self) -> bool:

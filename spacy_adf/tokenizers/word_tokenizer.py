@@ -17,11 +17,13 @@ and whose `plain_model` segments) and supplies `is_trained`,
 """
 import warnings
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy
 import srsly
+from spacy.scorer import Scorer
 from spacy.tokens import Doc
+from spacy.training import Example
 from spacy.vocab import Vocab
 
 from ..features.chars import texts_to_units, words_from_starts
@@ -147,6 +149,13 @@ class SegmentingTokenizer:
             a, z = offsets[k], offsets[k + 1]
             words, spaces = words_from_starts(text, pos[a:z], starts[a:z])
             yield Doc(vocab, words=words, spaces=spaces)
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
+        """spaCy's tokenizer scores (token_acc, token_p, token_r, token_f),
+        which `spacy evaluate` reports, and the component's own (word P/R/F
+        with OOV and IV recall for adf_segmenter)."""
+        examples = list(examples)
+        return {**Scorer.score_tokenization(examples), **self.component.score(examples, **kwargs)}
 
     # ------------------------------------------------------------ serialization
 

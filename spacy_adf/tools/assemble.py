@@ -2,8 +2,18 @@
 directory whose tokenizer is kept, or ``blank:LANG``) plus components
 sourced from other trained pipelines, in order (spaCy's
 ``add_pipe(source=...)``: each keeps its trained weights and settings
-exactly). `scripts/assemble_pipeline.py` is the command line over it.
+exactly); and a pipeline whose tokenizer is a trained segmenter.
+
+    python -m spacy_adf assemble training/pipeline_en --base blank:en \\
+        --source tagger=training/pos_conll2000/model-last \\
+        --source np_chunker=training/np/model-last:chunker --name adf_chunk --version 0.1.0
+    python -m spacy_adf segmenter-tokenizer training/seg_weibo/model-last training/seg_weibo_fast --lang zh
+
+``--source NAME=PATH[:COMPONENT]`` adds COMPONENT (default NAME) of the
+pipeline at PATH under the name NAME; ``--source PATH`` adds all of its
+components under their own names.
 """
+import argparse
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -89,3 +99,58 @@ def assemble(base: str, sources: List[str], name: Optional[str] = None, version:
     if version:
         nlp.meta["version"] = version
     return nlp
+
+
+def segmenter_tokenizer_pipeline(model: Path, lang: Optional[str] = None, user_dict: Optional[Path] = None):
+    """A blank pipeline whose tokenizer is `spacy_adf.Segmenter.v1` holding
+    the trained adf_segmenter of ``model`` (words straight from the text, no
+    character Doc)."""
+    lang = lang or spacy.load(model).lang
+    nlp = spacy.blank(lang, config={
+        "nlp": {"tokenizer": {"@tokenizers": "spacy_adf.Segmenter.v1"}},
+        "initialize": {"tokenizer": {"segmenter_model": str(model),
+                                     "user_dict": None if user_dict is None else str(user_dict)}},
+    })
+    nlp.initialize()
+    return nlp
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m spacy_adf assemble",
+                                description="Assemble a raw-text pipeline from trained pipelines.")
+    p.add_argument("output", type=Path)
+    p.add_argument("--base", required=True, help="a pipeline directory or blank:LANG")
+    p.add_argument("--source", action="append", default=[], help="NAME=PATH[:COMPONENT] or PATH")
+    p.add_argument("--name", default=None, help="meta name (spacy package prefixes the language)")
+    p.add_argument("--version", default=None)
+    p.add_argument("--keep-hyphenated", action="store_true",
+                   help="tokenizer: keep hyphenated words whole, as the Penn Treebank does")
+    p.add_argument("--ptb-tokens", action="store_true",
+                   help="tokenizer: the Penn Treebank's tokens where spaCy's English rules differ "
+                        "(spacy_adf.tokenizers.english; implies --keep-hyphenated)")
+    p.add_argument("--quote-tags-after", default=None, metavar="TAGGER",
+                   help="add an attribute_ruler after TAGGER that tags straight and typographic quotes as PTB `` / ''")
+    args = p.parse_args(argv)
+    nlp = assemble(args.base, args.source, args.name, args.version, args.keep_hyphenated, args.quote_tags_after,
+                   args.ptb_tokens)
+    nlp.to_disk(args.output)
+    print(f"saved {nlp.lang} pipeline {nlp.pipe_names} to {args.output}")
+    return 0
+
+
+def segmenter_tokenizer_main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m spacy_adf segmenter-tokenizer",
+        description="Save a pipeline whose tokenizer is the trained adf_segmenter of MODEL "
+                    "(spacy_adf.Segmenter.v1: words straight from the text, no character Doc).")
+    p.add_argument("model", type=Path, help="a trained adf_segmenter pipeline")
+    p.add_argument("output", type=Path)
+    p.add_argument("--lang", default=None, help="language of the new pipeline (default: the model's)")
+    p.add_argument("--user-dict", type=Path, default=None)
+    args = p.parse_args(argv)
+    if not args.model.is_dir():
+        p.error(f"{args.model} is not a pipeline directory (train the segmenter first)")
+    nlp = segmenter_tokenizer_pipeline(args.model, args.lang, args.user_dict)
+    nlp.to_disk(args.output)
+    print(f"saved {nlp.lang} pipeline with the spacy_adf.Segmenter.v1 tokenizer to {args.output}")
+    return 0

@@ -11,10 +11,13 @@ pipeline's is kept. The dev corpus is the one the
 pipeline was trained with unless `--paths.dev` (or any other config
 override) says otherwise. `python -m spacy_adf shrink` is the command line.
 """
+import argparse
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import spacy
+import srsly
+from spacy.cli._util import parse_config_overrides
 from spacy.language import Language
 from thinc.api import Config
 from spacy.util import load_config, registry
@@ -143,3 +146,24 @@ def shrink_pipeline(model: Path, output: Path, tolerance: float,
 
 
 __all__ = ["crf_parts", "shrink", "shrink_pipeline", "FRACTIONS"]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m spacy_adf shrink",
+        description="Prune the CRF weights of a trained pipeline as far as its dev score allows.")
+    p.add_argument("model", type=Path, help="a trained pipeline directory")
+    p.add_argument("output", type=Path, help="where the smaller pipeline is saved")
+    p.add_argument("--tolerance", type=float, default=0.0002,
+                   help="largest drop of the weighted dev score (0-1 scale) a pruning may cost")
+    p.add_argument("--report", type=Path, default=None, help="write what was pruned as JSON here")
+    args, rest = p.parse_known_args(argv)
+    overrides = parse_config_overrides(rest)  # e.g. --paths.dev other/dev.txt
+    if not args.model.is_dir():
+        p.error(f"{args.model} is not a pipeline directory")
+    if args.tolerance < 0:
+        p.error("--tolerance must be >= 0")
+    report = shrink_pipeline(args.model, args.output, args.tolerance, overrides)
+    if args.report is not None:
+        srsly.write_json(args.report, report)
+    return 0

@@ -1,4 +1,4 @@
-"""k-fold jack-knifing of upstream components (``scripts.jackknife`` is the CLI).
+"""k-fold jack-knifing of upstream components (``python -m spacy_adf jackknife``).
 
 A downstream component (a chunker on POS, an NER on POS, a bunsetsu chunker
 on morphemes, a parser on bunsetsu) learns best from input annotation as good
@@ -25,6 +25,7 @@ their values ``{fold_dir}`` stands for the fold's directory, so an upstream
 that sources an earlier one (``--paths.morph_model {fold_dir}/morph/model-last``)
 gets that fold's model.
 """
+import argparse
 import copy
 import json
 import shutil
@@ -37,6 +38,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import spacy
 from spacy import util
+from spacy.cli._util import parse_config_overrides
 from spacy.pipeline import Pipe
 from spacy.tokens import Doc, DocBin
 from thinc.api import Config
@@ -318,3 +320,34 @@ def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = prin
     log(f"[jackknife] {len(annotated)} sentences annotated by {settings.n_folds} fold models -> "
         f"{out / ANNOTATIONS} ({summary['seconds']:.0f} s)")
     return summary
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m spacy_adf jackknife",
+        description="k-fold jack-knifed input annotation for a downstream component's training corpus. "
+                    "Extra --section.key value arguments are config overrides, applied to every upstream "
+                    "config that has the key ({fold_dir} in a value: the fold's folder). Each fold writes "
+                    "OUTPUT/foldK/annotations.spacy (a rerun skips folds that have one); when all have, "
+                    "OUTPUT/annotations.spacy and OUTPUT/jackknife.json.")
+    parser.add_argument("output")
+    parser.add_argument("--upstream", action="append", required=True,
+                        help="an upstream config; repeat for a chain, in pipeline order")
+    parser.add_argument("--n-folds", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--corpus", default="corpora.train",
+                        help="the reader section to split, in each upstream config")
+    parser.add_argument("--folds", type=int, nargs="*", default=None,
+                        help="run only these folds (0-based; e.g. one per process); the DocBin of all is "
+                             "written once every fold is done")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="folds trained at the same time, each in its own process (default 1)")
+    parser.add_argument("--keep-models", action="store_true", help="keep the fold models (deleted by default)")
+    args, extra = parser.parse_known_args(argv)
+    overrides = parse_config_overrides(extra)
+    settings = JackknifeSettings(upstream=args.upstream, output=args.output, n_folds=args.n_folds,
+                                 seed=args.seed, corpus=args.corpus, overrides=overrides,
+                                 keep_models=args.keep_models, folds=args.folds,
+                                 jobs=args.jobs)
+    run_jackknife(settings)
+    return 0

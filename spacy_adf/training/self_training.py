@@ -1,4 +1,4 @@
-"""Self-training for word segmentation (``scripts.self_train_corpus`` is the CLI).
+"""Self-training for word segmentation (``python -m spacy_adf self-train-corpus``).
 
 A segmenter trained on the gold corpus segments unlabeled text of the same
 domain; those lines join the gold lines, and a second segmenter trains on
@@ -10,11 +10,14 @@ removed) is a line of an ``exclude`` file (the dev set, say) is left out, so
 no dev sentence is ever trained on, not even with predicted words; the gold
 lines are copied unchanged and come first.
 """
+import argparse
+import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Set
 
+import spacy
 from spacy.language import Language
 
 from ..serialization import text_lines
@@ -115,3 +118,31 @@ def write_self_training_corpus(
             f"lines ({report.autolabeled_words:,} words; {report.excluded_lines:,} excluded, "
             f"{report.blank_lines:,} blank) -> {output} in {report.seconds:.1f} s")
     return report
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m spacy_adf self-train-corpus",
+        description="A self-training corpus for a segmenter: the gold training lines, then the lines of "
+                    "UNLABELED segmented by MODEL (a trained segmenter pipeline or its tokenizer form). A "
+                    "line whose text is a line of an --exclude file (spaces ignored) is left out.")
+    parser.add_argument("model", type=Path)
+    parser.add_argument("unlabeled", type=Path)
+    parser.add_argument("--gold", type=Path, required=True, help="the gold training file (one sentence a line, words separated by spaces)")
+    parser.add_argument("--output", type=Path, required=True)
+    parser.add_argument("--exclude", type=Path, action="append", default=[],
+                        help="a file whose lines must not be trained on (the dev set); repeatable")
+    parser.add_argument("--report", type=Path, default=None, help="write the counts as JSON here")
+    parser.add_argument("--batch-size", type=int, default=256)
+    args = parser.parse_args(argv)
+    if not args.model.exists():
+        parser.error(f"model not found: {args.model} (train the gold segmenter first)")
+    nlp = spacy.load(args.model)
+    report = write_self_training_corpus(nlp, args.unlabeled, args.gold, args.output, exclude=args.exclude,
+                                        batch_size=args.batch_size)
+    if args.report is not None:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        data = {"model": str(args.model), "unlabeled": str(args.unlabeled), "gold": str(args.gold),
+                "exclude": [str(p) for p in args.exclude], **report.to_dict()}
+        args.report.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return 0

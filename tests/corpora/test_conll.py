@@ -373,7 +373,7 @@ def test_convert_cli_subprocess(ner_path, tmp_path):
     out = tmp_path / "ner.spacy"
     env = dict(os.environ, PYTHONPATH=str(REPO))
     result = subprocess.run(
-        [sys.executable, "-m", "spacy_adf.corpora.convert", str(ner_path), str(out),
+        [sys.executable, "-m", "spacy_adf", "convert", str(ner_path), str(out),
          "--columns", "words,iob", "--sep", "TAB"],
         capture_output=True, text=True, env=env, check=False,
     )

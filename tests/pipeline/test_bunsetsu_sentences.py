@@ -135,7 +135,7 @@ def japanese(tmp_path_factory, dep_corpus):
     morph = _train("morph_ja_kwdlc.cfg", tmp / "morph", train, dev, *quick)
     chunker = _train("bunsetsu_ja_kwdlc.cfg", tmp / "bunsetsu", train, dev, *quick)
     dep = _train("dep_ja_kwdlc.cfg", tmp / "dep", train, dev)
-    result = subprocess.run([sys.executable, "-m", "scripts.make_fast_segmenter", str(seg), str(tmp / "seg_fast"),
+    result = subprocess.run([sys.executable, "-m", "spacy_adf", "segmenter-tokenizer", str(seg), str(tmp / "seg_fast"),
                              "--lang", "ja"], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stderr[-3000:]
     return assemble(str(tmp / "seg_fast"), [str(morph), str(chunker), str(dep)], "sample_dep", "0.0.1")

@@ -4,6 +4,7 @@ import pickle
 
 import pytest
 import spacy
+from spacy.training import Example
 
 from spacy_adf.tokenizers.kernel_segmenter import KernelSegmenterTokenizer
 from tests.helpers.seg_data import char_nlp, make_sentences, seg_examples
@@ -42,6 +43,21 @@ def test_tokenizer_form_equals_the_component(trained, tmp_path, lang):
     assert _docs(fast.pipe(TEXTS, batch_size=3)) == expected
     assert _docs(fast(t) for t in TEXTS) == expected
     assert all(doc.text == text for doc, text in zip(fast.pipe(TEXTS), TEXTS))
+
+
+def test_evaluate_scores_the_words(trained, tmp_path):
+    """nlp.evaluate (as `spacy evaluate` runs it) of the tokenizer form:
+    spaCy's token scores and the component's, equal to the component's
+    own scores of the same words."""
+    trained.to_disk(tmp_path / "trained")
+    fast = _tokenizer_nlp(tmp_path / "trained", "zh")
+    fast.initialize()
+    examples = seg_examples(trained, make_sentences(40, seed=7))
+    want = trained.evaluate(examples)
+    got = fast.evaluate([Example(fast.make_doc(eg.reference.text), eg.reference) for eg in examples])
+    assert 0 < got["token_f"] <= 1 and "token_acc" in got
+    assert {k: v for k, v in got.items() if k in want and k != "speed"} == \
+        {k: pytest.approx(v) for k, v in want.items() if k != "speed"}
 
 
 def test_a_long_line(trained, tmp_path):

@@ -58,7 +58,7 @@ def japanese(tmp_path_factory, dep_corpus):
     morph = spacy_train("morph_ja_kwdlc.cfg", tmp / "morph", train, dev, *quick)
     bunsetsu = spacy_train("bunsetsu_ja_kwdlc.cfg", tmp / "bunsetsu", train, dev, *quick)
     dep = spacy_train("dep_ja_kwdlc.cfg", tmp / "dep", train, dev)
-    result = subprocess.run([sys.executable, "-m", "scripts.make_fast_segmenter", str(seg),
+    result = subprocess.run([sys.executable, "-m", "spacy_adf", "segmenter-tokenizer", str(seg),
                              str(tmp / "seg_fast"), "--lang", "ja"], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stderr[-3000:]
     nlp = assemble(str(tmp / "seg_fast"), [str(morph), str(bunsetsu), str(dep)], "sample_dep", "0.0.1")
@@ -158,3 +158,32 @@ def test_pipeline_wheels_in_a_fresh_venv(english, japanese, tmp_path):
     assert check.returncode == 0, (check.stdout[-3000:], check.stderr[-3000:])
     assert check.stdout.count("annotations identical") == 2
     assert ": False" not in check.stdout
+
+
+def _spacy_evaluate(pipeline: Path, corpus: Path, out: Path, *options: str) -> dict:
+    import srsly
+
+    result = subprocess.run([sys.executable, "-m", "spacy", "evaluate", str(pipeline), str(corpus),
+                             "--output", str(out), *options], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return srsly.read_json(out)
+
+
+def test_spacy_evaluate_english_from_converted_conll(english, tmp_path):
+    """`spacy evaluate` on a DocBin that `python -m spacy_adf convert` makes:
+    the chunk F of raw text (predicted tokens and POS), as counted here by
+    character offsets."""
+    path, gold = english
+    corpus = tmp_path / "dev.spacy"
+    subprocess.run([sys.executable, "-m", "spacy_adf", "convert", str(SAMPLE / "dev.txt"), str(corpus),
+                    "--columns", "words,tag,iob", "--iob-target", "spans:chunks", "--keep-labels", "NP"],
+                   check=True, capture_output=True, cwd=tmp_path)
+    scores = _spacy_evaluate(path, corpus, tmp_path / "scores.json", "--spans-key", "chunks")
+    nlp = spacy.load(path)
+    pred, want = set(), set()
+    for n, (doc, ref) in enumerate(zip(nlp.pipe([ref.text for ref in gold]), gold)):
+        pred |= {(n, s.start_char, s.end_char) for s in doc.spans["chunks"]}
+        want |= {(n, s.start_char, s.end_char) for s in ref.spans["chunks"]}
+    f = 2 * len(pred & want) / (len(pred) + len(want))
+    assert scores["spans_chunks_f"] == pytest.approx(f)
+

@@ -7,6 +7,7 @@ import numpy
 import pytest
 import spacy
 from spacy.tokens import Doc
+from spacy.training import Example
 
 from tests.helpers.seg_data import WORDS, char_nlp, make_sentences, seg_examples
 from tests.helpers.trained import FIXTURES
@@ -380,6 +381,21 @@ def test_blank_pipeline_with_segmenter_tokenizer(trained, tmp_path, lang):
     again = spacy.blank(lang, config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.Segmenter.v1"}}})
     again.from_bytes(fast.to_bytes())
     assert _outputs(again, TEXTS) == expected
+
+
+def test_evaluate_of_the_tokenizer_form_scores_the_words(trained, tmp_path):
+    """nlp.evaluate (as `spacy evaluate` runs it) of the tokenizer form:
+    spaCy's token scores and the component's word P/R/F with OOV recall,
+    equal to the component pipeline's."""
+    nlp, seg = trained
+    fast = spacy.blank("zh", config={"nlp": {"tokenizer": {"@tokenizers": "spacy_adf.Segmenter.v1"}}})
+    fast.tokenizer.from_segmenter(seg)
+    examples = seg_examples(nlp, make_sentences(40, seed=11))
+    want = nlp.evaluate(examples)
+    got = fast.evaluate([Example(fast.make_doc(eg.reference.text), eg.reference) for eg in examples])
+    assert "oov_recall" in want and "token_acc" in got
+    assert {k: v for k, v in got.items() if k in want and k != "speed"} == \
+        {k: pytest.approx(v) for k, v in want.items() if k != "speed"}
 
 
 def test_corrupt_files_are_reported(trained, tmp_path):

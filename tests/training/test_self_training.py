@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "scripts.self_train_corpus", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "spacy_adf", "self-train-corpus", *map(str, args)],
                           cwd=REPO, capture_output=True, text=True)
 
 GOLD = ["我们 在 北京", "  今天 天气 很 好  ", ""]
@@ -127,7 +127,7 @@ def test_every_self_training_step_excludes_the_dev_file_of_the_step_that_trains_
     for command in PROJECT["commands"]:
         for line in command.get("script", []):
             args = shlex.split(_substitute(line, _vars()))
-            if args[:3] == ["python", "-m", "scripts.self_train_corpus"]:
+            if args[:4] == ["python", "-m", "spacy_adf", "self-train-corpus"]:
                 out = args[args.index("--output") + 1]
                 excluded = [args[i + 1] for i, a in enumerate(args) if a == "--exclude"]
                 made[out] = excluded
