@@ -5,17 +5,23 @@ per sentence, and each root ends its sentence (`head_sentences`; the corpus
 readers give one sentence per Doc, `pke_dependency` parses a multi-sentence
 Doc into one tree per sentence).
 
+Bunsetsu are compared by their characters, so the predicted Doc may have
+other tokens than the reference (raw text in, as `spacy evaluate` runs a
+pipeline whose tokenizer segments): the scores are those of Japanese
+raw-text evaluation, which match a bunsetsu by its last character.
+
 - ``bunsetsu_dep_acc``: the fraction of gold bunsetsu, leaving out each
-  sentence's last one (its head, the root, is given), whose head is right.
-  With predicted bunsetsu a gold bunsetsu counts as right only if a predicted
-  bunsetsu has exactly its tokens and that one's head has exactly the tokens
-  of the gold head.
+  sentence's last one (its head, the root, is given), whose head is right:
+  a predicted bunsetsu ends where the gold one ends, and its predicted head
+  ends where the gold head ends. With the gold bunsetsu this is plain head
+  accuracy.
 - ``bunsetsu_sent_acc``: the fraction of gold sentences with every head
-  right and, with predicted bunsetsu, the same segmentation, and (in a
-  multi-sentence Doc) no predicted arc from or into the sentence across its
-  ends. A one-bunsetsu sentence is right by definition (it is counted; the
-  paper's tables do). For one-sentence Docs this is the fraction of Docs.
-- ``bunsetsu_seg_f``: bunsetsu boundary F1 (100 with gold bunsetsu).
+  right, the same bunsetsu (same characters) and, in a multi-sentence Doc,
+  no predicted arc from or into the sentence across its ends. A
+  one-bunsetsu sentence is right by definition (it is counted; the paper's
+  tables do). For one-sentence Docs this is the fraction of Docs.
+- ``bunsetsu_seg_f``: F1 of bunsetsu with exactly the gold characters (100
+  with gold bunsetsu).
 Gold heads come from ``doc.spans[KEY].attrs["heads"]`` of the reference Doc,
 predicted heads from the same attribute of the predicted Doc (set by
 `pke_dependency`), or from its token tree if the attribute is missing.
@@ -35,7 +41,7 @@ def _group(doc, key: str, role: str) -> Tuple[Bounds, Optional[List[int]]]:
     if key not in doc.spans:
         raise ValueError(f"the {role} Doc has no doc.spans[{key!r}] (bunsetsu spans) to score")
     group = doc.spans[key]
-    bounds = [(s.start, s.end) for s in group]
+    bounds = [(s.start_char, s.end_char) for s in group]
     heads = group.attrs.get("heads")
     if heads is None and len(doc) and doc.has_annotation("DEP"):
         heads = bunsetsu_heads(doc, key)
@@ -46,7 +52,7 @@ def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Boun
                pred_heads: Optional[Sequence[int]]) -> Tuple[int, int, int, int]:
     """(correct, scored, sentences right, sentences) for one Doc, by the gold
     sentences (each gold root ends one; a Doc without bunsetsu is one empty
-    sentence)."""
+    sentence). Bounds are character offsets."""
     if not gold_bounds:  # one empty sentence: right if nothing was predicted either
         return 0, 0, int(not pred_bounds), 1
     sentences = head_sentences(gold_heads)
@@ -61,19 +67,19 @@ def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Boun
     pred_in: List[Bounds] = [[] for _ in sentences]
     for p, b in enumerate(pred_bounds):
         pred_in[sent_of[p]].append(b)
-    index = {b: k for k, b in enumerate(pred_bounds)}
+    by_end = {end: k for k, (_, end) in enumerate(pred_bounds)}
     correct = scored = right = 0
     for k, (a, e) in enumerate(sentences):
         sent_scored = e - a - 1
         sent_correct = 0
         if pred_heads is not None:
             for i in range(a, e - 1):
-                p = index.get(gold_bounds[i])
+                p = by_end.get(gold_bounds[i][1])
                 gh = gold_heads[i]
                 if p is None or gh < 0:
                     continue
                 ph = pred_heads[p]
-                if ph >= 0 and pred_bounds[ph] == gold_bounds[gh]:
+                if ph >= 0 and pred_bounds[ph][1] == gold_bounds[gh][1]:
                     sent_correct += 1
         same = pred_in[k] == gold_bounds[a:e]
         if pred_heads is None:

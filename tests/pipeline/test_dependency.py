@@ -354,6 +354,29 @@ def test_scorer_counts_by_hand():
     assert s2["bunsetsu_seg_f"] == pytest.approx(2 * 2 / 7)
 
 
+def test_scorer_compares_characters_not_tokens():
+    """Raw text in: the predicted Doc has its own tokens; a bunsetsu is
+    matched by where it ends, its head by where the head ends."""
+    nlp = spacy.blank("xx")
+    ref = Doc(nlp.vocab, words=list("abcdef"), spaces=[False] * 6)
+    ref.spans[BUNSETSU_KEY] = [ref[0:1], ref[1:2], ref[2:4], ref[4:6]]
+    ref.spans[BUNSETSU_KEY].attrs["heads"] = [1, 3, 3, -1]
+    pred = Doc(nlp.vocab, words=["ab", "cd", "ef"], spaces=[False] * 3)
+    pred.spans[BUNSETSU_KEY] = [pred[0:1], pred[1:2], pred[2:3]]
+    pred.spans[BUNSETSU_KEY].attrs["heads"] = [1, 2, -1]
+    s = score_bunsetsu_deps([Example(pred, ref)])
+    assert s["bunsetsu_dep_acc"] == pytest.approx(1 / 3)  # as with the same tokens
+    assert s["bunsetsu_seg_f"] == pytest.approx(2 * 2 / 7)
+    # a bunsetsu that ends right counts though it starts elsewhere
+    pred3 = Doc(nlp.vocab, words=list("abcdef"), spaces=[False] * 6)
+    pred3.spans[BUNSETSU_KEY] = [pred3[0:1], pred3[1:2], pred3[2:3], pred3[3:4], pred3[4:6]]
+    pred3.spans[BUNSETSU_KEY].attrs["heads"] = [1, 4, 3, 4, -1]
+    s3 = score_bunsetsu_deps([Example(pred3, ref)])
+    assert s3["bunsetsu_dep_acc"] == 1.0
+    assert s3["bunsetsu_sent_acc"] == 0.0  # not the gold bunsetsu
+    assert s3["bunsetsu_seg_f"] == pytest.approx(2 * 3 / 9)
+
+
 def _scored_example(nlp, key):
     ref = Doc(nlp.vocab, words=list("abc"))
     ref.spans[key] = [ref[0:1], ref[1:2], ref[2:3]]

@@ -187,3 +187,24 @@ def test_spacy_evaluate_english_from_converted_conll(english, tmp_path):
     f = 2 * len(pred & want) / (len(pred) + len(want))
     assert scores["spans_chunks_f"] == pytest.approx(f)
 
+
+def test_spacy_evaluate_japanese_from_converted_knp(japanese, dep_corpus, tmp_path):
+    """`spacy evaluate` on the KNP dev file converted by `python -m spacy_adf
+    convert --format knp`: the pipeline segments the raw text itself, and
+    the bunsetsu dependency accuracy is the raw-text one (a gold arc is right
+    if a predicted bunsetsu ends where it ends and attaches to one that ends
+    where its head ends), counted here from the token trees."""
+    path, gold = japanese
+    corpus = tmp_path / "dev.spacy"
+    subprocess.run([sys.executable, "-m", "spacy_adf", "convert", str(dep_corpus / "dev.knp"), str(corpus),
+                    "--format", "knp"], check=True, capture_output=True, cwd=tmp_path)
+    scores = _spacy_evaluate(path, corpus, tmp_path / "scores.json")
+    nlp = spacy.load(path)
+    right = total = 0
+    for doc, ref in zip(nlp.pipe([ref.text for ref in gold]), gold):
+        want = {(end, head) for end, head in _bunsetsu_arcs(ref) if end != head}  # roots are not scored
+        right += len(want & _bunsetsu_arcs(doc))
+        total += len(want)
+    assert total > 100
+    assert scores["bunsetsu_dep_acc"] == pytest.approx(right / total)
+    assert 0 < scores["token_f"] <= 1
