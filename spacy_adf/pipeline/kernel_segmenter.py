@@ -4,7 +4,7 @@ PKB, PKI or PKE (Kudo & Matsumoto 2003, the JWS task).
 
 Like `adf_segmenter` it runs on a character-tokenized Doc
 (`spacy_adf.CharTokenizer.v1`) and returns the word Doc built the same way
-(`segmenter.word_docs`: the text kept exactly, whitespace never inside a
+(`segmenter.segment_docs`: the text kept exactly, whitespace never inside a
 word, a Doc with other annotation merged in place). Features: the
 characters and character types within ``window`` units on each side of the
 gap (`features/boundary.pyx`).
@@ -33,7 +33,7 @@ from ..models.boundary_segmenter import BoundarySegmenter, concat_units
 from ..models.kernel_forms import check_classifier_options, check_trainer_settings, trainer_settings
 from ..scorers.segmentation import make_segmentation_scorer
 from .kernel_component import KernelComponent
-from .segmenter import merge_words, word_docs
+from .segmenter import merge_words, segment_docs
 from .trainable import initialize_examples
 
 
@@ -181,8 +181,10 @@ class KernelSegmenter(KernelComponent):
         return [(u[1], starts[offsets[k]:offsets[k + 1]]) for k, u in enumerate(units)]
 
     def process_batch(self, docs: List[Doc]) -> List[Doc]:
-        """The word Docs of character Docs (`segmenter.word_docs`)."""
-        return word_docs(docs, self.predict(docs))
+        """The word Docs of character Docs (`segmenter.segment_docs`)."""
+        if not self.is_trained:
+            raise ValueError(f"[{self.name}] the segmenter is not trained: run nlp.initialize() or load a model")
+        return segment_docs(docs, self.predict, self.plain_model.segment)
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         """Merge each predicted word's characters into one token, in place."""

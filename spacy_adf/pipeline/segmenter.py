@@ -13,7 +13,7 @@ steer the segmentation of terms the training data never showed.
 """
 import operator
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Set, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
 
 import numpy
 from spacy.attrs import IDX, LENGTH, ORTH, SPACY, intify_attr
@@ -25,6 +25,7 @@ from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
 from ..features.char_units import cached_by_orth, doc_units
+from ..features.chars import texts_to_units, words_from_starts
 from ..models.char_segmenter import read_user_dict
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
@@ -154,9 +155,9 @@ def merge_words(docs: Iterable[Doc], preds) -> None:
 
 
 def word_docs(docs: List[Doc], preds) -> List[Doc]:
-    """The word Docs of character Docs from predicted word starts (shared by
-    the segmenter components): built anew (`_merged_doc`), or merged in
-    place when a Doc carries other annotation that a new Doc would drop."""
+    """The word Docs of character Docs from predicted word starts: built anew
+    (`_merged_doc`), or merged in place when a Doc carries other annotation
+    that a new Doc would drop."""
     out = []
     for doc, (tok_index, starts) in zip(docs, preds):
         if _annotated(doc):
@@ -164,6 +165,56 @@ def word_docs(docs: List[Doc], preds) -> List[Doc]:
             out.append(doc)
         else:
             out.append(_merged_doc(doc, tok_index, starts))
+    return out
+
+
+def text_word_docs(vocab: Vocab, texts: List[str], segment: Callable) -> Iterator[Doc]:
+    """Word Docs straight from raw texts: the units of all texts in one pass,
+    their word starts in one call of ``segment(codes, bounds)``, each Doc
+    built once from its text (what the tokenizer forms return)."""
+    codes, pos, bounds, offsets = texts_to_units(texts)
+    starts = segment(codes, bounds).view(numpy.uint8)
+    for k, text in enumerate(texts):
+        a, z = offsets[k], offsets[k + 1]
+        words, spaces = words_from_starts(text, pos[a:z], starts[a:z])
+        yield Doc(vocab, words=words, spaces=spaces)
+
+
+_PLAIN_CHECK = [intify_attr(a) for a in ("LENGTH", "SPACY", "IS_SPACE")] + _KEPT_ATTRS
+
+
+def _plain_char_text(doc: Doc) -> Optional[str]:
+    """The text of a Doc that is exactly what CharTokenizer makes of a text
+    without whitespace (one token per character, no trailing space) and
+    carries no annotation; None for any other Doc."""
+    if not len(doc) or doc.spans:
+        return None
+    values = doc.to_array(_PLAIN_CHECK)
+    if (values[:, 0] != 1).any() or values[:, 1:-1].any() or values[1:, -1].any():
+        return None
+    return "".join(cached_by_orth(_STRING_CACHE, doc.to_array(ORTH).tolist(), doc.vocab.strings.__getitem__))
+
+
+def segment_docs(docs: List[Doc], predict: Callable, segment: Callable) -> List[Doc]:
+    """The word Docs of a batch of character Docs (shared by the segmenter
+    components). A plain character Doc (`_plain_char_text`, what
+    CharTokenizer makes of most texts) is segmented from its text as the
+    tokenizer forms do (`text_word_docs`, ``segment(codes, bounds)``), which
+    gives the same Doc with half the work; the others through
+    ``predict(docs)`` and `word_docs`. user_data is kept."""
+    texts = [_plain_char_text(doc) for doc in docs]
+    out: List[Optional[Doc]] = [None] * len(docs)
+    plain = [k for k, text in enumerate(texts) if text is not None]
+    if plain:
+        made = text_word_docs(docs[0].vocab, [texts[k] for k in plain], segment)
+        for k, word_doc in zip(plain, made):
+            word_doc.user_data.update(docs[k].user_data)
+            out[k] = word_doc
+    if len(plain) < len(docs):
+        rest = [k for k, text in enumerate(texts) if text is None]
+        rest_docs = [docs[k] for k in rest]
+        for k, word_doc in zip(rest, word_docs(rest_docs, predict(rest_docs))):
+            out[k] = word_doc
     return out
 
 
@@ -274,7 +325,8 @@ class ADFSegmenter(SparseTrainedPipe):
         ones, quadratic over a long Doc). A Doc that already carries other
         annotation (tags, entities, spans, sentences, ...) is merged in place
         by set_annotations instead, so nothing on it is lost."""
-        return word_docs(docs, self.predict(docs))
+        self.plain_model.crf.require_built()
+        return segment_docs(docs, self.predict, self.plain_model.segment)
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         """Merge each predicted word's characters into one token, in place."""

@@ -6,7 +6,8 @@ A batch of texts is cut into units in one pass (`texts_to_units`: the units
 and whitespace runs of `spacy_adf.CharTokenizer.v1`), the model flags the
 word starts of all units in one C call, and each Doc is built straight from
 its text, so the text is kept exactly and the Doc equals the one the
-component makes. The tokenizer file is a msgpack map {"format", "segmenter":
+component makes (`pipeline.segmenter.text_word_docs`, which the components
+use too). The tokenizer file is a msgpack map {"format", "segmenter":
 the model's own checksummed bytes, or None before training}.
 
 A subclass names itself (`registered_name`, `file_format`,
@@ -26,7 +27,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.vocab import Vocab
 
-from ..features.chars import texts_to_units, words_from_starts
+from ..pipeline.segmenter import text_word_docs
 from ..serialization.parts import ADVICE, PartLoadError, describe
 
 FILE_NAME = "segmenter"
@@ -123,9 +124,7 @@ class SegmentingTokenizer:
         if not isinstance(text, str):
             raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
         self._require_model()
-        codes, pos, bounds, _ = texts_to_units([text])
-        words, spaces = words_from_starts(text, pos, self._segment(codes, bounds).view(numpy.uint8))
-        return Doc(self.vocab, words=words, spaces=spaces)
+        return next(text_word_docs(self.vocab, [text], self._segment))
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         """Segment in batches: one featurization and one C call each."""
@@ -142,13 +141,7 @@ class SegmentingTokenizer:
             yield from self._pipe_batch(batch)
 
     def _pipe_batch(self, texts: List[str]) -> Iterator[Doc]:
-        codes, pos, bounds, offsets = texts_to_units(texts)
-        starts = self._segment(codes, bounds).view(numpy.uint8)
-        vocab = self.vocab
-        for k, text in enumerate(texts):
-            a, z = offsets[k], offsets[k + 1]
-            words, spaces = words_from_starts(text, pos[a:z], starts[a:z])
-            yield Doc(vocab, words=words, spaces=spaces)
+        return text_word_docs(self.vocab, texts, self._segment)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
         """spaCy's tokenizer scores (token_acc, token_p, token_r, token_f),

@@ -289,6 +289,30 @@ def test_text_preserved_and_forms_agree(trained, text):
         assert t.is_space or not any(ch.isspace() for ch in t.text)
 
 
+def test_plain_character_docs_take_the_text_path(trained):
+    """A plain character Doc is segmented from its text (segment_docs); the
+    result equals the unit path (predict + word_docs) on every input, and
+    user_data is kept. Docs that are not plain take the unit path."""
+    from spacy_adf.pipeline.segmenter import _plain_char_text, segment_docs, word_docs
+
+    nlp, seg = trained
+    texts = ["".join(s) for s in make_sentences(30, seed=12)] + BAD_INPUTS
+    docs = [nlp.make_doc(t) for t in texts]
+    for k, doc in enumerate(docs):
+        doc.user_data["k"] = k
+    got = segment_docs(docs, seg.predict, seg.plain_model.segment)
+    want = word_docs([nlp.make_doc(t) for t in texts], seg.predict([nlp.make_doc(t) for t in texts]))
+    outputs = lambda ds: [[(t.text, t.whitespace_) for t in d] for d in ds]  # noqa: E731
+    assert outputs(got) == outputs(want)
+    assert [d.user_data["k"] for d in got] == list(range(len(texts)))
+    assert _plain_char_text(nlp.make_doc("中国人民")) == "中国人民"
+    assert _plain_char_text(nlp.make_doc("中国 人民")) is None  # a trailing space
+    assert _plain_char_text(Doc(nlp.vocab, words=["中国", "人"], spaces=[False, False])) is None
+    tagged = nlp.make_doc("中国人")
+    tagged[1].tag_ = "X"
+    assert _plain_char_text(tagged) is None
+
+
 def test_huge_line(trained):
     nlp, seg = trained
     text = "".join(w for s in make_sentences(10_000, seed=8) for w in s)[:100_000]
