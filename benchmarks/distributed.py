@@ -292,7 +292,7 @@ def single_process(model: Path, corpus: Path, output: Path, shard_size: int) -> 
                 batch = list(itertools.islice(docs, shard_size))
                 if not batch:
                     break
-                (output / f"shard-{shard:06d}.spacy").write_bytes(docs_to_bytes(batch, "spacy"))
+                (output / f"shard-{shard:06d}.spacy").write_bytes(docs_to_bytes(batch, "spacy", any(d.user_data for d in batch))[0])
                 shard += 1
                 n += len(batch)
     seconds = time.perf_counter() - start

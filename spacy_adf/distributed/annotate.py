@@ -26,10 +26,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import spacy
-from spacy.tokens import DocBin
+from spacy.tokens import Doc, DocBin
 
 from .raysupport import LOST, SPREAD, Interrupted, start_ray
 from .sharding import BadLine, Shard, count_items, input_format, list_inputs, plan_inputs, read_shard, shard_bytes
@@ -78,15 +78,26 @@ def cached_msgpack_codecs() -> Iterator[None]:
             del reg.get_all
 
 
-def docs_to_bytes(docs, fmt: str) -> bytes:
-    """A shard file's bytes. DocBin keeps user data only if a Doc has some:
-    storing it costs a msgpack call per Doc, cheap inside
-    cached_msgpack_codecs. JSONL: each Doc's to_json() with its user data's
-    input line number."""
+def docs_to_bytes(docs: Iterable[Doc], fmt: str, store_user_data: bool = True) -> Tuple[bytes, int]:
+    """A shard file's bytes and its number of Docs, each Doc serialized as it
+    comes (a shard's Docs are never all held at once: a worker's memory is
+    its pipeline's plus one batch). DocBin: with the user data (a msgpack
+    call per Doc, cheap inside cached_msgpack_codecs) unless
+    ``store_user_data`` is False. JSONL: each Doc's to_json() with its user
+    data's input line number."""
+    n = 0
     if fmt == "jsonl":
-        return "".join(json.dumps(dict(d.to_json(), **{LINE_KEY: d.user_data.get(LINE_KEY)}), ensure_ascii=False)
-                       + "\n" for d in docs).encode("utf8")
-    return DocBin(docs=docs, store_user_data=any(d.user_data for d in docs)).to_bytes()
+        lines = []
+        for d in docs:
+            lines.append(json.dumps(dict(d.to_json(), **{LINE_KEY: d.user_data.get(LINE_KEY)}),
+                                    ensure_ascii=False) + "\n")
+            n += 1
+        return "".join(lines).encode("utf8"), n
+    docbin = DocBin(store_user_data=store_user_data)
+    for d in docs:
+        docbin.add(d)
+        n += 1
+    return docbin.to_bytes(), n
 
 
 def model_files(model: str) -> Optional[Dict[str, bytes]]:
@@ -113,6 +124,12 @@ def load_shipped(model: str, files: Optional[Dict[str, bytes]]):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _with_line_numbers(annotated: Iterable[Tuple[Doc, int]]) -> Iterator[Doc]:
+    for doc, line in annotated:
+        doc.user_data[LINE_KEY] = line
+        yield doc
+
+
 class PipelineWorker:
     """One pipeline per worker process (made a Ray actor by Annotation)."""
 
@@ -134,12 +151,9 @@ class PipelineWorker:
         start = time.perf_counter()
         with cached_msgpack_codecs():
             items, bad = read_shard(shard, self.text_field, self.nlp.vocab, data=data)
-            docs = []
-            for doc, line in self.nlp.pipe(items, as_tuples=True, batch_size=self.batch_size):
-                doc.user_data[LINE_KEY] = line
-                docs.append(doc)
-            out = docs_to_bytes(docs, self.fmt)
-        return {"data": out, "n_docs": len(docs), "seconds": time.perf_counter() - start, "bad_lines": bad,
+            out, n_docs = docs_to_bytes(_with_line_numbers(self.nlp.pipe(items, as_tuples=True,
+                                                                          batch_size=self.batch_size)), self.fmt)
+        return {"data": out, "n_docs": n_docs, "seconds": time.perf_counter() - start, "bad_lines": bad,
                 "peak_rss_mb": peak_rss_mb(), "pid": os.getpid()}
 
 
