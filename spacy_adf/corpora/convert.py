@@ -18,7 +18,7 @@ sentences whose heads cross are left out, as the project's evaluation does).
 import argparse
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import spacy
 from spacy.tokens import Doc, DocBin
@@ -52,8 +52,6 @@ def convert(
     if also_spans and extra_from is None:
         raise ValueError("also_spans needs a spans:KEY iob_target to take its spans from")
     vocab = spacy.blank(lang).vocab
-    docbin = DocBin(store_user_data=False)
-    n_docs = n_tokens = 0
     pairs = conll_to_docs(
         vocab,
         input_path,
@@ -63,12 +61,24 @@ def convert(
         input_attrs=(),  # the predicted side is rebuilt by the DocBin reader
         sep=sep,
     )
-    for _, reference in pairs:
-        for key, labels in (also_spans or {}).items():
-            reference.spans[key] = [span for span in reference.spans[extra_from] if span.label_ in labels]
-        docbin.add(reference)
+
+    def references():
+        for _, reference in pairs:
+            for key, labels in (also_spans or {}).items():
+                reference.spans[key] = [span for span in reference.spans[extra_from] if span.label_ in labels]
+            yield reference
+
+    return write_docbin(references(), output_path)
+
+
+def write_docbin(docs: Iterable[Doc], output_path: Union[str, Path]) -> Tuple[int, int]:
+    """Save the Docs as one DocBin; ``(n_docs, n_tokens)``."""
+    docbin = DocBin(store_user_data=False)
+    n_docs = n_tokens = 0
+    for doc in docs:
+        docbin.add(doc)
         n_docs += 1
-        n_tokens += len(reference)
+        n_tokens += len(doc)
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
     docbin.to_disk(output_path)
@@ -94,16 +104,7 @@ def convert_sentences(input_path: Union[str, Path], output_path: Union[str, Path
         from .bunsetsu import bunsetsu_docs
 
         docs = bunsetsu_docs(input_path, vocab, format=format, bad_heads="skip")
-    docbin = DocBin(store_user_data=False)
-    n_docs = n_tokens = 0
-    for doc in docs:
-        docbin.add(doc)
-        n_docs += 1
-        n_tokens += len(doc)
-    output_path = Path(output_path)
-    output_path.parent.mkdir(parents=True, exist_ok=True)
-    docbin.to_disk(output_path)
-    return n_docs, n_tokens
+    return write_docbin(docs, output_path)
 
 
 CHUNK_TYPES = frozenset({"NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP", "INTJ", "LST", "UCP"})
@@ -163,37 +164,35 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sep = "\t" if args.sep in ("TAB", "\\t") else args.sep
     if not args.input.is_file():
         parser.error(f"input file not found: {args.input}")
-    if args.format != "conll":
-        if args.columns or args.keep_labels or args.also_spans or args.iob_target != "auto":
-            parser.error(f"--columns, --iob-target, --keep-labels and --also-spans are for --format conll, "
-                         f"not {args.format}")
-        try:
-            n_docs, n_tokens = convert_sentences(args.input, args.output, format=args.format)
-        except ValueError as err:
-            print(f"error: {err}", file=sys.stderr)
-            return 1
-        print(f"Wrote {n_docs} docs ({n_tokens} tokens) to {args.output}")
-        return 0
-    if not args.columns:
+    if args.format != "conll" and (args.columns or args.keep_labels or args.also_spans
+                                   or args.iob_target != "auto"):
+        parser.error(f"--columns, --iob-target, --keep-labels and --also-spans are for --format conll, "
+                     f"not {args.format}")
+    if args.format == "conll" and not args.columns:
         parser.error("--format conll needs --columns (e.g. words,tag,iob)")
     try:
-        iob_target = args.iob_target
-        if iob_target == "auto":
-            iob_target = guess_iob_target(args.input, args.columns, sep)
-            print(f"--iob-target auto: {iob_target}")
-        also = {}
-        for spec in args.also_spans:
-            key, eq, labels = spec.partition("=")
-            if not eq or not key or not _comma_list(labels):
-                raise ValueError(f"--also-spans takes KEY=LABEL[,LABEL...], not {spec!r}")
-            also[key] = _comma_list(labels)
-        n_docs, n_tokens = convert(
-            args.input, args.output, columns=args.columns, iob_target=iob_target,
-            keep_labels=args.keep_labels, lang=args.lang, sep=sep, also_spans=also,
-        )
+        if args.format != "conll":
+            n_docs, n_tokens = convert_sentences(args.input, args.output, format=args.format)
+        else:
+            n_docs, n_tokens = _convert_conll(args, sep)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     print(f"Wrote {n_docs} docs ({n_tokens} tokens) to {args.output}")
     return 0
 
+
+
+def _convert_conll(args, sep: Optional[str]) -> Tuple[int, int]:
+    iob_target = args.iob_target
+    if iob_target == "auto":
+        iob_target = guess_iob_target(args.input, args.columns, sep)
+        print(f"--iob-target auto: {iob_target}")
+    also = {}
+    for spec in args.also_spans:
+        key, eq, labels = spec.partition("=")
+        if not eq or not key or not _comma_list(labels):
+            raise ValueError(f"--also-spans takes KEY=LABEL[,LABEL...], not {spec!r}")
+        also[key] = _comma_list(labels)
+    return convert(args.input, args.output, columns=args.columns, iob_target=iob_target,
+                   keep_labels=args.keep_labels, lang=args.lang, sep=sep, also_spans=also)
