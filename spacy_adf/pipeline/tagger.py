@@ -19,6 +19,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
+from ..features.cluster_tables import load_clusters
 from ..scorers.tagging import tagger_score
 from ..serialization.payloads import dump_payload, load_payload
 from ..training.example_cache import MISS
@@ -145,15 +146,27 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     # ------------------------------------------------------------ initialize
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
-                   labels: Optional[List[str]] = None, corpus: Optional[str] = None) -> None:
+                   labels: Optional[List[str]] = None, corpus: Optional[str] = None,
+                   clusters: Optional[str] = None, cluster_words: int = 0) -> None:
         """Collect labels and build the feature table in one pass over the
         examples (`SequenceCRF.read_training`). Its feature lookups are the
         first epoch's training samples (primed in the trainer's cache), so
         the corpus is hashed once.
 
         corpus: a config reader by dot name ("corpora.train") to read in
-        full instead of get_examples (see `trainable.initialize_examples`)."""
-        if self.plain_model.uses_clusters:
+        full instead of get_examples (see `trainable.initialize_examples`).
+        clusters: where the word cluster table of the cluster templates comes
+        from: None induces it from the training text; "lookups:TABLE" (spaCy
+        lookups, e.g. "lookups:lexeme_cluster" of spacy-lookups-data) or a
+        PATH<TAB>WORD[<TAB>COUNT] file (`features.cluster_tables`), whose
+        ``cluster_words`` most frequent words are kept (0: all). The table is
+        saved with the model."""
+        if clusters is not None and not self.plain_model.uses_clusters:
+            raise ValueError(f"[{self.name}] initialize(clusters={clusters!r}): the feature templates read no "
+                             "word clusters (turn on the templates' clusters, or leave clusters null)")
+        if clusters is not None:
+            self._load_cluster_source(clusters, cluster_words, nlp.lang if nlp is not None else self.vocab.lang)
+        elif self.plain_model.uses_clusters:
             self._induce_clusters(initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus))
         examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
         upstream = self._upstream(nlp)
@@ -193,6 +206,14 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             raise ValueError(f"[{self.name}] cannot induce the word clusters the templates read: {e}; "
                              "train on more text or remove the cluster templates") from None
         self.cfg["clusters"] = {"n_words": len(table), "checksum": _table_checksum(table)}
+
+    def _load_cluster_source(self, source: str, max_words: int, lang: str) -> None:
+        try:
+            table = load_clusters(source, lang, max_words)
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] cannot read the word clusters: {e}") from None
+        self.plain_model.set_clusters(table)
+        self.cfg["clusters"] = {"n_words": len(table), "checksum": _table_checksum(table), "source": source}
 
     def _upstream(self, nlp: Optional[Language]) -> list:
         """The components before this one, if the templates need annotations

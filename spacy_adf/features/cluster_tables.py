@@ -1,0 +1,100 @@
+"""Word cluster tables from outside the training corpus, for the cluster
+columns of the feature templates (word -> bit path, keyed by
+`templates.cluster_key`: the word's form, lower-cased).
+
+A source is named by a string, as `adf_tagger`'s ``initialize`` takes it:
+
+- ``"lookups:TABLE"``: a table of spaCy's lookups for the pipeline's
+  language (``spacy-lookups-data``; e.g. ``lookups:lexeme_cluster``, the
+  Brown clusters of 1M English words). Its values are the bit paths as
+  integers behind a leading 1 (spaCy's ``Lexeme.cluster``: ``0b1`` + path).
+- a file path: one word a line as Brown clustering tools write it
+  (``PATH<TAB>WORD[<TAB>COUNT]``, e.g. Percy Liang's ``wcluster`` output, or
+  ``python -m spacy_adf clusters``), most frequent words first or with counts.
+
+Several forms of a word that share a key keep the path of the most frequent
+one (the first in the table, or the one with the highest count);
+``max_words`` keeps the most frequent words only.
+"""
+from pathlib import Path
+from typing import Dict, Iterable, Optional, Tuple
+
+from .templates import cluster_key
+
+LOOKUPS_PREFIX = "lookups:"
+
+
+def bit_path(value: int) -> Optional[str]:
+    """The bit path of spaCy's integer cluster (a leading 1, then the path);
+    None for 0, a word without a cluster."""
+    if not isinstance(value, int) or value < 0:
+        raise ValueError(f"a lookups cluster is an integer >= 0, not {value!r}")
+    return (bin(value)[3:] or "0") if value else None
+
+
+def _keyed(pairs: Iterable[Tuple[str, str]], max_words: int) -> Dict[str, str]:
+    """{key: path} of (word, path) pairs in frequency order."""
+    table: Dict[str, str] = {}
+    for word, path in pairs:
+        key = cluster_key(word)
+        if path is not None and key and key not in table:
+            table[key] = path
+            if max_words and len(table) >= max_words:
+                break
+    return table
+
+
+def lookups_clusters(lang: str, table: str = "lexeme_cluster", max_words: int = 0) -> Dict[str, str]:
+    """The cluster table of spaCy's lookups for ``lang``, read in the order
+    of its data file (most frequent words first)."""
+    from spacy.util import load_language_data, registry
+
+    files = registry.lookups.get(lang) if lang in registry.lookups else {}
+    if table not in files:
+        raise ValueError(f"no spaCy lookups table {table!r} for language {lang!r}: install "
+                         "spacy-lookups-data (pip install \"spacy-adf[lookups]\")")
+    values = load_language_data(files[table])
+    if not isinstance(values, dict) or not values:
+        raise ValueError(f"the spaCy lookups table {table!r} for {lang!r} ({files[table]}) is empty")
+    return _keyed(((w, bit_path(v)) for w, v in values.items()), max_words)
+
+
+def read_cluster_file(path: Path, max_words: int = 0) -> Dict[str, str]:
+    """The table of a ``PATH<TAB>WORD[<TAB>COUNT]`` file (module docstring)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"cluster table {path}: no such file")
+    rows = []
+    try:
+        with path.open(encoding="utf8") as f:
+            for n, line in enumerate(f, 1):
+                line = line.rstrip("\r\n")
+                if not line.strip():
+                    continue
+                cols = line.split("\t")
+                if len(cols) not in (2, 3) or not cols[0] or cols[0].strip("01") or not cols[1]:
+                    raise ValueError(f"cluster table {path}, line {n}: expected PATH<TAB>WORD[<TAB>COUNT] "
+                                     f"with a path of 0 and 1, got {line[:80]!r}")
+                count = int(cols[2]) if len(cols) == 3 and cols[2].strip().isdigit() else None
+                if len(cols) == 3 and count is None:
+                    raise ValueError(f"cluster table {path}, line {n}: the count {cols[2]!r} is not a number")
+                rows.append((-(count or 0), n, cols[1], cols[0]))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"cluster table {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if not rows:
+        raise ValueError(f"cluster table {path} is empty")
+    rows.sort()  # by count, highest first; else in file order
+    return _keyed(((word, bits) for _, _, word, bits in rows), max_words)
+
+
+def load_clusters(source: str, lang: str, max_words: int = 0) -> Dict[str, str]:
+    """The table of a source string (module docstring)."""
+    if max_words < 0:
+        raise ValueError(f"cluster_words must be >= 0 (0: all), not {max_words}")
+    if source.startswith(LOOKUPS_PREFIX):
+        return lookups_clusters(lang, source[len(LOOKUPS_PREFIX):], max_words)
+    return read_cluster_file(Path(source), max_words)
+
+
+def describe_source(source: Optional[str]) -> str:
+    return "induced from the training text" if source is None else source
