@@ -16,9 +16,9 @@ Several forms of a word that share a key keep the path of the most frequent
 one (the first in the table, or the one with the highest count);
 ``max_words`` keeps the most frequent words only.
 """
-from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple
 
+from ..serialization.text_lines import check_file
 from .templates import cluster_key
 
 LOOKUPS_PREFIX = "lookups:"
@@ -59,11 +59,10 @@ def lookups_clusters(lang: str, table: str = "lexeme_cluster", max_words: int = 
     return _keyed(((w, bit_path(v)) for w, v in values.items()), max_words)
 
 
-def read_cluster_file(path: Path, max_words: int = 0) -> Dict[str, str]:
-    """The table of a ``PATH<TAB>WORD[<TAB>COUNT]`` file (module docstring)."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"cluster table {path}: no such file")
+def read_cluster_file(path, max_words: int = 0) -> Dict[str, str]:
+    """The table of a ``PATH<TAB>WORD[<TAB>COUNT]`` file (module docstring;
+    ``pkg:PACKAGE/PATH`` names a file inside an installed package)."""
+    path = check_file(path, "cluster table", hint="")
     rows = []
     try:
         with path.open(encoding="utf8") as f:
@@ -93,7 +92,7 @@ def load_clusters(source: str, lang: str, max_words: int = 0) -> Dict[str, str]:
         raise ValueError(f"cluster_words must be >= 0 (0: all), not {max_words}")
     if source.startswith(LOOKUPS_PREFIX):
         return lookups_clusters(lang, source[len(LOOKUPS_PREFIX):], max_words)
-    return read_cluster_file(Path(source), max_words)
+    return read_cluster_file(source, max_words)
 
 
 def describe_source(source: Optional[str]) -> str:

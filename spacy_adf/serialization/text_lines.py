@@ -10,8 +10,28 @@ PathLike = Union[str, Path]
 PATHS_HINT = "; check --paths.train/--paths.dev"
 
 
+PACKAGE_PREFIX = "pkg:"
+
+
+def package_file(spec: str) -> Path:
+    """The file of ``pkg:PACKAGE/PATH`` inside an installed package (a
+    lexicon that a package ships, e.g. ``pkg:jieba/dict.txt``)."""
+    import importlib.util
+
+    package, _, inner = spec[len(PACKAGE_PREFIX):].partition("/")
+    if not package or not inner:
+        raise ValueError(f"{spec!r}: a package file is named pkg:PACKAGE/PATH, e.g. pkg:jieba/dict.txt")
+    found = importlib.util.find_spec(package)
+    if found is None or not found.submodule_search_locations:
+        raise ValueError(f"{spec!r}: the package {package!r} is not installed (pip install {package})")
+    return Path(list(found.submodule_search_locations)[0]) / inner
+
+
 def check_file(path: PathLike, what: str, hint: str = PATHS_HINT) -> Path:
-    """``path`` as a Path; a ValueError if it does not exist or is no file."""
+    """``path`` as a Path (``pkg:PACKAGE/PATH``: the file in an installed
+    package, `package_file`); a ValueError if it does not exist or is no file."""
+    if isinstance(path, str) and path.startswith(PACKAGE_PREFIX):
+        path = package_file(path)
     path = Path(path)
     if not path.exists():
         raise ValueError(f"{what} file {str(path)!r} does not exist{hint}")

@@ -53,8 +53,10 @@ def test_bad_cluster_files_name_the_file(tmp_path, content, message):
     with pytest.raises(ValueError, match=message) as err:
         read_cluster_file(path)
     assert str(path) in str(err.value)
-    with pytest.raises(ValueError, match="no such file"):
+    with pytest.raises(ValueError, match="does not exist"):
         read_cluster_file(tmp_path / "missing.txt")
+    with pytest.raises(ValueError, match="the package 'no_such_package' is not installed"):
+        read_cluster_file("pkg:no_such_package/clusters.txt")
 
 
 @pytest.fixture()
@@ -104,7 +106,7 @@ def test_tagger_reads_a_cluster_file_and_saves_it(tmp_path):
 def test_cluster_source_errors(tmp_path):
     nlp = _ner(["cluster[0]", "w[0]"])
     examples = _examples(nlp, _sentences(10))
-    with pytest.raises(ValueError, match=r"\[ner\] cannot read the word clusters: cluster table .*missing"):
+    with pytest.raises(ValueError, match=r"\[ner\] cannot read the word clusters: cluster table file .*missing.txt' does not exist"):
         nlp.get_pipe("ner").initialize(lambda: examples, nlp=nlp, clusters=str(tmp_path / "missing.txt"))
     plain = _ner(["w[0]"])
     with pytest.raises(ValueError, match="read no word clusters"):
