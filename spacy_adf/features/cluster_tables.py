@@ -52,7 +52,7 @@ def lookups_clusters(lang: str, table: str = "lexeme_cluster", max_words: int = 
     files = registry.lookups.get(lang) if lang in registry.lookups else {}
     if table not in files:
         raise ValueError(f"no spaCy lookups table {table!r} for language {lang!r}: install "
-                         "spacy-lookups-data (pip install \"spacy-adf[lookups]\")")
+                         "spacy-lookups-data (pip install \"spacy-adf[resources]\")")
     values = load_language_data(files[table])
     if not isinstance(values, dict) or not values:
         raise ValueError(f"the spaCy lookups table {table!r} for {lang!r} ({files[table]}) is empty")

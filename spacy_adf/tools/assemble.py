@@ -15,7 +15,7 @@ components under their own names.
 """
 import argparse
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import spacy
 from spacy.lang.char_classes import ALPHA, HYPHENS
@@ -61,8 +61,18 @@ def add_quote_tags(nlp, after: str) -> None:
     nlp.add_pipe("ptb_quote_tags", name="quote_tags", after=after)
 
 
+def parse_meta_source(spec: str) -> dict:
+    """{"name", "url", "license"} of a --meta-source NAME|URL|LICENSE value
+    (an entry of the meta's "sources", which spacy package shows)."""
+    parts = spec.split("|")
+    if len(parts) != 3 or not parts[0] or not parts[2]:
+        raise SystemExit(f"--meta-source takes NAME|URL|LICENSE (URL may be empty), not {spec!r}")
+    return {"name": parts[0], "url": parts[1], "license": parts[2]}
+
+
 def assemble(base: str, sources: List[str], name: Optional[str] = None, version: Optional[str] = None,
-             keep_hyphenated: bool = False, quote_tags_after: Optional[str] = None, ptb_tokens: bool = False):
+             keep_hyphenated: bool = False, quote_tags_after: Optional[str] = None, ptb_tokens: bool = False,
+             meta_sources: Sequence[str] = ()):
     if base.startswith("blank:"):
         nlp = spacy.blank(base[len("blank:"):])
     else:
@@ -96,6 +106,8 @@ def assemble(base: str, sources: List[str], name: Optional[str] = None, version:
         nlp.config["nlp"]["after_pipeline_creation"] = {"@callbacks": CACHED_MSGPACK_HOOKS}
     if name:
         nlp.meta["name"] = name
+    if meta_sources:
+        nlp.meta["sources"] = list(nlp.meta.get("sources") or []) + [parse_meta_source(m) for m in meta_sources]
     if version:
         nlp.meta["version"] = version
     return nlp
@@ -130,9 +142,11 @@ def main(argv=None) -> int:
                         "(spacy_adf.tokenizers.english; implies --keep-hyphenated)")
     p.add_argument("--quote-tags-after", default=None, metavar="TAGGER",
                    help="add an attribute_ruler after TAGGER that tags straight and typographic quotes as PTB `` / ''")
+    p.add_argument("--meta-source", action="append", default=[], metavar="NAME|URL|LICENSE",
+                   help="a corpus or resource the pipeline was trained with, for the meta's sources (repeatable)")
     args = p.parse_args(argv)
     nlp = assemble(args.base, args.source, args.name, args.version, args.keep_hyphenated, args.quote_tags_after,
-                   args.ptb_tokens)
+                   args.ptb_tokens, args.meta_source)
     nlp.to_disk(args.output)
     print(f"saved {nlp.lang} pipeline {nlp.pipe_names} to {args.output}")
     return 0

@@ -73,6 +73,17 @@ def test_parse_source():
     assert parse_source("training/morph/model-last") == (None, Path("training/morph/model-last"), None)
 
 
+def test_meta_sources_name_their_licence(tmp_path):
+    from spacy_adf.tools.assemble import parse_meta_source
+
+    assert parse_meta_source("jieba (dict.txt)|https://github.com/fxsjy/jieba|MIT") == {
+        "name": "jieba (dict.txt)", "url": "https://github.com/fxsjy/jieba", "license": "MIT"}
+    nlp = assemble("blank:en", [], meta_sources=["own clusters||CC0"])
+    assert nlp.meta["sources"][-1] == {"name": "own clusters", "url": "", "license": "CC0"}
+    with pytest.raises(SystemExit, match="NAME|URL|LICENSE"):
+        parse_meta_source("no licence")
+
+
 def test_assemble_names_a_missing_source(tmp_path):
     with pytest.raises(SystemExit, match="train it first"):
         assemble("blank:en", [f"tagger={tmp_path / 'nowhere'}"])
