@@ -10,7 +10,6 @@ Units and runs are those of the CRF segmenter (`features/char_units.py`):
 ``codes`` (uint32 per unit) and run ``bounds``; a word never spans a run
 boundary.
 """
-import time
 from typing import Iterable, Optional, Tuple
 
 import numpy
@@ -23,7 +22,7 @@ from ..kernels.progress import Progress
 from ..serialization.framed import pack, unpack
 from .boundary_decode import segment_starts
 from .kernel_forms import (build_forms, check_support_vectors, check_trainer, load_checked_classifier,
-                           train_binary)
+                           train_model)
 
 __all__ = ["BoundarySegmenter", "concat_units"]
 
@@ -101,13 +100,8 @@ class BoundarySegmenter:
         check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:
             raise ValueError("the training data must have both word boundaries and gaps inside words")
-        start = time.perf_counter()
-        self.train_stats = {"trainer": trainer}
-        trained = train_binary(X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
-                               seed=seed, merge_duplicates=merge_duplicates, progress=self.progress,
-                               stats=self.train_stats)
-        self.support_vectors, self.primal = (trained, None) if trainer == "libsvm" else (None, trained)
-        return time.perf_counter() - start
+        return train_model(self, X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
+                           seed=seed, merge_duplicates=merge_duplicates)
 
     def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
         """(Re)build the classifier form from the support vectors, or PKE

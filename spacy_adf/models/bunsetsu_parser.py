@@ -3,7 +3,6 @@ feature vocabulary, a polynomial-kernel SVM and the parsing algorithm
 (cascaded chunking or a step-ladder tournament), and the serialization of
 its trained parts, without spaCy pipeline concerns (the component and the
 benchmark share it)."""
-import time
 from collections import Counter
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
@@ -21,7 +20,7 @@ from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_
 from ..serialization.payloads import dump_payload, load_payload
 from .cascaded_chunking import oracle_rounds
 from .kernel_forms import (build_forms, check_support_vectors, check_trainer, load_checked_classifier,
-                           train_binary)
+                           train_model)
 from .tournament import oracle_games
 
 FEATURES_FORMAT = "spacy_adf.bunsetsu_features"
@@ -178,13 +177,8 @@ class BunsetsuParser:
                                  "candidate (give sentences with three or more bunsetsu and varied heads)")
             raise ValueError("the training data must contain both D and O decisions "
                              "(give sentences with three or more bunsetsu)")
-        start = time.perf_counter()
-        self.train_stats = {"trainer": trainer}
-        trained = train_binary(X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
-                               seed=seed, merge_duplicates=merge_duplicates, progress=self.progress,
-                               stats=self.train_stats)
-        self.support_vectors, self.primal = (trained, None) if trainer == "libsvm" else (None, trained)
-        return time.perf_counter() - start
+        return train_model(self, X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
+                           seed=seed, merge_duplicates=merge_duplicates)
 
     def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
         """(Re)build the classifier form from the support vectors (or, after

@@ -144,6 +144,17 @@ def train_binary(X, y, trainer: str, degree: int, C: float, cache_size: float = 
                      cache_size=cache_size, max_iter=max_iter)[0]
 
 
+def train_model(model, X, y, trainer: str, degree: int, C: float, **settings) -> float:
+    """`train_binary` into a one-classifier kernel model: its ``train_stats``
+    and either ``support_vectors`` (libsvm) or ``primal`` (the subset
+    weights); returns seconds."""
+    start = time.perf_counter()
+    model.train_stats = {"trainer": trainer}
+    trained = train_binary(X, y, trainer, degree, C, progress=model.progress, stats=model.train_stats, **settings)
+    model.support_vectors, model.primal = (trained, None) if trainer == "libsvm" else (None, trained)
+    return time.perf_counter() - start
+
+
 def build_forms(what: str, kind: str, trained: Sequence[TrainedSVM], sigma: float, xi: int, progress: Progress,
                 loaded=None) -> Tuple[List[KernelClassifier], float]:
     """The classifiers of form `kind` of trained binary SVMs (one, or one

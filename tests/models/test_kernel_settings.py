@@ -44,6 +44,9 @@ COMPONENTS = {"pke_dependency": (_dependency, bunsetsu_parser), "pke_tagger": (_
               "pke_segmenter": (_segmenter, boundary_segmenter)}
 
 
+TRAIN_BINARY = inspect.signature(kernel_forms.train_binary)  # before any test patches it
+
+
 def _train_binary_arguments(factory, config, tmp_path, monkeypatch):
     """The arguments (defaults filled in) of the component's first
     `train_binary` call in `initialize`, without the data and the outputs."""
@@ -51,12 +54,13 @@ def _train_binary_arguments(factory, config, tmp_path, monkeypatch):
     calls = []
 
     def record(*args, **kwargs):
-        bound = inspect.signature(kernel_forms.train_binary).bind(*args, **kwargs)
+        bound = TRAIN_BINARY.bind(*args, **kwargs)
         bound.apply_defaults()
         calls.append({k: v for k, v in bound.arguments.items() if k not in ("X", "y", "progress", "stats")})
         raise Stop
 
-    monkeypatch.setattr(module, "train_binary", record)
+    monkeypatch.setattr(kernel_forms, "train_binary", record)  # behind kernel_forms.train_model
+    monkeypatch.setattr(module, "train_binary", record, raising=False)  # imported by name
     nlp, examples = make(config, tmp_path)
     with pytest.raises(Stop):
         nlp.initialize(lambda: examples)
