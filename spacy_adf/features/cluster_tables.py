@@ -16,12 +16,27 @@ Several forms of a word that share a key keep the path of the most frequent
 one (the first in the table, or the one with the highest count);
 ``max_words`` keeps the most frequent words only.
 """
+import weakref
 from typing import Dict, Iterable, Optional, Tuple
 
 from ..serialization.text_lines import check_file
-from .templates import cluster_key
+from .templates import ClusterTable, cluster_key
 
 LOOKUPS_PREFIX = "lookups:"
+
+
+_SHARED: "weakref.WeakValueDictionary[str, ClusterTable]" = weakref.WeakValueDictionary()
+
+
+def shared_table(table: Dict[str, str], checksum: str) -> ClusterTable:
+    """One object for equal tables: the three English components read the
+    same 100k-word table, held once in memory."""
+    found = _SHARED.get(checksum)
+    if found is not None and found == table:
+        return found
+    made = ClusterTable(table)
+    _SHARED[checksum] = made
+    return made
 
 
 def bit_path(value: int) -> Optional[str]:

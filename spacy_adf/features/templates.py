@@ -162,7 +162,8 @@ class TemplateSet:
             if bad is not None:
                 raise ValueError(f"a cluster table maps words to bit paths of 0 and 1; "
                                  f"the entry {bad!r} is not one")
-            table = dict(table)
+            if not isinstance(table, ClusterTable):  # a shared table stays shared
+                table = dict(table)
         self.clusters = table
         self._plan_columns()
 
@@ -417,6 +418,11 @@ def word_form(text: str) -> str:
 
 def _form_hash(text: str) -> int:
     return hash_string("w:" + word_form(text))
+
+
+class ClusterTable(dict):
+    """A word -> bit path table that every model reading the same clusters
+    shares (`cluster_tables.shared_table`; never changed once made)."""
 
 
 def cluster_key(text: str) -> str:

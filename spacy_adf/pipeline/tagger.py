@@ -19,7 +19,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
 from ..core.crf import CRFModel
-from ..features.cluster_tables import load_clusters
+from ..features.cluster_tables import load_clusters, shared_table
 from ..scorers.tagging import tagger_score
 from ..serialization.payloads import dump_payload, load_payload
 from ..training.example_cache import MISS
@@ -383,7 +383,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             raise ValueError(
                 f"[{self.name}] the cluster table ({len(table)} words) does not match the one the cfg "
                 f"records ({expected.get('n_words')} words): model files and cfg do not belong together")
-        self.plain_model.set_clusters(table)
+        self.plain_model.set_clusters(shared_table(table, expected["checksum"]))
 
     def _model_bytes(self):
         """The CRF's file as Chunks (written piece by piece, see framed.Chunks)."""

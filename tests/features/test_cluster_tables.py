@@ -121,3 +121,23 @@ def test_spacy_lookups_data_english_brown_clusters():
     table = load_clusters("lookups:lexeme_cluster", "en", max_words=20000)
     assert len(table) == 20000
     assert table["monday"] == table["tuesday"]
+
+
+def test_equal_tables_are_held_once(tmp_path):
+    """Components that read the same clusters share one table after loading."""
+    from spacy_adf.features.cluster_tables import shared_table
+
+    a = shared_table({"paris": "10"}, "crc32:x")
+    assert shared_table({"paris": "10"}, "crc32:x") is a
+    assert shared_table({"paris": "11"}, "crc32:x") is not a  # a checksum clash is not trusted
+    rows = [("10", w.title(), 100) for w in CITIES] + [("01", w.title(), 100) for w in PEOPLE]
+    path = _table_file(tmp_path / "clusters.txt", rows)
+    nlp = spacy.blank("en")
+    for name in ("ner", "ner2"):
+        nlp.add_pipe("adf_tagger", name=name, config={"target": "ents", "model": {"templates": ["cluster[0]"]}})
+    examples = _examples(nlp, _sentences(20))
+    for name in ("ner", "ner2"):
+        nlp.get_pipe(name).initialize(lambda: examples, nlp=nlp, clusters=str(path))
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert loaded.get_pipe("ner").plain_model.clusters is loaded.get_pipe("ner2").plain_model.clusters
