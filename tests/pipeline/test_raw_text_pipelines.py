@@ -84,6 +84,16 @@ def test_meta_sources_name_their_licence(tmp_path):
         parse_meta_source("no licence")
 
 
+def test_assembled_pipelines_pipe_in_small_batches(tmp_path):
+    from spacy_adf.tools.assemble import BATCH_SIZE
+
+    assemble("blank:en", []).to_disk(tmp_path / "p")
+    assert spacy.load(tmp_path / "p").batch_size == BATCH_SIZE < 1000
+    assert assemble("blank:en", [], batch_size=8).batch_size == 8
+    with pytest.raises(SystemExit, match="batch-size"):
+        assemble("blank:en", [], batch_size=0)
+
+
 def test_assemble_names_a_missing_source(tmp_path):
     with pytest.raises(SystemExit, match="train it first"):
         assemble("blank:en", [f"tagger={tmp_path / 'nowhere'}"])
