@@ -57,6 +57,9 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     p.add_argument("--train", type=int, default=3000)
+    p.add_argument("--model", type=Path, default=None,
+                   help="a trained adf_segmenter pipeline to run instead of training a small one "
+                        "(e.g. training/seg_weibo/model-last)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--sizes", default=",".join(map(str, SIZES)))
     p.add_argument("--lines", type=int, default=100_000,
@@ -67,7 +70,14 @@ def main(argv=None):
     weibo = args.data / "nlpcc2016_weibo"
     train = [words for words in read_segmented(weibo / "nlpcc2016-word-seg-train.dat")][: args.train]
     dev_text = "".join("".join(words) for words in read_segmented(weibo / "nlpcc2016-wordseg-dev.dat"))
-    nlp, seg = train_segmenter(train)
+    if args.model is not None:
+        import spacy
+
+        nlp = spacy.load(args.model)
+        seg = nlp.get_pipe("adf_segmenter")
+        train = []
+    else:
+        nlp, seg = train_segmenter(train)
     fast = SegmenterTokenizer(nlp.vocab).from_segmenter(seg)
     rows = []
     for size in [int(s) for s in args.sizes.split(",")]:
@@ -93,13 +103,16 @@ def main(argv=None):
         print(f"[{NAME}] {len(texts):,} lines: component {n_chars / t_comp:,.0f} chars/s, tokenizer "
               f"{n_chars / t_tok:,.0f} chars/s, component / tokenizer speed {t_tok / t_comp:.2f}, "
               f"identical {comp == tok}")
-    result = {"machine": machine_info(), "train_sentences": len(train), "repeats": args.repeats,
+    result = {"machine": machine_info(), "model": str(args.model) if args.model else None,
+              "train_sentences": len(train), "repeats": args.repeats,
               "rows": rows, "lines": lines_row}
     write_json(args.out_json, result)
     lines = [
         "## adf_segmenter: component form vs tokenizer form on long texts", "",
-        f"`python -m benchmarks.segmenter_forms`; a segmenter trained for one pass on the first "
-        f"{len(train):,} Weibo training sentences; texts made of Weibo dev sentences; best of "
+        f"`python -m benchmarks.segmenter_forms`; "
+        + (f"the segmenter of {args.model}" if args.model else
+           f"a segmenter trained for one pass on the first {len(train):,} Weibo training sentences")
+        + f"; texts made of Weibo dev sentences; best of "
         f"{args.repeats}. The component form builds the word Doc once (it used to merge with "
         "spaCy's retokenizer: 40k characters 4.1 s, 100k 29 s, 200k 166 s).", "",
         "| characters | component s | tokenizer s | component / tokenizer | identical tokens and text |",

@@ -180,7 +180,7 @@ def text_word_docs(vocab: Vocab, texts: List[str], segment: Callable) -> Iterato
         yield Doc(vocab, words=words, spaces=spaces)
 
 
-_PLAIN_CHECK = [intify_attr(a) for a in ("LENGTH", "SPACY", "IS_SPACE")] + _KEPT_ATTRS
+_PLAIN_CHECK = [ORTH] + [intify_attr(a) for a in ("LENGTH", "SPACY", "IS_SPACE")] + _KEPT_ATTRS
 
 
 def _plain_char_text(doc: Doc) -> Optional[str]:
@@ -190,9 +190,11 @@ def _plain_char_text(doc: Doc) -> Optional[str]:
     if not len(doc) or doc.spans:
         return None
     values = doc.to_array(_PLAIN_CHECK)
-    if (values[:, 0] != 1).any() or values[:, 1:-1].any() or values[1:, -1].any():
+    values[:, 1] -= 1  # LENGTH - 1, SPACY, IS_SPACE, the kept annotations and (after
+    values[0, -1] = 0  # the first token) the sentence starts: all 0 in a plain Doc
+    if values[:, 1:].any():
         return None
-    return "".join(cached_by_orth(_STRING_CACHE, doc.to_array(ORTH).tolist(), doc.vocab.strings.__getitem__))
+    return "".join(cached_by_orth(_STRING_CACHE, values[:, 0].tolist(), doc.vocab.strings.__getitem__))
 
 
 def segment_docs(docs: List[Doc], predict: Callable, segment: Callable) -> List[Doc]:
