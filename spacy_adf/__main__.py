@@ -15,6 +15,8 @@ COMMANDS = {
                             "a pipeline whose tokenizer is a trained adf_segmenter"),
     "shrink": ("spacy_adf.tools.shrink", "main",
                "prune the CRF weights of a trained pipeline as far as its dev score allows"),
+    "clusters": ("spacy_adf.features.clusters", "main",
+                 "word clusters induced from a large text file, as a table a config's clusters setting reads"),
     "jackknife": ("spacy_adf.training.jackknife", "main",
                   "k-fold jack-knifed upstream annotation of a training corpus"),
     "self-train-corpus": ("spacy_adf.training.self_training", "main",

@@ -16,7 +16,7 @@ orthography columns describe.
 import sys
 import time
 from collections import Counter
-from typing import Dict, Iterable, List, Sequence
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
 
@@ -25,27 +25,43 @@ def _progress(message: str) -> None:
     print(f"[clusters] {message}", file=sys.stderr, flush=True)
 
 
-def induce_clusters(sentences: Iterable[Sequence[str]], *, min_count: int = 3, n_contexts: int = 2000,
-                    dims: int = 64, depth: int = 12, min_size: int = 4, seed: int = 0) -> Dict[str, str]:
-    """Bit paths ("0110...") of the lower-cased words of `sentences`."""
-    from scipy import sparse
-    from sklearn.cluster import KMeans
-    from sklearn.decomposition import TruncatedSVD
-
+def _check_options(min_count: int, n_contexts: int, dims: int, depth: int, min_size: int) -> None:
     if min_count < 1 or n_contexts < 1 or dims < 2 or depth < 1 or min_size < 2:
         raise ValueError("min_count, n_contexts >= 1, dims >= 2, depth >= 1 and min_size >= 2 are needed")
-    start = time.time()
-    sents: List[List[str]] = [[w.lower() for w in s] for s in sentences]
-    counts = Counter(w for s in sents for w in s)
+
+
+def _vocabulary(counts: Counter, min_count: int) -> List[str]:
+    """The words seen ``min_count``+ times, most frequent first."""
     words = sorted((w for w, c in counts.items() if c >= min_count), key=lambda w: (-counts[w], w))
     if len(words) < 2:
         raise ValueError(f"too little text to induce clusters: {len(words)} words occur {min_count}+ times")
+    return words
+
+
+def _context_counts(sentences: Iterable[Sequence[str]], words: List[str], n_contexts: int,
+                    chunk: int = 2_000_000, report: Callable[[int], None] = lambda n: None):
+    """Counts of each word's left and right neighbours (the ``n_contexts``
+    most frequent words, then the two sentence edges and "other" on each
+    side), summed chunk by chunk so that memory stays bounded by the matrix."""
+    from scipy import sparse
+
     index = {w: i for i, w in enumerate(words)}
     contexts = {w: i for i, w in enumerate(words[:n_contexts])}
     n_ctx = len(contexts)
-    rows, cols = [], []
-    for s in sents:
-        padded = ["<s>"] + s + ["</s>"]
+    shape = (len(words), 2 * n_ctx + 4)
+    m = sparse.csr_matrix(shape)
+    rows: List[int] = []
+    cols: List[int] = []
+    n_sentences = 0
+
+    def flush():
+        nonlocal m, rows, cols
+        if rows:
+            m = m + sparse.csr_matrix((numpy.ones(len(rows)), (rows, cols)), shape=shape)
+            rows, cols = [], []
+
+    for s in sentences:
+        padded = ["<s>", *s, "</s>"]
         for k in range(1, len(padded) - 1):
             i = index.get(padded[k])
             if i is None:
@@ -57,8 +73,22 @@ def induce_clusters(sentences: Iterable[Sequence[str]], *, min_count: int = 3, n
             rows.append(i)
             cols.append(n_ctx + contexts[right] if right in contexts
                         else (2 * n_ctx + 1 if right == "</s>" else 2 * n_ctx + 3))
-    m = sparse.csr_matrix((numpy.ones(len(rows)), (rows, cols)), shape=(len(words), 2 * n_ctx + 4))
+        n_sentences += 1
+        if len(rows) >= chunk:
+            flush()
+            report(n_sentences)
+    flush()
     m.sum_duplicates()
+    return m
+
+
+def _bit_paths(m, words: List[str], n_tokens: int, dims: int, depth: int, min_size: int, seed: int,
+               start: float) -> Dict[str, str]:
+    """PPMI of the context counts, truncated SVD, then 2-means splits."""
+    from scipy import sparse
+    from sklearn.cluster import KMeans
+    from sklearn.decomposition import TruncatedSVD
+
     total = m.sum()
     row = numpy.asarray(m.sum(axis=1)).ravel()
     col = numpy.asarray(m.sum(axis=0)).ravel()
@@ -66,8 +96,7 @@ def induce_clusters(sentences: Iterable[Sequence[str]], *, min_count: int = 3, n
     pmi = numpy.log(coo.data * total / (row[coo.row] * col[coo.col]))
     keep = pmi > 0
     ppmi = sparse.csr_matrix((pmi[keep], (coo.row[keep], coo.col[keep])), shape=m.shape)
-    _progress(f"{len(words)} words ({min_count}+ times in {sum(map(len, sents))} tokens), "
-              f"{ppmi.nnz} context weights, {time.time() - start:.1f} s")
+    _progress(f"{len(words)} words (in {n_tokens} tokens), {ppmi.nnz} context weights, {time.time() - start:.1f} s")
     k = min(dims, min(ppmi.shape) - 1)
     vectors = TruncatedSVD(n_components=k, random_state=seed).fit_transform(ppmi)
     norms = numpy.linalg.norm(vectors, axis=1, keepdims=True)
@@ -94,3 +123,100 @@ def induce_clusters(sentences: Iterable[Sequence[str]], *, min_count: int = 3, n
         if not todo:
             break
     return {w: p or "0" for w, p in zip(words, paths)}
+
+
+def induce_clusters(sentences: Iterable[Sequence[str]], *, min_count: int = 3, n_contexts: int = 2000,
+                    dims: int = 64, depth: int = 12, min_size: int = 4, seed: int = 0) -> Dict[str, str]:
+    """Bit paths ("0110...") of the lower-cased words of `sentences`."""
+    _check_options(min_count, n_contexts, dims, depth, min_size)
+    start = time.time()
+    sents: List[List[str]] = [[w.lower() for w in s] for s in sentences]
+    counts = Counter(w for s in sents for w in s)
+    words = _vocabulary(counts, min_count)
+    m = _context_counts(sents, words, n_contexts)
+    return _bit_paths(m, words, sum(map(len, sents)), dims, depth, min_size, seed, start)
+
+
+def file_sentences(path, tokenize: Optional[Callable[[str], List[str]]] = None) -> Iterator[List[str]]:
+    """The lower-cased words of each non-empty line of a UTF-8 text file:
+    split at whitespace, or by ``tokenize``."""
+    from ..serialization.text_lines import check_file, read_lines
+
+    for _, line in read_lines(check_file(path, "text", hint="")):
+        words = tokenize(line) if tokenize is not None else line.split()
+        if words:
+            yield [w.lower() for w in words]
+
+
+def induce_clusters_from_file(path, *, min_count: int = 3, n_contexts: int = 2000, dims: int = 64,
+                              depth: int = 12, min_size: int = 4, seed: int = 0,
+                              tokenize: Optional[Callable[[str], List[str]]] = None,
+                              every: int = 100_000) -> Tuple[Dict[str, str], Counter]:
+    """`induce_clusters` of a text file read twice, streamed (memory: the
+    vocabulary and the context matrix, not the text), with progress lines;
+    also the word counts."""
+    _check_options(min_count, n_contexts, dims, depth, min_size)
+    start = time.time()
+    counts: Counter = Counter()
+    n_lines = 0
+    for words in file_sentences(path, tokenize):
+        counts.update(words)
+        n_lines += 1
+        if n_lines % every == 0:
+            _progress(f"counting: {n_lines:,} lines, {len(counts):,} word types, {time.time() - start:.1f} s")
+    words = _vocabulary(counts, min_count)
+    _progress(f"counted {n_lines:,} lines: {len(words):,} words seen {min_count}+ times")
+    m = _context_counts(file_sentences(path, tokenize), words, n_contexts,
+                        report=lambda n: _progress(f"contexts: {n:,} of {n_lines:,} lines, {time.time() - start:.1f} s"))
+    table = _bit_paths(m, words, sum(counts.values()), dims, depth, min_size, seed, start)
+    return table, counts
+
+
+def write_cluster_file(table: Dict[str, str], counts: Counter, path) -> int:
+    """PATH<TAB>WORD<TAB>COUNT lines, most frequent first (what
+    `cluster_tables.read_cluster_file` and a config's ``clusters`` read)."""
+    from pathlib import Path
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    words = sorted(table, key=lambda w: (-counts[w], w))
+    with path.open("w", encoding="utf8") as f:
+        for w in words:
+            f.write(f"{table[w]}\t{w}\t{counts[w]}\n")
+    return len(words)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m spacy_adf clusters",
+        description="Induce word clusters from a large text file (one sentence a line), streamed, and write "
+                    "them as PATH<TAB>WORD<TAB>COUNT lines for a config's [initialize.components.X] clusters.")
+    p.add_argument("text", help="a UTF-8 text file, one sentence (or paragraph) a line")
+    p.add_argument("output", help="the cluster table to write")
+    p.add_argument("--tokenize", default=None, metavar="LANG",
+                   help="split lines with spacy.blank(LANG)'s tokenizer (default: at whitespace, for tokenized text)")
+    p.add_argument("--min-count", type=int, default=3)
+    p.add_argument("--n-contexts", type=int, default=2000)
+    p.add_argument("--dims", type=int, default=64)
+    p.add_argument("--depth", type=int, default=12)
+    p.add_argument("--min-size", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    tokenize = None
+    if args.tokenize:
+        import spacy
+
+        tokenizer = spacy.blank(args.tokenize).tokenizer
+        tokenize = lambda line: [t.text for t in tokenizer(line) if not t.is_space]  # noqa: E731
+    try:
+        table, counts = induce_clusters_from_file(
+            args.text, min_count=args.min_count, n_contexts=args.n_contexts, dims=args.dims, depth=args.depth,
+            min_size=args.min_size, seed=args.seed, tokenize=tokenize)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    n = write_cluster_file(table, counts, args.output)
+    _progress(f"wrote {n:,} words to {args.output}")
+    return 0

@@ -167,3 +167,29 @@ def test_presets_add_cluster_cells():
     assert not any("cluster" in t for t in chunking_rich_templates("form"))
     assert set(CLUSTER_TEMPLATES) <= set(bioner_templates(pos=True, clusters=True))
     assert numpy.all([TemplateSet(CLUSTER_TEMPLATES).uses_clusters])
+
+
+def test_clusters_command_streams_a_text_file_into_a_table(tmp_path, capsys):
+    """python -m spacy_adf clusters: the file read twice, streamed, gives the
+    table induce_clusters gives for the same sentences; the written table is
+    what a config's clusters setting reads."""
+    from spacy_adf.__main__ import main
+    from spacy_adf.features.cluster_tables import read_cluster_file
+    from spacy_adf.features.clusters import _context_counts
+
+    sents = _sentences(200)
+    text = tmp_path / "raw.txt"
+    text.write_text("\n".join(" ".join(s) for s in sents) + "\n\n", encoding="utf8")
+    out = tmp_path / "clusters.txt"
+    options = ["--dims", "8", "--depth", "6", "--min-size", "2"]
+    assert main(["clusters", str(text), str(out), *options]) == 0
+    assert "counted 200 lines" in capsys.readouterr().err
+    want = induce_clusters(sents, dims=8, depth=6, min_size=2)
+    assert read_cluster_file(out) == want
+    first = out.read_text(encoding="utf8").splitlines()[0].split("\t")
+    assert first[1] == "." and int(first[2]) == 200  # most frequent first, with its count
+    words = sorted({w for s in sents for w in s})
+    small = _context_counts(sents, words, 5, chunk=7)
+    assert (small != _context_counts(sents, words, 5)).nnz == 0  # chunked sums are exact
+    assert main(["clusters", str(tmp_path / "missing.txt"), str(out)]) == 1
+    assert "does not exist" in capsys.readouterr().err
