@@ -135,7 +135,7 @@ def main(argv=None) -> int:
     parser.add_argument("--report", type=Path, default=None, help="write the counts as JSON here")
     parser.add_argument("--batch-size", type=int, default=256)
     args = parser.parse_args(argv)
-    if not args.model.exists():
+    if not Path(args.model).exists():
         parser.error(f"model not found: {args.model} (train the gold segmenter first)")
     nlp = spacy.load(args.model)
     report = write_self_training_corpus(nlp, args.unlabeled, args.gold, args.output, exclude=args.exclude,

@@ -16,17 +16,18 @@ class Raised(Exception):
 
 
 def _poison_predict(component):
-    """Make `component.predict` raise for a Doc whose text is POISON (an
-    input the model cannot handle), as a failing model would."""
-    predict = component.predict
+    """Make the component's processing of a batch (`process_batch`, which
+    predicts) raise for a Doc whose text is POISON (an input the model cannot
+    handle), as a failing model would."""
+    process_batch = component.process_batch
 
-    def predict_or_raise(docs):
+    def process_or_raise(docs):
         docs = list(docs)
         if any(doc.text.strip() == POISON for doc in docs):
             raise Raised(f"{component.name} cannot process this Doc")
-        return predict(docs)
+        return process_batch(docs)
 
-    component.predict = predict_or_raise
+    component.process_batch = process_or_raise
 
 
 def _good_texts(kind):

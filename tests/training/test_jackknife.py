@@ -141,7 +141,7 @@ def test_fold_config_splits_the_named_corpus_and_applies_overrides(tmp_path):
 
 def test_jackknife_cli_annotates_every_sentence_once_by_a_model_that_did_not_see_it(tmp_path):
     out = tmp_path / "jk"
-    cmd = [sys.executable, "-m", "spacy_adf jackknife", str(out), "--upstream", str(REPO / "configs" / "pos_conll2000.cfg"),
+    cmd = [sys.executable, "-m", "spacy_adf", "jackknife", str(out), "--upstream", str(REPO / "configs" / "pos_conll2000.cfg"),
            "--n-folds", "3", "--paths.train", str(SAMPLE / "dev.txt"), "--training.max_epochs", "2"]
     first = subprocess.run(cmd + ["--folds", "1"], capture_output=True, text=True, cwd=REPO)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -170,7 +170,7 @@ def test_jackknife_cli_annotates_every_sentence_once_by_a_model_that_did_not_see
 
 def test_a_fold_annotated_under_other_settings_is_redone_not_reused(tmp_path):
     out = tmp_path / "jk"
-    cmd = [sys.executable, "-m", "spacy_adf jackknife", str(out), "--upstream", str(REPO / "configs" / "pos_conll2000.cfg"),
+    cmd = [sys.executable, "-m", "spacy_adf", "jackknife", str(out), "--upstream", str(REPO / "configs" / "pos_conll2000.cfg"),
            "--n-folds", "3", "--folds", "1", "--paths.train", str(SAMPLE / "dev.txt")]
     first = subprocess.run(cmd + ["--training.max_epochs", "1"], capture_output=True, text=True, cwd=REPO)
     assert first.returncode == 0, first.stderr[-3000:]
