@@ -9,7 +9,7 @@ and L-BFGS on base-NP chunking, Bio-NER, Chinese segmentation and sentiment.
 Protocol (the same for every method of a task):
 - one pipeline config per task (configs/), initialised from the training
   data once per method, so every method gets the same features;
-- on-line methods (spacy_adf.training.online_loop.train_online): the same
+- on-line methods (benchmarks.online_loop.train_online): the same
   seeded shuffle of the training set each pass, spaCy batches of 64
   examples, one optimizer step per `minibatch` samples; after each pass the
   test set is scored (with averaged weights for the averaged perceptron);
@@ -31,7 +31,7 @@ from spacy.training import Example
 from benchmarks.harness import DATA, REPO, Child, machine_info, module_command, write_json
 from benchmarks.reproduce_report import write_report
 from spacy_adf.training.contract import BatchTrainable
-from spacy_adf.training.online_loop import online_optimizer, train_online
+from benchmarks.online_loop import online_optimizer, train_online
 
 RUN_DIR = REPO / "metrics" / "reproduction"
 BATCH = 64

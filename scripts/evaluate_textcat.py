@@ -15,7 +15,7 @@ Two protocols (both on spacy_adf.BlitzerCorpus.v1's fixed split, seed 0):
   how much the accuracy depends on the amount of labelled data.
 
 The component is trained through its own API by
-spacy_adf.training.online_loop.train_online (``update(batch, sgd=...)`` on
+benchmarks.online_loop.train_online (``update(batch, sgd=...)`` on
 Examples shuffled every pass by a seeded RNG, spaCy batches of 100), which
 runs the same code as `spacy train` without spaCy's per-step Doc copies.
 
@@ -38,7 +38,7 @@ import spacy
 import srsly
 
 from spacy_adf.corpora.blitzer import BlitzerCorpus
-from spacy_adf.tools.textcat_protocols import METHODS, learning_curve, train_eval
+from benchmarks.textcat_protocols import METHODS, learning_curve, train_eval
 
 
 def main(argv=None) -> None:

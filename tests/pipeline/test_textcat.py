@@ -570,7 +570,7 @@ def test_learning_curve_script_balances_subsets_and_fits(tmp_path):
     """The learning-curve protocol (scripts/evaluate_textcat.py curve):
     class-balanced seeded subsets per size, one run on the full training
     split, a fit over log2(size)."""
-    from spacy_adf.tools import textcat_protocols as evaluate_textcat
+    from benchmarks import textcat_protocols as evaluate_textcat
 
     d = write_review_files(tmp_path, n_per_class=25)
     nlp = spacy.blank("en")

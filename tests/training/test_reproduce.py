@@ -1,5 +1,5 @@
 """The reproduction report's convergence rule and done-when checks, and the
-on-line training loop (spacy_adf.training.online_loop) the reproduction runs."""
+on-line training loop (benchmarks.online_loop) the reproduction runs."""
 from benchmarks.reproduce import converged_at
 from benchmarks.reproduce_report import checks
 
@@ -48,7 +48,7 @@ class _RecordingPipe:
 def test_train_online_shuffles_batches_evaluates_and_stops():
     import random
 
-    from spacy_adf.training.online_loop import train_online
+    from benchmarks.online_loop import train_online
 
     train = list(range(10))
     pipe, ends, seen = _RecordingPipe(), [], []

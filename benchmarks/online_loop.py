@@ -25,9 +25,9 @@ def online_optimizer(name: str, learn_rate: float, sigma: Optional[float], *,
     """The on-line method `name` (adf, sgd, perc, avgperc) with the paper's
     other settings (ADF alpha 0.995, beta 0.6; SGD's rate falls by `decay`
     a pass; the perceptrons take neither rate nor prior)."""
-    from ..optimizers.adf import ADF
-    from ..optimizers.perceptron import Perceptron
-    from ..optimizers.sgd import SGD
+    from spacy_adf.optimizers.adf import ADF
+    from spacy_adf.optimizers.perceptron import Perceptron
+    from spacy_adf.optimizers.sgd import SGD
 
     if name == "adf":
         return ADF(learn_rate, sigma=sigma, minibatch=minibatch)

@@ -1,7 +1,7 @@
 """The sentiment protocols of adf_textcat on a Blitzer domain: train and
 score one setting (`train_eval`), class-balanced seeded subsets
 (`balanced_subset`) and the learning curve over training-set sizes
-(`learning_curve`). `scripts/evaluate_textcat.py` is the command line over
+(`learning_curve`), for the reproduction benchmarks. `scripts/evaluate_textcat.py` is the command line over
 them (its docstring describes the protocols)."""
 import json
 import math
@@ -11,7 +11,7 @@ from typing import Dict, List
 
 import spacy
 
-from ..training.online_loop import online_optimizer, train_online
+from benchmarks.online_loop import online_optimizer, train_online
 
 # this script's optimizer names -> online_optimizer's method names
 METHODS = {"adf": "adf", "sgd": "sgd", "perceptron": "perc", "avg-perceptron": "avgperc"}
