@@ -76,12 +76,15 @@ def read_user_dict(path: Union[str, Path]) -> List[str]:
     """One word per line (UTF-8, a BOM at the start dropped); blank lines and
     surrounding whitespace are ignored; anything after the first space or tab
     on a line (a frequency or tag, as in jieba / pkuseg dictionaries) is
-    ignored too."""
+    ignored too. A file without a word is an error, not an empty lexicon."""
     words = []
-    for _, line in read_lines(check_file(path, "user dictionary", hint="")):
+    path = check_file(path, "user dictionary", hint="")
+    for _, line in read_lines(path):
         parts = line.strip().split()
         if parts:
             words.append(parts[0])
+    if not words:
+        raise ValueError(f"user dictionary file {str(path)!r} has no words: give one word a line")
     return words
 
 

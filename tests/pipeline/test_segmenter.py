@@ -257,6 +257,10 @@ def test_user_dict_errors(tmp_path, trained):
     bad.write_bytes(b"\xff\xfe\x00bad")
     with pytest.raises(ValueError, match="UTF-8"):
         seg.load_user_dict(bad)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n  \n", encoding="utf8")
+    with pytest.raises(ValueError, match=r"empty\.txt' has no words"):
+        seg.load_user_dict(empty)
 
 
 # ---------------------------------------------------------------- inputs
