@@ -177,6 +177,8 @@ class PKEDependencyParser(KernelComponent):
     `make_pke_dependency` and, after training, ``stats``; files as
     `KernelComponent`."""
 
+    role = "parser"
+
     def __init__(
         self, vocab: Vocab, name: str = "pke_dependency", *, spans_key: str = BUNSETSU_KEY,
         degree: int = 3, C: float = 1.0, classifier: str = "pke", sigma: float = 0.001, xi: int = 1,
@@ -290,8 +292,7 @@ class PKEDependencyParser(KernelComponent):
         the root of each sentence; [] if `_nothing_to_parse`) as a
         `ParsedHeads`, which also carries the token trees. The parser's
         reader re-cuts the Docs that need it (`_recut`)."""
-        if not self.is_trained:
-            raise ValueError(f"[{self.name}] the parser is not trained: run nlp.initialize() or load a model")
+        self.require_trained()
         docs = list(docs)
         key = self.cfg["spans_key"]
         items = []

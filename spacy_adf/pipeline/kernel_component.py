@@ -31,6 +31,8 @@ FORMAT_VERSION = 1
 class KernelComponent(HandledCalls, SerializedParts, Pipe):
     """Base of the kernel components (see the module docstring)."""
 
+    role = "model"  # what the component is, in the untrained error ("parser", "tagger", ...)
+
     name: str
     cfg: Dict
     scorer: Optional[Callable]
@@ -53,6 +55,11 @@ class KernelComponent(HandledCalls, SerializedParts, Pipe):
     def is_trained(self) -> bool:
         """Whether the model has a classifier (trained or loaded)."""
         return self.plain_model.classifier is not None
+
+    def require_trained(self) -> None:
+        """A ValueError that says how to fix it, before anything predicts."""
+        if not self.is_trained:
+            raise ValueError(f"[{self.name}] the {self.role} is not trained: run nlp.initialize() or load a model")
 
     @property
     def classifier(self):

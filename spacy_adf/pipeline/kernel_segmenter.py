@@ -100,6 +100,8 @@ class KernelSegmenter(KernelComponent):
     """The ``pke_segmenter`` component (see the module docstring): its
     plain model is a `BoundarySegmenter`; files as `KernelComponent`."""
 
+    role = "segmenter"
+
     def __init__(self, vocab: Vocab, name: str = "pke_segmenter", *, window: int = 3, degree: int = 3,
                  C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1,
                  trainer: str = "libsvm", min_feature_count: int = 1, cache_size: float = 1000.0,
@@ -173,8 +175,7 @@ class KernelSegmenter(KernelComponent):
     def predict(self, docs: Iterable[Doc]):
         """Per Doc: (token index of each unit, word-start flag per unit);
         the units of all Docs are segmented in one C call."""
-        if not self.is_trained:
-            raise ValueError(f"[{self.name}] the segmenter is not trained: run nlp.initialize() or load a model")
+        self.require_trained()
         units = [doc_units(doc) for doc in docs]
         codes, bounds, offsets = concat_units([(c, b) for c, _, b in units])
         starts = self.plain_model.segment(codes, bounds).view(bool)
@@ -182,8 +183,7 @@ class KernelSegmenter(KernelComponent):
 
     def process_batch(self, docs: List[Doc]) -> List[Doc]:
         """The word Docs of character Docs (`segmenter.segment_docs`)."""
-        if not self.is_trained:
-            raise ValueError(f"[{self.name}] the segmenter is not trained: run nlp.initialize() or load a model")
+        self.require_trained()
         return segment_docs(docs, self.predict, self.plain_model.segment)
 
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:

@@ -124,6 +124,8 @@ class PKETagger(KernelComponent):
     `make_pke_tagger` and, after training, ``stats``; files as
     `KernelComponent` (``features`` holds the tag names too)."""
 
+    role = "tagger"
+
     def __init__(
         self, vocab: Vocab, name: str = "pke_tagger", *, target: str = "spans:chunks", scheme: str = "BIO",
         pos_attr: str = "tag", features: Sequence[str] = FEATURE_GROUPS, window: int = 2, degree: int = 2,
@@ -219,8 +221,7 @@ class PKETagger(KernelComponent):
 
     def predict(self, docs: Iterable[Doc]) -> List[numpy.ndarray]:
         """The tag ids (int32, columns of `tag_names`) of each Doc's tokens."""
-        if not self.is_trained:
-            raise ValueError(f"[{self.name}] the tagger is not trained: run nlp.initialize() or load a model")
+        self.require_trained()
         docs = list(docs)
         full = [doc for doc in docs if len(doc)]
         self._check_pos(full)
