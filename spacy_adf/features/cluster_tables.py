@@ -19,7 +19,7 @@ one (the first in the table, or the one with the highest count);
 import weakref
 from typing import Dict, Iterable, Optional, Tuple
 
-from ..serialization.text_lines import check_file
+from ..serialization.text_lines import check_file, read_lines
 from .templates import ClusterTable, cluster_key
 
 LOOKUPS_PREFIX = "lookups:"
@@ -76,25 +76,21 @@ def lookups_clusters(lang: str, table: str = "lexeme_cluster", max_words: int = 
 
 def read_cluster_file(path, max_words: int = 0) -> Dict[str, str]:
     """The table of a ``PATH<TAB>WORD[<TAB>COUNT]`` file (module docstring;
-    ``pkg:PACKAGE/PATH`` names a file inside an installed package)."""
+    ``pkg:PACKAGE/PATH`` names a file inside an installed package). Read as
+    every line-based input is (`serialization.text_lines`)."""
     path = check_file(path, "cluster table", hint="")
     rows = []
-    try:
-        with path.open(encoding="utf8") as f:
-            for n, line in enumerate(f, 1):
-                line = line.rstrip("\r\n")
-                if not line.strip():
-                    continue
-                cols = line.split("\t")
-                if len(cols) not in (2, 3) or not cols[0] or cols[0].strip("01") or not cols[1]:
-                    raise ValueError(f"cluster table {path}, line {n}: expected PATH<TAB>WORD[<TAB>COUNT] "
-                                     f"with a path of 0 and 1, got {line[:80]!r}")
-                count = int(cols[2]) if len(cols) == 3 and cols[2].strip().isdigit() else None
-                if len(cols) == 3 and count is None:
-                    raise ValueError(f"cluster table {path}, line {n}: the count {cols[2]!r} is not a number")
-                rows.append((-(count or 0), n, cols[1], cols[0]))
-    except UnicodeDecodeError as e:
-        raise ValueError(f"cluster table {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    for n, line in read_lines(path):
+        if not line.strip():
+            continue
+        cols = line.split("\t")
+        if len(cols) not in (2, 3) or not cols[0] or cols[0].strip("01") or not cols[1]:
+            raise ValueError(f"cluster table {path}, line {n}: expected PATH<TAB>WORD[<TAB>COUNT] "
+                             f"with a path of 0 and 1, got {line[:80]!r}")
+        count = int(cols[2]) if len(cols) == 3 and cols[2].strip().isdigit() else None
+        if len(cols) == 3 and count is None:
+            raise ValueError(f"cluster table {path}, line {n}: the count {cols[2]!r} is not a number")
+        rows.append((-(count or 0), n, cols[1], cols[0]))
     if not rows:
         raise ValueError(f"cluster table {path} is empty")
     rows.sort()  # by count, highest first; else in file order
@@ -108,7 +104,3 @@ def load_clusters(source: str, lang: str, max_words: int = 0) -> Dict[str, str]:
     if source.startswith(LOOKUPS_PREFIX):
         return lookups_clusters(lang, source[len(LOOKUPS_PREFIX):], max_words)
     return read_cluster_file(source, max_words)
-
-
-def describe_source(source: Optional[str]) -> str:
-    return "induced from the training text" if source is None else source

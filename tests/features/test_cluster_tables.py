@@ -37,6 +37,9 @@ def test_cluster_file_keys_order_and_limits(tmp_path):
     assert read_cluster_file(path, max_words=1) == {"paris": "0"}
     no_counts = _table_file(tmp_path / "d.txt", [("01", "Paris"), ("0", "paris"), ("11", "Rome")])
     assert read_cluster_file(no_counts) == {"paris": "01", "rome": "11"}  # file order
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes("\ufeff01\tParis\r\n11\tRome\r\n".encode("utf8"))  # as Windows editors write it
+    assert read_cluster_file(bom) == {"paris": "01", "rome": "11"}
 
 
 @pytest.mark.parametrize("content, message", [
@@ -45,7 +48,7 @@ def test_cluster_file_keys_order_and_limits(tmp_path):
     (b"0110 Paris\n", "line 1: expected PATH<TAB>WORD"),
     (b"01x\tParis\n", "line 1: expected PATH<TAB>WORD"),
     (b"01\tParis\tmany\n", "line 1: the count 'many' is not a number"),
-    (b"01\t\xff\xfe\n", "is not UTF-8"),
+    (b"0\tParis\n01\t\xff\xfe\n", "line 2: not valid UTF-8"),
 ])
 def test_bad_cluster_files_name_the_file(tmp_path, content, message):
     path = tmp_path / "bad.txt"
