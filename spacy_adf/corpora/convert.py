@@ -5,7 +5,7 @@ Usage::
 
     python -m spacy_adf convert INPUT OUTPUT.spacy --columns words,tag,iob \\
         [--iob-target spans:chunks] [--keep-labels NP] [--also-spans KEY=LABELS] [--lang en] [--sep TAB]
-    python -m spacy_adf convert INPUT OUTPUT.spacy --format segmented|knp|cabocha|conllu [--lang zh]
+    python -m spacy_adf convert INPUT OUTPUT.spacy --format segmented|knp|cabocha|conllu
 
 A CoNLL column file read back with ``spacy_adf.DocBinCorpus.v1`` gives the
 same examples as ``spacy_adf.ConllCorpus.v1`` on INPUT with the same
@@ -13,7 +13,7 @@ settings. A word-segmented file (SIGHAN / NLPCC) gives Docs of the gold words
 with no spaces between them (spaCy scores the tokenizer on them: token_p,
 token_r, token_f); a KNP, CaboCha or CoNLL-U dependency corpus gives the
 bunsetsu Docs of `corpora.bunsetsu` (tags, morphs, bunsetsu and their heads;
-sentences whose heads cross are left out, as the project's evaluation does).
+sentences whose heads cross are left out, as `scripts/evaluate_dependency.py` leaves them out).
 """
 import argparse
 import sys
