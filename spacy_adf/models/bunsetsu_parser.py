@@ -3,8 +3,8 @@ feature vocabulary, a polynomial-kernel SVM and the parsing algorithm
 (cascaded chunking or a step-ladder tournament), and the serialization of
 its trained parts, without spaCy pipeline concerns (the component and the
 benchmark share it)."""
-from collections import Counter
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple
+from array import array
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 import scipy.sparse
@@ -42,18 +42,26 @@ def _is_string_list(value) -> bool:
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
-def _rows(rows: List[List[int]]) -> Tuple[numpy.ndarray, numpy.ndarray]:
-    """(indptr, indices) of feature-id rows: the classifiers' CSR input."""
-    indptr = numpy.zeros(len(rows) + 1, dtype=numpy.int64)
-    indptr[1:] = numpy.cumsum([len(r) for r in rows])
-    indices = numpy.fromiter((f for r in rows for f in r), dtype=numpy.int32, count=int(indptr[-1]))
-    return indptr, indices
-
-
-def _csr(rows: List[List[int]], n_features: int) -> scipy.sparse.csr_matrix:
-    indptr, indices = _rows(rows)
-    data = numpy.ones(indices.shape[0], dtype=numpy.float64)
-    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(len(rows), n_features))
+def _csr_of_codes(codes: numpy.ndarray, indptr: numpy.ndarray, remap: numpy.ndarray, n_vocab: int,
+                  n_features: int) -> scipy.sparse.csr_matrix:
+    """The binary CSR of decisions read as codes (2 * temporary id + side,
+    `BunsetsuParser.examples`): ids through `remap` (-1: not in the
+    vocabulary, dropped), side 1 offset by `n_vocab`, each row's columns
+    sorted and unique."""
+    rows = numpy.repeat(numpy.arange(indptr.shape[0] - 1, dtype=numpy.int64), numpy.diff(indptr))
+    cols = remap[codes >> 1]
+    keep = cols >= 0
+    rows, cols = rows[keep], cols[keep] + (codes[keep] & 1) * n_vocab
+    order = numpy.lexsort((cols, rows))
+    rows, cols = rows[order], cols[order]
+    if rows.shape[0]:
+        first = numpy.ones(rows.shape[0], dtype=bool)
+        first[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+        rows, cols = rows[first], cols[first]
+    out_ptr = numpy.zeros(indptr.shape[0], dtype=numpy.int64)
+    numpy.cumsum(numpy.bincount(rows, minlength=indptr.shape[0] - 1), out=out_ptr[1:])
+    data = numpy.ones(cols.shape[0], dtype=numpy.float64)
+    return scipy.sparse.csr_matrix((data, cols.astype(numpy.int32), out_ptr), shape=(indptr.shape[0] - 1, n_features))
 
 
 def check_algorithm(algorithm: str) -> str:
@@ -113,24 +121,34 @@ class BunsetsuParser:
             for (i, j), label in zip(pairs, gold):
                 yield self.featurizer.pair(segs, i, j, state.children), label
 
-    def _row(self, feats) -> List[int]:
-        """Feature ids of one decision (a tournament game's farther side
-        offset by the vocabulary's size)."""
-        if self.algorithm == "tournament":
-            near, far = feats
-            offset = len(self.vocab)
-            return self.vocab.lookup(near) + [f + offset for f in self.vocab.lookup(far)]
-        return self.vocab.lookup(feats)
-
     def examples(self, items: Iterable[Tuple[Doc, Sequence[Span], Sequence[int]]], min_count: int = 1,
                  build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
         """Training matrix (binary CSR) and labels (+1 D or farther wins, -1 not) from gold
         (doc, bunsetsu spans, heads) triples; builds the vocabulary first
-        when `build_vocab`. Heads with several roots are several sentences
-        (each root ends one, `head_sentences`), each its own oracle parse
-        with its features computed within the sentence, as `parse_docs`
-        parses them; a head across a sentence end is an error."""
-        feats, labels = [], []
+        when `build_vocab` (a string counts once per decision). Heads with
+        several roots are several sentences (each root ends one,
+        `head_sentences`), each its own oracle parse with its features
+        computed within the sentence, as `parse_docs` parses them; a head
+        across a sentence end is an error. The strings are read once: each
+        decision is kept as 4-byte codes of temporary ids (a tournament
+        game's farther side marked), made vocabulary ids at the end."""
+        temp: Dict[str, int] = {}
+        counts = array("q")
+        codes = array("i")
+        ends = array("q", [0])
+        labels = array("b")
+        tournament = self.algorithm == "tournament"
+
+        def intern(strings) -> set:
+            out = set()
+            for f in strings:
+                t = temp.get(f)
+                if t is None:
+                    t = temp[f] = len(temp)
+                    counts.append(0)
+                out.add(t)
+            return out
+
         for doc, spans, heads in self.progress.counted(items, "reading gold parse decisions", "sentences"):
             heads = list(heads)
             sentences = head_sentences(heads)
@@ -147,16 +165,22 @@ class BunsetsuParser:
                 parts = [(spans, heads)]
             for sent_spans, sent_heads in parts:
                 for f, label in self.oracle_features(doc, sent_spans, sent_heads):
-                    feats.append(f)
+                    near = intern(f[0] if tournament else f)
+                    far = intern(f[1]) if tournament else set()
+                    for t in near | far:
+                        counts[t] += 1
+                    codes.extend([2 * t for t in near] + [2 * t + 1 for t in far])
+                    ends.append(len(codes))
                     labels.append(1 if label else -1)
+        strings = list(temp)
+        del temp
         if build_vocab:
-            counts: Counter = Counter()
-            tournament = self.algorithm == "tournament"
-            for f in feats:
-                counts.update(set(f[0]) | set(f[1]) if tournament else set(f))
-            self.vocab = FeatureVocab.from_counts(counts, min_count)
-        rows = [self._row(f) for f in feats]
-        return _csr(rows, self.n_inputs), numpy.asarray(labels, dtype=numpy.int64)
+            self.vocab = FeatureVocab.from_counts(dict(zip(strings, counts)), min_count)
+        ids = self.vocab.ids
+        remap = numpy.fromiter((ids.get(f, -1) for f in strings), dtype=numpy.int64, count=len(strings))
+        X = _csr_of_codes(numpy.frombuffer(codes, dtype=numpy.int32).astype(numpy.int64),
+                          numpy.frombuffer(ends, dtype=numpy.int64), remap, len(self.vocab), self.n_inputs)
+        return X, numpy.asarray(labels, dtype=numpy.int64)
 
     def train(self, X, y, degree: int = 3, C: float = 1.0, cache_size: float = 1000.0,
               max_iter: int = -1, trainer: str = "libsvm", merge_duplicates: bool = False,
