@@ -16,6 +16,14 @@ Between i and j (the original segments strictly between): distance (1, 2-5,
 Dynamic (what the parse attached so far): the functional words (surface and
 POS) of the segments already attached to the modifier ("da.") and to the
 head ("db.").
+Context (the surface context J.DepP reads): the modifier's last token
+(surface, sub-POS) and the last token of the segment before it ("BOS" at
+the sentence start); the head's first token (surface, sub-POS), last
+token's sub-POS, and the first, head and last token of the segment after it
+("EOS" at the sentence end).
+Particles: every particle token's surface, as modifier and as head.
+Coordination (per pair): the head words of i and j, of i - 1 and j, of i
+and j + 1 are the same word.
 
 Token fields come from ``token.morph`` (SrcPos, SrcSubPos, ConjType,
 ConjForm, as the bunsetsu readers write them) and fall back to ``pos_`` /
@@ -32,7 +40,8 @@ from spacy.tokens import Doc, Span
 from ..lang.ja.bunsetsu import bunsetsu_head_token
 from ..lang.ja.pos import PUNCT_POS, PUNCT_UPOS
 
-FEATURE_GROUPS = ("head", "function", "punct", "position", "distance", "between", "dynamic")
+FEATURE_GROUPS = ("head", "function", "punct", "position", "distance", "between", "dynamic", "context",
+                  "particles", "coordination")
 BRACKET_SUBPOS = frozenset({"括弧始", "括弧終", "括弧開", "括弧閉"})
 PARTICLE_POS = frozenset({"助詞", "ADP", "SCONJ", "PART"})
 
@@ -62,10 +71,10 @@ def is_punct_token(fields, token) -> bool:
 class Segment:
     """The per-segment facts the features read."""
 
-    __slots__ = ("mod", "head", "func", "func_pos", "particle", "puncts", "brackets")
+    __slots__ = ("mod", "head", "func", "func_pos", "particle", "puncts", "brackets", "word")
 
     def __init__(self, mod: List[str], head: List[str], func: str, func_pos: str, particle: Optional[str],
-                 puncts: List[str], brackets: bool):
+                 puncts: List[str], brackets: bool, word: str = ""):
         self.mod = mod            # static features as modifier
         self.head = head          # static features as head
         self.func = func          # functional word surface ("-" if none)
@@ -73,6 +82,7 @@ class Segment:
         self.particle = particle  # the functional word if it is a particle
         self.puncts = puncts
         self.brackets = brackets
+        self.word = word          # the head word's surface (coordination)
 
 
 class BunsetsuFeaturizer:
@@ -85,8 +95,9 @@ class BunsetsuFeaturizer:
         g = self.groups
         out = []
         n = len(spans)
+        heads = [bunsetsu_head_token(span) for span in spans]
         for b, span in enumerate(spans):
-            h = bunsetsu_head_token(span)
+            h = heads[b]
             hf = token_fields(doc[h])
             func, puncts, brackets, last = None, [], False, None
             for token in span:
@@ -119,10 +130,26 @@ class BunsetsuFeaturizer:
                     mod.append("m.first")
                 if b == n - 1:
                     head.append("h.last")
+            if "context" in g:
+                first, lastt = token_fields(span[0]), token_fields(span[-1])
+                mod += ["m.last=" + lastt[0], "m.lp=" + lastt[2],
+                        "m.pl=" + (spans[b - 1][-1].text if b > 0 else "BOS")]
+                head += ["h.first=" + first[0], "h.fp=" + first[2], "h.lp=" + lastt[2]]
+                if b + 1 < n:
+                    nxt = spans[b + 1]
+                    head += ["h.nf=" + nxt[0].text, "h.nh=" + doc[heads[b + 1]].text, "h.nl=" + nxt[-1].text]
+                else:
+                    head += ["h.nf=EOS", "h.nh=EOS", "h.nl=EOS"]
+            if "particles" in g:
+                for token in span:
+                    f = token_fields(token)
+                    if f[1] in PARTICLE_POS:
+                        mod.append("m.pa=" + f[0])
+                        head.append("h.pa=" + f[0])
             fw = func[0] if func else "-"
             fp = func[2] if func else "-"
             particle = fw if func and (func[1] in PARTICLE_POS) else None
-            out.append(Segment(mod, head, fw, fp, particle, puncts, brackets))
+            out.append(Segment(mod, head, fw, fp, particle, puncts, brackets, hf[0]))
         return out
 
     def pair(self, segs: List[Segment], i: int, j: int, children: Optional[List[List[int]]]) -> List[str]:
@@ -166,7 +193,23 @@ class BunsetsuFeaturizer:
                     feats.append("b.pu=" + p)
                 if s.brackets:
                     feats.append("b.br")
+        if "coordination" in g:
+            feats += coordination(segs, i, j)
         return feats
+
+
+def coordination(segs: List[Segment], i: int, j: int) -> List[str]:
+    """The coordination strings of modifier i and head j: the head words of
+    i and j, of i - 1 and j, of i and j + 1 are the same."""
+    word = segs[i].word
+    out = []
+    if word == segs[j].word:
+        out.append("co.ij")
+    if i > 0 and segs[i - 1].word == segs[j].word:
+        out.append("co.pj")
+    if j + 1 < len(segs) and word == segs[j + 1].word:
+        out.append("co.in")
+    return out
 
 
 class FeatureVocab:

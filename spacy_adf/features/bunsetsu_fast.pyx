@@ -51,7 +51,16 @@ cdef enum:
     C_BPU = 25    # b.pu=
     C_DA = 26     # da.fw= da.fs=  (functional word of a child of the modifier)
     C_DB = 28     # db.fw= db.fs=  (... of a child of the head)
-    NCOL_ = 30
+    C_MLAST = 30  # m.last=  (the modifier's last token: surface)
+    C_MLP = 31    # m.lp=    (its sub-POS)
+    C_MPL = 32    # m.pl=    (the last token of the segment before the modifier)
+    C_HFIRST = 33 # h.first= (the head's first token: surface)
+    C_HFP = 34    # h.fp=    (its sub-POS)
+    C_HLP = 35    # h.lp=    (the head's last token: sub-POS)
+    C_HNF = 36    # h.nf= h.nh= h.nl=  (first, head and last token of the segment after the head)
+    C_MPA = 39    # m.pa=    (a particle token)
+    C_HPA = 40    # h.pa=
+    NCOL_ = 41
 
 # token flags
 cdef enum:
@@ -70,12 +79,16 @@ cdef enum:
     K_FIRST = 4
     K_LAST = 5
     K_BBR = 6
-    NCONST = 7
+    K_MPL_BOS = 7
+    K_HN_EOS = 8    # h.nf=EOS h.nh=EOS h.nl=EOS
+    NCONST = 11
 
 NCOL = NCOL_
 _NAMES = ("w", "p", "s", "ct", "cf")
-_CONSTS = ("m.br", "h.br", "m.pu=-", "h.pu=-", "m.first", "h.last", "b.br")
-_CONST_GROUP = ("punct", "punct", "punct", "punct", "position", "position", "between")
+_CONSTS = ("m.br", "h.br", "m.pu=-", "h.pu=-", "m.first", "h.last", "b.br", "m.pl=BOS", "h.nf=EOS", "h.nh=EOS",
+           "h.nl=EOS")
+_CONST_GROUP = ("punct", "punct", "punct", "punct", "position", "position", "between", "context", "context",
+                "context", "context")
 
 
 def token_row(groups, ids, fields, particle):
@@ -106,6 +119,15 @@ def token_row(groups, ids, fields, particle):
         row[C_DA + 1] = get("da.fs=" + f[2], -1)
         row[C_DB] = get("db.fw=" + f[0], -1)
         row[C_DB + 1] = get("db.fs=" + f[2], -1)
+    if "context" in groups:
+        for k, name in ((C_MLAST, "m.last="), (C_MPL, "m.pl="), (C_HFIRST, "h.first="), (C_HNF, "h.nf="),
+                        (C_HNF + 1, "h.nh="), (C_HNF + 2, "h.nl=")):
+            row[k] = get(name + f[0], -1)
+        for k, name in ((C_MLP, "m.lp="), (C_HFP, "h.fp="), (C_HLP, "h.lp=")):
+            row[k] = get(name + f[2], -1)
+    if "particles" in groups and particle:
+        row[C_MPA] = get("m.pa=" + f[0], -1)
+        row[C_HPA] = get("h.pa=" + f[0], -1)
     return row
 
 
@@ -135,6 +157,7 @@ cdef class SegmentBatch:
     cdef vector[int32_t] seg_start   # first token of the segment (Doc index)
     cdef vector[int32_t] seg_end
     cdef vector[int32_t] seg_head    # head token (Doc index)
+    cdef vector[uint64_t] seg_word   # head token's ORTH (coordination)
     cdef readonly list docs          # the Docs with tokens, in order
 
     def __init__(self):
@@ -169,6 +192,16 @@ cdef class SegmentBatch:
             s[i] = self.sent_seg[i]
         s[self.sent_seg.size()] = self.seg_start.size()
         return feats, off, sent
+
+    def words(self):
+        """The head word (ORTH) of every segment, uint64: the coordination
+        features compare them."""
+        out = numpy.empty(self.seg_word.size(), dtype=numpy.uint64)
+        cdef uint64_t[::1] o = out
+        cdef size_t i
+        for i in range(self.seg_word.size()):
+            o[i] = self.seg_word[i]
+        return out
 
     def tree(self, heads, uint64_t intra, uint64_t root, uint64_t dep):
         """Per Doc: (its bunsetsu heads, Doc-level, -1 for each sentence's
@@ -352,11 +385,38 @@ cdef class TokenFeatureTable:
         batch.doc_seg.push_back(batch.seg_start.size())
         batch.doc_sent.push_back(batch.sent_seg.size())
         batch.doc_ntok.push_back(n)
+        cdef vector[int32_t] heads
+        for b in range(nb):
+            heads.push_back(self._head_token(types.data(), starts[b], ends[b]))
+        cdef int32_t prev_last
+        cdef int32_t nxt[3]
         for s, e in sentences:
             batch.sent_seg.push_back(batch.seg_start.size())
             for b in range(s, e):
-                self._segment(batch, types.data(), starts[b], ends[b], b == s, b == e - 1)
+                prev_last = ends[b - 1] - 1 if b > s else -1
+                if b < e - 1:
+                    nxt[0] = starts[b + 1]
+                    nxt[1] = heads[b + 1]
+                    nxt[2] = ends[b + 1] - 1
+                else:
+                    nxt[0] = -1
+                self._segment(batch, types.data(), starts[b], ends[b], heads[b], b == s, b == e - 1, prev_last,
+                              nxt)
+                batch.seg_word.push_back(a[heads[b], 0])
         return None
+
+    cdef int32_t _head_token(self, const int32_t* types, int32_t start, int32_t end) noexcept:
+        """The head word: the rightmost token of the lowest class (bunsetsu_head_token)."""
+        cdef int32_t t = end - 1, h = end - 1, best = 3, cls
+        while t >= start:
+            cls = self.flags[types[t]] & F_CLASS
+            if cls < best:
+                h = t
+                best = cls
+                if cls == 0:
+                    break
+            t -= 1
+        return h
 
     cdef void _static(self, SegmentBatch batch, const int32_t* types, const int32_t* row, const int32_t* frow,
                       int32_t start, int32_t end, int32_t lastw, bint brackets, bint no_punct,
@@ -382,26 +442,20 @@ cdef class TokenFeatureTable:
         if no_punct:
             _put(out, self.consts[K_MPU_NONE + side])
 
-    cdef void _segment(self, SegmentBatch batch, const int32_t* types, int32_t start, int32_t end,
-                       bint first, bint last) noexcept:
-        """Append one segment's five feature lists."""
-        cdef int32_t t, h = end - 1, best = 3, cls, func = -1, lastw = -1, np_ = 0, k
+    cdef void _segment(self, SegmentBatch batch, const int32_t* types, int32_t start, int32_t end, int32_t h,
+                       bint first, bint last, int32_t prev_last, const int32_t* nxt) noexcept:
+        """Append one segment's five feature lists (h: its head word;
+        prev_last: the last token of the segment before it in the sentence,
+        -1 if none; nxt: the first, head and last token of the segment after
+        it, nxt[0] = -1 if none)."""
+        cdef int32_t t, func = -1, lastw = -1, np_ = 0, k
         cdef bint brackets = False
         cdef uint8_t fl
         cdef const int32_t* row
         cdef const int32_t* frow
         cdef const int32_t* c = self.consts
+        cdef const int32_t* rows = self.rows.data()
         cdef vector[int32_t]* out = &batch.feats
-        # the head word: the rightmost token of the lowest class (bunsetsu_head_token)
-        t = end - 1
-        while t >= start:
-            cls = self.flags[types[t]] & F_CLASS
-            if cls < best:
-                h = t
-                best = cls
-                if cls == 0:
-                    break
-            t -= 1
         for t in range(start, end):
             fl = self.flags[types[t]]
             if fl & F_PUNCT:
@@ -421,9 +475,21 @@ cdef class TokenFeatureTable:
         self._static(batch, types, row, frow, start, end, lastw, brackets, np_ == 0, 0)
         if first:
             _put(out, c[K_FIRST])
+        _put(out, rows[NCOL_ * types[end - 1] + C_MLAST])
+        _put(out, rows[NCOL_ * types[end - 1] + C_MLP])
+        _put(out, rows[NCOL_ * types[prev_last] + C_MPL] if prev_last >= 0 else c[K_MPL_BOS])
+        for t in range(start, end):
+            _put(out, rows[NCOL_ * types[t] + C_MPA])
         self._static(batch, types, row, frow, start, end, lastw, brackets, np_ == 0, 1)
         if last:
             _put(out, c[K_LAST])
+        _put(out, rows[NCOL_ * types[start] + C_HFIRST])
+        _put(out, rows[NCOL_ * types[start] + C_HFP])
+        _put(out, rows[NCOL_ * types[end - 1] + C_HLP])
+        for k in range(3):
+            _put(out, rows[NCOL_ * types[nxt[k]] + C_HNF + k] if nxt[0] >= 0 else c[K_HN_EOS + k])
+        for t in range(start, end):
+            _put(out, rows[NCOL_ * types[t] + C_HPA])
         # between a pair
         batch.seg_off.push_back(out.size())
         if func >= 0:

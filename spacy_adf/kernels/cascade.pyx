@@ -24,12 +24,13 @@ the previous round instead of the classifier (`n_calls` counts the
 classifier's work, `n_questions` every question, as the test oracle
 `tests/helpers/reference_parsers.py` counts).
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
 import numpy
 
 from .classifiers cimport KernelClassifier, Scratch
+from .coordination cimport add_coordination
 
 from .sentence_parts import check_batch, run_parts
 
@@ -59,7 +60,7 @@ cdef inline Py_ssize_t _append(int32_t* buf, Py_ssize_t m, const int32_t* f, int
 
 cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t* off, int64_t g0, int32_t n,
                           const int32_t* dist, int32_t* heads, Work* w, Scratch* s,
-                          int64_t* n_questions, int64_t* n_calls) noexcept nogil:
+                          int64_t* n_questions, int64_t* n_calls, const uint64_t* words) noexcept nogil:
     """Heads (sentence-local, -1 for the root) of segments g0 .. g0 + n - 1."""
     cdef int32_t k, m = n, newm, i, j, c, d, df, q
     cdef int64_t gi, gj
@@ -99,6 +100,7 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
             while c >= 0:
                 nf = _append(w.buf, nf, f, off[5 * (g0 + c) + 4], off[5 * (g0 + c) + 5])
                 c = w.sibling[c]
+            nf = add_coordination(w.buf, nf, words, g0, n, i, j, dist + 3, 0)
             tag = clf.decide_ids(w.buf, nf, s) > 0
             n_calls[0] += 1
             w.tags[k] = tag
@@ -122,7 +124,8 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
         m = newm
 
 
-def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_threads=1):
+def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_threads=1, words=None,
+                  coordination=(-1, -1, -1)):
     """(heads, n_questions, n_calls): the sentence-relative head of every
     segment (int32, -1 for each sentence's root) by cascaded chunking with
     `clf` (D when its decision value is > 0), the questions asked and the
@@ -134,28 +137,30 @@ def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int 
     cdef const int64_t[::1] off = numpy.ascontiguousarray(seg_off, dtype=numpy.int64)
     cdef const int64_t[::1] ss = numpy.ascontiguousarray(sent_seg, dtype=numpy.int64)
     n_sent, n_seg = check_batch(f.shape[0], off, ss, n_threads)
-    dist = [int(distance[k]) for k in range(3)]
+    dist = [int(distance[k]) for k in range(3)] + [int(coordination[k]) for k in range(3)]
     heads = numpy.full(n_seg, -1, dtype=numpy.int32)
-    results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, heads, a, b), n_threads, off, ss,
+    cdef const uint64_t[::1] w = _words(words, n_seg)
+    results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, heads, w, a, b), n_threads, off, ss,
                         f.shape[0])
     return heads, sum(r[0] for r in results), sum(r[1] for r in results)
 
 
 cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_t[::1] off,
-                        const int64_t[::1] ss, list distance, int32_t[::1] h, Py_ssize_t a, Py_ssize_t b):
+                        const int64_t[::1] ss, list distance, int32_t[::1] h, const uint64_t[::1] wd,
+                        Py_ssize_t a, Py_ssize_t b):
     """Parse sentences a .. b-1 into h (their own scratch memory; the GIL
     is released while parsing); (n_questions, n_calls)."""
-    cdef int32_t dist[3]
+    cdef int32_t dist[6]
     cdef Py_ssize_t k
     cdef int64_t max_n = 0, max_f = 0, n_questions = 0, n_calls = 0
-    for k in range(3):
+    for k in range(6):
         dist[k] = distance[k]
     for k in range(a, b):
         max_n = max(max_n, ss[k + 1] - ss[k])
         max_f = max(max_f, off[5 * ss[k + 1]] - off[5 * ss[k]])
     cdef Work w
     cdef Scratch s
-    cdef int32_t* ints = <int32_t*>malloc((9 * max_n + max_f + 4) * sizeof(int32_t))
+    cdef int32_t* ints = <int32_t*>malloc((9 * max_n + max_f + 8) * sizeof(int32_t))
     cdef uint8_t* bytes_ = <uint8_t*>malloc(2 * max_n + 2)
     if ints == NULL or bytes_ == NULL:
         free(ints)
@@ -166,13 +171,13 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
     w.buf = ints + 9 * max_n
     w.asked_tag, w.tags = bytes_, bytes_ + max_n + 1
     try:
-        clf.alloc_scratch(&s, max_f + 1)
+        clf.alloc_scratch(&s, max_f + 4)
         try:
             with nogil:
                 for k in range(a, b):
                     if ss[k + 1] - ss[k] > 2:
                         _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist,
-                                        &h[ss[k]], &w, &s, &n_questions, &n_calls)
+                                        &h[ss[k]], &w, &s, &n_questions, &n_calls, &wd[0] if wd.shape[0] else NULL)
                     elif ss[k + 1] - ss[k] == 2:
                         h[ss[k]] = 1
         finally:
@@ -181,3 +186,13 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
         free(ints)
         free(bytes_)
     return int(n_questions), int(n_calls)
+
+
+def _words(words, Py_ssize_t n_seg):
+    """The head words as a uint64 view: one per segment, or empty (no coordination features)."""
+    if words is None:
+        return numpy.zeros(0, dtype=numpy.uint64)
+    out = numpy.ascontiguousarray(words, dtype=numpy.uint64)
+    if out.shape[0] != n_seg:
+        raise ValueError(f"one head word per segment is needed ({n_seg}), not {out.shape[0]}")
+    return out

@@ -15,12 +15,13 @@ between i and near;
 then, each plus `n_vocab`, `far` as head, the distance id of far - i and
 the between lists of the segments strictly between near and far.
 """
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 import numpy
 
 from .classifiers cimport KernelClassifier, Scratch
+from .coordination cimport add_coordination
 
 from .sentence_parts import check_batch, run_parts
 
@@ -42,7 +43,7 @@ cdef inline int32_t _distance(const int32_t* dist, int32_t d) noexcept nogil:
 
 cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t* off, int64_t g0, int32_t n,
                           const int32_t* dist, int32_t n_vocab, int32_t* heads, int32_t* buf, Scratch* s,
-                          int64_t* n_games) noexcept nogil:
+                          int64_t* n_games, const uint64_t* words) noexcept nogil:
     """Heads (sentence-local, -1 for the root) of segments g0 .. g0 + n - 1 (n >= 3)."""
     cdef int32_t i, near, far, q, df
     cdef int64_t gi
@@ -65,6 +66,7 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
                     nf += 1
                 for q in range(i + 1, near):
                     nf = _append(buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], 0)
+                nf = add_coordination(buf, nf, words, g0, n, i, near, dist + 3, 0)
                 near_end = nf
             nf = _append(buf, near_end, f, off[5 * (g0 + far) + 1], off[5 * (g0 + far) + 2], n_vocab)
             df = _distance(dist, far - i)
@@ -73,6 +75,7 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
                 nf += 1
             for q in range(near + 1, far):
                 nf = _append(buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], n_vocab)
+            nf = add_coordination(buf, nf, words, g0, n, i, far, dist + 3, n_vocab)
             n_games[0] += 1
             if clf.decide_ids(buf, nf, s) > 0:
                 near = far
@@ -81,7 +84,8 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
         heads[i] = near
 
 
-def tournament_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_vocab, int n_threads=1):
+def tournament_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_vocab, int n_threads=1,
+                     words=None, coordination=(-1, -1, -1)):
     """(heads, n_games): the sentence-relative head of every segment (int32,
     -1 for each sentence's root) by the step-ladder tournament with `clf`
     (the farther candidate wins when its decision value is > 0; its inputs
@@ -94,27 +98,28 @@ def tournament_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, i
     if n_vocab < 0:
         raise ValueError(f"n_vocab must be >= 0, not {n_vocab}")
     n_sent, n_seg = check_batch(f.shape[0], off, ss, n_threads)
-    dist = [int(distance[k]) for k in range(3)]
+    dist = [int(distance[k]) for k in range(3)] + [int(coordination[k]) for k in range(3)]
     heads = numpy.full(n_seg, -1, dtype=numpy.int32)
-    results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, n_vocab, heads, a, b), n_threads,
+    cdef const uint64_t[::1] w = _words(words, n_seg)
+    results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, n_vocab, heads, w, a, b), n_threads,
                         off, ss, f.shape[0])
     return heads, sum(r[0] for r in results)
 
 
 cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_t[::1] off,
                         const int64_t[::1] ss, list distance, int32_t n_vocab, int32_t[::1] h,
-                        Py_ssize_t a, Py_ssize_t b):
+                        const uint64_t[::1] w, Py_ssize_t a, Py_ssize_t b):
     """Parse sentences a .. b-1 into h (their own scratch memory; the GIL
     is released while parsing); (n_games,)."""
-    cdef int32_t dist[3]
+    cdef int32_t dist[6]
     cdef Py_ssize_t k
     cdef int64_t max_f = 0, n_games = 0
-    for k in range(3):
+    for k in range(6):
         dist[k] = distance[k]
     for k in range(a, b):
         max_f = max(max_f, off[5 * ss[k + 1]] - off[5 * ss[k]])
-    # a game reads each segment's lists at most twice (two heads) plus two distances
-    cdef Py_ssize_t cap = 2 * max_f + 4
+    # a game reads each segment's lists at most twice (two heads) plus two distances and six coordination ids
+    cdef Py_ssize_t cap = 2 * max_f + 8
     cdef Scratch s
     cdef int32_t* buf = <int32_t*>malloc(cap * sizeof(int32_t))
     if buf == NULL:
@@ -126,7 +131,7 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
                 for k in range(a, b):
                     if ss[k + 1] - ss[k] > 2:
                         _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist, n_vocab,
-                                        &h[ss[k]], buf, &s, &n_games)
+                                        &h[ss[k]], buf, &s, &n_games, &w[0] if w.shape[0] else NULL)
                     elif ss[k + 1] - ss[k] == 2:
                         h[ss[k]] = 1
         finally:
@@ -134,3 +139,13 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
     finally:
         free(buf)
     return (int(n_games),)
+
+
+def _words(words, Py_ssize_t n_seg):
+    """The head words as a uint64 view: one per segment, or empty (no coordination features)."""
+    if words is None:
+        return numpy.zeros(0, dtype=numpy.uint64)
+    out = numpy.ascontiguousarray(words, dtype=numpy.uint64)
+    if out.shape[0] != n_seg:
+        raise ValueError(f"one head word per segment is needed ({n_seg}), not {out.shape[0]}")
+    return out

@@ -33,6 +33,7 @@ FEATURES_VERSION = 1
 # inputs per vocabulary entry, see `BunsetsuFeaturizer.game`)
 ALGORITHMS = ("cascade", "tournament")
 DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
+COORDINATION_FEATURES = ("co.ij", "co.pj", "co.in")
 # `parse_docs`'s token table starts afresh past this many distinct tokens
 # (about 200 bytes each), so a long stream of new words cannot grow it forever
 MAX_TOKEN_TYPES = 1_000_000
@@ -236,11 +237,15 @@ class BunsetsuParser:
         feats, offsets, sentences = batch.arrays()
         ids = self.vocab.ids
         distance = [ids.get(s, -1) if "distance" in self.groups else -1 for s in DISTANCE_FEATURES]
+        words, coordination = None, (-1, -1, -1)
+        if "coordination" in self.groups:
+            words, coordination = batch.words(), [ids.get(s, -1) for s in COORDINATION_FEATURES]
         if self.algorithm == "tournament":
             heads = tournament_heads(self.classifier, feats, offsets, sentences, distance, len(self.vocab),
-                                     n_threads=n_threads)[0]
+                                     n_threads=n_threads, words=words, coordination=coordination)[0]
         else:
-            heads = cascade_heads(self.classifier, feats, offsets, sentences, distance, n_threads=n_threads)[0]
+            heads = cascade_heads(self.classifier, feats, offsets, sentences, distance, n_threads=n_threads,
+                                  words=words, coordination=coordination)[0]
         return batch.tree(heads, *labels)
 
     # ------------------------------------------------------------ serialization

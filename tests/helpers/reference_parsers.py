@@ -18,9 +18,9 @@ from unittest import mock
 import numpy
 from spacy.tokens import Doc, Span
 
-from spacy_adf.features.bunsetsu import BunsetsuFeaturizer, FeatureVocab, Segment
+from spacy_adf.features.bunsetsu import BunsetsuFeaturizer, FeatureVocab, Segment, coordination
 from spacy_adf.lang.ja.bunsetsu import bunsetsu_sentences
-from spacy_adf.models.bunsetsu_parser import DISTANCE_FEATURES, BunsetsuParser
+from spacy_adf.models.bunsetsu_parser import COORDINATION_FEATURES, DISTANCE_FEATURES, BunsetsuParser
 from spacy_adf.models.cascaded_chunking import ParseState
 from spacy_adf.models.tournament import candidates
 
@@ -89,13 +89,21 @@ class SegmentIds:
     """A segment's features as vocabulary ids: the pair features become
     list concatenations (unknown strings dropped)."""
 
-    __slots__ = ("mod", "head", "between", "da", "db")
+    __slots__ = ("mod", "head", "between", "da", "db", "word")
 
-    def __init__(self, mod, head, between, da, db):
-        self.mod, self.head, self.between, self.da, self.db = mod, head, between, da, db
+    def __init__(self, mod, head, between, da, db, word):
+        self.mod, self.head, self.between, self.da, self.db, self.word = mod, head, between, da, db, word
 
 
-def segment_ids(featurizer: BunsetsuFeaturizer, segs: List[Segment], vocab: FeatureVocab) -> List[SegmentIds]:
+class SentenceIds(list):
+    """A sentence's `SegmentIds`, with the ids of the coordination strings."""
+
+    def __init__(self, segs, coordination_ids):
+        super().__init__(segs)
+        self.coordination_ids = coordination_ids
+
+
+def segment_ids(featurizer: BunsetsuFeaturizer, segs: List[Segment], vocab: FeatureVocab) -> SentenceIds:
     ids = vocab.ids
     g = featurizer.groups
 
@@ -114,8 +122,8 @@ def segment_ids(featurizer: BunsetsuFeaturizer, segs: List[Segment], vocab: Feat
         dyn = "dynamic" in g
         out.append(SegmentIds(known(s.mod), known(s.head), known(between),
                               known(["da.fw=" + s.func, "da.fs=" + s.func_pos]) if dyn else [],
-                              known(["db.fw=" + s.func, "db.fs=" + s.func_pos]) if dyn else []))
-    return out
+                              known(["db.fw=" + s.func, "db.fs=" + s.func_pos]) if dyn else [], s.word))
+    return SentenceIds(out, {c: ids[c] for c in COORDINATION_FEATURES if c in ids})
 
 
 def pair_ids(featurizer: BunsetsuFeaturizer, segs: List[SegmentIds], distance: List[int], i: int, j: int,
@@ -154,6 +162,8 @@ def _head_side_ids(g, segs: List[SegmentIds], distance: List[int], i: int, j: in
     if "between" in g:
         for k in range(after + 1, j):
             feats += segs[k].between
+    if "coordination" in g:
+        feats += [segs.coordination_ids[c] for c in coordination(segs, i, j) if c in segs.coordination_ids]
     return feats
 
 

@@ -693,3 +693,34 @@ def test_scorer_with_multi_sentence_docs():
     # one predicted sentence over two gold ones: the arc across the end spoils both
     s = score_bunsetsu_deps([Example(doc([1, 4, 4, 4, -1]), doc(gold))])
     assert s["bunsetsu_dep_acc"] == 1.0 and s["bunsetsu_sent_acc"] == 0.0
+
+
+def test_context_particle_and_coordination_strings(corpus, trained):
+    """The context group reads the neighbours within the sentence (BOS / EOS
+    at its ends), particles every particle token, coordination equal head
+    words of (i, j), (i - 1, j) and (i, j + 1)."""
+    from spacy_adf.features.bunsetsu import BunsetsuFeaturizer, Segment, coordination, token_fields
+
+    nlp, _ = trained
+    fz = BunsetsuFeaturizer()
+    n_particles = 0
+    for ref in bunsetsu_docs(corpus / "dev.knp", nlp.vocab):
+        spans = list(ref.spans[BUNSETSU_KEY])
+        segs = fz.segments(ref, spans)
+        assert "m.pl=BOS" in segs[0].mod and "h.nf=EOS" in segs[-1].head
+        for b, (span, seg) in enumerate(zip(spans, segs)):
+            assert "m.last=" + span[-1].text in seg.mod and "h.first=" + span[0].text in seg.head
+            if b > 0:
+                assert "m.pl=" + spans[b - 1][-1].text in seg.mod
+            if b + 1 < len(spans):
+                assert "h.nf=" + spans[b + 1][0].text in seg.head
+            particles = [t.text for t in span if token_fields(t)[1] == "助詞"]
+            n_particles += len(particles)
+            assert {"m.pa=" + p for p in particles} <= set(seg.mod)
+    assert n_particles > 10
+    segs = [Segment([], [], "-", "-", None, [], False, w) for w in ("a", "b", "a", "b", "a")]
+    assert coordination(segs, 1, 3) == ["co.ij"]
+    assert coordination(segs, 2, 3) == ["co.pj", "co.in"]
+    assert coordination(segs, 0, 1) == ["co.in"]
+    assert coordination(segs, 3, 4) == ["co.pj"]
+    assert "co.ij" not in BunsetsuFeaturizer(["head"])._head_side(segs, 1, 3, 1)
