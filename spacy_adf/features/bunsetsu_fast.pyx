@@ -353,8 +353,8 @@ cdef class TokenFeatureTable:
             key[2] = a[i, 2]
             key[3] = a[i, 3]
             types[i] = self._type(doc, i, key)
-            if i > 0 and a[i, 4] != 0:
-                split = True  # sentence annotation: doc.sents decides
+            if i > 0 and a[i, 4] == 1:
+                split = True  # a sentence starts inside: doc.sents decides (-1, "not a start", splits nothing)
             if i < n - 1 and self.flags[types[i]] & F_ENDER:
                 split = True  # a sentence ender before the end: the punctuation rule decides
             if i > 0 and self.flags[types[i]] & F_SPACE:

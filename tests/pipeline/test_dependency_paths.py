@@ -116,6 +116,27 @@ def test_same_trees_on_multi_sentence_docs(models, random_refs):
     assert heads.count(-1) == len(groups[0])
 
 
+def test_sentence_annotation_without_inner_starts_is_one_sentence(models, random_refs):
+    """A Doc whose tokens after the first are all marked "not a sentence
+    start" (as make_predicted's are) parses as the same Doc without
+    sentence annotation, on both paths."""
+    nlp = models[3]
+
+    def docs(mark):
+        out = []
+        for ref in random_refs[:60]:
+            doc = make_predicted(ref)
+            if mark:
+                for token in doc[1:]:
+                    token.is_sent_start = False
+            out.append(doc)
+        return out
+
+    ref_marked, fast_marked = _both(nlp, lambda: docs(True))
+    ref_plain, fast_plain = _both(nlp, lambda: docs(False))
+    assert fast_marked == ref_marked == ref_plain == fast_plain
+
+
 def test_bad_and_small_inputs(models):
     """Empty Docs, one and two bunsetsu, a one-token Doc, unseen words without
     POS, mixed in one batch with normal Docs."""
