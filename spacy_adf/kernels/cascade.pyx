@@ -32,7 +32,7 @@ import numpy
 from .classifiers cimport KernelClassifier, Scratch
 from .coordination cimport add_coordination
 
-from .sentence_parts import check_batch, run_parts
+from .sentence_parts import check_batch, head_words, run_parts
 
 __all__ = ["cascade_heads"]
 
@@ -139,7 +139,7 @@ def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int 
     n_sent, n_seg = check_batch(f.shape[0], off, ss, n_threads)
     dist = [int(distance[k]) for k in range(3)] + [int(coordination[k]) for k in range(3)]
     heads = numpy.full(n_seg, -1, dtype=numpy.int32)
-    cdef const uint64_t[::1] w = _words(words, n_seg)
+    cdef const uint64_t[::1] w = head_words(words, n_seg)
     results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, heads, w, a, b), n_threads, off, ss,
                         f.shape[0])
     return heads, sum(r[0] for r in results), sum(r[1] for r in results)
@@ -186,13 +186,3 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
         free(ints)
         free(bytes_)
     return int(n_questions), int(n_calls)
-
-
-def _words(words, Py_ssize_t n_seg):
-    """The head words as a uint64 view: one per segment, or empty (no coordination features)."""
-    if words is None:
-        return numpy.zeros(0, dtype=numpy.uint64)
-    out = numpy.ascontiguousarray(words, dtype=numpy.uint64)
-    if out.shape[0] != n_seg:
-        raise ValueError(f"one head word per segment is needed ({n_seg}), not {out.shape[0]}")
-    return out

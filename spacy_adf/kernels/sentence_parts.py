@@ -29,6 +29,17 @@ def check_batch(n_feats: int, off, ss, n_threads: int) -> Tuple[int, int]:
     return n_sent, n_seg
 
 
+def head_words(words, n_seg: int) -> numpy.ndarray:
+    """The segments' head words (uint64) for the coordination features: one
+    per segment, or empty when there are none (None)."""
+    if words is None:
+        return numpy.zeros(0, dtype=numpy.uint64)
+    out = numpy.ascontiguousarray(words, dtype=numpy.uint64)
+    if out.shape[0] != n_seg:
+        raise ValueError(f"one head word per segment is needed ({n_seg}), not {out.shape[0]}")
+    return out
+
+
 def run_parts(parse_range: Callable[[int, int], Tuple[int, ...]], n_threads: int, off, ss,
               n_feats: int) -> List[Tuple[int, ...]]:
     """`parse_range(a, b)` over all sentences: at once on one thread, or in

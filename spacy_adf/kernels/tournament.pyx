@@ -23,7 +23,7 @@ import numpy
 from .classifiers cimport KernelClassifier, Scratch
 from .coordination cimport add_coordination
 
-from .sentence_parts import check_batch, run_parts
+from .sentence_parts import check_batch, head_words, run_parts
 
 __all__ = ["tournament_heads"]
 
@@ -100,7 +100,7 @@ def tournament_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, i
     n_sent, n_seg = check_batch(f.shape[0], off, ss, n_threads)
     dist = [int(distance[k]) for k in range(3)] + [int(coordination[k]) for k in range(3)]
     heads = numpy.full(n_seg, -1, dtype=numpy.int32)
-    cdef const uint64_t[::1] w = _words(words, n_seg)
+    cdef const uint64_t[::1] w = head_words(words, n_seg)
     results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, n_vocab, heads, w, a, b), n_threads,
                         off, ss, f.shape[0])
     return heads, sum(r[0] for r in results)
@@ -139,13 +139,3 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
     finally:
         free(buf)
     return (int(n_games),)
-
-
-def _words(words, Py_ssize_t n_seg):
-    """The head words as a uint64 view: one per segment, or empty (no coordination features)."""
-    if words is None:
-        return numpy.zeros(0, dtype=numpy.uint64)
-    out = numpy.ascontiguousarray(words, dtype=numpy.uint64)
-    if out.shape[0] != n_seg:
-        raise ValueError(f"one head word per segment is needed ({n_seg}), not {out.shape[0]}")
-    return out

@@ -340,3 +340,14 @@ def test_n_threads_is_a_setting_not_saved_with_the_model(models, tmp_path):
     loaded = spacy.load(tmp_path / "m", config={"components": {"pke_dependency": {"n_threads": 2}}})
     assert loaded.get_pipe("pke_dependency").n_threads == 2
     assert "n_threads" not in loaded.get_pipe("pke_dependency").cfg
+
+
+def test_head_words_must_be_one_per_segment():
+    """The coordination features read one head word per segment: another
+    count is a clear error, None means no coordination features."""
+    from spacy_adf.kernels.sentence_parts import head_words
+
+    assert head_words(None, 5).shape == (0,)
+    assert head_words([1, 2, 3], 3).dtype.name == "uint64"
+    with pytest.raises(ValueError, match="one head word per segment"):
+        head_words([1, 2], 3)
