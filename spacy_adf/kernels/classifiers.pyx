@@ -445,7 +445,8 @@ cdef class PKE(KernelClassifier):
 
     @classmethod
     def from_bytes(cls, data):
-        arrays, meta = unpack(data, cls.FORMAT, 1, _PKE_DTYPES)
+        # read only: the trie is never written after it is built
+        arrays, meta = unpack(data, cls.FORMAT, 1, _PKE_DTYPES, copy=False)
         cdef PKE obj = PKE.__new__(PKE)
         try:
             obj._bind({k: numpy.ascontiguousarray(arrays[k]) for k in _PKE_DTYPES}, meta)

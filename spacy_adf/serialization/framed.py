@@ -75,6 +75,71 @@ def peek_format(data: bytes, what: str = "spacy-adf model") -> Tuple[str, dict]:
     return msg["format"], msg
 
 
+class _Reader:
+    """A file-like view of a buffer: msgpack's Unpacker reads it piece by
+    piece, so no second copy of the buffer is made."""
+
+    def __init__(self, view: memoryview, pos: int):
+        self.view, self.pos = view, pos
+
+    def read(self, n: int = -1) -> bytes:
+        end = len(self.view) if n < 0 else min(self.pos + n, len(self.view))
+        out = bytes(self.view[self.pos:end])
+        self.pos = end
+        return out
+
+
+_BIN_HEADER = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8/16/32: bytes of the length after the marker
+
+
+def decode_arrays(data, what: str = "spacy-adf model") -> dict:
+    """The message of `pack`'s bytes, as `peek_format` gives it, except that
+    each array's "data" is a zero-copy memoryview of `data`: loading a model
+    holds its file once, not once more as msgpack's bytes. ValueError if
+    unreadable."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError(f"{what} data must be bytes")
+    view = memoryview(data).cast("B")
+    pos = 0
+
+    def unpacker():
+        return msgpack.Unpacker(_Reader(view, pos), raw=False, read_size=4096, max_buffer_size=2 ** 31 - 1)
+
+    try:
+        u = unpacker()
+        msg: dict = {}
+        for _ in range(u.read_map_header()):
+            key = u.unpack()
+            if key != "arrays":
+                msg[key] = u.unpack()
+                continue
+            arrays = msg["arrays"] = {}
+            for _ in range(u.read_map_header()):
+                name = u.unpack()
+                entry = arrays[name] = {}
+                for _ in range(u.read_map_header()):
+                    field = u.unpack()
+                    if field != "data":
+                        entry[field] = u.unpack()
+                        continue
+                    pos += u.tell()
+                    size_bytes = _BIN_HEADER[view[pos]]
+                    start = pos + 1 + size_bytes
+                    end = start + int.from_bytes(view[pos + 1:start], "big")
+                    if end > len(view):
+                        raise ValueError("an array runs past the end of the data")
+                    entry["data"] = view[start:end]
+                    pos = end  # a new Unpacker goes on after the array's bytes
+                    u = unpacker()
+        if pos + u.tell() != len(view):
+            raise ValueError("extra bytes after the message")
+    except Exception as e:  # msgpack raises several types on garbage input
+        raise ValueError(f"the {what} data is corrupt or not msgpack ({e})") from None
+    if not isinstance(msg.get("format"), str):
+        raise ValueError(f"the data is not a {what} (no format marker)")
+    return msg
+
+
 def check_format(msg: dict, fmt: str, versions: Sequence[int]) -> int:
     """The message's version, after checking its format name."""
     if msg.get("format") != fmt:
@@ -88,18 +153,21 @@ def check_format(msg: dict, fmt: str, versions: Sequence[int]) -> int:
     return version
 
 
-def unpack(data, fmt: str, version: int, dtypes: Dict[str, str]):
-    """(arrays, meta) after checking format, version, dtypes and checksum."""
-    _, msg = peek_format(data, fmt)
+def unpack(data, fmt: str, version: int, dtypes: Dict[str, str], copy: bool = True):
+    """(arrays, meta) after checking format, version, dtypes and checksum;
+    `copy=False` gives read-only arrays over the decoded bytes where the
+    byte order allows (a reader that never writes them saves a copy, and
+    the peak memory of loading a large table)."""
+    msg = decode_arrays(data, fmt)
     check_format(msg, fmt, [version])
-    return unpack_message(msg, fmt, dtypes)
+    return unpack_message(msg, fmt, dtypes, copy)
 
 
 def read_model(data, fmt: str, version: int, dtypes: Dict[str, str], what: str):
     """(meta, arrays) of model data in format `fmt` at `version`; arrays()
     unpacks and checks the arrays (a model may have none, e.g. an
     uninitialized one, which its meta says)."""
-    _, msg = peek_format(data, what)
+    msg = decode_arrays(data, what)
     if msg.get("format") != fmt:
         raise ValueError(f"the data is not a spacy-adf {what} (wrong format marker)")
     check_format(msg, fmt, [version])
@@ -109,8 +177,8 @@ def read_model(data, fmt: str, version: int, dtypes: Dict[str, str], what: str):
     return meta, lambda: unpack_message(msg, fmt, dtypes)[0]
 
 
-def unpack_message(msg: dict, fmt: str, dtypes: Dict[str, str]):
-    """(arrays, meta) of an already decoded, format-checked message."""
+def unpack_message(msg: dict, fmt: str, dtypes: Dict[str, str], copy: bool = True):
+    """(arrays, meta) of an already decoded, format-checked message (`unpack`'s `copy`)."""
     arrays = {}
     crc = 0
     try:
@@ -121,7 +189,7 @@ def unpack_message(msg: dict, fmt: str, dtypes: Dict[str, str]):
             if name in dtypes and entry["dtype"] != numpy.dtype(dtypes[name]).str.lstrip("<>|="):
                 raise ValueError(f"array {name!r} has dtype {entry['dtype']}")
             dt = numpy.dtype(entry["dtype"]).newbyteorder("<")
-            arrays[name] = numpy.frombuffer(raw, dtype=dt).astype(dt.newbyteorder("="))
+            arrays[name] = numpy.frombuffer(raw, dtype=dt).astype(dt.newbyteorder("="), copy=copy)
             arrays[name] = arrays[name].reshape(entry["shape"])
         meta = dict(msg["meta"])
     except (KeyError, TypeError, ValueError) as e:
