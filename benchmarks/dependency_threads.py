@@ -36,14 +36,14 @@ SETTINGS = (1, 2)
 def bench(nlp, refs, repeats: int, batch_size: int) -> Dict:
     pipe = nlp.get_pipe("pke_dependency")
     pipe.n_threads = 1
-    one_pass(nlp, refs, "cython", batch_size)  # warm-up: the token table fills
+    one_pass(nlp, refs, batch_size)  # warm-up: the token table fills
     best = {n: float("inf") for n in SETTINGS}
     reference = None
     same = True
     for r in range(repeats):
         for n in SETTINGS:
             pipe.n_threads = n
-            seconds, out = one_pass(nlp, refs, "cython", batch_size)
+            seconds, out = one_pass(nlp, refs, batch_size)
             best[n] = min(best[n], seconds)
             got = trees(out)
             if reference is None:

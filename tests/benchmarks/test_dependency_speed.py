@@ -31,3 +31,16 @@ def test_bench_rows_and_markdown(dep_corpus):
                          "pke_cython_vs_pkb_cython": 3.0, "pkb_cython_vs_python": 1.0}}
     md = bench.markdown(report)
     assert "| PKE | cython |" in md and "| PKB | python |" in md and "NO" not in md
+
+
+def test_threads_bench_runs_and_gives_the_same_trees(dep_corpus):
+    """benchmarks.dependency_threads (bench-dep-threads) on the synthetic corpus."""
+    from benchmarks import dependency_threads
+
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("pke_dependency", config={"degree": 2, "classifier": "pke", "algorithm": "tournament"})
+    nlp.initialize(lambda: corpus_examples(nlp, dep_corpus / "train.knp"))
+    refs = list(bunsetsu_docs(dep_corpus / "dev.knp", nlp.vocab))
+    row = dependency_threads.bench(nlp, refs, repeats=1, batch_size=16)
+    assert row["identical_trees"] and row["sentences"] == len(refs)
+    assert row["threads_1_sent_per_s"] > 0 and row["threads_2_sent_per_s"] > 0
