@@ -279,7 +279,7 @@ def main(argv=None) -> Dict:
     p.add_argument("--pipelines", type=Path, default=REPO / "training")
     p.add_argument("--only", nargs="*", default=["en", "ja", "zh", "bio"])
     p.add_argument("--ginza-python", default="", help="a Python with ginza and ja_ginza installed")
-    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--ja-split", default="test", choices=["dev", "test"],
                    help="the KWDLC and KU Wikipedia split for Japanese (tune on dev, report test once)")
     p.add_argument("--output", type=Path, default=REPO / "metrics" / "bench_raw_text.json")
