@@ -38,7 +38,12 @@ def to_csr(examples: Iterable[Iterable[int]], n_features: Optional[int] = None) 
 
 def binary_csr(X) -> scipy.sparse.csr_matrix:
     """X as canonical binary CSR (sorted ids, no explicit zeros); ValueError if
-    a stored value is not 1, since the set view of the kernel would be wrong."""
+    a stored value is not 1, since the set view of the kernel would be wrong.
+    A float64 CSR that is already so is returned as it is, not copied (a
+    training matrix can be hundreds of MB); X itself is never changed."""
+    if (scipy.sparse.isspmatrix_csr(X) and X.dtype == numpy.float64 and X.has_canonical_format
+            and bool(numpy.all(X.data == 1.0))):
+        return X
     X = scipy.sparse.csr_matrix(X, dtype=numpy.float64, copy=True)
     X.sum_duplicates()
     X.eliminate_zeros()

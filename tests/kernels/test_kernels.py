@@ -346,3 +346,21 @@ def test_double_array_trie_gives_the_pke_decisions():
         numpy.testing.assert_allclose(da.decision_batch((ip, ix)), pke.decision_batch((ip, ix)),
                                       rtol=1e-9, atol=1e-9)
         assert da.n_slots >= len(pke.arrays["item"])
+
+
+def test_binary_csr_keeps_a_canonical_matrix_and_never_changes_its_input():
+    """A canonical binary float64 CSR is used as it is (a training matrix is
+    not copied); any other input is copied, canonicalized and left unchanged."""
+    import numpy
+    import scipy.sparse
+
+    from spacy_adf.kernels.svm import binary_csr
+
+    X = scipy.sparse.csr_matrix(numpy.array([[1.0, 0, 1], [0, 1, 0]]))
+    assert binary_csr(X) is X
+    messy = scipy.sparse.csr_matrix((numpy.array([1.0, 0.0, 1.0]), numpy.array([2, 0, 1]), numpy.array([0, 2, 3])),
+                                    shape=(2, 3))
+    before = (messy.data.copy(), messy.indices.copy())
+    out = binary_csr(messy)
+    assert out is not messy and out.has_canonical_format and out.nnz == 2
+    assert (messy.data == before[0]).all() and (messy.indices == before[1]).all()
