@@ -96,12 +96,15 @@ class BunsetsuFeaturizer:
         out = []
         n = len(spans)
         heads = [bunsetsu_head_token(span) for span in spans]
+        # each token's fields once (reading token.morph is most of the cost)
+        start = spans[0].start if n else 0
+        fields = [token_fields(t) for t in doc[start:spans[-1].end]] if n else []
         for b, span in enumerate(spans):
             h = heads[b]
-            hf = token_fields(doc[h])
+            hf = fields[h - start]
             func, puncts, brackets, last = None, [], False, None
             for token in span:
-                f = token_fields(token)
+                f = fields[token.i - start]
                 if is_punct_token(f, token):
                     puncts.append(f[0])
                     brackets = brackets or f[2] in BRACKET_SUBPOS
@@ -131,7 +134,7 @@ class BunsetsuFeaturizer:
                 if b == n - 1:
                     head.append("h.last")
             if "context" in g:
-                first, lastt = token_fields(span[0]), token_fields(span[-1])
+                first, lastt = fields[span.start - start], fields[span.end - 1 - start]
                 mod += ["m.last=" + lastt[0], "m.lp=" + lastt[2],
                         "m.pl=" + (spans[b - 1][-1].text if b > 0 else "BOS")]
                 head += ["h.first=" + first[0], "h.fp=" + first[2], "h.lp=" + lastt[2]]
@@ -141,8 +144,7 @@ class BunsetsuFeaturizer:
                 else:
                     head += ["h.nf=EOS", "h.nh=EOS", "h.nl=EOS"]
             if "particles" in g:
-                for token in span:
-                    f = token_fields(token)
+                for f in fields[span.start - start:span.end - start]:
                     if f[1] in PARTICLE_POS:
                         mod.append("m.pa=" + f[0])
                         head.append("h.pa=" + f[0])
