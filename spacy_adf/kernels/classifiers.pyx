@@ -16,7 +16,7 @@ from libc.stdlib cimport calloc, free, malloc
 
 import numpy
 
-from ..serialization.framed import pack, peek_format, unpack
+from ..serialization.framed import decode_arrays, pack, unpack
 from .csr import as_csr, as_ids
 from .idsets cimport gallop, ipow, sort_unique
 from .mining import mine_subsets, transactions, trie_layout
@@ -478,8 +478,9 @@ def make_classifier(kind, support_vectors, sigma=0.0, xi=1):
 
 
 def load_classifier(data):
-    """Any classifier serialized with to_bytes(), by its format name."""
-    fmt, _ = peek_format(data)
+    """Any classifier serialized with to_bytes(), by its format name (read
+    without copying the arrays: the classifier's own reader reads them)."""
+    fmt = decode_arrays(data, "kernel classifier")["format"]
     for cls in _KINDS.values():
         if cls.FORMAT == fmt:
             return cls.from_bytes(data)
