@@ -44,6 +44,8 @@ FEATURE_GROUPS = ("head", "function", "punct", "position", "distance", "between"
                   "particles", "coordination")
 BRACKET_SUBPOS = frozenset({"括弧始", "括弧終", "括弧開", "括弧閉"})
 PARTICLE_POS = frozenset({"助詞", "ADP", "SCONJ", "PART"})
+# the coordination strings, in the order the C parsers take their ids
+COORDINATION_FEATURES = ("co.ij", "co.pj", "co.in")
 
 
 def check_groups(groups: Iterable[str]) -> List[str]:
@@ -204,14 +206,9 @@ def coordination(segs: List[Segment], i: int, j: int) -> List[str]:
     """The coordination strings of modifier i and head j: the head words of
     i and j, of i - 1 and j, of i and j + 1 are the same."""
     word = segs[i].word
-    out = []
-    if word == segs[j].word:
-        out.append("co.ij")
-    if i > 0 and segs[i - 1].word == segs[j].word:
-        out.append("co.pj")
-    if j + 1 < len(segs) and word == segs[j + 1].word:
-        out.append("co.in")
-    return out
+    same = (word == segs[j].word, i > 0 and segs[i - 1].word == segs[j].word,
+            j + 1 < len(segs) and word == segs[j + 1].word)
+    return [name for name, hit in zip(COORDINATION_FEATURES, same) if hit]
 
 
 class FeatureVocab:

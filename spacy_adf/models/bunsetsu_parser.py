@@ -10,7 +10,7 @@ import numpy
 import scipy.sparse
 from spacy.tokens import Doc, Span
 
-from ..features.bunsetsu import FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab
+from ..features.bunsetsu import COORDINATION_FEATURES, FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab
 from ..features.bunsetsu_fast import TokenFeatureTable
 from ..kernels import KernelClassifier, PrimalSVM, SupportVectors
 from ..kernels.cascade import cascade_heads
@@ -33,7 +33,6 @@ FEATURES_VERSION = 1
 # inputs per vocabulary entry, see `BunsetsuFeaturizer.game`)
 ALGORITHMS = ("cascade", "tournament")
 DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
-COORDINATION_FEATURES = ("co.ij", "co.pj", "co.in")
 # `parse_docs`'s token table starts afresh past this many distinct tokens
 # (about 200 bytes each), so a long stream of new words cannot grow it forever
 MAX_TOKEN_TYPES = 1_000_000

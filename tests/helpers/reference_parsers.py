@@ -18,9 +18,9 @@ from unittest import mock
 import numpy
 from spacy.tokens import Doc, Span
 
-from spacy_adf.features.bunsetsu import BunsetsuFeaturizer, FeatureVocab, Segment, coordination
+from spacy_adf.features.bunsetsu import COORDINATION_FEATURES, BunsetsuFeaturizer, FeatureVocab, Segment, coordination
 from spacy_adf.lang.ja.bunsetsu import bunsetsu_sentences
-from spacy_adf.models.bunsetsu_parser import COORDINATION_FEATURES, DISTANCE_FEATURES, BunsetsuParser
+from spacy_adf.models.bunsetsu_parser import DISTANCE_FEATURES, BunsetsuParser
 from spacy_adf.models.cascaded_chunking import ParseState
 from spacy_adf.models.tournament import candidates
 
