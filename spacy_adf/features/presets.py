@@ -90,17 +90,18 @@ def bunsetsu_templates() -> List[str]:
 
 
 @registry.misc("spacy_adf.templates.ja_morph.v1")
-def ja_morph_templates() -> List[str]:
+def ja_morph_templates(clusters: bool = False) -> List[str]:
     """Japanese morphological tagging from words alone (the raw-text
     pipeline's POS and conjugation taggers): words at +-2 and their bigrams,
     the first and last characters of the word (inflection endings, unknown
-    words) and the characters across each word boundary."""
+    words) and the characters across each word boundary. ``clusters=True``
+    adds CLUSTER_TEMPLATES (a cluster table named at initialize)."""
     return [
         "w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]",
         "w[-1]|w[0]", "w[0]|w[1]", "w[-1]|w[0]|w[1]",
         "prefix1[0]", "prefix2[0]", "suffix1[0]", "suffix2[0]", "suffix3[0]",
         "suffix1[-1]|prefix1[0]", "suffix1[0]|prefix1[1]", "suffix2[-1]", "prefix2[1]",
-    ]
+    ] + (CLUSTER_TEMPLATES if clusters else [])
 
 
 @registry.misc("spacy_adf.templates.pos_en.v1")
