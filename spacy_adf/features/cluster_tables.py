@@ -10,7 +10,12 @@ A source is named by a string, as `adf_tagger`'s ``initialize`` takes it:
   integers behind a leading 1 (spaCy's ``Lexeme.cluster``: ``0b1`` + path).
 - a file path: one word a line as Brown clustering tools write it
   (``PATH<TAB>WORD[<TAB>COUNT]``, e.g. Percy Liang's ``wcluster`` output, or
-  ``python -m spacy_adf clusters``), most frequent words first or with counts.
+  ``python -m spacy_adf clusters`` or ``vector-clusters``), most frequent
+  words first or with counts.
+- ``"vectors"``, ``"vectors:PATH"`` or ``"word2vec:PATH"``: word vectors
+  (the pipeline's own, filled by spaCy's ``[initialize] vectors``; a spaCy
+  pipeline or vectors folder; a word2vec/fastText text file), clustered
+  into bit paths at initialize (`vector_clusters`).
 
 Several forms of a word that share a key keep the path of the most frequent
 one (the first in the table, or the one with the highest count);
@@ -21,6 +26,7 @@ from typing import Dict, Iterable, Optional, Tuple
 
 from ..serialization.text_lines import check_file, read_lines
 from .templates import ClusterTable, cluster_key
+from .vector_clusters import is_vector_source, vector_clusters
 
 LOOKUPS_PREFIX = "lookups:"
 
@@ -97,10 +103,13 @@ def read_cluster_file(path, max_words: int = 0) -> Dict[str, str]:
     return _keyed(((word, bits) for _, _, word, bits in rows), max_words)
 
 
-def load_clusters(source: str, lang: str, max_words: int = 0) -> Dict[str, str]:
-    """The table of a source string (module docstring)."""
+def load_clusters(source: str, lang: str, max_words: int = 0, vocab=None) -> Dict[str, str]:
+    """The table of a source string (module docstring); ``vocab`` is the
+    pipeline's, whose vectors ``"vectors"`` clusters."""
     if max_words < 0:
         raise ValueError(f"cluster_words must be >= 0 (0: all), not {max_words}")
     if source.startswith(LOOKUPS_PREFIX):
         return lookups_clusters(lang, source[len(LOOKUPS_PREFIX):], max_words)
+    if is_vector_source(source):
+        return vector_clusters(source, vocab, max_words)
     return read_cluster_file(source, max_words)

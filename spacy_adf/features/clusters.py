@@ -21,7 +21,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 import numpy
 
 
-def _progress(message: str) -> None:
+def progress(message: str) -> None:
     print(f"[clusters] {message}", file=sys.stderr, flush=True)
 
 
@@ -86,7 +86,6 @@ def _bit_paths(m, words: List[str], n_tokens: int, dims: int, depth: int, min_si
                start: float) -> Dict[str, str]:
     """PPMI of the context counts, truncated SVD, then 2-means splits."""
     from scipy import sparse
-    from sklearn.cluster import KMeans
     from sklearn.decomposition import TruncatedSVD
 
     total = m.sum()
@@ -96,14 +95,28 @@ def _bit_paths(m, words: List[str], n_tokens: int, dims: int, depth: int, min_si
     pmi = numpy.log(coo.data * total / (row[coo.row] * col[coo.col]))
     keep = pmi > 0
     ppmi = sparse.csr_matrix((pmi[keep], (coo.row[keep], coo.col[keep])), shape=m.shape)
-    _progress(f"{len(words)} words (in {n_tokens} tokens), {ppmi.nnz} context weights, {time.time() - start:.1f} s")
+    progress(f"{len(words)} words (in {n_tokens} tokens), {ppmi.nnz} context weights, {time.time() - start:.1f} s")
     k = min(dims, min(ppmi.shape) - 1)
     vectors = TruncatedSVD(n_components=k, random_state=seed).fit_transform(ppmi)
+    progress(f"SVD to {k} dimensions, {time.time() - start:.1f} s")
+    return dict(zip(words, bisecting_paths(vectors, depth, min_size, seed, start)))
+
+
+def bisecting_paths(vectors: numpy.ndarray, depth: int, min_size: int, seed: int, start: float) -> List[str]:
+    """The bit path of each row of ``vectors``: the rows are length-normalised
+    (in place: cosine geometry, so a word's frequency, which scales its
+    vector, does not decide its side), then split in two by 2-means again
+    and again, down to ``depth`` levels or until a cluster has fewer than
+    ``min_size`` rows or cannot be split; a row's path is the side it fell
+    on at each split ("0" for a row never split). Deterministic under
+    ``seed``. The one splitting step of both the raw-text induction here and
+    the clusters of word vectors (`vector_clusters`)."""
+    from sklearn.cluster import KMeans
+
     norms = numpy.linalg.norm(vectors, axis=1, keepdims=True)
     vectors /= numpy.maximum(norms, 1e-12)
-    _progress(f"SVD to {k} dimensions, {time.time() - start:.1f} s")
-    paths = [""] * len(words)
-    todo = [numpy.arange(len(words))]
+    paths = [""] * len(vectors)
+    todo = [numpy.arange(len(vectors))]
     for level in range(depth):
         nxt = []
         for members in todo:
@@ -119,10 +132,10 @@ def _bit_paths(m, words: List[str], n_tokens: int, dims: int, depth: int, min_si
                     paths[i] += str(bit)
                 nxt.append(part)
         todo = nxt
-        _progress(f"level {level + 1}/{depth}: {len(todo)} clusters, {time.time() - start:.1f} s")
+        progress(f"level {level + 1}/{depth}: {len(todo)} clusters, {time.time() - start:.1f} s")
         if not todo:
             break
-    return {w: p or "0" for w, p in zip(words, paths)}
+    return [p or "0" for p in paths]
 
 
 def induce_clusters(sentences: Iterable[Sequence[str]], *, min_count: int = 3, n_contexts: int = 2000,
@@ -163,11 +176,11 @@ def induce_clusters_from_file(path, *, min_count: int = 3, n_contexts: int = 200
         counts.update(words)
         n_lines += 1
         if n_lines % every == 0:
-            _progress(f"counting: {n_lines:,} lines, {len(counts):,} word types, {time.time() - start:.1f} s")
+            progress(f"counting: {n_lines:,} lines, {len(counts):,} word types, {time.time() - start:.1f} s")
     words = _vocabulary(counts, min_count)
-    _progress(f"counted {n_lines:,} lines: {len(words):,} words seen {min_count}+ times")
+    progress(f"counted {n_lines:,} lines: {len(words):,} words seen {min_count}+ times")
     m = _context_counts(file_sentences(path, tokenize), words, n_contexts,
-                        report=lambda n: _progress(f"contexts: {n:,} of {n_lines:,} lines, {time.time() - start:.1f} s"))
+                        report=lambda n: progress(f"contexts: {n:,} of {n_lines:,} lines, {time.time() - start:.1f} s"))
     table = _bit_paths(m, words, sum(counts.values()), dims, depth, min_size, seed, start)
     return table, counts
 
@@ -218,5 +231,5 @@ def main(argv=None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     n = write_cluster_file(table, counts, args.output)
-    _progress(f"wrote {n:,} words to {args.output}")
+    progress(f"wrote {n:,} words to {args.output}")
     return 0

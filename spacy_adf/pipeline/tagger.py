@@ -157,10 +157,13 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         full instead of get_examples (see `trainable.initialize_examples`).
         clusters: where the word cluster table of the cluster templates comes
         from: None induces it from the training text; "lookups:TABLE" (spaCy
-        lookups, e.g. "lookups:lexeme_cluster" of spacy-lookups-data) or a
-        PATH<TAB>WORD[<TAB>COUNT] file (`features.cluster_tables`), whose
-        ``cluster_words`` most frequent words are kept (0: all). The table is
-        saved with the model."""
+        lookups, e.g. "lookups:lexeme_cluster" of spacy-lookups-data), a
+        PATH<TAB>WORD[<TAB>COUNT] file, or word vectors clustered here:
+        "vectors" (the pipeline's, from [initialize] vectors), "vectors:PATH"
+        (a spaCy pipeline or vectors folder) or "word2vec:PATH" (a text
+        file; `features.cluster_tables`), whose ``cluster_words`` most
+        frequent words are kept (0: all). The table is saved with the model:
+        the vectors are not needed after initialize."""
         if clusters is not None and not self.plain_model.uses_clusters:
             raise ValueError(f"[{self.name}] initialize(clusters={clusters!r}): the feature templates read no "
                              "word clusters (turn on the templates' clusters, or leave clusters null)")
@@ -209,7 +212,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     def _load_cluster_source(self, source: str, max_words: int, lang: str) -> None:
         try:
-            table = load_clusters(source, lang, max_words)
+            # the vocab is nlp's (spaCy's [initialize] vectors fill its vectors before this runs)
+            table = load_clusters(source, lang, max_words, self.vocab)
         except ValueError as e:
             raise ValueError(f"[{self.name}] cannot read the word clusters: {e}") from None
         self.plain_model.set_clusters(table)

@@ -3,6 +3,7 @@ templates, and adf_tagger models that read them (training, saving, loading,
 the checks of a table against its cfg)."""
 import pickle
 import random
+import zlib
 
 import numpy
 import pytest
@@ -193,3 +194,23 @@ def test_clusters_command_streams_a_text_file_into_a_table(tmp_path, capsys):
     assert (small != _context_counts(sents, words, 5)).nnz == 0  # chunked sums are exact
     assert main(["clusters", str(tmp_path / "missing.txt"), str(out)]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+# The raw-text induction's table before its 2-means loop became the shared
+# `bisecting_paths` (computed with the earlier code, same scikit-learn):
+# the refactoring must not change a table a model was trained with.
+BEFORE = {".": "0111", "alice": "111", "berlin": "000100", "bob": "1101", "cairo": "000100", "carol": "1001",
+          "dave": "1000", "erin": "101", "frank": "1100", "left": "0101", "liked": "01001", "lima": "000101",
+          "oslo": "001", "paris": "00011", "rome": "0000", "saw": "010001", "visited": "010000",
+          "welcomed": "0110"}
+
+
+def test_raw_text_induction_gives_the_table_it_gave_before_the_shared_split():
+    assert induce_clusters(_sentences(), dims=8, depth=6, min_size=2) == BEFORE
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(400)]
+    sents = [[rng.choice(vocab[: rng.choice([40, 120, 400])]) for _ in range(rng.randint(3, 15))]
+             for _ in range(4000)]
+    big = induce_clusters(sents, dims=16, depth=12, min_size=3, seed=5)
+    assert (len(big), len(set(big.values()))) == (400, 261)
+    assert zlib.crc32("\n".join(f"{w}\t{big[w]}" for w in sorted(big)).encode()) == 2950702228

@@ -1,0 +1,326 @@
+"""Word clusters from word vectors, for the cluster columns of the feature
+templates: the same kind of bit paths as `clusters` induces from raw text
+(recursive 2-means over length-normalised vectors, `clusters.bisecting_paths`),
+but from vectors trained elsewhere on far more text (word2vec, fastText,
+chiVe), so a tagger trained on a small corpus gets classes for words it
+never saw.
+
+Sources, as `cluster_tables.load_clusters` takes them:
+
+- ``"vectors"``: the vectors of the pipeline being initialized
+  (``nlp.vocab.vectors``, which spaCy fills from ``[initialize] vectors``);
+- ``"vectors:PATH"``: the vectors of a spaCy pipeline folder or of its
+  ``vocab`` folder (e.g. made by ``spacy init vectors``, or an installed
+  pipeline package's folder; ``pkg:PACKAGE/PATH`` names a folder inside an
+  installed package);
+- ``"word2vec:PATH"``: a word2vec or fastText text file, an ``N DIM`` header
+  line, then ``WORD V1 ... VDIM`` lines, most frequent words first (as the
+  tools write them; ``pkg:PACKAGE/PATH`` as for the other files).
+
+Words are keyed as the columns look them up (`templates.cluster_key`); of
+several words with one key the most frequent keeps its vector: the one first
+in the file, or for spaCy vectors first in the table's key order (the order
+they were added in: a vectors file's order; keys that pruning mapped to a
+kept row come after the kept rows' own words). ``max_words`` keeps that many
+keys, the most frequent, and clusters only their vectors. spaCy vectors map
+many keys to one row: the rows are clustered, once each, so words sharing a
+row share a path. A word whose vector is all zeros (a row nothing was
+written to) gets no path. The table is the model's once initialized (saved
+with it), so a trained pipeline needs no vectors at run time.
+"""
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, NamedTuple, Optional
+
+import numpy
+
+from ..serialization.text_lines import PACKAGE_PREFIX, check_file, package_file, read_lines
+from .clusters import bisecting_paths, progress
+from .templates import cluster_key
+
+VECTORS_SOURCE = "vectors"
+VECTORS_PREFIX = "vectors:"
+WORD2VEC_PREFIX = "word2vec:"
+NO_PIPELINE_VECTORS = ("the pipeline has no word vectors: set [initialize] vectors to a spaCy vectors package "
+                       "or folder (e.g. made by spacy init vectors from a word2vec file), or use "
+                       "clusters = \"word2vec:PATH\"")
+
+
+def is_vector_source(source: str) -> bool:
+    return source == VECTORS_SOURCE or source.startswith((VECTORS_PREFIX, WORD2VEC_PREFIX))
+
+
+class WordVectors(NamedTuple):
+    """The vectors to cluster and the words on them."""
+
+    rows: numpy.ndarray  # float32, one row per distinct vector (a copy: the splitting normalises it)
+    words: List[str]  # cluster keys, most frequent first, each once
+    word_rows: List[int]  # the row of each word
+
+
+class _Collector:
+    """Keeps the first ``max_words`` distinct keys and the rows they use,
+    each source row once (spaCy tables map many keys to one row)."""
+
+    def __init__(self, max_words: int):
+        self.max_words = max_words
+        self.words: List[str] = []
+        self.word_rows: List[int] = []
+        self.source_rows: List[int] = []
+        self._seen = set()
+        self._row_of: Dict[int, int] = {}
+
+    @property
+    def full(self) -> bool:
+        return bool(self.max_words) and len(self.words) >= self.max_words
+
+    def new_key(self, word: str) -> Optional[str]:
+        """The key of ``word`` if it is not taken yet (and the table not full)."""
+        key = cluster_key(word)
+        return key if key and key not in self._seen and not self.full else None
+
+    def add(self, key: str, source_row: int) -> None:
+        row = self._row_of.setdefault(source_row, len(self.source_rows))
+        if row == len(self.source_rows):
+            self.source_rows.append(source_row)
+        self._seen.add(key)
+        self.words.append(key)
+        self.word_rows.append(row)
+
+    def result(self, rows: numpy.ndarray, what: str) -> WordVectors:
+        """The collected words over ``rows`` (one per collected source row),
+        less the words of all-zero rows."""
+        zero = ~rows.any(axis=1)
+        if zero.any():
+            keep = numpy.flatnonzero(~zero)
+            new_index = numpy.full(len(rows), -1)
+            new_index[keep] = numpy.arange(len(keep))
+            pairs = [(w, int(new_index[r])) for w, r in zip(self.words, self.word_rows) if not zero[r]]
+            rows = rows[keep]
+            progress(f"left out {len(self.words) - len(pairs):,} words of {what} whose vector is all zeros")
+            self.words, self.word_rows = [w for w, _ in pairs], [r for _, r in pairs]
+        if not self.words:
+            raise ValueError(f"{what} has no word with a vector to cluster")
+        return WordVectors(rows, self.words, self.word_rows)
+
+
+# ------------------------------------------------------------ word2vec text files
+
+def read_word2vec(path, max_words: int = 0, every: int = 100_000) -> WordVectors:
+    """The vectors of a word2vec/fastText text file (module docstring),
+    read line by line into one preallocated array: memory is the kept rows.
+    Errors name the file and the line."""
+    path = check_file(path, "word2vec vectors", hint="")
+    try:
+        return _read_word2vec(path, max_words, every)
+    except ValueError as e:
+        if "not valid UTF-8" not in str(e):
+            raise
+        raise ValueError(f"word2vec file {e} (the binary word2vec format is not read: save the vectors as "
+                         "text)") from None
+
+
+def _read_word2vec(path: Path, max_words: int, every: int) -> WordVectors:
+    start = time.time()
+    lines = read_lines(path)
+    header = next((item for item in lines if item[1].strip()), None)
+    if header is None:
+        raise ValueError(f"word2vec file {path} is empty")
+    n, dims = _header(path, *header)
+    collect = _Collector(max_words)
+    rows = numpy.empty((min(n, max_words) if max_words else n, dims), dtype=numpy.float32)
+    n_vectors = 0
+    for lineno, line in lines:
+        if collect.full:
+            break
+        if not line.strip():
+            continue
+        n_vectors += 1
+        if n_vectors > n:
+            raise ValueError(f"word2vec file {path}, line {lineno}: more vectors than the {n:,} of its header")
+        # split at the space alone: a word may be another whitespace character (U+3000 in Japanese text)
+        cols = line.rstrip(" ").split(" ")
+        if len(cols) != dims + 1:
+            raise ValueError(f"word2vec file {path}, line {lineno}: {len(cols) - 1} values after the word "
+                             f"{cols[0]!r}, but the header says {dims} dimensions")
+        key = collect.new_key(cols[0])
+        if key is None:
+            continue
+        try:
+            vector = numpy.array(cols[1:], dtype=numpy.float32)
+        except ValueError as e:
+            raise ValueError(f"word2vec file {path}, line {lineno}: a value of {cols[0]!r} is not a number "
+                             f"({e})") from None
+        if not numpy.isfinite(vector).all():
+            raise ValueError(f"word2vec file {path}, line {lineno}: the vector of {cols[0]!r} is not finite")
+        rows[len(collect.source_rows)] = vector
+        collect.add(key, len(collect.source_rows))
+        if n_vectors % every == 0:
+            progress(f"reading {path.name}: {n_vectors:,} of {n:,} vectors, {time.time() - start:.1f} s")
+    if not collect.full and n_vectors < n:
+        raise ValueError(f"word2vec file {path} has {n_vectors:,} vectors, but its header says {n:,}: "
+                         "is it cut short?")
+    progress(f"read {n_vectors:,} vectors of {dims} dimensions from {path.name}: {len(collect.words):,} words, "
+             f"{time.time() - start:.1f} s")
+    return collect.result(rows[:len(collect.source_rows)], f"word2vec file {path}")
+
+
+def _header(path: Path, lineno: int, line: str):
+    cols = line.split()
+    if len(cols) != 2 or not all(c.isdigit() and int(c) > 0 for c in cols):
+        raise ValueError(f"word2vec file {path}, line {lineno}: expected the header 'N DIM' (the numbers of "
+                         f"vectors and dimensions, as word2vec and fastText write it), got {line[:80]!r}")
+    return int(cols[0]), int(cols[1])
+
+
+# ------------------------------------------------------------ spaCy vectors
+
+def spacy_word_vectors(vectors, strings, max_words: int = 0, what: str = "the vectors") -> WordVectors:
+    """The words of a spaCy ``Vectors`` table (keys named by ``strings``,
+    in the table's key order) and the rows they use."""
+    if vectors.mode != "default":
+        raise ValueError(f"{what} are {vectors.mode} vectors (built from subword hashes): they have no table "
+                         "of words to cluster; use their word2vec text file instead")
+    if not len(vectors.key2row) or not vectors.shape[0]:
+        raise ValueError(f"{what} are empty (no keys or no rows)")
+    collect = _Collector(max_words)
+    unnamed = 0
+    for key, row in vectors.key2row.items():
+        if collect.full:
+            break
+        try:
+            word = strings[key]
+        except KeyError:
+            unnamed += 1  # a key whose string the vocab does not have: nothing to look it up by
+            continue
+        key = collect.new_key(word)
+        if key is not None:
+            collect.add(key, int(row))
+    if unnamed:
+        progress(f"left out {unnamed:,} keys of {what} that have no string in the vocab")
+    data = vectors.data
+    if not isinstance(data, numpy.ndarray):
+        data = data.get()  # a GPU (cupy) table
+    # one copy of the rows the words use (the splitting normalises it in place)
+    rows = numpy.asarray(data[numpy.asarray(collect.source_rows, dtype=numpy.int64)], dtype=numpy.float32)
+    return collect.result(rows, what)
+
+
+def read_spacy_vectors(path, max_words: int = 0) -> WordVectors:
+    """The vectors of a spaCy pipeline folder (its ``vocab`` folder) or of a
+    vocab folder, as spaCy saves them (strings.json, key2row, vectors)."""
+    from spacy.vocab import Vocab
+
+    start = time.time()
+    if isinstance(path, str) and path.startswith(PACKAGE_PREFIX):
+        path = package_file(path)
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"spaCy vectors folder {str(path)!r} does not exist")
+    if not path.is_dir():
+        raise ValueError(f"spaCy vectors path {str(path)!r} is not a folder (a pipeline or its vocab folder); "
+                         "for a word2vec text file use word2vec:PATH")
+    folder = path / "vocab" if (path / "vocab").is_dir() else path
+    if not (folder / "vectors").exists() or not (folder / "strings.json").exists():
+        raise ValueError(f"spaCy vectors folder {str(path)!r} has no vectors (no vocab/vectors and "
+                         "vocab/strings.json): is it a spaCy pipeline or vectors folder?")
+    vocab = Vocab().from_disk(folder, exclude=["lookups"])
+    vectors = vocab.vectors
+    progress(f"loaded {vectors.shape[0]:,} vectors of {vectors.shape[1]} dimensions and "
+             f"{len(vectors.key2row):,} keys from {folder}, {time.time() - start:.1f} s")
+    return spacy_word_vectors(vectors, vocab.strings, max_words, f"the vectors of {folder}")
+
+
+def read_vectors(path, max_words: int = 0) -> WordVectors:
+    """A folder as spaCy vectors, a file as word2vec text (the command's VECTORS)."""
+    resolved = package_file(path) if isinstance(path, str) and path.startswith(PACKAGE_PREFIX) else Path(path)
+    return read_spacy_vectors(resolved, max_words) if resolved.is_dir() else read_word2vec(resolved, max_words)
+
+
+# ------------------------------------------------------------ clusters
+
+def check_options(depth: int, min_size: int, max_words: int) -> None:
+    if depth < 1 or min_size < 2 or max_words < 0:
+        raise ValueError(f"depth >= 1, min_size >= 2 and max_words >= 0 are needed (got depth={depth}, "
+                         f"min_size={min_size}, max_words={max_words})")
+
+
+def cluster_word_vectors(vectors: WordVectors, *, depth: int = 12, min_size: int = 4, seed: int = 0,
+                         start: Optional[float] = None) -> Dict[str, str]:
+    """{key: bit path}, most frequent words first: the rows split by
+    `clusters.bisecting_paths`, each word given its row's path."""
+    start = time.time() if start is None else start
+    progress(f"clustering {len(vectors.rows):,} vectors of {len(vectors.words):,} words")
+    paths = bisecting_paths(vectors.rows, depth, min_size, seed, start)
+    return {w: paths[r] for w, r in zip(vectors.words, vectors.word_rows)}
+
+
+def word_vectors(source: str, vocab=None, max_words: int = 0) -> WordVectors:
+    """The vectors of a source string (module docstring); ``vocab`` is the
+    pipeline's, for ``"vectors"``."""
+    if source == VECTORS_SOURCE:
+        from spacy.vectors import Vectors
+
+        if vocab is None or (isinstance(vocab.vectors, Vectors) and vocab.vectors.mode == "default"
+                             and not len(vocab.vectors.key2row)):
+            raise ValueError(NO_PIPELINE_VECTORS)
+        if not isinstance(vocab.vectors, Vectors):
+            raise ValueError(f"the pipeline's vectors are a {type(vocab.vectors).__name__}, not a spaCy "
+                             "Vectors table of words: use clusters = \"word2vec:PATH\"")
+        return spacy_word_vectors(vocab.vectors, vocab.strings, max_words, "the pipeline's vectors")
+    if source.startswith(VECTORS_PREFIX):
+        return read_spacy_vectors(source[len(VECTORS_PREFIX):], max_words)
+    if source.startswith(WORD2VEC_PREFIX):
+        return read_word2vec(source[len(WORD2VEC_PREFIX):], max_words)
+    raise ValueError(f"{source!r} names no vectors (vectors, vectors:PATH or word2vec:PATH)")
+
+
+def vector_clusters(source: str, vocab=None, max_words: int = 0, *, depth: int = 12, min_size: int = 4,
+                    seed: int = 0) -> Dict[str, str]:
+    """The cluster table of a vectors source (module docstring)."""
+    check_options(depth, min_size, max_words)
+    start = time.time()
+    return cluster_word_vectors(word_vectors(source, vocab, max_words), depth=depth, min_size=min_size,
+                                seed=seed, start=start)
+
+
+def write_ranked_cluster_file(table: Dict[str, str], path) -> int:
+    """PATH<TAB>WORD lines in the table's order, most frequent first: the
+    form of `cluster_tables.read_cluster_file` without counts, which keeps
+    the file order (vectors have ranks, not counts; a rank in the COUNT
+    column would be read as a count, rarest first)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf8") as f:
+        for word, bits in table.items():
+            f.write(f"{bits}\t{word}\n")
+    return len(table)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m spacy_adf vector-clusters",
+        description="Cluster word vectors into bit paths by recursive 2-means and write them as PATH<TAB>WORD "
+                    "lines, most frequent words first, for a config's [initialize.components.X] clusters.")
+    p.add_argument("vectors", help="a word2vec/fastText text file ('N DIM' header), or a spaCy pipeline or "
+                                   "vectors folder (pkg:PACKAGE/PATH: inside an installed package)")
+    p.add_argument("output", help="the cluster table to write")
+    p.add_argument("--depth", type=int, default=12, help="levels of 2-means splits: the longest path (default 12)")
+    p.add_argument("--min-size", type=int, default=4, help="a cluster of fewer vectors is not split (default 4)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-words", type=int, default=0, help="keep the most frequent words only (0: all)")
+    args = p.parse_args(argv)
+    try:
+        check_options(args.depth, args.min_size, args.max_words)
+        start = time.time()
+        table = cluster_word_vectors(read_vectors(args.vectors, args.max_words), depth=args.depth,
+                                     min_size=args.min_size, seed=args.seed, start=start)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    n = write_ranked_cluster_file(table, args.output)
+    progress(f"wrote {n:,} words in {len(set(table.values())):,} clusters to {args.output}")
+    return 0
