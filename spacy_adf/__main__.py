@@ -19,6 +19,8 @@ COMMANDS = {
                  "word clusters induced from a large text file, as a table a config's clusters setting reads"),
     "vector-clusters": ("spacy_adf.features.vector_clusters", "main",
                         "word clusters of word vectors (a word2vec/fastText text file, a spaCy vectors folder)"),
+    "vector-words": ("spacy_adf.features.vector_clusters", "words_main",
+                     "the words of a word-vector table, most frequent first: a lexicon for a segmenter"),
     "jackknife": ("spacy_adf.training.jackknife", "main",
                   "k-fold jack-knifed upstream annotation of a training corpus"),
     "self-train-corpus": ("spacy_adf.training.self_training", "main",

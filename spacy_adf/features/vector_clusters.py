@@ -324,3 +324,53 @@ def main(argv=None) -> int:
     n = write_ranked_cluster_file(table, args.output)
     progress(f"wrote {n:,} words in {len(set(table.values())):,} clusters to {args.output}")
     return 0
+
+
+def vector_words(path, max_words: int = 0) -> List[str]:
+    """The words of a vectors table as written (every form: a lexicon keeps
+    case), in its order, words of all-zero rows left out."""
+    table = read_vectors(path, 0)
+    keyed = set(table.words)
+    resolved = package_file(path) if isinstance(path, str) and path.startswith(PACKAGE_PREFIX) else Path(path)
+    if resolved.is_dir():
+        from spacy.vocab import Vocab
+
+        folder = resolved / "vocab" if (resolved / "vocab").is_dir() else resolved
+        vocab = Vocab().from_disk(folder, exclude=["lookups"])
+        raw = (vocab.strings[k] for k in vocab.vectors.key2row if k in vocab.strings)
+    else:
+        raw = (line.split(" ", 1)[0] for n, line in read_lines(check_file(resolved, "word2vec file", hint=""))
+               if n > 1)
+    words, seen = [], set()
+    for word in raw:
+        if word not in seen and cluster_key(word) in keyed:
+            seen.add(word)
+            words.append(word)
+            if max_words and len(words) >= max_words:
+                break
+    return words
+
+
+def words_main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m spacy_adf vector-words",
+        description="Write the words of a word-vector table, most frequent first, one a line: a lexicon for "
+                    "a segmenter's user_dict (vectors are trained on far more text than a segmentation corpus).")
+    p.add_argument("vectors", help="a word2vec/fastText text file ('N DIM' header), or a spaCy pipeline or "
+                                   "vectors folder (pkg:PACKAGE/PATH: inside an installed package)")
+    p.add_argument("output", help="the word list to write")
+    p.add_argument("--max-words", type=int, default=0, help="the most frequent words only (0: all)")
+    args = p.parse_args(argv)
+    try:
+        check_options(1, 2, args.max_words)
+        words = vector_words(args.vectors, args.max_words)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    path = Path(args.output)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(w + "\n" for w in words), encoding="utf8")
+    progress(f"wrote {len(words):,} words to {path}")
+    return 0

@@ -159,3 +159,28 @@ def test_missing_vectors_are_clear_errors(tmp_path):
         load_clusters("vectors", "en", vocab=floret.vocab)
     with pytest.raises(ValueError, match="cluster_words must be >= 0"):
         load_clusters("vectors", "en", -1)
+
+
+def test_vector_words_is_the_tables_words_as_written(tmp_path, capsys):
+    """vector-words: a lexicon for a segmenter's user_dict, from a word2vec
+    file or a spaCy folder: the words in the table's order, each form as
+    written (a lexicon keeps case), all-zero rows left out, --max-words the
+    first ones."""
+    from spacy.training.initialize import convert_vectors
+
+    from spacy_adf.__main__ import main
+    from spacy_adf.models.char_segmenter import read_user_dict
+
+    vectors = {**word_vectors(), "PARIS": word_vectors()["Bob"], "nothing": numpy.zeros(8)}
+    path = write_word2vec(tmp_path / "v.txt", vectors)
+    nlp = spacy.blank("en")
+    convert_vectors(nlp, path, truncate=0, prune=-1)
+    nlp.to_disk(tmp_path / "vec")
+    for source in (path, tmp_path / "vec"):
+        out = tmp_path / "words.txt"
+        assert main(["vector-words", str(source), str(out)]) == 0
+        assert read_user_dict(out) == WORDS + ["PARIS"]  # the zero vector tells nothing
+        assert main(["vector-words", str(source), str(out), "--max-words", "3"]) == 0
+        assert read_user_dict(out) == WORDS[:3]
+    assert main(["vector-words", str(tmp_path / "missing.txt"), str(out)]) == 1
+    assert "does not exist" in capsys.readouterr().err
