@@ -105,6 +105,9 @@ def test_deterministic_and_independent_of_word_order():
     for copy in (pickle.loads(pickle.dumps(a)), WordDictionary.from_text(6, a.text_bytes)):
         assert copy.words() == a.words() and copy.max_word == 6
         assert numpy.array_equal(copy.gap_lengths(codes, bounds), a.gap_lengths(codes, bounds))
+    for bad in ("日本\n本".encode("utf8"), "日本\n日 本".encode("utf8"), "日本語の文章です".encode("utf8")):
+        with pytest.raises(ValueError, match="dictionary text"):
+            WordDictionary.from_text(6, bad)
 
 
 def test_empty_input_and_empty_dictionary():
