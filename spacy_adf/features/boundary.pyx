@@ -18,6 +18,13 @@ A run is what the CRF segmenter labels as one sequence (`char_units`):
 whitespace cuts runs, the gap across a cut is always a boundary, and no
 window looks across it.
 
+With a user dictionary (pke_segmenter's ``dict_features``), each gap also
+has up to three dictionary features, ``lex_end_len=L``, ``lex_begin_len=L``
+and ``lex_span_len=L``: the longest dictionary word that ends just before
+the gap, begins just after it, or spans across it (`dictionary.pyx`; L is at
+most the dictionary's max_word). They take slots of their own after every
+window's (LEX_SLOT), so a model without a dictionary has the keys it had.
+
 Each feature is a 64-bit key (slot, value) (`feature_key`); a
 `BoundaryVocab` maps the keys seen in training to dense ids. `gap_ids`
 gives the ids of every gap (the training matrix); its nogil `gap_features`
@@ -30,13 +37,14 @@ import numpy
 from preshed.maps cimport PreshMap, map_get
 
 from .chars import CLASS_NAMES, char_classes
+from .dictionary import GAP_LENGTH_NAMES, MIN_WORD
 
 __all__ = ["BoundaryVocab", "boundary_template", "gap_keys", "gap_units", "feature_name",
-           "checked_units", "check_window", "EDGE", "MAX_WINDOW"]
+           "checked_units", "checked_lexicon", "check_window", "EDGE", "MAX_WINDOW"]
 
 EDGE = len(CLASS_NAMES)    # the type of a position beyond the run's edge
 cdef uint64_t EDGE_TYPE = EDGE
-MAX_WINDOW = 8             # 4 * MAX_WINDOW = MAX_KEYS slots (boundary.pxd)
+MAX_WINDOW = 8             # 4 * MAX_WINDOW = LEX_SLOT window slots (boundary.pxd)
 UNICODE_END = 0x110000     # codes at or above: hashed multi-character tokens
 
 
@@ -49,6 +57,21 @@ def check_window(window) -> int:
     if int(window) != window or not 1 <= window <= MAX_WINDOW:
         raise ValueError(f"window must be an integer from 1 to {MAX_WINDOW}, not {window!r}")
     return int(window)
+
+
+def checked_lexicon(lexicon, n_units):
+    """The dictionary lengths of `WordDictionary.gap_lengths` (or None) as a
+    C-contiguous uint8 array, checked against the units."""
+    if lexicon is None:
+        return None
+    lex = numpy.ascontiguousarray(lexicon, dtype=numpy.uint8)
+    if lex.shape != (n_units, LEX_SLOTS):
+        raise ValueError(f"the dictionary lengths must have shape ({n_units}, {LEX_SLOTS}), not {lex.shape}")
+    return lex
+
+
+cdef inline const uint8_t* _lex_ptr(const uint8_t[:, ::1] lex):
+    return &lex[0, 0] if lex is not None and lex.shape[0] else NULL
 
 
 def _relative(int slot, int window):
@@ -64,6 +87,8 @@ def feature_name(uint64_t key, int window) -> str:
     cdef uint64_t raw = key - 2
     slot = <int>(raw & ((1 << SLOT_BITS) - 1))
     value = raw >> SLOT_BITS
+    if slot >= LEX_SLOT:
+        return f"{GAP_LENGTH_NAMES[slot - LEX_SLOT]}={value}"
     rel, kind = _relative(slot, window)
     if kind == "c":
         text = chr(value) if value < UNICODE_END else f"#{value}"
@@ -72,10 +97,12 @@ def feature_name(uint64_t key, int window) -> str:
     return f"{kind}{rel:+d}={text}"
 
 
-def boundary_template(units, int k, int window=3):
+def boundary_template(units, int k, int window=3, dictionary=None, int max_word=6):
     """The features of the gap between units[k] and units[k + 1] of one run
     (a sequence of one-character strings), in plain Python: the statement of
-    the template that the C code implements."""
+    the template that the C code implements. `dictionary` (a set of words,
+    or None: no dictionary features): every substring of the run of
+    MIN_WORD .. max_word units is looked up in it."""
     names = []
     rels = list(range(-window, 0)) + list(range(1, window + 1))
     for rel in rels:
@@ -89,15 +116,30 @@ def boundary_template(units, int k, int window=3):
             names.append(f"t{rel:+d}={CLASS_NAMES[t]}")
         else:
             names.append(f"t{rel:+d}=EDGE")
+    if dictionary is not None:
+        longest = [0] * len(GAP_LENGTH_NAMES)  # ends at k, begins at k + 1, spans k..k + 1
+        for s in range(len(units)):
+            for e in range(s + MIN_WORD, min(s + max_word, len(units)) + 1):
+                if "".join(units[s:e]) in dictionary:
+                    length = e - s
+                    for which, holds in enumerate((e == k + 1, s == k + 1, s <= k < e - 1)):
+                        if holds:
+                            longest[which] = max(longest[which], length)
+        names += [f"{name}={n}" for name, n in zip(GAP_LENGTH_NAMES, longest) if n]
     return names
 
 
-cdef inline int _gap_keys(const uint32_t* codes, const int32_t* classes, int64_t a, int64_t b, int64_t k,
-                          int window, uint64_t* out) noexcept nogil:
+cdef inline int _gap_keys(const uint32_t* codes, const int32_t* classes, const uint8_t* lex, int64_t a,
+                          int64_t b, int64_t k, int window, uint64_t* out) noexcept nogil:
     """The keys of the gap after unit k of the run [a, b), 0 for an absent
-    character (beyond the edge); writes 4 * window keys."""
+    character (beyond the edge) or dictionary length (no word); writes
+    4 * window keys, and LEX_SLOTS more when `lex` is not NULL."""
     cdef int s, w2 = 2 * window
     cdef int64_t j
+    if lex != NULL:
+        for s in range(LEX_SLOTS):
+            j = lex[k * LEX_SLOTS + s]
+            out[2 * w2 + s] = feature_key(LEX_SLOT + s, <uint64_t>j) if j else 0
     for s in range(w2):
         j = k - window + 1 + s
         if a <= j < b:
@@ -106,7 +148,7 @@ cdef inline int _gap_keys(const uint32_t* codes, const int32_t* classes, int64_t
         else:
             out[s] = 0
             out[w2 + s] = feature_key(w2 + s, EDGE_TYPE)
-    return 2 * w2
+    return 2 * w2 + (LEX_SLOTS if lex != NULL else 0)
 
 
 def gap_units(bounds):
@@ -130,25 +172,29 @@ def checked_units(codes, bounds):
     return c, b, numpy.ascontiguousarray(char_classes(c), dtype=numpy.int32)
 
 
-def gap_keys(codes, bounds, int window=3):
-    """(n_gaps, 4 * window) uint64: the feature keys of every gap (0 = absent)."""
+def gap_keys(codes, bounds, int window=3, lexicon=None):
+    """(n_gaps, 4 * window) uint64: the feature keys of every gap (0 =
+    absent); + LEX_SLOTS columns with `lexicon`, the dictionary lengths of
+    the units (`WordDictionary.gap_lengths`)."""
     check_window(window)
     c_arr, b_arr, t_arr = checked_units(codes, bounds)
     cdef const uint32_t[::1] c = c_arr
     cdef const int64_t[::1] b = b_arr
     cdef const int32_t[::1] t = t_arr
+    cdef const uint8_t[:, ::1] lex = checked_lexicon(lexicon, c.shape[0])
+    cdef const uint8_t* lp = _lex_ptr(lex)
     cdef Py_ssize_t r, n_runs = b.shape[0] - 1, g = 0
     cdef int64_t k, n_gaps = 0
     for r in range(n_runs):
         n_gaps += max(b[r + 1] - b[r] - 1, 0)
-    out = numpy.zeros((n_gaps, 4 * window), dtype=numpy.uint64)
+    out = numpy.zeros((n_gaps, 4 * window + (LEX_SLOTS if lexicon is not None else 0)), dtype=numpy.uint64)
     if n_gaps == 0:
         return out
     cdef uint64_t[:, ::1] o = out
     with nogil:
         for r in range(n_runs):
             for k in range(b[r], b[r + 1] - 1):
-                _gap_keys(&c[0], &t[0], b[r], b[r + 1], k, window, &o[g, 0])
+                _gap_keys(&c[0], &t[0], lp, b[r], b[r + 1], k, window, &o[g, 0])
                 g += 1
     return out
 
@@ -162,7 +208,9 @@ cdef class BoundaryVocab:
         if k.ndim != 1 or (k.shape[0] and k.dtype.kind not in "ui"):
             raise ValueError("feature keys must be a 1-d array of unsigned integers")
         k = numpy.ascontiguousarray(k, dtype=numpy.uint64)
-        if k.shape[0] and (k.min() < 2 or ((k - 2) & ((1 << SLOT_BITS) - 1)).max() >= 4 * self.window):
+        slots = (k - 2) & ((1 << SLOT_BITS) - 1)
+        if k.shape[0] and (k.min() < 2 or numpy.any((slots >= 4 * self.window) & (slots < LEX_SLOT))
+                           or slots.max() >= LEX_SLOT + LEX_SLOTS):
             raise ValueError(f"a feature key does not belong to a window of {self.window}")
         if numpy.unique(k).shape[0] != k.shape[0]:
             raise ValueError("feature keys must be unique")
@@ -189,9 +237,9 @@ cdef class BoundaryVocab:
         """The feature names in id order."""
         return [feature_name(k, self.window) for k in self.keys.tolist()]
 
-    cdef Py_ssize_t gap_features(self, const uint32_t* codes, const int32_t* classes, int64_t a, int64_t b,
-                                 int64_t k, uint64_t* keys, int32_t* out) noexcept nogil:
-        cdef int n = _gap_keys(codes, classes, a, b, k, self.window, keys), s
+    cdef Py_ssize_t gap_features(self, const uint32_t* codes, const int32_t* classes, const uint8_t* lex,
+                                 int64_t a, int64_t b, int64_t k, uint64_t* keys, int32_t* out) noexcept nogil:
+        cdef int n = _gap_keys(codes, classes, lex, a, b, k, self.window, keys), s
         cdef Py_ssize_t m = 0
         cdef size_t v
         for s in range(n):
@@ -202,16 +250,19 @@ cdef class BoundaryVocab:
                     m += 1
         return m
 
-    def gap_ids(self, codes, bounds):
+    def gap_ids(self, codes, bounds, lexicon=None):
         """(indptr int64, indices int32): the known feature ids of every gap
-        (in `gap_units` order), a CSR matrix's arrays."""
+        (in `gap_units` order), a CSR matrix's arrays; `lexicon`: as in
+        `gap_keys`."""
         c_arr, b_arr, t_arr = checked_units(codes, bounds)
         cdef const uint32_t[::1] c = c_arr
         cdef const int64_t[::1] b = b_arr
         cdef const int32_t[::1] t = t_arr
+        cdef const uint8_t[:, ::1] lex = checked_lexicon(lexicon, c.shape[0])
+        cdef const uint8_t* lp = _lex_ptr(lex)
         cdef Py_ssize_t r, n_runs = b.shape[0] - 1, g = 0, m
         cdef int64_t k, n_gaps = 0, pos = 0
-        cdef int width = 4 * self.window
+        cdef int width = 4 * self.window + (LEX_SLOTS if lp != NULL else 0)
         for r in range(n_runs):
             n_gaps += max(b[r + 1] - b[r] - 1, 0)
         indptr = numpy.zeros(n_gaps + 1, dtype=numpy.int64)
@@ -224,7 +275,7 @@ cdef class BoundaryVocab:
         with nogil:
             for r in range(n_runs):
                 for k in range(b[r], b[r + 1] - 1):
-                    m = self.gap_features(&c[0], &t[0], b[r], b[r + 1], k, keys, &ix[pos])
+                    m = self.gap_features(&c[0], &t[0], lp, b[r], b[r + 1], k, keys, &ix[pos])
                     pos += m
                     g += 1
                     p[g] = pos

@@ -1,7 +1,7 @@
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 
 from cymem.cymem cimport Pool
-from preshed.maps cimport PreshMap
+from preshed.maps cimport MapStruct, PreshMap
 
 ctypedef unsigned char[::1] uint8_t_view
 
@@ -36,3 +36,12 @@ cdef class CharFeaturizer:
 # 1 where no word may start (grapheme and letter-run glue), for runs b[0..nb-1]
 cdef void glue_into(const uint32_t* c, const int64_t* b, Py_ssize_t nb,
                     unsigned char* out) noexcept nogil
+
+
+# Dictionary matching, shared by the CRF's lexicon features (CharFeaturizer)
+# and pke_segmenter's dictionary features (features/dictionary.pyx): one
+# definition of a word's key and of what "a lexicon word at s of length l" is.
+cdef uint64_t word_key(const uint32_t* c, Py_ssize_t n) noexcept nogil
+cdef void match_lexicon(const MapStruct* lexicon, const uint32_t* c, Py_ssize_t a, Py_ssize_t e,
+                        int min_word, int max_word, int fold, uint64_t* pre, unsigned char* hit,
+                        int32_t* ends, int32_t* begins, int32_t* inside) noexcept nogil

@@ -20,7 +20,7 @@ from libc.string cimport memset
 import numpy
 
 from cymem.cymem cimport Pool
-from preshed.maps cimport PreshMap
+from preshed.maps cimport MapStruct, PreshMap, map_get
 
 # MAX_FORCED, MAX_WORD, BASE_TEMPLATES and the featurizer's fields: chars.pxd
 
@@ -173,14 +173,8 @@ cdef class CharFeaturizer:
         self.fold_of[word] = new
         if not (self.min_word <= len(word) <= self.max_word):
             return False
-        codes = text_codes(word)
-        cdef const uint32_t[::1] c = codes
-        cdef uint64_t h = 0
-        cdef Py_ssize_t i
-        for i in range(c.shape[0]):
-            h = mix(h, c[i])
-        h = _lex_key(h, c.shape[0])
-        self.lexicon.set(h, <void*><size_t>(1 if new < 0 else new + 2))
+        cdef const uint32_t[::1] c = text_codes(word)
+        self.lexicon.set(word_key(&c[0], c.shape[0]), <void*><size_t>(1 if new < 0 else new + 2))
         return True
 
     def add_words(self, words, int fold=-1):
@@ -321,8 +315,6 @@ cdef class CharFeaturizer:
                     const unsigned char[::1] msk) noexcept nogil:
         # positions are global (a <= i < e); the sequence is c[a:e]
         cdef Py_ssize_t i, s, l, j, k, t
-        cdef uint64_t h
-        cdef size_t val
         cdef int max_word = self.max_word, min_word = self.min_word
         cdef uint64_t* seeds = self.seeds
         cdef uint64_t u[5]
@@ -332,24 +324,8 @@ cdef class CharFeaturizer:
             cls[i] = char_class(c[i])
         # lexicon matches: lens[0] longest word ending at i, lens[1] starting
         # at i, lens[2] covering i strictly inside
-        for s in range(a, e):
-            h = 0
-            for l in range(1, max_word + 1):
-                if s + l > e:
-                    break
-                h = mix(h, c[s + l - 1])
-                pre[s * MAX_WORD + l - 1] = h
-                if l >= min_word:
-                    val = <size_t>self.lexicon.get(_lex_key(h, l))
-                    if val == 1 or (val >= 2 and <int>(val - 2) != fold):
-                        hit[s * MAX_WORD + l - 1] = 1
-                        if l > lens[1, s]:
-                            lens[1, s] = <int32_t>l
-                        if l > lens[0, s + l - 1]:
-                            lens[0, s + l - 1] = <int32_t>l
-                        for k in range(s + 1, s + l - 1):
-                            if l > lens[2, k]:
-                                lens[2, k] = <int32_t>l
+        match_lexicon(self.lexicon.c_map, &c[0], a, e, min_word, max_word, fold, &pre[0], &hit[0],
+                      &lens[0, 0], &lens[1, 0], &lens[2, 0])
         for i in range(a, e):
             if not msk[i]:
                 continue
@@ -437,6 +413,50 @@ cdef inline uint64_t _nz(uint64_t h) nogil:
 
 cdef inline uint64_t _lex_key(uint64_t h, Py_ssize_t length) nogil:
     return _nz(fmix(h + <uint64_t>length * 0x9e3779b97f4a7c15ULL))
+
+
+cdef uint64_t word_key(const uint32_t* c, Py_ssize_t n) noexcept nogil:
+    """The lexicon key of the word c[0:n]: what `match_lexicon` looks up."""
+    cdef uint64_t h = 0
+    cdef Py_ssize_t i
+    for i in range(n):
+        h = mix(h, c[i])
+    return _lex_key(h, n)
+
+
+cdef void match_lexicon(const MapStruct* lexicon, const uint32_t* c, Py_ssize_t a, Py_ssize_t e,
+                        int min_word, int max_word, int fold, uint64_t* pre, unsigned char* hit,
+                        int32_t* ends, int32_t* begins, int32_t* inside) noexcept nogil:
+    """The lexicon words (keys of `lexicon`, lengths min_word..max_word) in
+    the sequence c[a:e], positions global: for every start s and length l,
+    pre[s * MAX_WORD + l - 1] = the prefix hash of c[s:s+l] and hit[same] =
+    1 if it is a word visible to `fold` (value 1: every fold; v >= 2: all
+    folds but v - 2); ends[i] / begins[i] / inside[i] = the longest word
+    ending at i / starting at i / covering i strictly inside (0: none).
+    max_word <= MAX_WORD lookups per position, each one hash probe: the
+    cost follows the text, never the size of the lexicon. The caller zeroes
+    hit, ends, begins and inside."""
+    cdef Py_ssize_t s, l, k
+    cdef uint64_t h
+    cdef size_t val
+    for s in range(a, e):
+        h = 0
+        for l in range(1, max_word + 1):
+            if s + l > e:
+                break
+            h = mix(h, c[s + l - 1])
+            pre[s * MAX_WORD + l - 1] = h
+            if l >= min_word:
+                val = <size_t>map_get(lexicon, _lex_key(h, l))
+                if val == 1 or (val >= 2 and <int>(val - 2) != fold):
+                    hit[s * MAX_WORD + l - 1] = 1
+                    if l > begins[s]:
+                        begins[s] = <int32_t>l
+                    if l > ends[s + l - 1]:
+                        ends[s + l - 1] = <int32_t>l
+                    for k in range(s + 1, s + l - 1):
+                        if l > inside[k]:
+                            inside[k] = <int32_t>l
 
 
 def _rebuild_featurizer(min_word, max_word, word_features, fold_of, char_trigrams=False):

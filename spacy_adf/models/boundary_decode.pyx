@@ -8,19 +8,23 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 import numpy
 
 from ..features.boundary cimport MAX_KEYS, BoundaryVocab
-from ..features.boundary import checked_units
+from ..features.boundary import checked_lexicon, checked_units
 from ..kernels.classifiers cimport KernelClassifier, Scratch
 
 __all__ = ["segment_starts"]
 
 
-def segment_starts(BoundaryVocab vocab, KernelClassifier clf, codes, bounds):
+def segment_starts(BoundaryVocab vocab, KernelClassifier clf, codes, bounds, lexicon=None):
     """uint8 per unit: 1 where a word starts (every run start, and unit
-    k + 1 where the classifier's decision for the gap after unit k is > 0)."""
+    k + 1 where the classifier's decision for the gap after unit k is > 0).
+    lexicon: the dictionary lengths of the units (`WordDictionary.gap_lengths`)
+    for a model with dictionary features, else None."""
     c_arr, b_arr, t_arr = checked_units(codes, bounds)
     cdef const uint32_t[::1] c = c_arr
     cdef const int64_t[::1] b = b_arr
     cdef const int32_t[::1] t = t_arr
+    cdef const uint8_t[:, ::1] lex = checked_lexicon(lexicon, c.shape[0])
+    cdef const uint8_t* lp = &lex[0, 0] if lex is not None and lex.shape[0] else NULL
     cdef Py_ssize_t r, n_runs = b.shape[0] - 1, m
     cdef int64_t k
     starts = numpy.zeros(c.shape[0], dtype=numpy.uint8)
@@ -37,7 +41,7 @@ def segment_starts(BoundaryVocab vocab, KernelClassifier clf, codes, bounds):
                 if b[r] < b[r + 1]:
                     st[b[r]] = 1
                 for k in range(b[r], b[r + 1] - 1):
-                    m = vocab.gap_features(&c[0], &t[0], b[r], b[r + 1], k, keys, ids)
+                    m = vocab.gap_features(&c[0], &t[0], lp, b[r], b[r + 1], k, keys, ids)
                     st[k + 1] = clf.decide_ids(ids, m, &s) > 0
     finally:
         clf.release_scratch(&s)

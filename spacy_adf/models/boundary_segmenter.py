@@ -9,6 +9,10 @@ unit sequences in C, and the serialization of the trained parts.
 Units and runs are those of the CRF segmenter (`features/char_units.py`):
 ``codes`` (uint32 per unit) and run ``bounds``; a word never spans a run
 boundary.
+
+A model with a user dictionary (``dictionary``, `features/dictionary.pyx`)
+adds the dictionary features of each gap to its window features, in
+training and in segmentation alike; the dictionary is saved with the model.
 """
 from typing import Iterable, Optional, Tuple
 
@@ -17,6 +21,7 @@ import scipy.sparse
 
 from ..features.char_units import DEFAULT_UNIT_RULES, apply_unit_rules, check_unit_rules
 from ..features.boundary import BoundaryVocab, check_window, gap_keys, gap_units
+from ..features.dictionary import WordDictionary
 from ..kernels import KernelClassifier, PrimalSVM, SupportVectors
 from ..kernels.progress import Progress
 from ..serialization.framed import pack, unpack
@@ -27,6 +32,8 @@ from .kernel_forms import (build_forms, check_support_vectors, check_trainer, lo
 __all__ = ["BoundarySegmenter", "concat_units"]
 
 FEATURES_FORMAT = "spacy_adf.boundary_features"
+DICTIONARY_FORMAT = "spacy_adf.boundary_dictionary"
+DICTIONARY_VERSION = 1
 
 
 def concat_units(units) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
@@ -45,11 +52,13 @@ def concat_units(units) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
 class BoundarySegmenter:
     """Boundary features + a kernel SVM. Trained state: the feature
     vocabulary (``features``), the support vectors (``support_vectors``,
-    None after the primal trainer) and the classifier (``classifier``),
-    each serialized on its own; `PARTS` is their load order (the classifier
-    is checked against the vocabulary)."""
+    None after the primal trainer), the classifier (``classifier``) and the
+    user dictionary (``dictionary``, None: no dictionary features), each
+    serialized on its own; `PARTS` is their load order (the classifier is
+    checked against the vocabulary; the dictionary came last, so files
+    written before it have none)."""
 
-    PARTS = ("features", "support_vectors", "classifier")
+    PARTS = ("features", "support_vectors", "classifier", "dictionary")
 
     def __init__(self, window: int = 3):
         self.vocab = BoundaryVocab(check_window(window))
@@ -58,11 +67,17 @@ class BoundarySegmenter:
         self.classifier: Optional[KernelClassifier] = None
         self.train_stats: dict = {}
         self.unit_rules: str = DEFAULT_UNIT_RULES  # saved with the features
+        self.dictionary: Optional[WordDictionary] = None  # set before `examples` builds the vocabulary
         self.progress = Progress("pke_segmenter")  # training's console lines
 
     @property
     def window(self) -> int:
         return self.vocab.window
+
+    def lexicon(self, codes, bounds) -> Optional[numpy.ndarray]:
+        """The dictionary lengths of the units (`WordDictionary.gap_lengths`),
+        None without a dictionary: the extra input of every feature call."""
+        return None if self.dictionary is None else self.dictionary.gap_lengths(codes, bounds)
 
     # ------------------------------------------------------------ training
 
@@ -78,9 +93,11 @@ class BoundarySegmenter:
         starts = numpy.concatenate([numpy.asarray(s, dtype=bool) for _, _, s in items]) if items else \
             numpy.zeros(0, dtype=bool)
         with self.progress.running(f"features of {max(len(bounds) - 1, 0):,} runs ({len(codes):,} units)"):
+            lexicon = self.lexicon(codes, bounds)
             if build_vocab:
-                self.vocab = BoundaryVocab.from_keys(gap_keys(codes, bounds, self.window), self.window, min_count)
-            indptr, indices = self.vocab.gap_ids(codes, bounds)
+                self.vocab = BoundaryVocab.from_keys(gap_keys(codes, bounds, self.window, lexicon), self.window,
+                                                     min_count)
+            indptr, indices = self.vocab.gap_ids(codes, bounds, lexicon)
         y = numpy.where(starts[gap_units(bounds) + 1], 1, -1).astype(numpy.int64)
         X = scipy.sparse.csr_matrix((numpy.ones(indices.shape[0]), indices, indptr),
                                     shape=(indptr.shape[0] - 1, len(self.vocab)))
@@ -117,7 +134,7 @@ class BoundarySegmenter:
         """uint8 word-start flag per unit (features, ids and classifier in C)."""
         if self.classifier is None:
             raise ValueError("the segmenter has no classifier: initialize / train it first")
-        starts = segment_starts(self.vocab, self.classifier, codes, bounds)
+        starts = segment_starts(self.vocab, self.classifier, codes, bounds, self.lexicon(codes, bounds))
         return apply_unit_rules(starts, codes, bounds, self.unit_rules)
 
     # ------------------------------------------------------------ serialization
@@ -147,6 +164,29 @@ class BoundarySegmenter:
 
     def classifier_to_bytes(self) -> bytes:
         return self.classifier.to_bytes() if self.classifier is not None else b""
+
+    def dictionary_to_bytes(self) -> bytes:
+        if self.dictionary is None:
+            return b""
+        words = numpy.frombuffer(self.dictionary.text_bytes, dtype=numpy.uint8)
+        return pack(DICTIONARY_FORMAT, DICTIONARY_VERSION, {"words": words},
+                    {"max_word": self.dictionary.max_word, "n_words": len(self.dictionary)})
+
+    def dictionary_from_bytes(self, data: bytes) -> "BoundarySegmenter":
+        """Load the dictionary (b"": none)."""
+        if not len(data):
+            self.dictionary = None
+            return self
+        arrays, meta = unpack(data, DICTIONARY_FORMAT, DICTIONARY_VERSION, {"words": "uint8"})
+        if not isinstance(meta, dict) or not isinstance(meta.get("max_word"), int) or \
+                not isinstance(meta.get("n_words"), int):
+            raise ValueError("the boundary dictionary data is incomplete")
+        dictionary = WordDictionary.from_text(meta["max_word"], arrays["words"].tobytes())
+        if len(dictionary) != meta["n_words"]:
+            raise ValueError(f"the boundary dictionary has {len(dictionary)} words, its header says "
+                             f"{meta['n_words']}")
+        self.dictionary = dictionary
+        return self
 
     def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
                               degree: Optional[int] = None) -> "BoundarySegmenter":

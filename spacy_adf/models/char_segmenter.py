@@ -76,10 +76,16 @@ def read_user_dict(path: Union[str, Path]) -> List[str]:
     """One word per line (UTF-8, a BOM at the start dropped); blank lines and
     surrounding whitespace are ignored; anything after the first space or tab
     on a line (a frequency or tag, as in jieba / pkuseg dictionaries) is
-    ignored too. A file without a word is an error, not an empty lexicon."""
+    ignored too. A file without a word is an error, not an empty lexicon, and
+    so is a line with a NUL character, which no text has: the sign of UTF-16
+    read as UTF-8 (other stray characters are kept: word lists taken from
+    corpora have a few, and they only cost a lexicon entry)."""
     words = []
     path = check_file(path, "user dictionary", hint="")
-    for _, line in read_lines(path):
+    for lineno, line in read_lines(path):
+        if "\x00" in line:
+            raise ValueError(f"{path}, line {lineno}: a NUL character; a user dictionary is UTF-8 text with one "
+                             "word a line (is the file UTF-16?)")
         parts = line.strip().split()
         if parts:
             words.append(parts[0])

@@ -17,8 +17,18 @@ retraining), ``"primal"`` trains liblinear on the explicit subset features
 with identical gaps merged (PKE only; the practical choice at full corpus
 size). The plain model is `models.boundary_segmenter.BoundarySegmenter`
 (``plain_model``; ``self.model`` is the thinc Model that carries it).
+
+Dictionary features (``dict_features = true``, off by default): the words of
+a user dictionary (``initialize(user_dict=...)``, the file forms and reader
+of adf_segmenter, `read_user_dict`) of 2 .. ``dict_max_word`` characters
+that end just before a gap, begin just after it or span across it
+(`features/dictionary.pyx`). The dictionary is saved with the model (the
+file ``dictionary``; a model saved without one, or before dictionaries, has
+an empty one or none), so a saved or packaged pipeline needs no dictionary
+file.
 """
-from typing import Callable, Dict, Iterable, List, Optional
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Union
 
 import numpy
 from spacy.attrs import IDX, IS_SPACE, LENGTH, SPACY
@@ -29,7 +39,9 @@ from spacy.vocab import Vocab
 
 from ..features.boundary import MAX_WINDOW, check_window
 from ..features.char_units import doc_units
+from ..features.dictionary import DEFAULT_MAX_WORD, MIN_WORD, WordDictionary, check_max_word
 from ..models.boundary_segmenter import BoundarySegmenter, concat_units
+from ..models.char_segmenter import read_user_dict
 from ..models.kernel_forms import check_classifier_options, check_trainer_settings, trainer_settings
 from ..scorers.segmentation import make_segmentation_scorer
 from .kernel_component import KernelComponent
@@ -53,6 +65,8 @@ from .trainable import initialize_examples
         "max_iter": -1,
         "epochs": 0,
         "merge_duplicates": False,
+        "dict_features": False,
+        "dict_max_word": DEFAULT_MAX_WORD,
         "scorer": {"@scorers": "spacy_adf.segmentation_scorer.v1", "boundaries": True},
     },
     default_score_weights={"token_f": 1.0, "boundary_acc": 0.0, "token_p": 0.0, "token_r": 0.0,
@@ -61,7 +75,7 @@ from .trainable import initialize_examples
 def make_pke_segmenter(
     nlp: Language, name: str, *, window: int, degree: int, C: float, classifier: str, sigma: float, xi: int,
     trainer: str, min_feature_count: int, cache_size: float, max_iter: int, scorer: Optional[Callable],
-    epochs: int = 0, merge_duplicates: bool = False,
+    epochs: int = 0, merge_duplicates: bool = False, dict_features: bool = False, dict_max_word: int = DEFAULT_MAX_WORD,
 ) -> "KernelSegmenter":
     """Create a pke_segmenter. Put it first in the pipeline, after
     `spacy_adf.CharTokenizer.v1`.
@@ -79,17 +93,24 @@ def make_pke_segmenter(
     epochs: the online trainer's passes (<= 0: 10).
     merge_duplicates: libsvm only: train identical gaps once, with their
         count as sample weight (the primal trainer always merges).
+    dict_features: add the user dictionary's features to every gap (needs
+        [initialize.components.NAME] user_dict); dict_max_word: the
+        longest dictionary word that matches (2..8 characters).
     scorer: default word P/R/F plus boundary_acc; None: no scores.
     """
     return KernelSegmenter(nlp.vocab, name, window=window, degree=degree, C=C, classifier=classifier,
                            sigma=sigma, xi=xi, trainer=trainer, min_feature_count=min_feature_count,
                            cache_size=cache_size, max_iter=max_iter, scorer=scorer, epochs=epochs,
-                           merge_duplicates=merge_duplicates)
+                           merge_duplicates=merge_duplicates, dict_features=dict_features,
+                           dict_max_word=dict_max_word)
 
 
 def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size, max_iter,
-                   epochs):
+                   epochs, dict_features=False, dict_max_word=DEFAULT_MAX_WORD):
     check_window(window)
+    if not isinstance(dict_features, bool):
+        raise ValueError(f"dict_features must be true or false, not {dict_features!r}")
+    check_max_word(dict_max_word)
     check_classifier_options(classifier, degree, sigma, xi, C)
     check_trainer_settings(trainer, classifier, cache_size, max_iter, epochs)
     if int(min_feature_count) != min_feature_count or min_feature_count < 1:
@@ -106,10 +127,10 @@ class KernelSegmenter(KernelComponent):
                  C: float = 1.0, classifier: str = "pke", sigma: float = 0.005, xi: int = 1,
                  trainer: str = "libsvm", min_feature_count: int = 1, cache_size: float = 1000.0,
                  max_iter: int = -1, scorer: Optional[Callable] = make_segmentation_scorer(True), epochs: int = 0,
-                 merge_duplicates: bool = False):
+                 merge_duplicates: bool = False, dict_features: bool = False, dict_max_word: int = DEFAULT_MAX_WORD):
         try:
             _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size,
-                           max_iter, epochs)
+                           max_iter, epochs, dict_features, dict_max_word)
         except ValueError as e:
             raise ValueError(f"[{name}] {e}") from None
         self.vocab = vocab
@@ -119,7 +140,8 @@ class KernelSegmenter(KernelComponent):
             "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "trainer": trainer, "min_feature_count": int(min_feature_count),
             "cache_size": float(cache_size), "max_iter": int(max_iter), "stats": {}, "epochs": int(epochs),
-            "merge_duplicates": bool(merge_duplicates),
+            "merge_duplicates": bool(merge_duplicates), "dict_features": dict_features,
+            "dict_max_word": int(dict_max_word),
         }
         self._init_model("pke_segmenter", BoundarySegmenter(window))
 
@@ -142,12 +164,17 @@ class KernelSegmenter(KernelComponent):
         starts[bounds[:-1]] = True
         return codes, bounds, starts
 
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None):
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   user_dict: Optional[Union[str, Path]] = None):
         """Train on the gold words of the examples: gaps -> features ->
-        SVM (libsvm or primal) -> the configured classifier form."""
+        SVM (libsvm or primal) -> the configured classifier form. user_dict:
+        the dictionary file of dict_features (one word a line, as
+        adf_segmenter reads it; ``pkg:PACKAGE/PATH`` for a file in an
+        installed package), required with them and refused without."""
         cfg = self.cfg
         cfg["stats"] = {}
         model = BoundarySegmenter(cfg["window"])
+        model.dictionary = self._read_dictionary(user_dict)
         examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp)
         # the corpus is read before any SVM line: a large one takes minutes
         items = [self.gold_units(eg) for eg in model.progress.counted(examples, "reading gold words", "documents")
@@ -169,6 +196,30 @@ class KernelSegmenter(KernelComponent):
             "n_sv": sv.n_sv if sv is not None else model.primal.n_sv, "training": model.train_stats,
         })
         self.set_classifier(cfg["classifier"])
+
+    def _read_dictionary(self, user_dict: Optional[Union[str, Path]]) -> Optional[WordDictionary]:
+        """The WordDictionary of the user_dict file (None without
+        dict_features); the file's errors name it."""
+        if not self.cfg["dict_features"]:
+            if user_dict is not None:
+                raise ValueError(f"[{self.name}] initialize() got user_dict {str(user_dict)!r}, but dict_features "
+                                 f"is off: set [components.{self.name}] dict_features = true to use it")
+            return None
+        if user_dict is None:
+            raise ValueError(f"[{self.name}] dict_features is on, but initialize() got no user_dict: name the "
+                             f"dictionary file in [initialize.components.{self.name}] user_dict "
+                             "(--paths.user_dict FILE with the shipped configs)")
+        max_word = self.cfg["dict_max_word"]
+        try:
+            dictionary = WordDictionary(max_word)
+            n_usable = dictionary.add_words(read_user_dict(user_dict))
+        except ValueError as e:
+            raise ValueError(f"[{self.name}] {e}") from None
+        if n_usable == 0:
+            raise ValueError(f"[{self.name}] user dictionary file {str(user_dict)!r} has no word of {MIN_WORD} to "
+                             f"{max_word} characters (dict_max_word), the words dictionary features match")
+        self.cfg["stats"]["dict_words"] = len(dictionary)
+        return dictionary
 
     # ------------------------------------------------------------ prediction
 
@@ -199,10 +250,34 @@ class KernelSegmenter(KernelComponent):
 
     # ------------------------------------------------------------ serialization (KernelComponent)
 
+    # the dictionary came after the other files: a folder or bytes without it load
+    optional_parts = ("dictionary",)
+
+    def _parts(self):
+        parts = super()._parts()
+        parts["dictionary"] = (lambda: self.plain_model.dictionary_to_bytes(), self._dictionary_from_bytes)
+        return parts
+
+    def _dictionary_from_bytes(self, data) -> None:
+        self.plain_model.dictionary_from_bytes(data)
+        dictionary = self.plain_model.dictionary
+        if dictionary is not None and not self.cfg["dict_features"]:
+            raise ValueError(f"[{self.name}] the model has a dictionary, but its cfg has dict_features off: "
+                             "the model files are mismatched")
+        if dictionary is None and self.cfg["dict_features"] and self.is_trained:
+            raise ValueError(f"[{self.name}] the cfg has dict_features on, but the model has no dictionary "
+                             "(a missing or empty dictionary file)")
+        if dictionary is not None and dictionary.max_word != self.cfg["dict_max_word"]:
+            raise ValueError(f"[{self.name}] the dictionary matches words of up to {dictionary.max_word} "
+                             f"characters, the cfg {self.cfg['dict_max_word']}: the model files are mismatched")
+
     def _check_cfg(self, cfg: Dict) -> None:
+        # a cfg written before dictionary features: a model without them
+        cfg.setdefault("dict_features", False)
+        cfg.setdefault("dict_max_word", DEFAULT_MAX_WORD)
         _check_options(cfg["window"], cfg["degree"], cfg["C"], cfg["classifier"], cfg["sigma"], cfg["xi"],
                        cfg["trainer"], cfg["min_feature_count"], cfg["cache_size"], cfg["max_iter"],
-                       cfg.get("epochs", 0))
+                       cfg.get("epochs", 0), cfg["dict_features"], cfg["dict_max_word"])
 
     def _new_plain_model(self) -> BoundarySegmenter:
         return BoundarySegmenter(self.cfg["window"])

@@ -10,13 +10,18 @@ order) and gets spaCy's to/from bytes/disk, with every file checked:
   name, the file's name, size, CRC32 of the payload), and a file without
   one is refused.
 
+A part added to a component after its files were first written is listed
+in ``optional_parts``: data or a folder without it loads it as empty bytes
+(what the part's loader reads as "none"), so older files still load; every
+other missing part is an error.
+
 Every load error is a `PartLoadError` (a ValueError) naming the component,
 the file (its path, or the part name for from_bytes) and what to do."""
 import json
 import re
 import zlib
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Tuple, Union
+from typing import Callable, Dict, Iterable, Optional, Tuple, Union
 
 import srsly
 from spacy import util
@@ -89,6 +94,7 @@ def check_cfg(data) -> bytes:
 
 class SerializedParts:
     name: str
+    optional_parts: Tuple[str, ...] = ()  # loaded as b"" where missing (see the module docstring)
 
     def _parts(self) -> Parts:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -127,12 +133,16 @@ class SerializedParts:
             reason = reason[len(prefix):]
         return PartLoadError(f"[{self.name}] cannot load {where}: {reason}. {ADVICE}")
 
-    def _load_parts(self, parts: Parts, items: Iterable[Tuple[str, Callable[[], bytes], str]]) -> None:
-        """Check and load each (name, read the data, where) in order."""
+    def _load_parts(self, parts: Parts, items: Iterable[Tuple[str, Callable[[], Optional[bytes]], str]]) -> None:
+        """Check and load each (name, read the data, where) in order (read()
+        gives None for a missing optional part)."""
         for name, read, where in items:
             try:
                 data = read()
-                parts[name][1](check_cfg(data) if name == CFG_PART else framed.unwrap(name, data))
+                if data is None:
+                    parts[name][1](b"")
+                else:
+                    parts[name][1](check_cfg(data) if name == CFG_PART else framed.unwrap(name, data))
             except Exception as e:
                 raise self._load_error(where, e) from None
 
@@ -145,19 +155,20 @@ class SerializedParts:
         if not isinstance(msg, dict):
             raise self._load_error("the serialized data", ValueError("not a map of parts"))
         for name in parts:
-            if not isinstance(msg.get(name), bytes):
+            if not isinstance(msg.get(name), bytes) and (name in msg or name not in self.optional_parts):
                 raise self._load_error(f"the part {name!r}", ValueError("missing from the serialized data"))
-        self._load_parts(parts, ((k, lambda k=k: msg[k], f"the part {k!r}") for k in parts))
+        self._load_parts(parts, ((k, lambda k=k: msg.get(k), f"the part {k!r}") for k in parts))
         return self
 
     def from_disk(self, path: Union[str, Path], *, exclude=tuple()):
         path = Path(path)
         parts = self._wanted(exclude)
         for name in parts:
-            if not (path / name).exists():
+            if not (path / name).exists() and name not in self.optional_parts:
                 raise PartLoadError(f"[{self.name}] missing file {path / name}: incomplete model "
                                     "directory; re-download or re-save the pipeline")
-        self._load_parts(parts, ((k, (path / k).read_bytes, str(path / k)) for k in parts))
+        self._load_parts(parts, ((k, (path / k).read_bytes if (path / k).exists() else lambda: None, str(path / k))
+                                 for k in parts))
         return self
 
 
