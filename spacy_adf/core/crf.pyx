@@ -2,6 +2,14 @@
 """Linear-chain CRF: scoring, scaled forward-backward, Viterbi, marginals and
 the exact log-likelihood gradient, all in nogil loops over flat buffers.
 
+Features are binary (every active attribute has value 1) or real-valued: a
+batch may carry one float32 value per attribute entry (`values`), and a
+state or edge weight then counts value * weight. Without values the kernels
+take the same branches as before values existed (bit-identical results);
+a value of exactly 1.0 gives the same doubles as no value, and a value of
+0.0 is an absent attribute (not touched by a gradient, so ADF does not count
+it as occurring).
+
 Costs per sequence: O(n * (active feature entries + L^2)). The per-position
 transition matrices (label transitions plus "rich edge" attribute x label-pair
 weights) are stored for one sequence when n*L*L is small, else recomputed on
@@ -70,37 +78,41 @@ cdef class CRFModel(GroupedParams):
 
     # ---- Python entry points (batched; one sequence = one slice) ----
 
-    def viterbi(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None):
+    # Every entry point takes `values`: None (binary features) or one finite
+    # value per entry of `attrs` (float32; real-valued features).
+
+    def viterbi(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None, values=None):
         """Best label sequence for every sequence of a batch (int32, concatenated)."""
-        return self._apply(OP_VITERBI, seq_starts, pos_ptr, attrs, None, None, ctx)
+        return self._apply(OP_VITERBI, seq_starts, pos_ptr, attrs, None, None, ctx, values)
 
-    def marginals(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None):
+    def marginals(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None, values=None):
         """Per-position label marginals P(y_t = y | x), float32 (n_pos, L)."""
-        return self._apply(OP_MARGINALS, seq_starts, pos_ptr, attrs, None, None, ctx)
+        return self._apply(OP_MARGINALS, seq_starts, pos_ptr, attrs, None, None, ctx, values)
 
-    def log_partition(self, seq_starts, pos_ptr, attrs):
+    def log_partition(self, seq_starts, pos_ptr, attrs, values=None):
         """log Z(x) of every sequence (float64)."""
-        return self._apply(OP_LOGZ, seq_starts, pos_ptr, attrs, None, None, None)
+        return self._apply(OP_LOGZ, seq_starts, pos_ptr, attrs, None, None, None, values)
 
-    def path_score(self, seq_starts, pos_ptr, attrs, labels):
+    def path_score(self, seq_starts, pos_ptr, attrs, labels, values=None):
         """Unnormalised log score of the given label sequences (float64 per sequence)."""
-        return self._apply(OP_PATH, seq_starts, pos_ptr, attrs, labels, None, None)
+        return self._apply(OP_PATH, seq_starts, pos_ptr, attrs, labels, None, None, values)
 
     def accumulate_gradient(self, seq_starts, pos_ptr, attrs, gold, SparseGrad grad,
-                            CRFContext ctx=None):
+                            CRFContext ctx=None, values=None):
         """Add d log P(gold | x) / dw of every sequence to `grad`; return the
         summed log-likelihood. Each sequence counts as one sample."""
         if grad is None or grad.params is not self:
             raise ValueError("the SparseGrad belongs to another model")
-        return self._apply(OP_GRAD, seq_starts, pos_ptr, attrs, gold, grad, ctx)
+        return self._apply(OP_GRAD, seq_starts, pos_ptr, attrs, gold, grad, ctx, values)
 
     def _apply(self, int op, seq_starts, pos_ptr, attrs, labels, SparseGrad grad,
-               CRFContext ctx):
+               CRFContext ctx, values):
         """Validate a batch once, then run one kernel over its sequences."""
         cdef const int64_t[::1] ss = _i64(seq_starts)
         cdef const int64_t[::1] pp = _i64(pos_ptr)
         cdef const int32_t[::1] aa = _i32(attrs)
         _check_batch(self, ss, pp, aa)
+        cdef const float[::1] vv = feature_values(values, aa.shape[0]) if values is not None else None
         cdef const int32_t[::1] yy = _labels(self, labels, ss) if labels is not None else None
         cdef Py_ssize_t i, n_seq = ss.shape[0] - 1, n_pos = ss[n_seq]
         cdef int L = self.n_labels
@@ -119,7 +131,7 @@ cdef class CRFModel(GroupedParams):
         for i in range(n_seq):
             if ss[i + 1] == ss[i]:
                 continue
-            _make_seq(&seq, ss, pp, aa, i)
+            _make_seq(&seq, ss, pp, aa, vv, i)
             ctx.reserve(seq.n, L, op != OP_VITERBI and seq.n * L * L <= TRANS_STORE_CAP)
             with nogil:
                 if op == OP_VITERBI:
@@ -182,11 +194,24 @@ cdef int _check_batch(CRFModel m, const int64_t[::1] ss, const int64_t[::1] pp,
     return 0
 
 
+def feature_values(values, Py_ssize_t n_attrs):
+    """`values` as the float32 C-contiguous array the kernels read: one
+    finite value per attribute entry (ValueError otherwise)."""
+    with numpy.errstate(over="ignore"):  # a value too large for float32 is refused below
+        arr = numpy.ascontiguousarray(values, dtype=numpy.float32)
+    if arr.ndim != 1 or arr.shape[0] != n_attrs:
+        raise ValueError(f"got {arr.size} feature values for {n_attrs} attribute entries")
+    if not numpy.isfinite(arr).all():
+        raise ValueError("feature values must be finite (a NaN or infinite value was given)")
+    return arr
+
+
 cdef inline void _make_seq(Seq* seq, const int64_t[::1] ss, const int64_t[::1] pp,
-                           const int32_t[::1] aa, Py_ssize_t i) noexcept:
+                           const int32_t[::1] aa, const float[::1] vv, Py_ssize_t i) noexcept:
     seq.n = <int>(ss[i + 1] - ss[i])
     seq.ptr = &pp[ss[i]]
     seq.attrs = &aa[0] if aa.shape[0] else NULL
+    seq.vals = &vv[0] if vv is not None and vv.shape[0] else NULL
 
 
 cdef class CRFContext:
@@ -301,42 +326,60 @@ cdef inline bint _dense_states(CRFModel m, int64_t k0, int64_t k1) noexcept nogi
     return k1 - k0 >= L and m.code[k0 + L - 1] == L - 1
 
 
-cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row) noexcept nogil:
-    """Add block [k0, k1)'s state weights (codes < L) to row, in entry order
-    (one dense run when the block holds all L); returns where its edge
-    entries start (a block's codes are sorted: states first)."""
+cdef inline double _value(Seq* s, int64_t i) noexcept nogil:
+    """The value of attribute entry i of the sequence (1.0 without values)."""
+    return s.vals[i] if s.vals != NULL else 1.0
+
+
+cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row,
+                                double v) noexcept nogil:
+    """Add block [k0, k1)'s state weights (codes < L) times the attribute's
+    value v to row, in entry order (one dense run when the block holds all
+    L); returns where its edge entries start (a block's codes are sorted:
+    states first). v == 1 takes the loop without the product (the same
+    doubles: x * 1.0 == x)."""
     cdef int L = m.n_labels, y
     cdef int64_t k
     cdef uint16_t c
     cdef const float* wk
     if _dense_states(m, k0, k1):
         wk = w + k0
-        for y in range(L):
-            row[y] += wk[y]
+        if v == 1.0:
+            for y in range(L):
+                row[y] += wk[y]
+        else:
+            for y in range(L):
+                row[y] += v * wk[y]
         return k0 + L
     k = k0
     while k < k1:
         c = m.code[k]
         if c >= L:
             break
-        row[c] += w[k]
+        row[c] += v * w[k]
         k += 1
     return k
 
 
-cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out) noexcept nogil:
-    """Add the edge entries [ke, k1) of a block to the L x L matrix out, in
-    entry order (one dense run when the block holds all L * L)."""
+cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out,
+                            double v) noexcept nogil:
+    """Add the edge entries [ke, k1) of a block times the attribute's value
+    v to the L x L matrix out, in entry order (one dense run when the block
+    holds all L * L)."""
     cdef int L = m.n_labels, LL = L * L, j
     cdef int64_t k
     cdef const float* wk
     if k1 - ke == LL:
         wk = w + ke
-        for j in range(LL):
-            out[j] += wk[j]
+        if v == 1.0:
+            for j in range(LL):
+                out[j] += wk[j]
+        else:
+            for j in range(LL):
+                out[j] += v * wk[j]
     else:
         for k in range(ke, k1):
-            out[m.code[k] - L] += w[k]
+            out[m.code[k] - L] += v * w[k]
 
 
 cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
@@ -354,7 +397,7 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
         row = st + t * L
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
-            _add_states(m, w, m.ptr[a], m.ptr[a + 1], row)
+            _add_states(m, w, m.ptr[a], m.ptr[a + 1], row, _value(s, i))
     for y in range(L):
         st[y] += head[L * L + y]
         st[(n - 1) * L + y] += head[L * L + L + y]
@@ -382,7 +425,7 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
             ke = k1
             while ke > k0 and code[ke - 1] >= L:
                 ke -= 1
-        _add_edges(m, w, ke, k1, out)
+        _add_edges(m, w, ke, k1, out, _value(s, i))
 
 
 cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
@@ -487,6 +530,7 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
     cdef int32_t a
     cdef int64_t i, k
     cdef uint16_t c
+    cdef double v
     cdef const float* w = m.w + m.off_blocks
     cdef double score = <double>m.w[L * L + y[0]] + <double>m.w[L * L + L + y[n - 1]]
     for t in range(n):
@@ -495,10 +539,11 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
             score += m.w[p]
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
+            v = _value(s, i)
             for k in range(m.ptr[a], m.ptr[a + 1]):
                 c = m.code[k]
                 if c == y[t] or (t >= 1 and c == L + p):
-                    score += w[k]
+                    score += v * w[k]
     return score
 
 
@@ -506,22 +551,25 @@ cdef double* _touch_sequence(SparseGrad grad, Seq* s) except NULL nogil:
     """Start a sample in grad and create the block of every group the
     sequence uses (the head group 0 and each attribute's group) before any
     is written: later touches then never move grad.values, so block pointers
-    stay valid. Returns the head group's block."""
+    stay valid. Returns the head group's block. An attribute entry of value
+    0 is absent: neither touched here nor by the kernels."""
     cdef int64_t i
     grad.begin_sample()
     grad.touch(0)
     for i in range(s.ptr[0], s.ptr[s.n]):
-        grad.touch(s.attrs[i] + 1)
+        if s.vals == NULL or s.vals[i] != 0.0:
+            grad.touch(s.attrs[i] + 1)
     return grad.values + grad.touch(0)
 
 
 cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
                             CRFContext ctx, SparseGrad grad) except? 1.0 nogil:
-    """Add (observed - expected) feature counts to grad; return log P(gold|x)."""
+    """Add (observed - expected) feature values to grad; return log P(gold|x)."""
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, gp = -1, j
     cdef int32_t a
     cdef int64_t i, k, s0
     cdef uint16_t c
+    cdef double v
     cdef double log_z = crf_forward_backward(m, s, ctx)
     cdef const float* wb = m.w + m.off_blocks
     # the gold path's score is summed in the gradient loop (same entries)
@@ -560,21 +608,25 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
             head[gp] += 1.0
             gold_score += m.w[gp]
         for i in range(s.ptr[t], s.ptr[t + 1]):
+            v = _value(s, i)
+            if v == 0.0:
+                continue  # absent (see _touch_sequence)
             a = s.attrs[i]
             blk = grad.values + grad.touch(a + 1)
             s0 = m.ptr[a]
+            # v == 1 gives the binary doubles: v * x == x, v * 1 == 1
             for k in range(s0, m.ptr[a + 1]):
                 c = m.code[k]
                 if c < L:
-                    blk[k - s0] -= P[c]
+                    blk[k - s0] -= v * P[c]
                     if c == gold[t]:
-                        blk[k - s0] += 1.0
-                        gold_score += wb[k]
+                        blk[k - s0] += v
+                        gold_score += v * wb[k]
                 elif t >= 1:
-                    blk[k - s0] -= Pe[c - L]
+                    blk[k - s0] -= v * Pe[c - L]
                     if c - L == gp:
-                        blk[k - s0] += 1.0
-                        gold_score += wb[k]
+                        blk[k - s0] += v
+                        gold_score += v * wb[k]
     return gold_score - log_z
 
 
@@ -625,7 +677,7 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
     cdef int32_t a
     cdef int64_t i, k0, ke, k1
-    cdef double best, v, pv
+    cdef double best, v, pv, val
     cdef double* st = ctx.state
     cdef double* delta = ctx.alpha
     cdef double* M = ctx.scratch
@@ -653,9 +705,10 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
             a = s.attrs[i]
             k0 = m.ptr[a]
             k1 = m.ptr[a + 1]
-            ke = _add_states(m, w, k0, k1, row)
+            val = _value(s, i)
+            ke = _add_states(m, w, k0, k1, row, val)
             if t >= 1:
-                _add_edges(m, w, ke, k1, M)
+                _add_edges(m, w, ke, k1, M, val)
         if t == 0:
             for y in range(L):
                 row[y] += head[LL + y]
@@ -701,11 +754,13 @@ cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFCont
     to grad (pred receives the Viterbi path). Every group of the sequence is
     touched even where the two paths agree (its entries stay 0), so each
     sample is one counted update for averaging. Returns the number of
-    positions where the Viterbi path is wrong."""
+    positions where the Viterbi path is wrong. Entries count the
+    attribute's value (1 for binary features)."""
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, gp = -1, pp = -1
     cdef int32_t a
     cdef int64_t i, k, s0
     cdef uint16_t c
+    cdef double v
     cdef double* head
     cdef double* blk
     cdef int errors = 0
@@ -729,6 +784,9 @@ cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFCont
         if gold[t] == pred[t] and (t == 0 or gp == pp):
             continue  # same state and edge: the attribute entries cancel
         for i in range(s.ptr[t], s.ptr[t + 1]):
+            v = _value(s, i)
+            if v == 0.0:
+                continue  # absent (see _touch_sequence)
             a = s.attrs[i]
             blk = grad.values + grad.touch(a + 1)
             s0 = m.ptr[a]
@@ -736,12 +794,12 @@ cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFCont
                 c = m.code[k]
                 if c < L:
                     if c == gold[t]:
-                        blk[k - s0] += 1.0
+                        blk[k - s0] += v
                     if c == pred[t]:
-                        blk[k - s0] -= 1.0
+                        blk[k - s0] -= v
                 elif t >= 1:
                     if c - L == gp:
-                        blk[k - s0] += 1.0
+                        blk[k - s0] += v
                     if c - L == pp:
-                        blk[k - s0] -= 1.0
+                        blk[k - s0] -= v
     return <double>errors
