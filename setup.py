@@ -3,7 +3,7 @@
 Three choices keep a first install short and a re-install (e.g. adding an
 extra) close to free:
 - Cython's memoryview and function utility code goes into one shared module,
-  `spacy_adf._cyutility`, instead of into each of the 21 modules: the C to
+  `spacy_adf._cyutility`, instead of into each of the 22 modules: the C to
   compile shrinks to about half.
 - No debug info (`-g0`, after Python's own `-g`): the compiler's slowest part
   for this C, and no user steps through it.
@@ -38,6 +38,7 @@ MODULES = [
     "spacy_adf.core.online",
     "spacy_adf.core.maxent",
     "spacy_adf.features.extract",
+    "spacy_adf.features.word_vectors",
     "spacy_adf.features.chars",
     "spacy_adf.features.bunsetsu_fast",
     "spacy_adf.features.boundary",

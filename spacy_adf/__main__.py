@@ -17,6 +17,8 @@ COMMANDS = {
                "prune the CRF weights of a trained pipeline as far as its dev score allows"),
     "clusters": ("spacy_adf.features.clusters", "main",
                  "word clusters induced from a large text file, as a table a config's clusters setting reads"),
+    "vectors": ("spacy_adf.features.word2vec", "main",
+                "a word2vec text file as a blank pipeline with vectors, for [initialize] vectors"),
     "jackknife": ("spacy_adf.training.jackknife", "main",
                   "k-fold jack-knifed upstream annotation of a training corpus"),
     "self-train-corpus": ("spacy_adf.training.self_training", "main",

@@ -228,7 +228,16 @@ class LinearChainCRF(SparseModel):
         arrays = {"keys": self.table.keys, "block_ptr": crf.block_ptr, "codes": crf.codes,
                   "weights": crf.weights}
         arrays = {k: numpy.asarray(v, dtype=_DTYPES[k]) for k, v in arrays.items()}
-        return pack_chunks(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels})
+        return pack_chunks(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels, **self._file_meta()})
+
+    def _file_meta(self) -> dict:
+        """What a subclass adds to the file's metadata (read back by
+        _read_file_meta before the weights are set)."""
+        return {}
+
+    def _read_file_meta(self, meta: dict) -> None:
+        """Check (and take) what _file_meta wrote; ValueError if the file
+        does not belong to this model."""
 
     def from_bytes(self, data: bytes, *, expected_labels: int = -1) -> "LinearChainCRF":
         """Load a CRF written by to_bytes; with `expected_labels`, check it
@@ -249,5 +258,6 @@ class LinearChainCRF(SparseModel):
             raise ValueError(f"the CRF model data is inconsistent: {e}") from None
         if len(arrays["keys"]) != crf.n_attrs:
             raise ValueError("the CRF model's feature table and weights do not match")
+        self._read_file_meta(meta)
         self.set(FeatureTable(arrays["keys"]), crf)
         return self
