@@ -4,11 +4,11 @@ the exact log-likelihood gradient, all in nogil loops over flat buffers.
 
 Features are binary (every active attribute has value 1) or real-valued: a
 batch may carry one float32 value per attribute entry (`values`), and a
-state or edge weight then counts value * weight. Without values the kernels
-take the same branches as before values existed (bit-identical results);
-a value of exactly 1.0 gives the same doubles as no value, and a value of
-0.0 is an absent attribute (not touched by a gradient, so ADF does not count
-it as occurring).
+state or edge weight then counts value * weight. Without values the scoring
+loops are the binary ones (bit-identical results, no product); a value of
+exactly 1.0 gives the same doubles as no value, and a value of 0.0 is an
+absent attribute (not touched by a gradient, so ADF does not count it as
+occurring).
 
 Costs per sequence: O(n * (active feature entries + L^2)). The per-position
 transition matrices (label transitions plus "rich edge" attribute x label-pair
@@ -331,25 +331,58 @@ cdef inline double _value(Seq* s, int64_t i) noexcept nogil:
     return s.vals[i] if s.vals != NULL else 1.0
 
 
-cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row,
-                                double v) noexcept nogil:
-    """Add block [k0, k1)'s state weights (codes < L) times the attribute's
-    value v to row, in entry order (one dense run when the block holds all
-    L); returns where its edge entries start (a block's codes are sorted:
-    states first). v == 1 takes the loop without the product (the same
-    doubles: x * 1.0 == x)."""
+cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row) noexcept nogil:
+    """Add block [k0, k1)'s state weights (codes < L) to row, in entry order
+    (one dense run when the block holds all L); returns where its edge
+    entries start (a block's codes are sorted: states first)."""
     cdef int L = m.n_labels, y
     cdef int64_t k
     cdef uint16_t c
     cdef const float* wk
     if _dense_states(m, k0, k1):
         wk = w + k0
-        if v == 1.0:
-            for y in range(L):
-                row[y] += wk[y]
-        else:
-            for y in range(L):
-                row[y] += v * wk[y]
+        for y in range(L):
+            row[y] += wk[y]
+        return k0 + L
+    k = k0
+    while k < k1:
+        c = m.code[k]
+        if c >= L:
+            break
+        row[c] += w[k]
+        k += 1
+    return k
+
+
+cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out) noexcept nogil:
+    """Add the edge entries [ke, k1) of a block to the L x L matrix out, in
+    entry order (one dense run when the block holds all L * L)."""
+    cdef int L = m.n_labels, LL = L * L, j
+    cdef int64_t k
+    cdef const float* wk
+    if k1 - ke == LL:
+        wk = w + ke
+        for j in range(LL):
+            out[j] += wk[j]
+    else:
+        for k in range(ke, k1):
+            out[m.code[k] - L] += w[k]
+
+
+# The valued forms of the two above (an attribute of value v): kept apart so
+# that the binary loops stay as they are. A value of 1.0 gives the same
+# doubles as the binary loops (v * x == x).
+
+cdef inline int64_t _add_states_v(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row,
+                                  double v) noexcept nogil:
+    cdef int L = m.n_labels, y
+    cdef int64_t k
+    cdef uint16_t c
+    cdef const float* wk
+    if _dense_states(m, k0, k1):
+        wk = w + k0
+        for y in range(L):
+            row[y] += v * wk[y]
         return k0 + L
     k = k0
     while k < k1:
@@ -361,22 +394,15 @@ cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t 
     return k
 
 
-cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out,
-                            double v) noexcept nogil:
-    """Add the edge entries [ke, k1) of a block times the attribute's value
-    v to the L x L matrix out, in entry order (one dense run when the block
-    holds all L * L)."""
+cdef inline void _add_edges_v(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out,
+                              double v) noexcept nogil:
     cdef int L = m.n_labels, LL = L * L, j
     cdef int64_t k
     cdef const float* wk
     if k1 - ke == LL:
         wk = w + ke
-        if v == 1.0:
-            for j in range(LL):
-                out[j] += wk[j]
-        else:
-            for j in range(LL):
-                out[j] += v * wk[j]
+        for j in range(LL):
+            out[j] += v * wk[j]
     else:
         for k in range(ke, k1):
             out[m.code[k] - L] += v * w[k]
@@ -395,9 +421,14 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
     memset(st, 0, sizeof(double) * n * L)
     for t in range(n):
         row = st + t * L
-        for i in range(s.ptr[t], s.ptr[t + 1]):
-            a = s.attrs[i]
-            _add_states(m, w, m.ptr[a], m.ptr[a + 1], row, _value(s, i))
+        if s.vals == NULL:
+            for i in range(s.ptr[t], s.ptr[t + 1]):
+                a = s.attrs[i]
+                _add_states(m, w, m.ptr[a], m.ptr[a + 1], row)
+        else:
+            for i in range(s.ptr[t], s.ptr[t + 1]):
+                a = s.attrs[i]
+                _add_states_v(m, w, m.ptr[a], m.ptr[a + 1], row, s.vals[i])
     for y in range(L):
         st[y] += head[L * L + y]
         st[(n - 1) * L + y] += head[L * L + L + y]
@@ -407,25 +438,35 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
     """Log transition scores into position t (t >= 1): L x L. Each cell gets
     the label transition, then the rich edge weights in the order of the
     position's attributes (an attribute has at most one entry per cell)."""
-    cdef int L = m.n_labels, LL = L * L, j
+    cdef int LL = m.n_labels * m.n_labels, j
     cdef int32_t a
-    cdef int64_t i, k0, ke, k1
+    cdef int64_t i, k1
     cdef const float* w = m.w + m.off_blocks
-    cdef const uint16_t* code = m.code
     for j in range(LL):
         out[j] = m.w[j]
-    for i in range(s.ptr[t], s.ptr[t + 1]):
-        a = s.attrs[i]
-        k0 = m.ptr[a]
-        k1 = m.ptr[a + 1]
-        if _dense_states(m, k0, k1):
-            ke = k0 + L
-        else:
-            # edge entries (codes >= L) sit at the end of the sorted block
-            ke = k1
-            while ke > k0 and code[ke - 1] >= L:
-                ke -= 1
-        _add_edges(m, w, ke, k1, out, _value(s, i))
+    if s.vals == NULL:
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k1 = m.ptr[a + 1]
+            _add_edges(m, w, _edges_start(m, m.ptr[a], k1), k1, out)
+    else:
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k1 = m.ptr[a + 1]
+            _add_edges_v(m, w, _edges_start(m, m.ptr[a], k1), k1, out, s.vals[i])
+
+
+cdef inline int64_t _edges_start(CRFModel m, int64_t k0, int64_t k1) noexcept nogil:
+    """Where the edge entries (codes >= L) of block [k0, k1) start: they sit
+    at the end of the sorted block."""
+    cdef int L = m.n_labels
+    cdef int64_t ke
+    if _dense_states(m, k0, k1):
+        return k0 + L
+    ke = k1
+    while ke > k0 and m.code[ke - 1] >= L:
+        ke -= 1
+    return ke
 
 
 cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
@@ -547,7 +588,26 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
     return score
 
 
-cdef double* _touch_sequence(SparseGrad grad, Seq* s) except NULL nogil:
+# The gradient kernels are compiled twice (a fused type picks the form at
+# compile time): for binary features, whose code has no value in it (as fast
+# as before values existed), and for real-valued ones. In the binary form
+# v is the constant 1.0, and x * 1.0 == x, so both give the same doubles
+# when every value is 1.0.
+
+cdef struct BinaryFeatures:
+    char unused
+
+
+cdef struct ValuedFeatures:
+    char unused
+
+
+ctypedef fused FeatureKind:
+    BinaryFeatures
+    ValuedFeatures
+
+
+cdef double* _touch_sequence(FeatureKind* kind, SparseGrad grad, Seq* s) except NULL nogil:
     """Start a sample in grad and create the block of every group the
     sequence uses (the head group 0 and each attribute's group) before any
     is written: later touches then never move grad.values, so block pointers
@@ -557,19 +617,28 @@ cdef double* _touch_sequence(SparseGrad grad, Seq* s) except NULL nogil:
     grad.begin_sample()
     grad.touch(0)
     for i in range(s.ptr[0], s.ptr[s.n]):
-        if s.vals == NULL or s.vals[i] != 0.0:
-            grad.touch(s.attrs[i] + 1)
+        if FeatureKind is ValuedFeatures:
+            if s.vals[i] == 0.0:
+                continue
+        grad.touch(s.attrs[i] + 1)
     return grad.values + grad.touch(0)
 
 
 cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
                             CRFContext ctx, SparseGrad grad) except? 1.0 nogil:
     """Add (observed - expected) feature values to grad; return log P(gold|x)."""
+    if s.vals == NULL:
+        return _loglik_grad(<BinaryFeatures*>NULL, m, s, gold, ctx, grad)
+    return _loglik_grad(<ValuedFeatures*>NULL, m, s, gold, ctx, grad)
+
+
+cdef double _loglik_grad(FeatureKind* kind, CRFModel m, Seq* s, const int32_t* gold,
+                         CRFContext ctx, SparseGrad grad) except? 1.0 nogil:
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, gp = -1, j
     cdef int32_t a
     cdef int64_t i, k, s0
     cdef uint16_t c
-    cdef double v
+    cdef double v = 1.0
     cdef double log_z = crf_forward_backward(m, s, ctx)
     cdef const float* wb = m.w + m.off_blocks
     # the gold path's score is summed in the gradient loop (same entries)
@@ -581,7 +650,7 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
     cdef double* E
     cdef double* head
     cdef double* blk
-    head = _touch_sequence(grad, s)
+    head = _touch_sequence(kind, grad, s)
     for t in range(n):
         inv = 1.0 / ctx.scale[t]
         for y in range(L):
@@ -608,13 +677,13 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
             head[gp] += 1.0
             gold_score += m.w[gp]
         for i in range(s.ptr[t], s.ptr[t + 1]):
-            v = _value(s, i)
-            if v == 0.0:
-                continue  # absent (see _touch_sequence)
+            if FeatureKind is ValuedFeatures:
+                v = s.vals[i]
+                if v == 0.0:
+                    continue  # absent (see _touch_sequence)
             a = s.attrs[i]
             blk = grad.values + grad.touch(a + 1)
             s0 = m.ptr[a]
-            # v == 1 gives the binary doubles: v * x == x, v * 1 == 1
             for k in range(s0, m.ptr[a + 1]):
                 c = m.code[k]
                 if c < L:
@@ -701,14 +770,23 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
         if t >= 1:
             for j in range(LL):
                 M[j] = head[j]
-        for i in range(s.ptr[t], s.ptr[t + 1]):
-            a = s.attrs[i]
-            k0 = m.ptr[a]
-            k1 = m.ptr[a + 1]
-            val = _value(s, i)
-            ke = _add_states(m, w, k0, k1, row, val)
-            if t >= 1:
-                _add_edges(m, w, ke, k1, M, val)
+        if s.vals == NULL:
+            for i in range(s.ptr[t], s.ptr[t + 1]):
+                a = s.attrs[i]
+                k0 = m.ptr[a]
+                k1 = m.ptr[a + 1]
+                ke = _add_states(m, w, k0, k1, row)
+                if t >= 1:
+                    _add_edges(m, w, ke, k1, M)
+        else:
+            for i in range(s.ptr[t], s.ptr[t + 1]):
+                a = s.attrs[i]
+                k0 = m.ptr[a]
+                k1 = m.ptr[a + 1]
+                val = s.vals[i]
+                ke = _add_states_v(m, w, k0, k1, row, val)
+                if t >= 1:
+                    _add_edges_v(m, w, ke, k1, M, val)
         if t == 0:
             for y in range(L):
                 row[y] += head[LL + y]
@@ -756,16 +834,23 @@ cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFCont
     sample is one counted update for averaging. Returns the number of
     positions where the Viterbi path is wrong. Entries count the
     attribute's value (1 for binary features)."""
+    if s.vals == NULL:
+        return _perceptron_grad(<BinaryFeatures*>NULL, m, s, gold, ctx, grad, pred)
+    return _perceptron_grad(<ValuedFeatures*>NULL, m, s, gold, ctx, grad, pred)
+
+
+cdef double _perceptron_grad(FeatureKind* kind, CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,
+                             SparseGrad grad, int32_t* pred) except? -1.0 nogil:
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, gp = -1, pp = -1
     cdef int32_t a
     cdef int64_t i, k, s0
     cdef uint16_t c
-    cdef double v
+    cdef double v = 1.0
     cdef double* head
     cdef double* blk
     cdef int errors = 0
     crf_viterbi(m, s, ctx, pred)
-    head = _touch_sequence(grad, s)
+    head = _touch_sequence(kind, grad, s)
     for t in range(n):
         if pred[t] != gold[t]:
             errors += 1
@@ -784,9 +869,10 @@ cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFCont
         if gold[t] == pred[t] and (t == 0 or gp == pp):
             continue  # same state and edge: the attribute entries cancel
         for i in range(s.ptr[t], s.ptr[t + 1]):
-            v = _value(s, i)
-            if v == 0.0:
-                continue  # absent (see _touch_sequence)
+            if FeatureKind is ValuedFeatures:
+                v = s.vals[i]
+                if v == 0.0:
+                    continue  # absent (see _touch_sequence)
             a = s.attrs[i]
             blk = grad.values + grad.touch(a + 1)
             s0 = m.ptr[a]
