@@ -743,10 +743,12 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     kernels and this one agree to the bit): state weights in the order of the
     attributes, then the start (t = 0) and end (t = n - 1) weights; the label
     transition, then the edge weights in the order of the attributes."""
+    if s.vals != NULL:
+        return _valued_viterbi(m, s, ctx, out)
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
     cdef int32_t a
     cdef int64_t i, k0, ke, k1
-    cdef double best, v, pv, val
+    cdef double best, v, pv
     cdef double* st = ctx.state
     cdef double* delta = ctx.alpha
     cdef double* M = ctx.scratch
@@ -770,23 +772,13 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
         if t >= 1:
             for j in range(LL):
                 M[j] = head[j]
-        if s.vals == NULL:
-            for i in range(s.ptr[t], s.ptr[t + 1]):
-                a = s.attrs[i]
-                k0 = m.ptr[a]
-                k1 = m.ptr[a + 1]
-                ke = _add_states(m, w, k0, k1, row)
-                if t >= 1:
-                    _add_edges(m, w, ke, k1, M)
-        else:
-            for i in range(s.ptr[t], s.ptr[t + 1]):
-                a = s.attrs[i]
-                k0 = m.ptr[a]
-                k1 = m.ptr[a + 1]
-                val = s.vals[i]
-                ke = _add_states_v(m, w, k0, k1, row, val)
-                if t >= 1:
-                    _add_edges_v(m, w, ke, k1, M, val)
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k0 = m.ptr[a]
+            k1 = m.ptr[a + 1]
+            ke = _add_states(m, w, k0, k1, row)
+            if t >= 1:
+                _add_edges(m, w, ke, k1, M)
         if t == 0:
             for y in range(L):
                 row[y] += head[LL + y]
@@ -824,6 +816,92 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     for t in range(n - 1, 0, -1):
         out[t - 1] = ctx.back[t * L + out[t]]
     return best
+
+
+ctypedef double (*ViterbiKernel)(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil
+
+
+cdef double _viterbi_valued(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
+    """crf_viterbi with real-valued features: the same code, each attribute's
+    weights times its value. A copy, called through a pointer so that the
+    compiler does not inline it into crf_viterbi: the binary loop keeps the
+    machine code it had before values existed (a branch inside it, or the
+    copy inlined, changed that code and its speed)."""
+    cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
+    cdef int32_t a
+    cdef int64_t i, k0, ke, k1
+    cdef double best, v, pv, val
+    cdef double* st = ctx.state
+    cdef double* delta = ctx.alpha
+    cdef double* M = ctx.scratch
+    cdef double* bestv = ctx.scratch2        # per label: best score so far (L)
+    cdef double* row
+    cdef double* prev
+    cdef double* mrow
+    cdef int32_t* arg
+    cdef const float* w = m.w + m.off_blocks
+    cdef const float* head = m.w
+    for t in range(min(n, 2 * VITERBI_AHEAD)):
+        _prefetch_pointers(m, s, t)
+    for t in range(min(n, VITERBI_AHEAD)):
+        _prefetch_blocks(m, s, t)
+    for t in range(n):
+        _prefetch_pointers(m, s, t + 2 * VITERBI_AHEAD)
+        _prefetch_blocks(m, s, t + VITERBI_AHEAD)
+        row = st + t * L
+        for y in range(L):
+            row[y] = 0.0
+        if t >= 1:
+            for j in range(LL):
+                M[j] = head[j]
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k0 = m.ptr[a]
+            k1 = m.ptr[a + 1]
+            val = s.vals[i]
+            ke = _add_states_v(m, w, k0, k1, row, val)
+            if t >= 1:
+                _add_edges_v(m, w, ke, k1, M, val)
+        if t == 0:
+            for y in range(L):
+                row[y] += head[LL + y]
+        if t == n - 1:
+            for y in range(L):
+                row[y] += head[LL + L + y]
+        if t == 0:
+            for y in range(L):
+                delta[y] = row[y]
+            continue
+        # for every label y the first yp (in order) of the highest score,
+        # the previous label outermost so the inner loop runs over y
+        prev = delta + (t - 1) * L
+        arg = ctx.back + t * L
+        for y in range(L):
+            bestv[y] = -INFINITY
+            arg[y] = 0
+        for yp in range(L):
+            pv = prev[yp]
+            mrow = M + yp * L
+            for y in range(L):
+                v = pv + mrow[y]
+                if v > bestv[y]:
+                    bestv[y] = v
+                    arg[y] = yp
+        for y in range(L):
+            delta[t * L + y] = bestv[y] + row[y]
+    best = -INFINITY
+    best_y = 0
+    for y in range(L):
+        if delta[(n - 1) * L + y] > best:
+            best = delta[(n - 1) * L + y]
+            best_y = y
+    out[n - 1] = best_y
+    for t in range(n - 1, 0, -1):
+        out[t - 1] = ctx.back[t * L + out[t]]
+    return best
+
+
+cdef ViterbiKernel _valued_viterbi = _viterbi_valued
 
 
 cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,
