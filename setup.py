@@ -38,6 +38,7 @@ MODULES = [
     "spacy_adf.core.online",
     "spacy_adf.core.maxent",
     "spacy_adf.features.extract",
+    "spacy_adf.features.word_vectors",
     "spacy_adf.features.chars",
     "spacy_adf.features.dictionary",
     "spacy_adf.features.bunsetsu_fast",
@@ -60,15 +61,20 @@ CPP_MODULES = {"spacy_adf.features.bunsetsu_fast"}
 DIRECTIVES = {"boundscheck": False, "wraparound": False, "cdivision": True, "initializedcheck": False}
 
 COMPILE_ARGS = ["-O3", "-g0", "-Wno-unused-function", "-Wno-unreachable-code"]
+# Functions start on a 64-byte line in the CRF core, so its hot loops sit at
+# the same offsets in the cache lines whatever code comes before them in the
+# module: unaligned, the same Viterbi machine code timed 8% apart at two places.
+ALIGNED = {"spacy_adf.core.crf": ["-falign-functions=64"]}
 if sys.platform == "win32":  # pragma: no cover
     COMPILE_ARGS = ["/O2"]
+    ALIGNED = {}
 
 
 def extension(name, source):
     return Extension(
         name,
         [source],
-        extra_compile_args=COMPILE_ARGS,
+        extra_compile_args=COMPILE_ARGS + ALIGNED.get(name, []),
         language="c++" if name in CPP_MODULES else None,
     )
 

@@ -21,6 +21,8 @@ COMMANDS = {
                         "word clusters of word vectors (a word2vec/fastText text file, a spaCy vectors folder)"),
     "vector-words": ("spacy_adf.features.vector_clusters", "words_main",
                      "the words of a word-vector table, most frequent first: a lexicon for a segmenter"),
+    "vectors": ("spacy_adf.features.word2vec", "main",
+                "a word2vec text file as a blank pipeline with vectors, for [initialize] vectors"),
     "jackknife": ("spacy_adf.training.jackknife", "main",
                   "k-fold jack-knifed upstream annotation of a training corpus"),
     "self-train-corpus": ("spacy_adf.training.self_training", "main",

@@ -1,7 +1,9 @@
 # cython: language_level=3
 """Sparse ADF (Sun et al. 2014): per-feature learning rates decayed by feature
 frequency, applied to grouped weights at a cost proportional to the groups a
-mini-batch touches.
+mini-batch touches. Real-valued features need nothing extra: their values
+are in the gradient, and a feature counts as occurring in a sample where the
+CRF touched it (a value other than 0).
 
 Lazy parts, and why they are exact:
 - The uniform part of the rate decay (alpha for features unseen in a window)

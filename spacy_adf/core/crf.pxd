@@ -19,10 +19,12 @@ cdef class CRFModel(GroupedParams):
 
 
 cdef struct Seq:
-    # One sequence: attributes of position t are attrs[ptr[t]:ptr[t+1]].
+    # One sequence: attributes of position t are attrs[ptr[t]:ptr[t+1]],
+    # attribute i with value vals[i] (NULL: every value 1.0, binary features).
     int n
     const int64_t* ptr
     const int32_t* attrs
+    const float* vals
 
 
 cdef class CRFContext:

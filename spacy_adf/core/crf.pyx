@@ -2,6 +2,14 @@
 """Linear-chain CRF: scoring, scaled forward-backward, Viterbi, marginals and
 the exact log-likelihood gradient, all in nogil loops over flat buffers.
 
+Features are binary (every active attribute has value 1) or real-valued: a
+batch may carry one float32 value per attribute entry (`values`), and a
+state or edge weight then counts value * weight. Without values the scoring
+loops are the binary ones (bit-identical results, no product); a value of
+exactly 1.0 gives the same doubles as no value, and a value of 0.0 is an
+absent attribute (not touched by a gradient, so ADF does not count it as
+occurring).
+
 Costs per sequence: O(n * (active feature entries + L^2)). The per-position
 transition matrices (label transitions plus "rich edge" attribute x label-pair
 weights) are stored for one sequence when n*L*L is small, else recomputed on
@@ -70,37 +78,41 @@ cdef class CRFModel(GroupedParams):
 
     # ---- Python entry points (batched; one sequence = one slice) ----
 
-    def viterbi(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None):
+    # Every entry point takes `values`: None (binary features) or one finite
+    # value per entry of `attrs` (float32; real-valued features).
+
+    def viterbi(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None, values=None):
         """Best label sequence for every sequence of a batch (int32, concatenated)."""
-        return self._apply(OP_VITERBI, seq_starts, pos_ptr, attrs, None, None, ctx)
+        return self._apply(OP_VITERBI, seq_starts, pos_ptr, attrs, None, None, ctx, values)
 
-    def marginals(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None):
+    def marginals(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None, values=None):
         """Per-position label marginals P(y_t = y | x), float32 (n_pos, L)."""
-        return self._apply(OP_MARGINALS, seq_starts, pos_ptr, attrs, None, None, ctx)
+        return self._apply(OP_MARGINALS, seq_starts, pos_ptr, attrs, None, None, ctx, values)
 
-    def log_partition(self, seq_starts, pos_ptr, attrs):
+    def log_partition(self, seq_starts, pos_ptr, attrs, values=None):
         """log Z(x) of every sequence (float64)."""
-        return self._apply(OP_LOGZ, seq_starts, pos_ptr, attrs, None, None, None)
+        return self._apply(OP_LOGZ, seq_starts, pos_ptr, attrs, None, None, None, values)
 
-    def path_score(self, seq_starts, pos_ptr, attrs, labels):
+    def path_score(self, seq_starts, pos_ptr, attrs, labels, values=None):
         """Unnormalised log score of the given label sequences (float64 per sequence)."""
-        return self._apply(OP_PATH, seq_starts, pos_ptr, attrs, labels, None, None)
+        return self._apply(OP_PATH, seq_starts, pos_ptr, attrs, labels, None, None, values)
 
     def accumulate_gradient(self, seq_starts, pos_ptr, attrs, gold, SparseGrad grad,
-                            CRFContext ctx=None):
+                            CRFContext ctx=None, values=None):
         """Add d log P(gold | x) / dw of every sequence to `grad`; return the
         summed log-likelihood. Each sequence counts as one sample."""
         if grad is None or grad.params is not self:
             raise ValueError("the SparseGrad belongs to another model")
-        return self._apply(OP_GRAD, seq_starts, pos_ptr, attrs, gold, grad, ctx)
+        return self._apply(OP_GRAD, seq_starts, pos_ptr, attrs, gold, grad, ctx, values)
 
     def _apply(self, int op, seq_starts, pos_ptr, attrs, labels, SparseGrad grad,
-               CRFContext ctx):
+               CRFContext ctx, values):
         """Validate a batch once, then run one kernel over its sequences."""
         cdef const int64_t[::1] ss = _i64(seq_starts)
         cdef const int64_t[::1] pp = _i64(pos_ptr)
         cdef const int32_t[::1] aa = _i32(attrs)
         _check_batch(self, ss, pp, aa)
+        cdef const float[::1] vv = feature_values(values, aa.shape[0]) if values is not None else None
         cdef const int32_t[::1] yy = _labels(self, labels, ss) if labels is not None else None
         cdef Py_ssize_t i, n_seq = ss.shape[0] - 1, n_pos = ss[n_seq]
         cdef int L = self.n_labels
@@ -119,7 +131,7 @@ cdef class CRFModel(GroupedParams):
         for i in range(n_seq):
             if ss[i + 1] == ss[i]:
                 continue
-            _make_seq(&seq, ss, pp, aa, i)
+            _make_seq(&seq, ss, pp, aa, vv, i)
             ctx.reserve(seq.n, L, op != OP_VITERBI and seq.n * L * L <= TRANS_STORE_CAP)
             with nogil:
                 if op == OP_VITERBI:
@@ -182,11 +194,24 @@ cdef int _check_batch(CRFModel m, const int64_t[::1] ss, const int64_t[::1] pp,
     return 0
 
 
+def feature_values(values, Py_ssize_t n_attrs):
+    """`values` as the float32 C-contiguous array the kernels read: one
+    finite value per attribute entry (ValueError otherwise)."""
+    with numpy.errstate(over="ignore"):  # a value too large for float32 is refused below
+        arr = numpy.ascontiguousarray(values, dtype=numpy.float32)
+    if arr.ndim != 1 or arr.shape[0] != n_attrs:
+        raise ValueError(f"got {arr.size} feature values for {n_attrs} attribute entries")
+    if not numpy.isfinite(arr).all():
+        raise ValueError("feature values must be finite (a NaN or infinite value was given)")
+    return arr
+
+
 cdef inline void _make_seq(Seq* seq, const int64_t[::1] ss, const int64_t[::1] pp,
-                           const int32_t[::1] aa, Py_ssize_t i) noexcept:
+                           const int32_t[::1] aa, const float[::1] vv, Py_ssize_t i) noexcept:
     seq.n = <int>(ss[i + 1] - ss[i])
     seq.ptr = &pp[ss[i]]
     seq.attrs = &aa[0] if aa.shape[0] else NULL
+    seq.vals = &vv[0] if vv is not None and vv.shape[0] else NULL
 
 
 cdef class CRFContext:
@@ -301,6 +326,11 @@ cdef inline bint _dense_states(CRFModel m, int64_t k0, int64_t k1) noexcept nogi
     return k1 - k0 >= L and m.code[k0 + L - 1] == L - 1
 
 
+cdef inline double _value(Seq* s, int64_t i) noexcept nogil:
+    """The value of attribute entry i of the sequence (1.0 without values)."""
+    return s.vals[i] if s.vals != NULL else 1.0
+
+
 cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row) noexcept nogil:
     """Add block [k0, k1)'s state weights (codes < L) to row, in entry order
     (one dense run when the block holds all L); returns where its edge
@@ -339,6 +369,45 @@ cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, 
             out[m.code[k] - L] += w[k]
 
 
+# The valued forms of the two above (an attribute of value v): kept apart so
+# that the binary loops stay as they are. A value of 1.0 gives the same
+# doubles as the binary loops (v * x == x).
+
+cdef inline int64_t _add_states_v(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row,
+                                  double v) noexcept nogil:
+    cdef int L = m.n_labels, y
+    cdef int64_t k
+    cdef uint16_t c
+    cdef const float* wk
+    if _dense_states(m, k0, k1):
+        wk = w + k0
+        for y in range(L):
+            row[y] += v * wk[y]
+        return k0 + L
+    k = k0
+    while k < k1:
+        c = m.code[k]
+        if c >= L:
+            break
+        row[c] += v * w[k]
+        k += 1
+    return k
+
+
+cdef inline void _add_edges_v(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out,
+                              double v) noexcept nogil:
+    cdef int L = m.n_labels, LL = L * L, j
+    cdef int64_t k
+    cdef const float* wk
+    if k1 - ke == LL:
+        wk = w + ke
+        for j in range(LL):
+            out[j] += v * wk[j]
+    else:
+        for k in range(ke, k1):
+            out[m.code[k] - L] += v * w[k]
+
+
 cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
     """Log state scores (n x L), with start and end weights folded in.
     Every score is summed in the order of the position's attributes, so the
@@ -352,9 +421,14 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
     memset(st, 0, sizeof(double) * n * L)
     for t in range(n):
         row = st + t * L
-        for i in range(s.ptr[t], s.ptr[t + 1]):
-            a = s.attrs[i]
-            _add_states(m, w, m.ptr[a], m.ptr[a + 1], row)
+        if s.vals == NULL:
+            for i in range(s.ptr[t], s.ptr[t + 1]):
+                a = s.attrs[i]
+                _add_states(m, w, m.ptr[a], m.ptr[a + 1], row)
+        else:
+            for i in range(s.ptr[t], s.ptr[t + 1]):
+                a = s.attrs[i]
+                _add_states_v(m, w, m.ptr[a], m.ptr[a + 1], row, s.vals[i])
     for y in range(L):
         st[y] += head[L * L + y]
         st[(n - 1) * L + y] += head[L * L + L + y]
@@ -364,25 +438,35 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
     """Log transition scores into position t (t >= 1): L x L. Each cell gets
     the label transition, then the rich edge weights in the order of the
     position's attributes (an attribute has at most one entry per cell)."""
-    cdef int L = m.n_labels, LL = L * L, j
+    cdef int LL = m.n_labels * m.n_labels, j
     cdef int32_t a
-    cdef int64_t i, k0, ke, k1
+    cdef int64_t i, k1
     cdef const float* w = m.w + m.off_blocks
-    cdef const uint16_t* code = m.code
     for j in range(LL):
         out[j] = m.w[j]
-    for i in range(s.ptr[t], s.ptr[t + 1]):
-        a = s.attrs[i]
-        k0 = m.ptr[a]
-        k1 = m.ptr[a + 1]
-        if _dense_states(m, k0, k1):
-            ke = k0 + L
-        else:
-            # edge entries (codes >= L) sit at the end of the sorted block
-            ke = k1
-            while ke > k0 and code[ke - 1] >= L:
-                ke -= 1
-        _add_edges(m, w, ke, k1, out)
+    if s.vals == NULL:
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k1 = m.ptr[a + 1]
+            _add_edges(m, w, _edges_start(m, m.ptr[a], k1), k1, out)
+    else:
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k1 = m.ptr[a + 1]
+            _add_edges_v(m, w, _edges_start(m, m.ptr[a], k1), k1, out, s.vals[i])
+
+
+cdef inline int64_t _edges_start(CRFModel m, int64_t k0, int64_t k1) noexcept nogil:
+    """Where the edge entries (codes >= L) of block [k0, k1) start: they sit
+    at the end of the sorted block."""
+    cdef int L = m.n_labels
+    cdef int64_t ke
+    if _dense_states(m, k0, k1):
+        return k0 + L
+    ke = k1
+    while ke > k0 and m.code[ke - 1] >= L:
+        ke -= 1
+    return ke
 
 
 cdef double _exp_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
@@ -487,6 +571,7 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
     cdef int32_t a
     cdef int64_t i, k
     cdef uint16_t c
+    cdef double v
     cdef const float* w = m.w + m.off_blocks
     cdef double score = <double>m.w[L * L + y[0]] + <double>m.w[L * L + L + y[n - 1]]
     for t in range(n):
@@ -495,33 +580,65 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
             score += m.w[p]
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
+            v = _value(s, i)
             for k in range(m.ptr[a], m.ptr[a + 1]):
                 c = m.code[k]
                 if c == y[t] or (t >= 1 and c == L + p):
-                    score += w[k]
+                    score += v * w[k]
     return score
 
 
-cdef double* _touch_sequence(SparseGrad grad, Seq* s) except NULL nogil:
+# The gradient kernels are compiled twice (a fused type picks the form at
+# compile time): for binary features, whose code has no value in it (as fast
+# as before values existed), and for real-valued ones. In the binary form
+# v is the constant 1.0, and x * 1.0 == x, so both give the same doubles
+# when every value is 1.0.
+
+cdef struct BinaryFeatures:
+    char unused
+
+
+cdef struct ValuedFeatures:
+    char unused
+
+
+ctypedef fused FeatureKind:
+    BinaryFeatures
+    ValuedFeatures
+
+
+cdef double* _touch_sequence(FeatureKind* kind, SparseGrad grad, Seq* s) except NULL nogil:
     """Start a sample in grad and create the block of every group the
     sequence uses (the head group 0 and each attribute's group) before any
     is written: later touches then never move grad.values, so block pointers
-    stay valid. Returns the head group's block."""
+    stay valid. Returns the head group's block. An attribute entry of value
+    0 is absent: neither touched here nor by the kernels."""
     cdef int64_t i
     grad.begin_sample()
     grad.touch(0)
     for i in range(s.ptr[0], s.ptr[s.n]):
+        if FeatureKind is ValuedFeatures:
+            if s.vals[i] == 0.0:
+                continue
         grad.touch(s.attrs[i] + 1)
     return grad.values + grad.touch(0)
 
 
 cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
                             CRFContext ctx, SparseGrad grad) except? 1.0 nogil:
-    """Add (observed - expected) feature counts to grad; return log P(gold|x)."""
+    """Add (observed - expected) feature values to grad; return log P(gold|x)."""
+    if s.vals == NULL:
+        return _loglik_grad(<BinaryFeatures*>NULL, m, s, gold, ctx, grad)
+    return _loglik_grad(<ValuedFeatures*>NULL, m, s, gold, ctx, grad)
+
+
+cdef double _loglik_grad(FeatureKind* kind, CRFModel m, Seq* s, const int32_t* gold,
+                         CRFContext ctx, SparseGrad grad) except? 1.0 nogil:
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, gp = -1, j
     cdef int32_t a
     cdef int64_t i, k, s0
     cdef uint16_t c
+    cdef double v = 1.0
     cdef double log_z = crf_forward_backward(m, s, ctx)
     cdef const float* wb = m.w + m.off_blocks
     # the gold path's score is summed in the gradient loop (same entries)
@@ -533,7 +650,7 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
     cdef double* E
     cdef double* head
     cdef double* blk
-    head = _touch_sequence(grad, s)
+    head = _touch_sequence(kind, grad, s)
     for t in range(n):
         inv = 1.0 / ctx.scale[t]
         for y in range(L):
@@ -560,21 +677,25 @@ cdef double crf_loglik_grad(CRFModel m, Seq* s, const int32_t* gold,
             head[gp] += 1.0
             gold_score += m.w[gp]
         for i in range(s.ptr[t], s.ptr[t + 1]):
+            if FeatureKind is ValuedFeatures:
+                v = s.vals[i]
+                if v == 0.0:
+                    continue  # absent (see _touch_sequence)
             a = s.attrs[i]
             blk = grad.values + grad.touch(a + 1)
             s0 = m.ptr[a]
             for k in range(s0, m.ptr[a + 1]):
                 c = m.code[k]
                 if c < L:
-                    blk[k - s0] -= P[c]
+                    blk[k - s0] -= v * P[c]
                     if c == gold[t]:
-                        blk[k - s0] += 1.0
-                        gold_score += wb[k]
+                        blk[k - s0] += v
+                        gold_score += v * wb[k]
                 elif t >= 1:
-                    blk[k - s0] -= Pe[c - L]
+                    blk[k - s0] -= v * Pe[c - L]
                     if c - L == gp:
-                        blk[k - s0] += 1.0
-                        gold_score += wb[k]
+                        blk[k - s0] += v
+                        gold_score += v * wb[k]
     return gold_score - log_z
 
 
@@ -622,6 +743,8 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     kernels and this one agree to the bit): state weights in the order of the
     attributes, then the start (t = 0) and end (t = n - 1) weights; the label
     transition, then the edge weights in the order of the attributes."""
+    if s.vals != NULL:
+        return _valued_viterbi(m, s, ctx, out)
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
     cdef int32_t a
     cdef int64_t i, k0, ke, k1
@@ -695,22 +818,117 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     return best
 
 
+ctypedef double (*ViterbiKernel)(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil
+
+
+cdef double _viterbi_valued(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
+    """crf_viterbi with real-valued features: the same code, each attribute's
+    weights times its value. A copy, called through a pointer so that the
+    compiler does not inline it into crf_viterbi: the binary loop keeps the
+    machine code it had before values existed (a branch inside it, or the
+    copy inlined, changed that code and its speed)."""
+    cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
+    cdef int32_t a
+    cdef int64_t i, k0, ke, k1
+    cdef double best, v, pv, val
+    cdef double* st = ctx.state
+    cdef double* delta = ctx.alpha
+    cdef double* M = ctx.scratch
+    cdef double* bestv = ctx.scratch2        # per label: best score so far (L)
+    cdef double* row
+    cdef double* prev
+    cdef double* mrow
+    cdef int32_t* arg
+    cdef const float* w = m.w + m.off_blocks
+    cdef const float* head = m.w
+    for t in range(min(n, 2 * VITERBI_AHEAD)):
+        _prefetch_pointers(m, s, t)
+    for t in range(min(n, VITERBI_AHEAD)):
+        _prefetch_blocks(m, s, t)
+    for t in range(n):
+        _prefetch_pointers(m, s, t + 2 * VITERBI_AHEAD)
+        _prefetch_blocks(m, s, t + VITERBI_AHEAD)
+        row = st + t * L
+        for y in range(L):
+            row[y] = 0.0
+        if t >= 1:
+            for j in range(LL):
+                M[j] = head[j]
+        for i in range(s.ptr[t], s.ptr[t + 1]):
+            a = s.attrs[i]
+            k0 = m.ptr[a]
+            k1 = m.ptr[a + 1]
+            val = s.vals[i]
+            ke = _add_states_v(m, w, k0, k1, row, val)
+            if t >= 1:
+                _add_edges_v(m, w, ke, k1, M, val)
+        if t == 0:
+            for y in range(L):
+                row[y] += head[LL + y]
+        if t == n - 1:
+            for y in range(L):
+                row[y] += head[LL + L + y]
+        if t == 0:
+            for y in range(L):
+                delta[y] = row[y]
+            continue
+        # for every label y the first yp (in order) of the highest score,
+        # the previous label outermost so the inner loop runs over y
+        prev = delta + (t - 1) * L
+        arg = ctx.back + t * L
+        for y in range(L):
+            bestv[y] = -INFINITY
+            arg[y] = 0
+        for yp in range(L):
+            pv = prev[yp]
+            mrow = M + yp * L
+            for y in range(L):
+                v = pv + mrow[y]
+                if v > bestv[y]:
+                    bestv[y] = v
+                    arg[y] = yp
+        for y in range(L):
+            delta[t * L + y] = bestv[y] + row[y]
+    best = -INFINITY
+    best_y = 0
+    for y in range(L):
+        if delta[(n - 1) * L + y] > best:
+            best = delta[(n - 1) * L + y]
+            best_y = y
+    out[n - 1] = best_y
+    for t in range(n - 1, 0, -1):
+        out[t - 1] = ctx.back[t * L + out[t]]
+    return best
+
+
+cdef ViterbiKernel _valued_viterbi = _viterbi_valued
+
+
 cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,
                                 SparseGrad grad, int32_t* pred) except? -1.0 nogil:
     """Structured perceptron step direction: add f(x, gold) - f(x, viterbi)
     to grad (pred receives the Viterbi path). Every group of the sequence is
     touched even where the two paths agree (its entries stay 0), so each
     sample is one counted update for averaging. Returns the number of
-    positions where the Viterbi path is wrong."""
+    positions where the Viterbi path is wrong. Entries count the
+    attribute's value (1 for binary features)."""
+    if s.vals == NULL:
+        return _perceptron_grad(<BinaryFeatures*>NULL, m, s, gold, ctx, grad, pred)
+    return _perceptron_grad(<ValuedFeatures*>NULL, m, s, gold, ctx, grad, pred)
+
+
+cdef double _perceptron_grad(FeatureKind* kind, CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,
+                             SparseGrad grad, int32_t* pred) except? -1.0 nogil:
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, gp = -1, pp = -1
     cdef int32_t a
     cdef int64_t i, k, s0
     cdef uint16_t c
+    cdef double v = 1.0
     cdef double* head
     cdef double* blk
     cdef int errors = 0
     crf_viterbi(m, s, ctx, pred)
-    head = _touch_sequence(grad, s)
+    head = _touch_sequence(kind, grad, s)
     for t in range(n):
         if pred[t] != gold[t]:
             errors += 1
@@ -729,6 +947,10 @@ cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFCont
         if gold[t] == pred[t] and (t == 0 or gp == pp):
             continue  # same state and edge: the attribute entries cancel
         for i in range(s.ptr[t], s.ptr[t + 1]):
+            if FeatureKind is ValuedFeatures:
+                v = s.vals[i]
+                if v == 0.0:
+                    continue  # absent (see _touch_sequence)
             a = s.attrs[i]
             blk = grad.values + grad.touch(a + 1)
             s0 = m.ptr[a]
@@ -736,12 +958,12 @@ cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFCont
                 c = m.code[k]
                 if c < L:
                     if c == gold[t]:
-                        blk[k - s0] += 1.0
+                        blk[k - s0] += v
                     if c == pred[t]:
-                        blk[k - s0] -= 1.0
+                        blk[k - s0] -= v
                 elif t >= 1:
                     if c - L == gp:
-                        blk[k - s0] += 1.0
+                        blk[k - s0] += v
                     if c - L == pp:
-                        blk[k - s0] -= 1.0
+                        blk[k - s0] -= v
     return <double>errors

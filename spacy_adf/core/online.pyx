@@ -14,6 +14,7 @@ run either in the calling thread (`run`) or on one background thread
 (`start`, then `wait`) while Python prepares the next batch: the same code
 in the same order, so both give bit-identical weights.
 """
+from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc
 
@@ -81,7 +82,9 @@ cdef class OnlineSteps:
     """One run of on-line steps over `sequences` in order, one update per
     `minibatch` sequences (the weights stay fixed inside a mini-batch).
 
-    sequences: list of (pos_ptr int64 (n+1, from 0), attrs int32, gold int32 (n)).
+    sequences: list of (pos_ptr int64 (n+1, from 0), attrs int32, gold int32 (n)),
+    or of (pos_ptr, attrs, gold, values float32 (one per attribute entry)) for
+    real-valued features.
     Everything is checked here, before any step: a bad sequence raises and
     leaves the weights as they were. The result (`run`, `wait`) is the summed
     log-likelihood (each term at the weights the sample saw), or with
@@ -126,13 +129,24 @@ cdef class OnlineSteps:
         cdef const int64_t[::1] ptr
         cdef const int32_t[::1] attrs
         cdef const int32_t[::1] gold
+        cdef const float[::1] vals
         cdef Py_ssize_t k, a
         cdef int L = model.n_labels, n_attrs = model.n_attrs, n, max_n = 0, max_stored = 0
         cdef int64_t batch_groups = 0, batch_values = 0, max_groups = 1, max_values = 1
         cdef int64_t all_groups = 0
         cdef Item* it
         for k in range(self.n_items):
-            ptr, attrs, gold = sequences[k]
+            sample = sequences[k]
+            if len(sample) == 4:
+                ptr, attrs, gold, vals = sample
+                if vals.shape[0] != attrs.shape[0]:
+                    raise ValueError("feature values do not match the attributes")
+                for a in range(vals.shape[0]):
+                    if not isfinite(vals[a]):
+                        raise ValueError("feature values must be finite (a NaN or infinite value was given)")
+            else:
+                ptr, attrs, gold = sample
+                vals = None
             it = &self.items[k]
             n = <int>gold.shape[0]
             for a in range(attrs.shape[0]):
@@ -148,6 +162,7 @@ cdef class OnlineSteps:
             it.seq.n = n
             it.seq.ptr = &ptr[0] if ptr.shape[0] else NULL
             it.seq.attrs = &attrs[0] if attrs.shape[0] else NULL
+            it.seq.vals = &vals[0] if vals is not None and vals.shape[0] else NULL
             it.gold = &gold[0] if n else NULL
             it.n_attrs = attrs.shape[0]
             batch_groups += attrs.shape[0]

@@ -53,7 +53,8 @@ cdef class SparseGrad:
 
     Each touched group gets a block of doubles laid out like the group's
     weights. `occ` counts in how many samples of the batch the group occurred
-    (ADF's frequency statistic).
+    (ADF's frequency statistic; a real-valued feature occurs where its value
+    is not 0, whatever its size: the values scale the gradient, not the count).
     """
     cdef readonly GroupedParams params
     cdef GradSlot* slots       # per group

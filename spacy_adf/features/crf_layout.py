@@ -3,9 +3,11 @@
 Vectorised over the whole corpus with numpy: template hashes with their gold
 labels go in; out come the FeatureTable (hash -> attribute id) and, per attribute, one
 block of entries: state weights (attribute x label) and rich edge weights
-(attribute x label pair), the layout CRFModel takes.
+(attribute x label pair), the layout CRFModel takes. Features that are not
+template values (the word-vector dimensions) come as `dense_keys`: appended
+after the template features, each with every label's state weight.
 """
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy
 
@@ -35,6 +37,7 @@ def build_crf(
     min_freq: int = 1,
     state_features: str = "all",
     edge_features: str = "observed",
+    dense_keys: Optional[numpy.ndarray] = None,
 ):
     """Return (FeatureTable, CRFModel) for the given corpus.
 
@@ -60,7 +63,8 @@ def build_crf(
         golds = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
     stacked.extend(stack_golds(golds))
     # the stacked hashes are dropped as soon as they are read
-    return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features)
+    return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features,
+                      dense_keys=dense_keys)
 
 
 def stack_hashes(hash_mats) -> numpy.ndarray:
@@ -93,6 +97,7 @@ def build_crf_stacked(
     min_freq: int = 1,
     state_features: str = "all",
     edge_features: str = "observed",
+    dense_keys: Optional[numpy.ndarray] = None,
 ):
     """`build_crf` of a corpus already stacked: stacked = [H uint64 (N, T)
     hashes of every token, y, yp int64 (N,) from `stack_golds`], emptied so
@@ -103,14 +108,15 @@ def build_crf_stacked(
     if edge_features != "none" and n_labels > 255:
         raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
     return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features,
-                      with_lookup)
+                      with_lookup, dense_keys)
 
 
 def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, state_features: str,
-               edge_features: str, with_lookup: bool = False):
+               edge_features: str, with_lookup: bool = False, dense_keys: Optional[numpy.ndarray] = None):
     """The build from stacked = [H, y, yp]; empties the list, so the hashes
     are freed after their last read unless the caller holds them. With
-    `with_lookup`, also returns table.lookup(H) (made while H still exists)."""
+    `with_lookup`, also returns table.lookup(H) (made while H still exists).
+    `dense_keys` (uint64) get the attribute ids after the template values'."""
     H, y, yp = stacked
     stacked.clear()
     L = int(n_labels)
@@ -131,8 +137,14 @@ def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, 
     # Attribute ids by descending frequency: the features most sequences use
     # share a small, cache-resident part of the weight table.
     order = numpy.lexsort((keys, -counts))
-    table = FeatureTable(keys[order])
     A = len(keys)
+    if dense_keys is not None and len(dense_keys):
+        dense_keys = numpy.asarray(dense_keys, dtype=numpy.uint64)
+        if numpy.isin(dense_keys, keys).any():  # seeded 64-bit hashes: not expected to happen
+            raise ValueError("a dense feature key equals a template value's key")
+        table = FeatureTable(numpy.concatenate([keys[order], dense_keys]))
+    else:
+        table = FeatureTable(keys[order])
 
     # State entries (code = label) and rich edge entries (code = L + pair),
     # per attribute: each attribute's block.
@@ -150,19 +162,22 @@ def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, 
         block_ptr, codes = layout_all_states(counts, edge_codes, L)
         del counts, edge_codes
     else:
-        block_ptr, codes = _blocks_generic(observed, edge_attrs, A, L, state_features, edge_features)
+        block_ptr, codes = _blocks_generic(observed, edge_attrs, len(table), L, state_features, edge_features,
+                                           dense_from=A)
     crf = CRFModel(L, block_ptr, codes)
     return (table, crf, looked) if with_lookup else (table, crf)
 
 
 def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, L: int,
-                    state_features: str, edge_features: str):
-    """(block_ptr, codes uint16) of the observed entries plus the "all" ones."""
+                    state_features: str, edge_features: str, dense_from: Optional[int] = None):
+    """(block_ptr, codes uint16) of the observed entries plus the "all" ones;
+    the attributes from `dense_from` on get every state entry."""
     n_codes = L + L * L
     parts = [observed]
-    if state_features == "all":
-        parts.append(numpy.repeat(numpy.arange(A, dtype=numpy.int64), L) * n_codes
-                     + numpy.tile(numpy.arange(L, dtype=numpy.int64), A))
+    first_all = 0 if state_features == "all" else (A if dense_from is None else dense_from)
+    if first_all < A:
+        parts.append(numpy.repeat(numpy.arange(first_all, A, dtype=numpy.int64), L) * n_codes
+                     + numpy.tile(numpy.arange(L, dtype=numpy.int64), A - first_all))
     if edge_features == "all":
         eattr = numpy.flatnonzero(edge_attrs).astype(numpy.int64)
         parts.append(numpy.repeat(eattr, L * L) * n_codes + L

@@ -132,6 +132,7 @@ def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
             seq.n = <int>(b[k + 1] - b[k])
             seq.ptr = &ptr[b[k]]
             seq.attrs = &attrs[0]
+            seq.vals = NULL  # binary features
             crf_viterbi(crf, &seq, ctx, &tags[b[k]])
             # a word starts at B (or S), after E or S, and at every run start
             prev = -1

@@ -5,7 +5,8 @@ models (the token tagger's `SequenceCRF` and the character segmenter's
 `CharSegmenter`) hold one; this class knows nothing about Docs.
 
 Samples for training are (pos_ptr int64 (n+1), attrs int32, gold int32 (n))
-triples, one per sequence.
+triples, one per sequence; with real-valued features, (pos_ptr, attrs, gold,
+values float32) with one value per attribute entry.
 """
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
@@ -24,7 +25,12 @@ FORMAT = "spacy_adf.crf"
 VERSION = 2
 _DTYPES = {"keys": "uint64", "block_ptr": "int64", "codes": "uint16", "weights": "float32"}
 
-Sample = Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]
+Sample = Tuple[numpy.ndarray, ...]
+
+
+def sample_values(sample: Sample) -> Optional[numpy.ndarray]:
+    """The feature values of a sample, None for binary features."""
+    return sample[3] if len(sample) == 4 else None
 
 
 class LinearChainCRF(SparseModel):
@@ -105,11 +111,11 @@ class LinearChainCRF(SparseModel):
         self.require_built()
         return self.table.lookup(hashes)
 
-    def viterbi(self, seq_starts, pos_ptr, attrs) -> numpy.ndarray:
-        return self.params.viterbi(seq_starts, pos_ptr, attrs, self.ctx)
+    def viterbi(self, seq_starts, pos_ptr, attrs, values=None) -> numpy.ndarray:
+        return self.params.viterbi(seq_starts, pos_ptr, attrs, self.ctx, values)
 
-    def marginals(self, seq_starts, pos_ptr, attrs) -> numpy.ndarray:
-        return self.params.marginals(seq_starts, pos_ptr, attrs, self.ctx)
+    def marginals(self, seq_starts, pos_ptr, attrs, values=None) -> numpy.ndarray:
+        return self.params.marginals(seq_starts, pos_ptr, attrs, self.ctx, values)
 
     # ------------------------------------------------------------ training
 
@@ -138,8 +144,10 @@ class LinearChainCRF(SparseModel):
             raise ValueError(f"[{self.name}] the perceptron objective needs a sparse optimizer")
         crf = self.params
         loglik = 0.0
-        for ptr, attrs, gold in samples:
-            loglik += crf.accumulate_gradient([0, len(gold)], ptr, attrs, gold, grad, self.ctx)
+        for sample in samples:
+            ptr, attrs, gold = sample[:3]
+            loglik += crf.accumulate_gradient([0, len(gold)], ptr, attrs, gold, grad, self.ctx,
+                                              sample_values(sample))
         return loglik
 
     def batch_objective(self, samples: List[Sample]) -> Callable:
@@ -150,7 +158,11 @@ class LinearChainCRF(SparseModel):
         self._pending = None
         if not samples:
             raise ValueError(f"[{self.name}] batch_objective got no non-empty training example")
-        ptrs, attrs, golds = zip(*samples)
+        ptrs, attrs, golds = zip(*(s[:3] for s in samples))
+        values = None
+        if any(len(s) == 4 for s in samples):  # binary samples among them have values 1
+            values = numpy.concatenate([s[3] if len(s) == 4 else numpy.ones(len(s[1]), numpy.float32)
+                                        for s in samples]).astype(numpy.float32)
         lengths = numpy.array([len(g) for g in golds], dtype=numpy.int64)
         seq_starts = numpy.concatenate([[0], numpy.cumsum(lengths)]).astype(numpy.int64)
         attr_base = numpy.cumsum([0] + [len(a) for a in attrs[:-1]]).astype(numpy.int64)
@@ -165,7 +177,7 @@ class LinearChainCRF(SparseModel):
         def objective(w):
             crf.set_weights(numpy.asarray(w, dtype=numpy.float32))
             grad.clear()
-            loglik = crf.accumulate_gradient(seq_starts, pos_ptr, all_attrs, all_gold, grad, ctx)
+            loglik = crf.accumulate_gradient(seq_starts, pos_ptr, all_attrs, all_gold, grad, ctx, values)
             dense = grad.to_dense()
             grad.clear()
             return float(loglik), dense
@@ -216,7 +228,16 @@ class LinearChainCRF(SparseModel):
         arrays = {"keys": self.table.keys, "block_ptr": crf.block_ptr, "codes": crf.codes,
                   "weights": crf.weights}
         arrays = {k: numpy.asarray(v, dtype=_DTYPES[k]) for k, v in arrays.items()}
-        return pack_chunks(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels})
+        return pack_chunks(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels, **self._file_meta()})
+
+    def _file_meta(self) -> dict:
+        """What a subclass adds to the file's metadata (read back by
+        _read_file_meta before the weights are set)."""
+        return {}
+
+    def _read_file_meta(self, meta: dict) -> None:
+        """Check (and take) what _file_meta wrote; ValueError if the file
+        does not belong to this model."""
 
     def from_bytes(self, data: bytes, *, expected_labels: int = -1) -> "LinearChainCRF":
         """Load a CRF written by to_bytes; with `expected_labels`, check it
@@ -237,5 +258,6 @@ class LinearChainCRF(SparseModel):
             raise ValueError(f"the CRF model data is inconsistent: {e}") from None
         if len(arrays["keys"]) != crf.n_attrs:
             raise ValueError("the CRF model's feature table and weights do not match")
+        self._read_file_meta(meta)
         self.set(FeatureTable(arrays["keys"]), crf)
         return self

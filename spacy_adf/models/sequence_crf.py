@@ -2,8 +2,15 @@
 a feature table and the CRF weights (a LinearChainCRF). Docs go in, label
 ids come out; no spaCy pipeline concerns (the component maps labels to
 tags and annotations).
+
+With word-vector features (`vectors`, features/vector_features.py) the
+features are real-valued: featurize gives their values as a fourth array,
+and a training sample is kept compact (`VectorSample`: the token rows of
+the vectors table, not every dimension's value) until `expand_samples`
+makes the (pos_ptr, attrs, gold, values) the CRF steps read.
 """
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from contextlib import contextmanager
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
@@ -12,6 +19,7 @@ from ..features.crf_layout import check_feature_modes, edge_mask
 from ..features.digest import digest
 from ..features.row_buffer import RowBuffer
 from ..features.templates import TemplateSet, cluster_key
+from ..features.vector_features import WordVectorFeatures
 from .linear_crf import LinearChainCRF, Sample
 
 HASH_BATCH = 256  # training Docs hashed per columns pass (read_training)
@@ -31,18 +39,37 @@ class TrainingPass:
         self.golds: List[numpy.ndarray] = []
         self.signatures: List[bytes] = []
         self.tags: Dict[str, int] = {}
+        # with vector features: the vectors' width and data, each batch's token rows
+        self.vector_width: Optional[int] = None
+        self.vector_table: Optional[numpy.ndarray] = None
+        self.vector_rows: List[numpy.ndarray] = []
+
+
+class VectorSample(NamedTuple):
+    """A training sample of a model with vector features as the trainer's
+    cache keeps it: the template features, the gold ids, the vectors table
+    row of each token (-1: none) and the table's data; `expand_samples`
+    turns it into (pos_ptr, attrs, gold, values)."""
+    ptr: numpy.ndarray
+    attrs: numpy.ndarray
+    gold: numpy.ndarray
+    rows: numpy.ndarray
+    table: numpy.ndarray
 
 
 class SequenceCRF(LinearChainCRF):
     def __init__(self, templates: Sequence[str], *, min_freq: int = 1, state_features: str = "all",
                  edge_features: str = "observed", edge_templates: Optional[List[str]] = None,
-                 name: str = "adf_tagger") -> None:
+                 vectors: Optional[WordVectorFeatures] = None, name: str = "adf_tagger") -> None:
         super().__init__(name)
         self.templates = TemplateSet(templates)
         check_feature_modes(state_features, edge_features, min_freq)
         self.layout = {"edge_template_mask": edge_mask(self.templates.templates, edge_templates),
                        "min_freq": min_freq, "state_features": state_features,
                        "edge_features": edge_features}
+        if vectors is not None and not isinstance(vectors, WordVectorFeatures):
+            raise ValueError(f"vectors must be made by spacy_adf.vector_features.v1, got {type(vectors).__name__}")
+        self.vectors = vectors
 
     @property
     def required_annotations(self) -> List[str]:
@@ -89,14 +116,55 @@ class SequenceCRF(LinearChainCRF):
 
     def build_from_docs(self, docs: Sequence[Doc], golds: Sequence[numpy.ndarray], n_labels: int) -> None:
         """Feature table and zero weights from training Docs and their gold label ids."""
-        self.build([self.hashes(doc) for doc in docs], golds, n_labels, **self.layout)
+        width = None
+        if self.vectors is not None and docs:
+            width = self.vectors.table_of(docs, self.name, None)[0].shape[1]
+        with self._vector_width(width):
+            self.build([self.hashes(doc) for doc in docs], golds, n_labels, **self._layout(width))
 
-    def build_training(self, hash_mats, golds: Sequence[numpy.ndarray],
-                       n_labels: int) -> List[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]:
+    def build_training(self, hash_mats, golds: Sequence[numpy.ndarray], n_labels: int, *,
+                       vector_rows: Optional[numpy.ndarray] = None, vector_width: Optional[int] = None,
+                       vector_table: Optional[numpy.ndarray] = None) -> List[Sample]:
         """`build_from_docs` from the Docs' hashes (`hashes`; the list is
         emptied), returning each sequence's training sample, equal to
-        (*features_of(doc), gold): one hashing pass serves both."""
-        return self.build_with_samples(hash_mats, golds, n_labels, **self.layout)
+        `training_sample(doc, gold)`: one hashing pass serves both. With
+        vector features, `vector_rows` (every token's row, the sequences one
+        after the other), `vector_width` and `vector_table` (the data) give
+        `VectorSample`s."""
+        if self.vectors is not None and vector_width is None and len(golds):
+            raise ValueError(f"[{self.name}] a model with vector features is built with the vectors' rows")
+        with self._vector_width(vector_width):
+            samples = self.build_with_samples(hash_mats, golds, n_labels, **self._layout(vector_width))
+        if self.vectors is None:
+            return samples
+        starts = numpy.concatenate([[0], numpy.cumsum([len(g) for g in golds])])
+        return [VectorSample(ptr, attrs, gold, vector_rows[starts[i]:starts[i + 1]], vector_table)
+                for i, (ptr, attrs, gold) in enumerate(samples)]
+
+    def _layout(self, vector_width: Optional[int]) -> dict:
+        if self.vectors is None or vector_width is None:  # (None: no training token, the build refuses)
+            return self.layout
+        return {**self.layout, "dense_keys": self.vectors.keys(vector_width)}
+
+    @contextmanager
+    def _vector_width(self, width: Optional[int]) -> Iterator[None]:
+        """The vector features' width during a build (`set` lays out their
+        ids by it); the previous one again if the build fails."""
+        if self.vectors is None:
+            yield
+            return
+        before = self.vectors.width
+        self.vectors.width = width
+        try:
+            yield
+        except BaseException:
+            self.vectors.width = before
+            raise
+
+    def set(self, table, crf) -> None:
+        super().set(table, crf)
+        if self.vectors is not None:
+            self.vectors.set_ids(self.vectors.width, table)
 
     # ------------------------------------------------------------ training examples
     # The example preparation of training: the component hands each
@@ -120,11 +188,18 @@ class SequenceCRF(LinearChainCRF):
             corpus.signatures.append(self.training_signature(doc))
             pending.append(doc)
             if len(pending) == HASH_BATCH:
-                corpus.hashes.append(self.hashes_of_docs(pending))
+                self._read_batch(corpus, pending)
                 pending = []
         if pending:
-            corpus.hashes.append(self.hashes_of_docs(pending))
+            self._read_batch(corpus, pending)
         return corpus
+
+    def _read_batch(self, corpus: TrainingPass, docs: List[Doc]) -> None:
+        corpus.hashes.append(self.hashes_of_docs(docs))
+        if self.vectors is not None:
+            rows, table = self.vectors.rows_of_docs(docs, self.name, corpus.vector_width)
+            corpus.vector_width, corpus.vector_table = table.shape[1], table
+            corpus.vector_rows.append(rows)
 
     def build_for_training(self, corpus: TrainingPass, tag_names: Sequence[str],
                            unknown_tag: Callable[[str], None]) -> Dict[tuple, List[Sample]]:
@@ -145,7 +220,13 @@ class SequenceCRF(LinearChainCRF):
                 unknown_tag(tag)
                 raise ValueError(f"[{self.name}] gold tag {tag!r} is not one of the tags")
             golds[i] = ids
-        samples = self.build_training(corpus.hashes, golds, len(tag_names))
+        vectors = {}
+        if self.vectors is not None and corpus.vector_rows:
+            rows = numpy.concatenate(corpus.vector_rows)
+            corpus.vector_rows.clear()
+            vectors = {"vector_rows": rows, "vector_width": corpus.vector_width,
+                       "vector_table": corpus.vector_table}
+        samples = self.build_training(corpus.hashes, golds, len(tag_names), **vectors)
         primed: Dict[tuple, List[Sample]] = {}
         for signature, sample in zip(corpus.signatures, samples):
             primed.setdefault(self.training_key(signature, sample[2]), [sample])
@@ -164,33 +245,88 @@ class SequenceCRF(LinearChainCRF):
         return (signature, gold.tobytes())
 
     def training_sample(self, doc: Doc, gold: numpy.ndarray) -> Sample:
-        """(pos_ptr, attrs, gold) of one Doc and its gold tag ids."""
-        return (*self.features_of(doc), gold)
+        """(pos_ptr, attrs, gold) of one Doc and its gold tag ids; with
+        vector features a `VectorSample` (see expand_samples)."""
+        if self.vectors is None:
+            return (*self.features_of(doc), gold)
+        self.require_built()
+        rows, table = self.vectors.rows_of_docs([doc], self.name, self.vectors.width)
+        return VectorSample(*self.features_of(doc), gold, rows, table)
+
+    def expand_samples(self, samples: List[Sample]) -> List[Sample]:
+        """The samples the CRF steps read: `samples` itself without vector
+        features; else every `VectorSample` as (pos_ptr, attrs, gold,
+        values), made for this call (the cache keeps the compact form, 4
+        bytes a token instead of 8 a dimension)."""
+        if self.vectors is None:
+            return samples
+        out = []
+        for s in samples:
+            if isinstance(s, VectorSample):
+                ptr, attrs, vals = self.vectors.valued([0, len(s.gold)], s.ptr, s.attrs, s.rows, s.table)
+                s = (ptr, attrs, s.gold, vals)
+            out.append(s)
+        return out
 
     # ------------------------------------------------------------ inference
 
-    def featurize(self, docs: Sequence[Doc]) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    def featurize(self, docs: Sequence[Doc]) -> Tuple[numpy.ndarray, ...]:
         """Known feature ids of a batch of Docs as (seq_starts, pos_ptr, attrs):
         the columns of the whole batch in one matrix, then template hashing
         and the table lookup in one pass (the same ids as `features_of` per
-        Doc)."""
+        Doc). With vector features, their values as a fourth array (the
+        template features first at each position, with value 1)."""
         self.require_built()
         t = self.templates
         seq_starts, cols = t.columns_for_docs(docs, component=self.name)
         pos_ptr, attrs = self.table.lookup_columns(cols, seq_starts, t.tcols, t.toffs, t.tlen, t.tseed)
-        return seq_starts, pos_ptr, attrs
+        if self.vectors is None:
+            return seq_starts, pos_ptr, attrs
+        if not seq_starts[-1]:
+            return seq_starts, pos_ptr, attrs, numpy.zeros(0, dtype=numpy.float32)
+        rows, table = self.vectors.rows_of_docs(docs, self.name, self.vectors.width)
+        return (seq_starts, *self.vectors.valued(seq_starts, pos_ptr, attrs, rows, table))
 
     def predict(self, docs: Sequence[Doc], marginals: bool = False):
         """Per Doc: (Viterbi label ids, per-token label marginals or None)."""
-        ss, ptr, attrs = self.featurize(docs)
-        labels = self.viterbi(ss, ptr, attrs)
-        marg = self.marginals(ss, ptr, attrs) if marginals else None
+        ss, ptr, attrs, *values = self.featurize(docs)
+        vals = values[0] if values else None
+        labels = self.viterbi(ss, ptr, attrs, vals)
+        marg = self.marginals(ss, ptr, attrs, vals) if marginals else None
         return [(labels[ss[i]:ss[i + 1]], None if marg is None else marg[ss[i]:ss[i + 1]])
                 for i in range(len(docs))]
 
     def features_of(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """(pos_ptr, attrs) of one Doc: its side of a training sample."""
         return self.lookup(self.hashes(doc))
+
+    # ------------------------------------------------------------ file
+
+    def _file_meta(self) -> dict:
+        """The vector features' settings and width, in the CRF file (nothing
+        without them: the file of a model without them is as before)."""
+        if self.vectors is None:
+            return {}
+        return {"vectors": {**self.vectors.settings, "width": self.vectors.width}}
+
+    def _read_file_meta(self, meta: dict) -> None:
+        saved = meta.get("vectors")
+        if saved is None and self.vectors is None:
+            return
+        if saved is None or self.vectors is None:
+            has, lacks = ("has", "lacks") if saved is not None else ("lacks", "has")
+            raise ValueError(f"[{self.name}] the CRF model file {has} word-vector features and the component's "
+                             f"model {lacks} them (spacy_adf.CRF.v2 vectors): model file and config do not "
+                             "belong together")
+        width = saved.get("width") if isinstance(saved, dict) else None
+        if not isinstance(width, int) or width < 1:
+            raise ValueError("the CRF model's vector settings are incomplete or corrupt (no width)")
+        mine = self.vectors.settings
+        theirs = {k: saved.get(k) for k in mine}
+        if theirs != mine:
+            raise ValueError(f"[{self.name}] the CRF model was trained with vector features {theirs}, the "
+                             f"component's model has {mine}: model file and config do not belong together")
+        self.vectors.width = width
 
     def source_signature(self, doc: Doc) -> numpy.ndarray:
         """What the features of `doc` are a function of: the raw token

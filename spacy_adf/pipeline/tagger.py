@@ -294,7 +294,9 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         """[(pos_ptr, attrs, gold)] of one example (empty if it has no
         complete gold), cached across epochs: a hit needs the same reference
         Doc and the same token attributes in the predicted Doc (compared by
-        a 128-bit digest, so the cache holds no copy of them)."""
+        a 128-bit digest, so the cache holds no copy of them). With vector
+        features the cache keeps compact samples and this gives their
+        (pos_ptr, attrs, gold, values) (`SequenceCRF.expand_samples`)."""
         if not len(eg.predicted):
             return []
         model = self.plain_model
@@ -309,7 +311,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                 if samples is MISS:
                     samples = [model.training_sample(eg.predicted, gold)]
             self.trainer.cache.put(eg, signature, samples)
-        return samples
+        return model.expand_samples(samples)
 
     # ------------------------------------------------------------ scoring
 

@@ -10,7 +10,10 @@ from tests.helpers.crf import random_batch, random_model
 from tests.helpers.dense_adf import DenseADFReference
 
 
-def _run_both(batch_sizes, *, use_averages, inv_n_sigma2=0.003, window=5, seed=0, n_attrs=40):
+def _run_both(batch_sizes, *, use_averages, inv_n_sigma2=0.003, window=5, seed=0, n_attrs=40, valued=False):
+    """The sparse ADF state and the dense reference through the same
+    batches; `valued`: real-valued features, some values 0 (absent: the
+    reference counts a group in a sample only where its value is not 0)."""
     rng = numpy.random.default_rng(seed)
     model = random_model(rng, n_labels=3, n_attrs=n_attrs, edge_mode="some")
     model.set_weights(numpy.zeros(model.n_weights, numpy.float32))
@@ -18,6 +21,10 @@ def _run_both(batch_sizes, *, use_averages, inv_n_sigma2=0.003, window=5, seed=0
     lengths = rng.integers(1, 6, n_seq)
     ss, ptr, attrs = random_batch(rng, n_attrs, lengths, max_active=4)
     gold = rng.integers(0, 3, int(ss[-1])).astype(numpy.int32)
+    vals = None
+    if valued:
+        vals = rng.normal(0.0, 1.0, len(attrs)).astype(numpy.float32)
+        vals[rng.random(len(attrs)) < 0.2] = 0.0
     sparse = SparseADF(model, c=0.3, alpha=0.9, beta=0.5, window=window,
                        inv_n_sigma2=inv_n_sigma2, use_averages=use_averages)
     ref = DenseADFReference(model.n_weights, model.group_of_weights(), c=0.3, alpha=0.9,
@@ -34,14 +41,15 @@ def _run_both(batch_sizes, *, use_averages, inv_n_sigma2=0.003, window=5, seed=0
         b_gold = gold[p0:p1]
         b_attrs = attrs[ptr[p0]:ptr[p1]]
         sparse.catch_up_attrs(b_attrs)
-        model.accumulate_gradient(b_ss, b_ptr, attrs, b_gold, grad)
+        model.accumulate_gradient(b_ss, b_ptr, attrs, b_gold, grad, values=vals)
         sparse.update(grad)
         grad.clear()
         ref_model.set_weights(ref.w.astype(numpy.float32))
-        ref_model.accumulate_gradient(b_ss, b_ptr, attrs, b_gold, ref_grad)
+        ref_model.accumulate_gradient(b_ss, b_ptr, attrs, b_gold, ref_grad, values=vals)
         groups = []
         for s in range(i, i + B):
-            g = {0} | {int(a) + 1 for a in attrs[ptr[ss[s]]:ptr[ss[s + 1]]]}
+            lo, hi = ptr[ss[s]], ptr[ss[s + 1]]
+            g = {0} | {int(a) + 1 for j, a in enumerate(attrs[lo:hi]) if vals is None or vals[lo + j] != 0}
             groups.append(g)
         ref.update(ref_grad.to_dense(), groups)
         ref_grad.clear()
@@ -58,6 +66,23 @@ def test_sparse_equals_dense_reference(batch_sizes):
     # learning rates match the reference's per-group rates
     numpy.testing.assert_allclose(sparse.learning_rates(), ref.gamma, rtol=1e-5)
     assert sparse.n_windows > 3
+
+
+@pytest.mark.parametrize("use_averages", [False, True])
+def test_sparse_equals_dense_reference_with_values(use_averages):
+    """Real-valued gradients: the same weights, rates and averages as the
+    dense algorithm, whose frequency counts skip zero values."""
+    batch_sizes = [1] * 40 + [3, 1, 4, 1, 5, 9, 2]
+    model, sparse, ref = _run_both(batch_sizes, use_averages=use_averages, valued=True)
+    sparse.flush()
+    assert numpy.abs(ref.w).max() > 0.05
+    numpy.testing.assert_allclose(model.weights, ref.w, atol=2e-5, rtol=1e-4)
+    numpy.testing.assert_allclose(sparse.learning_rates(), ref.gamma, rtol=1e-5)
+    if use_averages:
+        numpy.testing.assert_allclose(sparse.averaged_weights(), ref.averaged(), atol=2e-5, rtol=1e-4)
+    # the counts are not all-or-nothing: the zero values changed some rates
+    _, plain, _ = _run_both(batch_sizes, use_averages=use_averages, valued=False)
+    assert not numpy.allclose(plain.learning_rates(), sparse.learning_rates())
 
 
 def test_sparse_averages_equal_dense_reference():
