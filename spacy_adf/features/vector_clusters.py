@@ -35,7 +35,7 @@ from typing import Dict, List, NamedTuple, Optional
 
 import numpy
 
-from ..serialization.text_lines import PACKAGE_PREFIX, check_file, package_file, read_lines
+from ..serialization.text_lines import check_file, read_lines, resolve_path
 from .clusters import bisecting_paths, progress
 from .templates import cluster_key
 
@@ -207,15 +207,13 @@ def spacy_word_vectors(vectors, strings, max_words: int = 0, what: str = "the ve
     return collect.result(rows, what)
 
 
-def read_spacy_vectors(path, max_words: int = 0) -> WordVectors:
-    """The vectors of a spaCy pipeline folder (its ``vocab`` folder) or of a
-    vocab folder, as spaCy saves them (strings.json, key2row, vectors)."""
+def _spacy_vocab(path):
+    """(the loaded vocab, its folder) of a spaCy pipeline or vocab folder
+    that has vectors; ValueError naming the path otherwise."""
     from spacy.vocab import Vocab
 
     start = time.time()
-    if isinstance(path, str) and path.startswith(PACKAGE_PREFIX):
-        path = package_file(path)
-    path = Path(path)
+    path = resolve_path(path)
     if not path.exists():
         raise ValueError(f"spaCy vectors folder {str(path)!r} does not exist")
     if not path.is_dir():
@@ -229,12 +227,19 @@ def read_spacy_vectors(path, max_words: int = 0) -> WordVectors:
     vectors = vocab.vectors
     progress(f"loaded {vectors.shape[0]:,} vectors of {vectors.shape[1]} dimensions and "
              f"{len(vectors.key2row):,} keys from {folder}, {time.time() - start:.1f} s")
-    return spacy_word_vectors(vectors, vocab.strings, max_words, f"the vectors of {folder}")
+    return vocab, folder
+
+
+def read_spacy_vectors(path, max_words: int = 0) -> WordVectors:
+    """The vectors of a spaCy pipeline folder (its ``vocab`` folder) or of a
+    vocab folder, as spaCy saves them (strings.json, key2row, vectors)."""
+    vocab, folder = _spacy_vocab(path)
+    return spacy_word_vectors(vocab.vectors, vocab.strings, max_words, f"the vectors of {folder}")
 
 
 def read_vectors(path, max_words: int = 0) -> WordVectors:
     """A folder as spaCy vectors, a file as word2vec text (the command's VECTORS)."""
-    resolved = package_file(path) if isinstance(path, str) and path.startswith(PACKAGE_PREFIX) else Path(path)
+    resolved = resolve_path(path)
     return read_spacy_vectors(resolved, max_words) if resolved.is_dir() else read_word2vec(resolved, max_words)
 
 
@@ -329,16 +334,13 @@ def main(argv=None) -> int:
 def vector_words(path, max_words: int = 0) -> List[str]:
     """The words of a vectors table as written (every form: a lexicon keeps
     case), in its order, words of all-zero rows left out."""
-    table = read_vectors(path, 0)
-    keyed = set(table.words)
-    resolved = package_file(path) if isinstance(path, str) and path.startswith(PACKAGE_PREFIX) else Path(path)
-    if resolved.is_dir():
-        from spacy.vocab import Vocab
-
-        folder = resolved / "vocab" if (resolved / "vocab").is_dir() else resolved
-        vocab = Vocab().from_disk(folder, exclude=["lookups"])
+    resolved = resolve_path(path)
+    if resolved.is_dir():  # one load: the keys with a non-zero row, then every form in key order
+        vocab, folder = _spacy_vocab(resolved)
+        keyed = set(spacy_word_vectors(vocab.vectors, vocab.strings, 0, f"the vectors of {folder}").words)
         raw = (vocab.strings[k] for k in vocab.vectors.key2row if k in vocab.strings)
     else:
+        keyed = set(read_word2vec(resolved).words)
         raw = (line.split(" ", 1)[0] for n, line in read_lines(check_file(resolved, "word2vec file", hint=""))
                if n > 1)
     words, seen = [], set()

@@ -27,12 +27,18 @@ def package_file(spec: str) -> Path:
     return Path(list(found.submodule_search_locations)[0]) / inner
 
 
-def check_file(path: PathLike, what: str, hint: str = PATHS_HINT) -> Path:
-    """``path`` as a Path (``pkg:PACKAGE/PATH``: the file in an installed
-    package, `package_file`); a ValueError if it does not exist or is no file."""
+def resolve_path(path: PathLike) -> Path:
+    """``path`` as a Path; ``pkg:PACKAGE/PATH`` names a file or folder in an
+    installed package (`package_file`)."""
     if isinstance(path, str) and path.startswith(PACKAGE_PREFIX):
-        path = package_file(path)
-    path = Path(path)
+        return package_file(path)
+    return Path(path)
+
+
+def check_file(path: PathLike, what: str, hint: str = PATHS_HINT) -> Path:
+    """``path`` as a Path (`resolve_path`); a ValueError if it does not
+    exist or is no file."""
+    path = resolve_path(path)
     if not path.exists():
         raise ValueError(f"{what} file {str(path)!r} does not exist{hint}")
     if not path.is_file():
