@@ -1,22 +1,6 @@
 """Distributed annotation: Ray actors that each load the pipeline once and
-run nlp.pipe over shards of the input, one output file per shard.
-
-Everything a worker needs reaches it through Ray, so worker machines share
-no file system with the driver: the pipeline folder's files (put into the
-object store once; each actor writes them into a temporary folder and
-loads it), each shard's bytes (the driver reads the shard's byte range of
-a text or JSONL input, or puts a DocBin input file once), and the shard's
-annotated bytes back, which the driver writes. Each output Doc carries its
-input line number in doc.user_data["input_line"].
-
-Exactly once, whatever fails: a shard is a fixed range of the input
-(sharding.plan_shards), its output is written under a temporary name and
-renamed (atomic on one file system), so a file under a final name is always
-complete; a rerun skips the shards whose file exists. A shard whose actor
-is lost (its worker process or its whole node) goes to another actor, and
-a new actor is started in the lost one's place (wherever Ray finds a CPU);
-only the driver writes, so a shard is written once.
-"""
+run nlp.pipe over shards of the input, one output file per shard, written
+exactly once by the driver (docs/distributed.md, "Annotation")."""
 import contextlib
 import json
 import os

@@ -1,33 +1,7 @@
-"""Distributed on-line training by iterative parameter mixing (IPM).
-
-The driver initializes the pipeline from a `spacy train` config exactly as
-`spacy train` does (init_nlp: labels, feature tables from the whole training
-corpus), reads the training corpus once (shuffled with the config's seed)
-and ships the pipeline's bytes and the corpus (examples.py) through Ray to
-S actors, with what the bytes leave out but training needs: the segmenter
-lexicon's jackknife folds. Nothing has to be on a worker machine's disk.
-
-Each epoch the corpus is split anew: every actor draws the same permutation
-(seeded by the seed and the epoch) and takes every S-th Example from
-position k, so the S shards cover the corpus exactly once per epoch (a
-fixed split converged more slowly at many shards). Each epoch every actor
-starts a new optimizer state from the mixed weights and (for ADF) the mixed
-per-feature rates, trains one pass over its shard with the config's
-optimizer and batcher (spaCy's own update / finish_update calls), settles
-its lazy updates and returns its weights; the driver mixes them (mixing.py),
-evaluates on the dev corpus with the pipeline's scorer, logs with the
-config's logger and writes model-last, model-best and the checkpoint
-(checkpoint.py) after every epoch.
-
-Because an epoch depends only on the mixed state before it, a shard whose
-actor is lost (its worker or its node gone) is trained again on a new
-actor with the same result, and a run whose driver stopped resumes from its
-last checkpoint with the same weights as an uninterrupted run.
-
-A shard is a complete on-line learner of its own data: its trainer counts
-n = the shard's samples, so ADF's window (n / 10) and the Gaussian prior
-(1 / (n sigma^2) per sample) are those of a corpus of the shard's size.
-"""
+"""Distributed on-line training by iterative parameter mixing (IPM) on Ray
+actors, each a shard's complete on-line learner; an epoch depends only on the
+mixed state before it, so a lost shard is redone and a stopped run resumes
+with the same weights (docs/distributed.md, "Training")."""
 import math
 import random
 import shutil

@@ -1,14 +1,6 @@
 """SGD with an exponentially decaying learning rate (the ADF paper's on-line
-baseline, after Tsuruoka, Tsujii and Ananiadou 2009): gamma_t = gamma_0 *
-decay^(t / n), with t counted in samples and n the training set size, so the
-rate shrinks by `decay` every pass.
-
-It is ADF with alpha = beta: every feature's rate then shrinks by the same
-factor at each window end whatever its frequency, so SGD shares ADF's sparse
-machinery (lazy L2 prior, lazy averages, per-window work only for the
-features a window touched). The rate is held constant within a window
-(window="auto": n/10 samples, ten steps per pass).
-"""
+baseline): ADF with alpha = beta, so every rate shrinks by the same factor at
+each window end and SGD shares ADF's sparse machinery (docs/training.md)."""
 from typing import Optional, Tuple, Union
 
 from thinc.config import registry

@@ -1,18 +1,7 @@
-"""Assemble a raw-text pipeline from trained pipelines: a base (a pipeline
-directory whose tokenizer is kept, or ``blank:LANG``) plus components
-sourced from other trained pipelines, in order (spaCy's
-``add_pipe(source=...)``: each keeps its trained weights and settings
-exactly); and a pipeline whose tokenizer is a trained segmenter.
-
-    python -m spacy_adf assemble training/pipeline_en --base blank:en \\
-        --source tagger=training/pos_conll2000/model-last \\
-        --source np_chunker=training/np/model-last:chunker --name adf_chunk --version 0.1.0
-    python -m spacy_adf segmenter-tokenizer training/seg_weibo/model-last training/seg_weibo_fast --lang zh
-
-``--source NAME=PATH[:COMPONENT]`` adds COMPONENT (default NAME) of the
-pipeline at PATH under the name NAME; ``--source PATH`` adds all of its
-components under their own names.
-"""
+"""Assemble a raw-text pipeline from trained pipelines (``python -m spacy_adf
+assemble``: a base plus components sourced from others, each kept exactly as
+trained), and a pipeline whose tokenizer is a trained segmenter
+(``segmenter-tokenizer``); docs/pipelines.md."""
 import argparse
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple

@@ -1,16 +1,6 @@
-"""Shrink a trained pipeline: prune the weights of its CRFs (adf_tagger,
-adf_segmenter and the segmenter tokenizer) by magnitude, each as far as
-its dev score allows, and save the smaller pipeline.
-
-For every CRF in turn (the ones before it already pruned), kept fractions
-of its non-zero feature weights are tried from large to small; the
-smallest whose dev score (the weighted score of the saved config's
-`[training.score_weights]` on its `[training] dev_corpus`, as spaCy's
-training computes it) is at most `tolerance` below the unpruned
-pipeline's is kept. The dev corpus is the one the
-pipeline was trained with unless `--paths.dev` (or any other config
-override) says otherwise. `python -m spacy_adf shrink` is the command line.
-"""
+"""Shrink a trained pipeline (``python -m spacy_adf shrink``): prune the weights
+of its CRFs by magnitude, each as far as its dev score allows, and save the
+smaller pipeline (docs/training.md, "Shrinking a trained pipeline")."""
 import argparse
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple

@@ -1,35 +1,9 @@
 """The contract between training (`training/`, `distributed/`) and what it
-trains: the protocols below are everything training calls on a model, an
-optimizer, a component or a component's trainer, so nothing there probes
-objects with getattr or hasattr. A component declares an ability by its
-class (spaCy's `TrainablePipe`, this package's `SparseTrainedPipe`) or by
-having the methods of a `runtime_checkable` protocol, checked with
-isinstance.
-
-Models (`models/`): `TrainableModel`, a sparse model a `SparseTrainer`
-steps (LinearChainCRF, MaxEntText).
-
-Optimizers: `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1),
-whose `sparse_state` is a `core.adf.SparseADF`; any other thinc Optimizer
-gets the dense gradient (``sgd(key, weights, gradient)``), and
-distributed/ steps its schedules (``step_schedules()``) as spaCy's loop
-does.
-
-Components (`pipeline/`), each protocol one ability:
-- `DeclaresUpdateEffects`: says whether its update() only reads the
-  examples (``update_reads_examples_only``). Every sparse-trained component
-  must declare it; a component that does not is treated as writing.
-- `BatchTrainable`: ``batch_objective(examples)`` and ``trainable_params``
-  for L-BFGS and the on-line loop of the reproduction.
-- `TrainedByTrainer`: holds its trainer as ``trainer``, a `Trainer`: what
-  `spacy_adf.background_steps.v1` sets and parameter mixing calls.
-- `Updatable`, `FinishesUpdates`: spaCy's update() / finish_update().
-- `Scoring`, `PairScoring`, `PredictionScoring`: the evaluation's three ways
-  to score.
-
-Properties are left out of the runtime checks (Python 3.11's isinstance
-evaluates them, and a model's weights must not be read to answer it); they
-are documented on the protocol.
+trains: everything training calls on a model, an optimizer, a component or a
+component's trainer, as protocols checked with isinstance (docs/architecture.md,
+"The component contract"). Properties are left out of the runtime checks
+(isinstance would evaluate them, and a model's weights must not be read to
+answer it); they are documented on the protocol.
 """
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, runtime_checkable
 

@@ -1,30 +1,6 @@
-"""k-fold jack-knifing of upstream components (``python -m spacy_adf jackknife``).
-
-A downstream component (a chunker on POS, an NER on POS, a bunsetsu chunker
-on morphemes, a parser on bunsetsu) learns best from input annotation as good
-as, and no better than, what it gets at run time. Annotating its training
-corpus with upstream models trained on that same corpus gives nearly gold
-input; this step instead, for each fold i of k:
-
-1. trains every upstream config, in the order given, with ``spacy train`` on
-   the other k-1 folds of its training corpus (``spacy_adf.FoldSplit.v1``
-   around the corpus section; the held-out fold is its dev set, so the logs
-   it prints are honest held-out scores);
-2. reads fold i through the first upstream config's corpus section and runs
-   the predicted Docs through the fold's pipelines, in order (so a chain such
-   as morphemes -> bunsetsu annotates as the assembled pipeline would).
-
-Every sentence's annotated Doc goes to one DocBin (``annotations.spacy``),
-which ``spacy_adf.JackknifedCorpus.v1`` (or ConllCorpus's ``annotations``)
-puts on the downstream corpus's predicted Docs. Folds come from
-`corpora.jackknifed.fold_of` (a keyed hash of the words), so the split is
-deterministic under the seed and the same for every reader of the file.
-
-Config overrides are applied to each upstream config that has the key; in
-their values ``{fold_dir}`` stands for the fold's directory, so an upstream
-that sources an earlier one (``--paths.morph_model {fold_dir}/morph/model-last``)
-gets that fold's model.
-"""
+"""k-fold jack-knifing of upstream components (``python -m spacy_adf jackknife``):
+each fold's upstream chain trains on the other folds and annotates it, and the
+annotated Docs go to one DocBin (docs/training.md, "Jack-knifing")."""
 import argparse
 import copy
 import json

@@ -1,21 +1,7 @@
 """L-BFGS (batch) training of spacy-adf's CRF and MaxEnt components on the
-exact objective, through scipy:
-
-    minimise  F(w) = -sum_i log P(y_i | x_i; w) + ||w||^2 / (2 sigma^2)
-
-The component supplies f(w) -> (sum log-likelihood, gradient) over the whole
-training set (`batch_objective`); every evaluation is one pass over the data.
-L-BFGS is a batch method, so unlike the on-line optimizers it cannot run
-inside `spacy train`; use the command:
-
-    python -m spacy_adf.training.lbfgs CONFIG OUTPUT_DIR [--max-iter 200]
-        [--memory 10] [--sigma 5] [--component adf_tagger] [--paths.train ...]
-
-It initialises the pipeline from CONFIG like `spacy train` (readers, labels,
-feature tables), runs L-BFGS on each trainable spacy-adf component, scores
-the dev corpus, and saves the pipeline to OUTPUT_DIR (loadable with
-spacy.load).
-"""
+exact objective -sum log P(y|x) + ||w||^2 / (2 sigma^2), through scipy; the
+command ``python -m spacy_adf.training.lbfgs CONFIG OUTPUT_DIR`` is described
+in docs/training.md ("Training methods")."""
 import argparse
 import json
 import sys

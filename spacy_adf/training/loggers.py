@@ -1,46 +1,6 @@
-"""`spacy_adf.TimingLogger.v1`: spaCy's console logger plus a JSON-lines
-record of every evaluation with precise timings, for benchmarks.
-
-Each record of `path`: {"epoch", "step", "score", "other_scores", "losses",
-"wall_seconds" (since training started), "train_seconds" (the same, minus the
-time spent in evaluations)}. spaCy evaluates inside the step that logs, so an
-evaluation's cost is that step's duration minus the mean duration of the
-steps before it (this estimate also takes in the checkpoint saved after the
-evaluation). Records also carry "process_seconds" (since the process
-started), "eval_seconds" and "save_seconds" (measured, see below).
-
-`process_path` (optional) is a second JSON-lines file with the whole
-process's time line, every time both as ``time`` (``time.time()``) and as
-``process_seconds`` (since the process started, from ``/proc/self/stat``):
-
-* ``{"event": "process", "process_start_time", "pid"}``;
-* ``init_start``: the logger factory's first of two calls, made by spaCy's
-  ``init_nlp`` when it resolves ``[training]``, after the nlp object was
-  built from the config and right before the corpora are resolved and
-  ``nlp.initialize`` runs (corpus reading, labels, feature tables);
-* ``init_end``: the factory's second call, before the training loop, made by
-  spaCy's ``train`` when it resolves ``[training]`` again, right after
-  initialize;
-* ``setup``: the logger's setup, just before the first training step;
-* ``first_update``: the first ``nlp.update`` call; spaCy's batcher reads the
-  training corpus again on the first step, so ``first_update - setup`` is
-  that second reading;
-* ``evaluation`` (one per evaluation): ``update_end`` (the step's last
-  ``finish_update`` returned), ``evaluate_start`` / ``evaluate_end``
-  (``Language.evaluate``), ``logged`` (the log call, after spaCy saved the
-  checkpoint), ``dev_read_seconds`` (update end to evaluate start: reading
-  the dev corpus), ``eval_seconds`` (update end to evaluate end: dev corpus
-  reading plus ``Language.evaluate``), ``save_seconds`` (evaluate end to the
-  log call: ``update_meta`` and the checkpoint saved to disk), ``score``;
-* ``finalize``: the training loop ended (spaCy then saves ``model-last``);
-* ``exit``: written by an ``atexit`` hook, when the interpreter starts to
-  shut down (so ``exit - finalize`` is the final save).
-
-The exact times come from wrapping, for the duration of training,
-``nlp.evaluate``, ``nlp.update`` and each trainable component's
-``finish_update`` (`spacy_internals.Wrappers`: spaCy's loop offers no hook
-between its steps; removed again in ``finalize``).
-"""
+"""`spacy_adf.TimingLogger.v1`: spaCy's console logger plus JSON-lines records
+of every evaluation and of the process's phases, for benchmarks (the fields:
+docs/training.md, "TimingLogger records")."""
 import atexit
 import json
 import os

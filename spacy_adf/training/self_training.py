@@ -1,15 +1,6 @@
-"""Self-training for word segmentation (``python -m spacy_adf self-train-corpus``).
-
-A segmenter trained on the gold corpus segments unlabeled text of the same
-domain; those lines join the gold lines, and a second segmenter trains on
-both. The unlabeled text adds the words and contexts of its domain that the
-gold corpus lacks (results in docs/pipelines.md).
-
-What keeps it honest: a line of the unlabeled text whose text (spaces
-removed) is a line of an ``exclude`` file (the dev set, say) is left out, so
-no dev sentence is ever trained on, not even with predicted words; the gold
-lines are copied unchanged and come first.
-"""
+"""Self-training corpora for word segmentation (``python -m spacy_adf
+self-train-corpus``): the gold lines, then unlabeled lines segmented by a
+trained segmenter, less any line of an excluded file (docs/components.md)."""
 import argparse
 import json
 import time

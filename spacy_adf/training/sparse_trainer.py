@@ -1,13 +1,8 @@
-"""Training of a sparse model inside `spacy train`, by composition: a
-component holds one SparseTrainer and forwards update() / finish_update() /
-use_params() to it.
-
-spaCy's loop calls update() before it hands over the optimizer, so update()
-queues the batch's samples and finish_update(sgd) runs them. An optimizer
-that follows `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1)
-gets sparse on-line steps whose cost is what the samples touch; any other
-thinc optimizer gets the dense gradient of the whole queued batch.
-"""
+"""Training of a sparse model inside `spacy train`: a component holds one
+SparseTrainer and forwards update() / finish_update() / use_params() to it.
+spaCy calls update() before it hands over the optimizer, so update() queues
+the batch's samples and finish_update(sgd) runs them: sparse on-line steps
+for a `SparseOptimizer`, the dense gradient for any other thinc optimizer."""
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy
