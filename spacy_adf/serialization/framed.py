@@ -8,7 +8,7 @@ the segmenter's lexicon, the dependency features, ...) in a checksummed
 part frame that names the file (see SerializedParts).
 """
 import zlib
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence
 
 import numpy
 import srsly
@@ -62,19 +62,6 @@ def _bin_header(n: int) -> bytes:
     return (b"\xc5" + n.to_bytes(2, "big")) if n < 2 ** 16 else (b"\xc6" + n.to_bytes(4, "big"))
 
 
-def peek_format(data: bytes, what: str = "spacy-adf model") -> Tuple[str, dict]:
-    """(format name, whole message) of framed data (ValueError if unreadable)."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise ValueError(f"{what} data must be bytes")
-    try:
-        msg = srsly.msgpack_loads(data)
-    except Exception as e:  # msgpack raises several types on garbage input
-        raise ValueError(f"the {what} data is corrupt or not msgpack ({e})") from None
-    if not isinstance(msg, dict) or not isinstance(msg.get("format"), str):
-        raise ValueError(f"the data is not a {what} (no format marker)")
-    return msg["format"], msg
-
-
 class _Reader:
     """A file-like view of a buffer: msgpack's Unpacker reads it piece by
     piece, so no second copy of the buffer is made."""
@@ -93,9 +80,8 @@ _BIN_HEADER = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8/16/32: bytes of the l
 
 
 def decode_arrays(data, what: str = "spacy-adf model") -> dict:
-    """The message of `pack`'s bytes, as `peek_format` gives it, except that
-    each array's "data" is a zero-copy memoryview of `data`: loading a model
-    holds its file once, not once more as msgpack's bytes. ValueError if
+    """The message of `pack`'s bytes, each array's "data" a zero-copy
+    memoryview of `data` (a model's file is held once); ValueError if
     unreadable."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ValueError(f"{what} data must be bytes")

@@ -46,12 +46,6 @@ def cache_msgpack_hooks() -> None:
             registry.get_all = _CachedHooks(registry)
 
 
-def uncache_msgpack_hooks() -> None:
-    """Undo cache_msgpack_hooks."""
-    for registry in (msgpack.msgpack_encoders, msgpack.msgpack_decoders):
-        vars(registry).pop("get_all", None)
-
-
 @registry.callbacks(REGISTERED_NAME)
 def make_cached_msgpack_hooks() -> Callable:
     """`spacy_adf.cached_msgpack_hooks.v1`, an [nlp] after_pipeline_creation callback."""

@@ -26,9 +26,6 @@ class SelfTrainingReport:
     autolabeled_words: int = 0
     seconds: float = 0.0
 
-    def to_dict(self):
-        return asdict(self)
-
 
 def unspaced(line: str) -> str:
     """A line's text as a key: every whitespace character removed."""
@@ -134,6 +131,6 @@ def main(argv=None) -> int:
     if args.report is not None:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         data = {"model": str(args.model), "unlabeled": str(args.unlabeled), "gold": str(args.gold),
-                "exclude": [str(p) for p in args.exclude], **report.to_dict()}
+                "exclude": [str(p) for p in args.exclude], **asdict(report)}
         args.report.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return 0
