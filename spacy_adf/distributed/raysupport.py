@@ -21,14 +21,9 @@ def require_ray():
     return ray
 
 
-def _lost_errors() -> tuple:
-    """The errors of a task whose actor or result is gone (a worker process
-    or a node died): the task can run again elsewhere."""
-    ray = require_ray()
-    return (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError, ray.exceptions.WorkerCrashedError)
-
-
-LOST = _lost_errors()
+# the errors of a task whose actor or result is gone (a worker or node died): it can run again elsewhere
+LOST = (require_ray().exceptions.RayActorError, require_ray().exceptions.ObjectLostError,
+        require_ray().exceptions.WorkerCrashedError)
 
 
 def start_ray(workers: int, address: Optional[str] = None):

@@ -7,9 +7,8 @@ from .adf import ADF
 
 
 class Perceptron(ADF):
-    """averaged: evaluate and save the running mean of the weights (the
-    averaged perceptron) instead of the last weights. minibatch: samples per
-    step; the prediction of every sample of a step uses the same weights."""
+    """averaged: evaluate and save the running mean of the weights instead of
+    the last weights; minibatch: samples per step (predicted with the same weights)."""
 
     def __init__(self, *, averaged: bool = True, minibatch: int = 1):
         if not isinstance(averaged, bool):

@@ -9,11 +9,10 @@ from .adf import ADF
 
 
 class SGD(ADF):
-    """learn_rate: gamma_0. decay: factor per pass over the training data
-    (0 < decay <= 1). sigma: Gaussian prior (per-sample L2 1/(n sigma^2)), or
-    L2 as the per-sample coefficient. minibatch: samples per step. The dense
-    path (spaCy's own components) shrinks the rate by decay^(1/10) every
-    dense_window updates."""
+    """gamma_t = learn_rate * decay^(t / n), t in samples, n the training set
+    size; the rate is held constant within a window. The dense path shrinks
+    it by decay^(1/10) every dense_window updates. The signature repeats
+    ADF's (less alpha, beta) because thinc validates config keys against it."""
 
     def __init__(
         self,

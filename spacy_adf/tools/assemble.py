@@ -41,15 +41,6 @@ def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
     return name, Path(path), component or name
 
 
-def add_quote_tags(nlp, after: str) -> None:
-    """`ptb_quote_tags` after the POS tagger `after`: running-text quotes and
-    brackets get the Penn Treebank's tags, a straight quote by its direction
-    (`spacy_adf.pipeline.quote_tags`). The tagger learned quotes and brackets
-    as PTB tokens (``, '', -LRB-, -RCB-), so it has no evidence for the
-    direction of a straight quote, nor for a bracket written as itself."""
-    nlp.add_pipe("ptb_quote_tags", name="quote_tags", after=after)
-
-
 def parse_meta_source(spec: str) -> dict:
     """{"name", "url", "license"} of a --meta-source NAME|URL|LICENSE value
     (an entry of the meta's "sources", which spacy package shows)."""
@@ -92,8 +83,8 @@ def assemble(base: str, sources: List[str], name: Optional[str] = None, version:
                 raise SystemExit(f"--source {spec}: {path} has no component {comp!r} "
                                  f"(it has {source.pipe_names})")
             nlp.add_pipe(comp, name=as_name if component else comp, source=source)
-    if quote_tags_after:
-        add_quote_tags(nlp, quote_tags_after)
+    if quote_tags_after:  # the Penn Treebank's tags for quotes and brackets (pipeline.quote_tags)
+        nlp.add_pipe("ptb_quote_tags", name="quote_tags", after=quote_tags_after)
     if nlp.config["nlp"].get("after_pipeline_creation") is None:
         # Docs sent between processes (nlp.pipe(n_process=...), Ray) without
         # srsly's hook lookups on every msgpack call (serialization.msgpack_hooks)

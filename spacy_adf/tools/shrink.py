@@ -78,10 +78,6 @@ def dev_scorer(nlp: Language, config: Config, overrides: Optional[Dict[str, obje
     return score
 
 
-def size_of(crf: LinearChainCRF) -> int:
-    return len(crf.to_bytes())
-
-
 def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
            fractions: Sequence[float] = FRACTIONS, log=print) -> dict:
     """Prune every CRF of `nlp` in place (see the module doc); returns what
@@ -93,7 +89,7 @@ def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
     for name, crf in parts:
         # pruning makes a new table and weights and leaves these as they are
         original = (crf.table, crf.params)
-        bytes_before = size_of(crf)
+        bytes_before = len(crf.to_bytes())
         block_w = crf.block_weights()
         chosen = None
         for fraction in fractions:
@@ -114,7 +110,7 @@ def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
             fraction, threshold, counts, got = chosen
             crf.prune(threshold)
             entry.update(fraction=fraction, min_abs=threshold, score=got, **counts)
-        entry["bytes_after"] = size_of(crf)
+        entry["bytes_after"] = len(crf.to_bytes())
         log(f"{name}: {entry['bytes_before'] / 1e6:.1f} MB -> {entry['bytes_after'] / 1e6:.1f} MB"
             + ("" if chosen else " (no pruning within the tolerance)"))
         report["parts"][name] = entry

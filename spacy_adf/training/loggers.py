@@ -20,9 +20,8 @@ _FACTORY_CALLS: List[float] = []
 
 
 def process_start_time() -> Optional[float]:
-    """The ``time.time()`` at which this process started, from the start
-    time in ``/proc/self/stat`` (clock ticks since boot, 10 ms on most
-    systems) and ``CLOCK_BOOTTIME``; None where that is not available."""
+    """The ``time.time()`` at which this process started (``/proc/self/stat``
+    and ``CLOCK_BOOTTIME``), or None where that is not available."""
     try:
         stat = Path("/proc/self/stat").read_text()
         # the command name (field 2) may hold spaces: split after its ')'
@@ -67,25 +66,19 @@ class _ProcessClock:
         return {"event": event, "time": t, "process_seconds": self.since_start(t), **extra}
 
     def instrument(self, nlp: Language) -> None:
-        def first_update():
-            if self.first_update is None:
-                self.first_update = time.time()
+        def mark(name: str, once: bool = False) -> Callable[[], None]:
+            def set_time() -> None:
+                if not once or self.__dict__[name] is None:
+                    self.__dict__[name] = time.time()
 
-        def update_end():
-            self.update_end = time.time()
+            return set_time
 
-        def evaluate_start():
-            self.evaluate_start = time.time()
-
-        def evaluate_end():
-            self.evaluate_end = time.time()
-
-        self.wrappers.wrap(nlp, "update", before=first_update)
-        self.wrappers.wrap(nlp, "evaluate", before=evaluate_start, after=evaluate_end)
+        self.wrappers.wrap(nlp, "update", before=mark("first_update", once=True))
+        self.wrappers.wrap(nlp, "evaluate", before=mark("evaluate_start"), after=mark("evaluate_end"))
         # the components being trained (spaCy calls setup with the frozen ones disabled)
         for _, proc in nlp.pipeline:
             if isinstance(proc, FinishesUpdates) and proc.is_trainable:
-                self.wrappers.wrap(proc, "finish_update", after=update_end)
+                self.wrappers.wrap(proc, "finish_update", after=mark("update_end"))
 
 
 @registry.loggers("spacy_adf.TimingLogger.v1")

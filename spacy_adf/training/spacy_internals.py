@@ -132,8 +132,7 @@ def install_lean_update(nlp: Language) -> Language:
 
 
 def install_lean_evaluate(nlp: Language) -> Language:
-    """Set `lean_evaluate(nlp)` as `nlp.evaluate` (an instance attribute:
-    the class, other nlp objects and saved pipelines are untouched)."""
+    """Set `lean_evaluate(nlp)` as `nlp.evaluate` (an instance attribute)."""
     if not is_lean(nlp.__dict__.get("evaluate")):
         nlp.evaluate = lean_evaluate(nlp)
     return nlp
