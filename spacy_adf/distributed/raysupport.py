@@ -27,12 +27,10 @@ LOST = (require_ray().exceptions.RayActorError, require_ray().exceptions.ObjectL
 
 
 def start_ray(workers: int, address: Optional[str] = None):
-    """Join the cluster at `address` ("auto" for the one `ray start` made on
-    this machine), or start an embedded local Ray with `workers` CPUs and no
-    dashboard whose workers run at this process's priority (Ray's default
-    makes them 15 nicer than the driver: on a busy machine they would get
-    only what every other process leaves, although they do all the work).
-    A Ray that is already up in this process is reused."""
+    """Join the cluster at `address` ("auto": the one `ray start` made here),
+    or start an embedded Ray with `workers` CPUs whose workers run at this
+    process's priority (Ray's default makes them 15 nicer, though they do all
+    the work). A Ray already up in this process is reused."""
     ray = require_ray()
     if not ray.is_initialized():
         if address:

@@ -53,11 +53,9 @@ def own_scorer_cfg(nlp: Language, scorer: Optional[Scorer],
 
 def pair_scores(nlp: Language, docs: List[Doc], references: List[Doc], cfg: Dict[str, Any],
                 per_component: bool) -> Optional[Dict[str, Any]]:
-    """`Scorer(nlp=nlp, **cfg).score(...)` of the annotated `docs` against
-    their references, if every part with a score method can score
-    `DocPair`s (a component's ``pair_scorer(**cfg)``; spaCy's own
-    Tokenizer, which skips references with unknown spaces, gets Examples
-    of the others only); else None."""
+    """`Scorer(nlp=nlp, **cfg).score(...)` of the annotated `docs`, if every
+    part with a score method can score `DocPair`s (spaCy's Tokenizer gets
+    Examples of the references with known spaces); else None."""
     pairs = [DocPair(doc, reference) for doc, reference in zip(docs, references)]
     scorers: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
     ok, tokenizer_score = tokenizer_scorer(nlp, pairs, cfg)

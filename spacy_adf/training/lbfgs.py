@@ -26,13 +26,11 @@ def train_lbfgs(
     ftol: float = 1e-10,
     callback: Optional[Callable[[Dict], Optional[bool]]] = None,
 ) -> Dict:
-    """Fit `pipe` (a `BatchTrainable` component: `trainable_params` and `batch_objective`)
-    by L-BFGS from its current weights. sigma: Gaussian prior (None = none).
-
-    callback(info) runs after every iteration with the weights of that
-    iterate set in the model; info has "iteration", "evaluations" (passes
-    over the data), "train_seconds" and "train_cpu_seconds" (wall and process
-    CPU time, excluding time spent in callbacks) and "objective". Returning True stops the run. Returns a summary dict."""
+    """Fit the `BatchTrainable` `pipe` by L-BFGS from its current weights; a
+    summary dict. callback(info) runs after every iteration with its weights
+    set: info has "iteration", "evaluations" (passes over the data),
+    "train_seconds", "train_cpu_seconds" (callbacks excluded) and
+    "objective"; returning True stops the run."""
     if sigma is not None and sigma <= 0:
         raise ValueError(f"sigma must be positive (or None for no prior), got {sigma}")
     if max_iter < 1 or memory < 1:
