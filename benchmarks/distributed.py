@@ -24,7 +24,7 @@ the base-NP chunker (CoNLL-2000) and the Weibo word segmenter (NLPCC-2016).
 
 3. nodes (base NPs): a Ray cluster of 2 nodes on this machine (head and one
    worker node, 1 CPU and its own object store each;
-   spacy_adf.distributed.local_cluster): IPM with 2 shards of
+   tests.helpers.local_cluster): IPM with 2 shards of
    configs/chunking_np.cfg as it is (streamed: 8 epochs derived from
    max_steps), its F (CoNLL-2000 test, the file the shipped config logs as
    dev) and set-up and epoch times; then annotation of --node-sentences
@@ -46,7 +46,7 @@ set below before Ray is imported).
 import os
 
 # before Ray is imported: Ray keeps 127.0.0.1 as the address of the embedded
-# Ray and of the local cluster's nodes (spacy_adf.distributed.local_cluster)
+# Ray and of the local cluster's nodes (tests.helpers.local_cluster)
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 
 import argparse  # noqa: E402
@@ -391,7 +391,7 @@ def bench_nodes(data: Path, sentences: int, rounds: int) -> dict:
     doc), each run by the documented command line with --address."""
     import sys
 
-    from spacy_adf.distributed.local_cluster import LocalCluster
+    from tests.helpers.local_cluster import LocalCluster
 
     config = REPO / "configs" / TASKS["np"]["config"]
     train, dev = corpus_paths("np", data)

@@ -1,19 +1,6 @@
-"""Atomic folders and the IPM checkpoint (no Ray here).
-
-A folder is written under a temporary name and swapped in by renames
-(`replace_dir`), so a reader never sees a half-written one: after a crash
-between the two renames the previous version is still there under
-`.NAME.old` and `load_checkpoint` falls back to it.
-
-The checkpoint (OUTPUT/ipm-state) holds what a resumed run needs besides
-the pipeline that init_nlp rebuilds: the mixed state after the last
-completed epoch (weights, ADF rates, running averages of every component,
-in state.npz) and the run's record (state.json: the epoch, the config and
-shard count it belongs to, history, scores, counters). An epoch's training
-depends only on the mixed state before it (each actor starts every epoch
-with a new optimizer state, ShardTrainer.train_epoch), so a resumed run
-computes the same weights as an uninterrupted one.
-"""
+"""Atomic folders (`replace_dir`) and the IPM checkpoint, OUTPUT/ipm-state: the
+mixed state after the last completed epoch and the run's record (no Ray
+here; docs/distributed.md)."""
 import json
 import os
 import shutil

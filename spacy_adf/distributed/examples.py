@@ -1,13 +1,6 @@
-"""Training Examples as bytes, so that the driver reads the training corpus
-once and the IPM actors on other machines get it through Ray (no corpus
-path has to resolve on a worker machine). No Ray here.
-
-Each Example is its two Docs (predicted and reference) in two DocBins with
-every attribute DocBin keeps, span groups and user data (the compact
-readers' corpus-item keys among them); the actor rebuilds them with its own
-vocab. `tests/distributed/test_train.py` checks that an actor extracts the
-same training features from them as the driver from the originals.
-"""
+"""Training Examples as bytes (both Docs in DocBins with span groups and user
+data), so the driver reads the corpus once and the IPM actors get it through
+Ray. No Ray here."""
 from typing import List
 
 import srsly

@@ -21,23 +21,16 @@ def require_ray():
     return ray
 
 
-def _lost_errors() -> tuple:
-    """The errors of a task whose actor or result is gone (a worker process
-    or a node died): the task can run again elsewhere."""
-    ray = require_ray()
-    return (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError, ray.exceptions.WorkerCrashedError)
-
-
-LOST = _lost_errors()
+# the errors of a task whose actor or result is gone (a worker or node died): it can run again elsewhere
+LOST = (require_ray().exceptions.RayActorError, require_ray().exceptions.ObjectLostError,
+        require_ray().exceptions.WorkerCrashedError)
 
 
 def start_ray(workers: int, address: Optional[str] = None):
-    """Join the cluster at `address` ("auto" for the one `ray start` made on
-    this machine), or start an embedded local Ray with `workers` CPUs and no
-    dashboard whose workers run at this process's priority (Ray's default
-    makes them 15 nicer than the driver: on a busy machine they would get
-    only what every other process leaves, although they do all the work).
-    A Ray that is already up in this process is reused."""
+    """Join the cluster at `address` ("auto": the one `ray start` made here),
+    or start an embedded Ray with `workers` CPUs whose workers run at this
+    process's priority (Ray's default makes them 15 nicer, though they do all
+    the work). A Ray already up in this process is reused."""
     ray = require_ray()
     if not ray.is_initialized():
         if address:

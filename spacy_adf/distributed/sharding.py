@@ -1,18 +1,6 @@
-"""Shard planning and input reading for distributed annotation (no Ray here).
-
-An input is a text file (one document a line), a JSONL file (one object a
-line with a text field) or a DocBin file (`.spacy`); a folder or a glob names
-several, taken in sorted order. A shard is a range [start, stop) of the
-lines (Docs for a DocBin) of one input file; shards are numbered in input
-order, so their output names (`shard-000000.spacy`, ...) sort in input order,
-and the plan covers every line of every input exactly once. Blank lines are
-not documents; a line that cannot be read (bad UTF-8, bad JSON, no text) is
-reported with its file and line number and left out, the rest goes on.
-
-The driver only plans: one pass over each text or JSONL input finds the byte
-offset where each shard starts (line_index), so the worker that annotates a
-shard reads it itself with one seek and one read (read_shard).
-"""
+"""Shard planning and input reading for distributed annotation (no Ray here):
+a shard is a range of the lines (a DocBin's Docs) of one input file, with its
+byte range so a worker reads it with one seek (docs/distributed.md)."""
 import codecs
 import glob
 import itertools

@@ -1,33 +1,7 @@
-"""Distributed on-line training by iterative parameter mixing (IPM).
-
-The driver initializes the pipeline from a `spacy train` config exactly as
-`spacy train` does (init_nlp: labels, feature tables from the whole training
-corpus), reads the training corpus once (shuffled with the config's seed)
-and ships the pipeline's bytes and the corpus (examples.py) through Ray to
-S actors, with what the bytes leave out but training needs: the segmenter
-lexicon's jackknife folds. Nothing has to be on a worker machine's disk.
-
-Each epoch the corpus is split anew: every actor draws the same permutation
-(seeded by the seed and the epoch) and takes every S-th Example from
-position k, so the S shards cover the corpus exactly once per epoch (a
-fixed split converged more slowly at many shards). Each epoch every actor
-starts a new optimizer state from the mixed weights and (for ADF) the mixed
-per-feature rates, trains one pass over its shard with the config's
-optimizer and batcher (spaCy's own update / finish_update calls), settles
-its lazy updates and returns its weights; the driver mixes them (mixing.py),
-evaluates on the dev corpus with the pipeline's scorer, logs with the
-config's logger and writes model-last, model-best and the checkpoint
-(checkpoint.py) after every epoch.
-
-Because an epoch depends only on the mixed state before it, a shard whose
-actor is lost (its worker or its node gone) is trained again on a new
-actor with the same result, and a run whose driver stopped resumes from its
-last checkpoint with the same weights as an uninterrupted run.
-
-A shard is a complete on-line learner of its own data: its trainer counts
-n = the shard's samples, so ADF's window (n / 10) and the Gaussian prior
-(1 / (n sigma^2) per sample) are those of a corpus of the shard's size.
-"""
+"""Distributed on-line training by iterative parameter mixing (IPM) on Ray
+actors, each a shard's complete on-line learner; an epoch depends only on the
+mixed state before it, so a lost shard is redone and a stopped run resumes
+with the same weights (docs/distributed.md, "Training")."""
 import math
 import random
 import shutil
@@ -37,7 +11,6 @@ import time
 from pathlib import Path
 from typing import IO, Callable, Dict, List, Optional
 
-import numpy
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
 from spacy.schemas import ConfigSchemaTraining
@@ -83,9 +56,8 @@ def check_optimizer(optimizer) -> None:
 
 
 def lexicon_folds(nlp: Language) -> Dict[str, Dict[str, int]]:
-    """What each sparse component's example preparation needs beyond
-    nlp.to_bytes (SparseTrainer.export_preparation: an adf_segmenter
-    lexicon's training folds): the actors restore it."""
+    """Each sparse component's `export_preparation()` that is not None (an
+    adf_segmenter lexicon's folds), for the actors to restore."""
     prepared = {name: proc.trainer.export_preparation() for name, proc in nlp.pipeline
                 if isinstance(proc, SparseTrainedPipe)}
     return {name: state for name, state in prepared.items() if state is not None}
@@ -102,11 +74,8 @@ def fresh_optimizer(config: Config):
 
 
 def n_epochs_of(max_epochs: int, max_steps: int, batches_per_pass: int) -> int:
-    """IPM runs whole epochs. A config that streams its corpus (max_epochs
-    -1 or 0, as spacy train's loop reads the corpus again every epoch) is
-    bounded by max_steps: that many steps are ceil(max_steps / batches per
-    pass) whole passes. With both set, the first bound reached, as in
-    spacy train."""
+    """The whole epochs IPM runs: max_epochs, or for a streamed corpus
+    ceil(max_steps / batches per pass); with both set, the first reached."""
     by_steps = math.ceil(max_steps / max(batches_per_pass, 1)) if max_steps > 0 else 0
     if max_epochs >= 1:
         return min(max_epochs, by_steps) if by_steps else max_epochs
@@ -117,10 +86,8 @@ def n_epochs_of(max_epochs: int, max_steps: int, batches_per_pass: int) -> int:
 
 
 def epoch_split(n: int, seed: int, epoch: int, shard: int, n_shards: int) -> List[int]:
-    """The indices shard `shard` of `n_shards` trains on in `epoch`: every
-    n_shards-th position of one permutation of range(n) that every actor
-    draws alike (seeded by the seed and the epoch), so the shards partition
-    the corpus in every epoch."""
+    """The indices shard `shard` trains on in `epoch`: every n_shards-th
+    position of one permutation (seeded by seed and epoch) of range(n)."""
     order = list(range(n))
     random.Random(f"{seed}/split/{epoch}").shuffle(order)
     return order[shard::n_shards]
@@ -158,19 +125,15 @@ class ShardTrainer:
         return {"n_examples": self.n_examples, "node_id": get_runtime_context().get_node_id()}
 
     def load_mixed(self, mixed: Optional[dict], optimizer) -> None:
-        """Start from the mixed weights (copied into the model's own buffer:
-        Ray's zero-copy arrays are read-only) and rates with a new optimizer
-        state, so the epoch depends on the mixed state alone."""
+        """Start from the mixed weights and rates with a new optimizer state."""
         if not mixed:
             return
         for name, pipe in self.pipes.items():
             pipe.trainer.restart_from(mixed[name], optimizer)
 
     def train_epoch(self, epoch: int, mixed: Optional[dict], steps_before: int = 0) -> dict:
-        """One pass over this shard's part of `epoch` from the mixed state.
-        The optimizer is resolved anew and its schedules stepped to where
-        this shard's earlier epochs left them; the random seed is set per
-        epoch and shard."""
+        """One pass over this shard's part of `epoch` from the mixed state, with
+        a new optimizer whose schedules are stepped past `steps_before`."""
         t0 = time.perf_counter()
         fix_random_seed(self.seed + 7919 * epoch + self.shard)
         optimizer = fresh_optimizer(self.config)
@@ -199,22 +162,17 @@ class ShardTrainer:
                 "load_seconds": t1 - t0, "train_seconds": t2 - t1, "state_seconds": t3 - t2}
 
     def states(self) -> dict:
-        """Settled weights, ADF rates and running averages of every component.
-        The weights are the model's own array: Ray copies it into the object
-        store when the call returns, before the actor runs anything else."""
+        """Every component's exported state (the weights are the model's own
+        array: Ray copies it when the call returns, before anything else runs)."""
         return {name: pipe.trainer.export_state() for name, pipe in self.pipes.items()}
 
 
 class IPM:
     """A distributed training run: start() builds the pipeline and the
-    actors, epoch() runs one mixed epoch, run() all of them with evaluation,
-    logging and a checkpoint after every epoch, the evaluation of epoch e
-    overlapping the training of epoch e + 1 (eval_every: evaluate every that
-    many epochs, and after the last). A run into an output folder that holds
-    the checkpoint of the same config and shard count resumes from it.
-
-    Every check of the arguments and the output folder is made here and in
-    start() before Ray starts."""
+    actors, run() all epochs with evaluation (every `eval_every` epochs and
+    after the last, overlapping the next epoch's training), logging and a
+    checkpoint after every epoch; an output folder with the checkpoint of the
+    same config and shard count resumes. Every check is made before Ray starts."""
 
     def __init__(self, config_path, output: Optional[Path], *, workers: int = 2,
                  shards: Optional[int] = None, overrides: Optional[dict] = None,
@@ -315,31 +273,27 @@ class IPM:
         return [self._dispatch_shard(k, epoch) for k in range(self.n_shards)]
 
     def _gather(self, refs: list, epoch: int) -> List[dict]:
-        """The shards' results of `epoch`. A shard whose actor was lost (its
-        worker process or its node) is trained again on a new actor, from the
-        same mixed state: the same result."""
+        """The shards' results of `epoch`; a shard whose actor was lost is
+        trained again on a new actor, from the same mixed state."""
         ray = start_ray(self.workers, self.address)
-        results: List[Optional[dict]] = [None] * len(refs)
-        refs = list(refs)
-        tries = [0] * len(refs)
-        while any(r is None for r in results):
-            for k, ref in enumerate(refs):
-                if results[k] is not None:
-                    continue
+        results: List[dict] = []
+        for k, ref in enumerate(refs):
+            tries = 0
+            while len(results) == k:
                 try:
-                    results[k] = ray.get(ref)
+                    results.append(ray.get(ref))
                 except LOST as e:
-                    tries[k] += 1
-                    if tries[k] > MAX_SHARD_RETRIES:
+                    tries += 1
+                    if tries > MAX_SHARD_RETRIES:
                         raise RuntimeError(
-                            f"shard {k} lost its Ray worker {tries[k]} times in epoch {epoch + 1} ({type(e).__name__}); "
+                            f"shard {k} lost its Ray worker {tries} times in epoch {epoch + 1} ({type(e).__name__}); "
                             "the checkpoint of the last completed epoch is in --output: rerun the same "
                             "command to resume") from None
                     self.stderr.write(f"IPM: shard {k} lost its worker in epoch {epoch + 1} "
                                       f"({type(e).__name__}); training it again on a new actor\n")
                     ray.kill(self.actors[k])
                     self.actors[k] = self._new_actor(k)
-                    refs[k] = self._dispatch_shard(k, epoch)
+                    ref = self._dispatch_shard(k, epoch)
                     self.redone.append({"epoch": epoch, "shard": k, "error": type(e).__name__})
         return results
 
@@ -360,37 +314,21 @@ class IPM:
         self.mixed_ref = ray.put(self.mixed)
 
     def _set_driver_weights(self) -> None:
-        """The driver's pipeline takes the mixed weights (the mixed running
-        averages if the optimizer keeps them, as spacy train evaluates and
-        saves optimizer.averages). It only evaluates and saves, so it binds the
-        mixed arrays without a copy."""
-        self._join_saver()  # a background save may still read the old weights
+        """The driver's pipeline binds the mixed weights without a copy (the
+        mixed averages if kept, as spacy train evaluates optimizer.averages)."""
+        self.wait_for_saves()  # a background save may still read the old weights
         for name, pipe in self.pipes.items():
             state = self.mixed[name]
             weights = state["averages"] if state["averages"] is not None else state["weights"]
             pipe.trainer.bind_weights(weights)
 
-    def epoch(self, epoch: int) -> List[dict]:
-        """One epoch on every shard from the current mixed state; the driver's
-        pipeline then holds the new mixed weights. The shards' results."""
-        self._prepare_run()
-        results = self._gather(self._dispatch(epoch), epoch)
-        self._mix(results, epoch)
-        self._set_driver_weights()
-        return results
-
-    def _prepare_run(self) -> None:
-        if not self.actors:
-            self.start()
-
     # ------------------------------------------------------------ saving
 
     def _save_async(self, before_to_disk: Callable, epoch: int, is_best: bool, record: dict) -> None:
         """Write model-best (if the epoch is the best), model-last and the
-        checkpoint, each into a temporary folder then renamed, in a thread:
-        the next epoch's wait for the shards hides it. The weights are not
-        touched until the thread is joined."""
-        self._join_saver()
+        checkpoint (each swapped in by `replace_dir`) in a thread that the next
+        epoch's wait for the shards hides; the weights stay until it is joined."""
+        self.wait_for_saves()
         mixed = self.mixed
 
         def save() -> None:
@@ -408,10 +346,7 @@ class IPM:
         self._saver.start()
 
     def wait_for_saves(self) -> None:
-        """Let a save in progress complete (after a Ctrl-C, before saying what was saved)."""
-        self._join_saver()
-
-    def _join_saver(self) -> None:
+        """Let a save in progress complete (also after a Ctrl-C, before saying what was saved)."""
         if self._saver is not None:
             self._saver.join()
             self._saver = None
@@ -437,8 +372,8 @@ class IPM:
     # ------------------------------------------------------------ the run
 
     def run(self) -> List[dict]:
-        self._prepare_run()
-        ray = start_ray(self.workers, self.address)
+        if not self.actors:
+            self.start()
         T = self.T
         n_epochs = self.n_epochs
         before_to_disk = create_before_to_disk_callback(T["before_to_disk"])
@@ -487,10 +422,9 @@ class IPM:
                 slowest = max(r["seconds"] for r in results)
                 record = {
                     "epoch": epoch, "score": None, "epoch_seconds": t2 - last_mixed,
-                    "wait_seconds": t1 - t0, "shard_seconds": [r["seconds"] for r in results],
-                    "shard_train_seconds": [r["train_seconds"] for r in results],
-                    "shard_load_seconds": [r["load_seconds"] for r in results],
-                    "shard_state_seconds": [r["state_seconds"] for r in results],
+                    "wait_seconds": t1 - t0,
+                    **{f"shard_{key}": [r[key] for r in results]
+                       for key in ("seconds", "train_seconds", "load_seconds", "state_seconds")},
                     "transfer_seconds": max(0.0, (t1 - dispatched) - slowest),
                     "mix_seconds": t2 - t1, "set_seconds": t3 - t2, "eval_seconds": 0.0, "save_seconds": 0.0,
                     "bytes_per_shard": state_nbytes(results[0]["states"]),
@@ -522,9 +456,8 @@ class IPM:
                     self._save_async(before_to_disk, epoch, is_best, state)
                 if self.on_epoch is not None:
                     self.on_epoch(record)
-            self._join_saver()
         finally:
-            self._join_saver()
+            self.wait_for_saves()
             finalize()
         self.total_seconds = time.perf_counter() - start
         done = [h["epoch_seconds"] for h in self.history[first:]]

@@ -21,20 +21,10 @@ KeyT = Tuple[int, str]
 
 
 class ADF(Optimizer):
-    """Feature-frequency-adaptive on-line learning (Sun et al. 2014).
-
-    learn_rate (c): initial per-feature rate. alpha, beta: the rate of a
-    feature seen in a fraction u of a window's samples is multiplied by
-    alpha - u (alpha - beta) at the end of the window. window: q in training
-    samples for the sparse path ("auto" = a tenth of the training corpus, as
-    in the paper). sigma: Gaussian prior of the paper (per-sample L2
-    1/(n sigma^2)); if None, L2 is used as the per-sample coefficient on the
-    sparse path. minibatch: samples per ADF step on the sparse path; spacy-adf
-    components split each spaCy batch into such steps, applied in order (the
-    paper's on-line setting is 1, whatever the spaCy batch size). On the
-    dense path the window counts updates (dense_window) and L2 is a
-    decoupled weight decay.
-    """
+    """Feature-frequency-adaptive on-line learning (Sun et al. 2014); the
+    settings are in docs/training.md ("spacy_adf.ADF.v1"). On the sparse path
+    `minibatch` samples make one step; on the dense path the window counts
+    updates (dense_window) and L2 is a decoupled weight decay."""
 
     def __init__(
         self,
@@ -99,11 +89,8 @@ class ADF(Optimizer):
     # ------------------------------------------------------------ sparse path
 
     def sparse_state(self, key: KeyT, params: GroupedParams, *, n_examples: int) -> SparseADF:
-        """The ADF state of one grouped parameter block, created on first use.
-
-        n_examples: size of the training corpus (for window="auto" and the
-        per-sample prior 1/(n sigma^2)).
-        """
+        """The ADF state of one grouped parameter block, created on first use
+        (n_examples: the training set size, for window="auto" and sigma)."""
         state = self.sparse_states.get(key)
         if state is not None and state.params is params:
             return state
@@ -178,10 +165,8 @@ OBJECTIVES = ("loglik", "perceptron")
 
 
 def is_perceptron(sgd, component: str) -> bool:
-    """Whether the sparse optimizer `sgd` (`training.contract.SparseOptimizer`,
-    which declares ``objective``) steps along the perceptron direction
-    f(gold) - f(pred) instead of the log-likelihood gradient
-    (spacy_adf.Perceptron.v1 sets objective = "perceptron")."""
+    """Whether the `SparseOptimizer` `sgd` steps along f(gold) - f(pred)
+    (objective "perceptron") instead of the log-likelihood gradient."""
     objective = sgd.objective
     if objective not in OBJECTIVES:
         raise ValueError(

@@ -1,21 +1,14 @@
-"""Structured perceptron (Collins 2002) and its averaged form.
-
-The step is f(x, gold) - f(x, prediction) with rate 1, no prior and no
-decay: a SparseADF state with c = 1 and alpha = beta = 1 applies it, so the
-perceptron shares the sparse machinery, and averaging uses the state's lazy
-running means (the mean of the weights over all updates, each sample one
-update with minibatch=1). Only spacy-adf's components can compute the step
-(they need a Viterbi / argmax prediction), so there is no dense path.
-"""
+"""Structured perceptron (Collins 2002) and its averaged form: a SparseADF state
+with c = 1 and alpha = beta = 1 applies the step f(x, gold) - f(x, prediction),
+and averaging uses the state's lazy running means. Sparse path only."""
 from thinc.config import registry
 
 from .adf import ADF
 
 
 class Perceptron(ADF):
-    """averaged: evaluate and save the running mean of the weights (the
-    averaged perceptron) instead of the last weights. minibatch: samples per
-    step; the prediction of every sample of a step uses the same weights."""
+    """averaged: evaluate and save the running mean of the weights instead of
+    the last weights; minibatch: samples per step (predicted with the same weights)."""
 
     def __init__(self, *, averaged: bool = True, minibatch: int = 1):
         if not isinstance(averaged, bool):

@@ -1,14 +1,6 @@
 """SGD with an exponentially decaying learning rate (the ADF paper's on-line
-baseline, after Tsuruoka, Tsujii and Ananiadou 2009): gamma_t = gamma_0 *
-decay^(t / n), with t counted in samples and n the training set size, so the
-rate shrinks by `decay` every pass.
-
-It is ADF with alpha = beta: every feature's rate then shrinks by the same
-factor at each window end whatever its frequency, so SGD shares ADF's sparse
-machinery (lazy L2 prior, lazy averages, per-window work only for the
-features a window touched). The rate is held constant within a window
-(window="auto": n/10 samples, ten steps per pass).
-"""
+baseline): ADF with alpha = beta, so every rate shrinks by the same factor at
+each window end and SGD shares ADF's sparse machinery (docs/training.md)."""
 from typing import Optional, Tuple, Union
 
 from thinc.config import registry
@@ -17,11 +9,10 @@ from .adf import ADF
 
 
 class SGD(ADF):
-    """learn_rate: gamma_0. decay: factor per pass over the training data
-    (0 < decay <= 1). sigma: Gaussian prior (per-sample L2 1/(n sigma^2)), or
-    L2 as the per-sample coefficient. minibatch: samples per step. The dense
-    path (spaCy's own components) shrinks the rate by decay^(1/10) every
-    dense_window updates."""
+    """gamma_t = learn_rate * decay^(t / n), t in samples, n the training set
+    size; the rate is held constant within a window. The dense path shrinks
+    it by decay^(1/10) every dense_window updates. The signature repeats
+    ADF's (less alpha, beta) because thinc validates config keys against it."""
 
     def __init__(
         self,

@@ -1,14 +1,9 @@
-"""The one binary format for spacy-adf's numeric model files: msgpack (via
-srsly) holding a format name, a version, free-form metadata and named
-little-endian arrays with dtype and shape, plus a CRC32 over the arrays, so
-a truncated, corrupted or foreign file fails loudly with a ValueError.
-
-`wrap` and `unwrap` put any file of a component (the array files above,
-the segmenter's lexicon, the dependency features, ...) in a checksummed
-part frame that names the file (see SerializedParts).
-"""
+"""The one binary format for spacy-adf's numeric model files (msgpack with a
+format name, version, metadata, little-endian arrays and a CRC32), and the
+checksummed part frame (`wrap`, `unwrap`) around every file of a component
+(docs/architecture.md, "Files"). A damaged or foreign file is a ValueError."""
 import zlib
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence
 
 import numpy
 import srsly
@@ -21,17 +16,15 @@ def pack(fmt: str, version: int, arrays: Dict[str, numpy.ndarray], meta: Dict[st
 
 class Chunks(list):
     """Buffers whose concatenation is one file's bytes (a part dumper may
-    return these instead of bytes: a file is then written piece by piece,
-    never held whole in memory; see `write_wrapped`)."""
+    return these instead of bytes: `write_wrapped` writes them one by one)."""
 
     def join(self) -> bytes:
         return b"".join(self)
 
 
 def pack_chunks(fmt: str, version: int, arrays: Dict[str, numpy.ndarray], meta: Dict[str, Any]) -> Chunks:
-    """`pack`'s bytes as Chunks: the msgpack map written around views of the
-    arrays (little-endian), so a model is not copied to be saved. The bytes
-    are those srsly.msgpack_dumps gives for the same message."""
+    """`pack`'s bytes (those srsly.msgpack_dumps gives for the same message)
+    as Chunks: the msgpack map around views of the little-endian arrays."""
     views = {}
     crc = 0
     for name in sorted(arrays):
@@ -62,22 +55,8 @@ def _bin_header(n: int) -> bytes:
     return (b"\xc5" + n.to_bytes(2, "big")) if n < 2 ** 16 else (b"\xc6" + n.to_bytes(4, "big"))
 
 
-def peek_format(data: bytes, what: str = "spacy-adf model") -> Tuple[str, dict]:
-    """(format name, whole message) of framed data (ValueError if unreadable)."""
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise ValueError(f"{what} data must be bytes")
-    try:
-        msg = srsly.msgpack_loads(data)
-    except Exception as e:  # msgpack raises several types on garbage input
-        raise ValueError(f"the {what} data is corrupt or not msgpack ({e})") from None
-    if not isinstance(msg, dict) or not isinstance(msg.get("format"), str):
-        raise ValueError(f"the data is not a {what} (no format marker)")
-    return msg["format"], msg
-
-
 class _Reader:
-    """A file-like view of a buffer: msgpack's Unpacker reads it piece by
-    piece, so no second copy of the buffer is made."""
+    """A file-like view of a buffer, so msgpack's Unpacker makes no copy of it."""
 
     def __init__(self, view: memoryview, pos: int):
         self.view, self.pos = view, pos
@@ -93,9 +72,8 @@ _BIN_HEADER = {0xC4: 1, 0xC5: 2, 0xC6: 4}  # msgpack bin 8/16/32: bytes of the l
 
 
 def decode_arrays(data, what: str = "spacy-adf model") -> dict:
-    """The message of `pack`'s bytes, as `peek_format` gives it, except that
-    each array's "data" is a zero-copy memoryview of `data`: loading a model
-    holds its file once, not once more as msgpack's bytes. ValueError if
+    """The message of `pack`'s bytes, each array's "data" a zero-copy
+    memoryview of `data` (a model's file is held once); ValueError if
     unreadable."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ValueError(f"{what} data must be bytes")
@@ -155,9 +133,7 @@ def check_format(msg: dict, fmt: str, versions: Sequence[int]) -> int:
 
 def unpack(data, fmt: str, version: int, dtypes: Dict[str, str], copy: bool = True):
     """(arrays, meta) after checking format, version, dtypes and checksum;
-    `copy=False` gives read-only arrays over the decoded bytes where the
-    byte order allows (a reader that never writes them saves a copy, and
-    the peak memory of loading a large table)."""
+    `copy=False` gives read-only arrays over `data` where the byte order allows."""
     msg = decode_arrays(data, fmt)
     check_format(msg, fmt, [version])
     return unpack_message(msg, fmt, dtypes, copy)
@@ -165,8 +141,7 @@ def unpack(data, fmt: str, version: int, dtypes: Dict[str, str], copy: bool = Tr
 
 def read_model(data, fmt: str, version: int, dtypes: Dict[str, str], what: str):
     """(meta, arrays) of model data in format `fmt` at `version`; arrays()
-    unpacks and checks the arrays (a model may have none, e.g. an
-    uninitialized one, which its meta says)."""
+    unpacks and checks the arrays (an uninitialized model has none)."""
     msg = decode_arrays(data, what)
     if msg.get("format") != fmt:
         raise ValueError(f"the data is not a spacy-adf {what} (wrong format marker)")
@@ -204,11 +179,9 @@ def unpack_message(msg: dict, fmt: str, dtypes: Dict[str, str], copy: bool = Tru
 
 # ---------------------------------------------------------------- part frames
 
-# Every file of a component except its JSON cfg is written inside a part
-# frame: a small msgpack header {"format": PART_FORMAT, "version", "part":
-# the file's name, "size", "crc32": of the payload} followed by the payload
-# (the part's own bytes) unchanged, so `unwrap` checks the whole file and
-# hands back a zero-copy view. The header always starts with PART_PREFIX.
+# A part frame: a msgpack header {"format": PART_FORMAT, "version", "part",
+# "size", "crc32" of the payload}, always starting with PART_PREFIX, then the
+# payload unchanged.
 PART_FORMAT = "spacy_adf.part"
 PART_VERSION = 1
 _HEADER_KEYS = ("format", "version", "part", "size", "crc32")
@@ -217,8 +190,8 @@ PART_PREFIX = b"\x85" + srsly.msgpack_dumps("format") + srsly.msgpack_dumps(PART
 
 
 def part_header(part: str, data, size: Optional[int] = None, crc: Optional[int] = None) -> bytes:
-    """The frame header of `data` as the part `part` (frame = header + data);
-    size and crc, where the caller has them, stand for len(data) and its CRC32."""
+    """The frame header of `data` as the part `part` (size and crc, if given,
+    stand for len(data) and its CRC32)."""
     return srsly.msgpack_dumps({"format": PART_FORMAT, "version": PART_VERSION, "part": part,
                                 "size": len(data) if size is None else size,
                                 "crc32": zlib.crc32(data) if crc is None else crc})
@@ -232,9 +205,7 @@ def wrap(part: str, data) -> bytes:
 
 
 def write_wrapped(path, part: str, data) -> None:
-    """`wrap(part, data)` written to `path`, header then payload, where data
-    is bytes or Chunks (written one by one: a model file is never held
-    whole in memory to be saved)."""
+    """`wrap(part, data)` written to `path`; Chunks are written one by one."""
     chunks = data if isinstance(data, Chunks) else [data]
     size, crc = 0, 0
     for chunk in chunks:
@@ -248,8 +219,7 @@ def write_wrapped(path, part: str, data) -> None:
 
 def unwrap(part: str, data) -> memoryview:
     """The payload of a frame written by ``wrap(part, ...)``, as a view of
-    `data`, after checking the header, the part name, the size and the CRC32.
-    ValueError (saying what is wrong) otherwise."""
+    `data`, after checking the header, part name, size and CRC32."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ValueError("the file data must be bytes")
     if not data:

@@ -1,22 +1,7 @@
-"""srsly's msgpack encoders and decoders, looked up once instead of on
-every msgpack call.
-
-srsly finds its msgpack hooks (catalogue registries that accept entry
-points) anew on every `msgpack_dumps` and `msgpack_loads`: a scan of every
-installed package's entry points and of every function registered in
-catalogue, spaCy's registries included. `Doc.to_bytes` and
-`Doc.from_bytes` make one such call for the Doc, one for its span groups
-and one per group; what `nlp.pipe(n_process=2)` sends between processes is
-exactly that, and the parent process decodes every Doc alone. The lookups,
-not the encoding, are most of the cost.
-
-`cache_msgpack_hooks()` makes the two registries answer from a cache. The
-answer is the same: entry points are read once at import by catalogue
-itself, and the cache is rebuilt when a function is registered in catalogue
-or one of the cached hooks is replaced. Shipped pipelines turn it on with
-``[nlp] after_pipeline_creation = {"@callbacks":
-"spacy_adf.cached_msgpack_hooks.v1"}``; nothing else in spacy-adf does.
-"""
+"""srsly's msgpack encoders and decoders, looked up once instead of on every
+msgpack call (the `spacy_adf.cached_msgpack_hooks.v1` callback; why:
+docs/pipelines.md, "Multiprocessing"). The cache is rebuilt when a function is
+registered in catalogue or a cached hook is replaced."""
 from typing import Any, Callable, Dict, List, Tuple
 
 import catalogue
@@ -59,12 +44,6 @@ def cache_msgpack_hooks() -> None:
     for registry in (msgpack.msgpack_encoders, msgpack.msgpack_decoders):
         if not isinstance(vars(registry).get("get_all"), _CachedHooks):
             registry.get_all = _CachedHooks(registry)
-
-
-def uncache_msgpack_hooks() -> None:
-    """Undo cache_msgpack_hooks."""
-    for registry in (msgpack.msgpack_encoders, msgpack.msgpack_decoders):
-        vars(registry).pop("get_all", None)
 
 
 @registry.callbacks(REGISTERED_NAME)

@@ -1,22 +1,7 @@
-"""Serialization shared by spacy-adf's components: a component lists its
-files as ``_parts()`` (name -> (dump to bytes, load from bytes), loaded in
-order) and gets spaCy's to/from bytes/disk, with every file checked:
-
-- ``cfg`` (JSON, human-readable as spaCy's convention wants) carries a
-  ``"checksum"`` key: the CRC32 of the canonical JSON of its other keys
-  (sorted keys, no whitespace), verified on load when present. A cfg edited
-  by hand must drop the key (it is then read unchecked).
-- every other file is written inside a part frame (`framed.wrap`: format
-  name, the file's name, size, CRC32 of the payload), and a file without
-  one is refused.
-
-A part added to a component after its files were first written is listed
-in ``optional_parts``: data or a folder without it loads it as empty bytes
-(what the part's loader reads as "none"), so older files still load; every
-other missing part is an error.
-
-Every load error is a `PartLoadError` (a ValueError) naming the component,
-the file (its path, or the part name for from_bytes) and what to do."""
+"""Serialization shared by spacy-adf's components: a component lists its files
+as ``_parts()`` (name -> (dump, load), loaded in order) and gets spaCy's
+to/from bytes/disk with every file checked (cfg checksum, part frames;
+docs/architecture.md, "Files"). Every load error is a `PartLoadError`."""
 import json
 import re
 import zlib

@@ -1,18 +1,7 @@
-"""Assemble a raw-text pipeline from trained pipelines: a base (a pipeline
-directory whose tokenizer is kept, or ``blank:LANG``) plus components
-sourced from other trained pipelines, in order (spaCy's
-``add_pipe(source=...)``: each keeps its trained weights and settings
-exactly); and a pipeline whose tokenizer is a trained segmenter.
-
-    python -m spacy_adf assemble training/pipeline_en --base blank:en \\
-        --source tagger=training/pos_conll2000/model-last \\
-        --source np_chunker=training/np/model-last:chunker --name adf_chunk --version 0.1.0
-    python -m spacy_adf segmenter-tokenizer training/seg_weibo/model-last training/seg_weibo_fast --lang zh
-
-``--source NAME=PATH[:COMPONENT]`` adds COMPONENT (default NAME) of the
-pipeline at PATH under the name NAME; ``--source PATH`` adds all of its
-components under their own names.
-"""
+"""Assemble a raw-text pipeline from trained pipelines (``python -m spacy_adf
+assemble``: a base plus components sourced from others, each kept exactly as
+trained), and a pipeline whose tokenizer is a trained segmenter
+(``segmenter-tokenizer``); docs/pipelines.md."""
 import argparse
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
@@ -50,15 +39,6 @@ def parse_source(spec: str) -> Tuple[Optional[str], Path, Optional[str]]:
     if not sep or not component or "/" in component:
         path, component = rest, None
     return name, Path(path), component or name
-
-
-def add_quote_tags(nlp, after: str) -> None:
-    """`ptb_quote_tags` after the POS tagger `after`: running-text quotes and
-    brackets get the Penn Treebank's tags, a straight quote by its direction
-    (`spacy_adf.pipeline.quote_tags`). The tagger learned quotes and brackets
-    as PTB tokens (``, '', -LRB-, -RCB-), so it has no evidence for the
-    direction of a straight quote, nor for a bracket written as itself."""
-    nlp.add_pipe("ptb_quote_tags", name="quote_tags", after=after)
 
 
 def parse_meta_source(spec: str) -> dict:
@@ -103,8 +83,8 @@ def assemble(base: str, sources: List[str], name: Optional[str] = None, version:
                 raise SystemExit(f"--source {spec}: {path} has no component {comp!r} "
                                  f"(it has {source.pipe_names})")
             nlp.add_pipe(comp, name=as_name if component else comp, source=source)
-    if quote_tags_after:
-        add_quote_tags(nlp, quote_tags_after)
+    if quote_tags_after:  # the Penn Treebank's tags for quotes and brackets (pipeline.quote_tags)
+        nlp.add_pipe("ptb_quote_tags", name="quote_tags", after=quote_tags_after)
     if nlp.config["nlp"].get("after_pipeline_creation") is None:
         # Docs sent between processes (nlp.pipe(n_process=...), Ray) without
         # srsly's hook lookups on every msgpack call (serialization.msgpack_hooks)

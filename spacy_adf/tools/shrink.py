@@ -1,16 +1,6 @@
-"""Shrink a trained pipeline: prune the weights of its CRFs (adf_tagger,
-adf_segmenter and the segmenter tokenizer) by magnitude, each as far as
-its dev score allows, and save the smaller pipeline.
-
-For every CRF in turn (the ones before it already pruned), kept fractions
-of its non-zero feature weights are tried from large to small; the
-smallest whose dev score (the weighted score of the saved config's
-`[training.score_weights]` on its `[training] dev_corpus`, as spaCy's
-training computes it) is at most `tolerance` below the unpruned
-pipeline's is kept. The dev corpus is the one the
-pipeline was trained with unless `--paths.dev` (or any other config
-override) says otherwise. `python -m spacy_adf shrink` is the command line.
-"""
+"""Shrink a trained pipeline (``python -m spacy_adf shrink``): prune the weights
+of its CRFs by magnitude, each as far as its dev score allows, and save the
+smaller pipeline (docs/training.md, "Shrinking a trained pipeline")."""
 import argparse
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -88,10 +78,6 @@ def dev_scorer(nlp: Language, config: Config, overrides: Optional[Dict[str, obje
     return score
 
 
-def size_of(crf: LinearChainCRF) -> int:
-    return len(crf.to_bytes())
-
-
 def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
            fractions: Sequence[float] = FRACTIONS, log=print) -> dict:
     """Prune every CRF of `nlp` in place (see the module doc); returns what
@@ -103,7 +89,7 @@ def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
     for name, crf in parts:
         # pruning makes a new table and weights and leaves these as they are
         original = (crf.table, crf.params)
-        bytes_before = size_of(crf)
+        bytes_before = len(crf.to_bytes())
         block_w = crf.block_weights()
         chosen = None
         for fraction in fractions:
@@ -124,7 +110,7 @@ def shrink(nlp: Language, score: Callable[[], float], tolerance: float,
             fraction, threshold, counts, got = chosen
             crf.prune(threshold)
             entry.update(fraction=fraction, min_abs=threshold, score=got, **counts)
-        entry["bytes_after"] = size_of(crf)
+        entry["bytes_after"] = len(crf.to_bytes())
         log(f"{name}: {entry['bytes_before'] / 1e6:.1f} MB -> {entry['bytes_after'] / 1e6:.1f} MB"
             + ("" if chosen else " (no pruning within the tolerance)"))
         report["parts"][name] = entry

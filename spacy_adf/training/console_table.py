@@ -1,19 +1,6 @@
-"""The training table of spacy_adf.TimingLogger.v1 on the console: the rows
-of spaCy's console logger with headers that stay readable within 80
-columns.
-
-spaCy cuts every header to 13 characters ("SPANS_CHUN...", "MORPH_CONJ..."),
-which hides which score a column is. Here a header drops the ``spans_``
-prefix (the span key names the column). When the row is wider than 80
-columns, the score columns that do not count towards SCORE (weight 0) go
-first; then the headers are shortened step by step: the leading name parts
-all losses (or all scores) share go ("MORPH_CONJ_FORM" beside
-"MORPH_CONJ_TYPE" -> "CONJ_FORM"), then every part of a name is cut to 4,
-3, 2 and 1 letters (camelCase counts as parts). A step that would give two
-columns the same header is skipped, so headers stay unique; every
-shortened header is spelled out in a legend line above the table.
-SCORE (the weighted main score) is printed x 100, like the score columns.
-"""
+"""The training table of spacy_adf.TimingLogger.v1 on the console: spaCy's
+console logger's rows, with headers shortened (never into two alike) until a
+row fits 80 columns and a legend that spells them out (docs/training.md)."""
 import re
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple
 

@@ -1,35 +1,9 @@
 """The contract between training (`training/`, `distributed/`) and what it
-trains: the protocols below are everything training calls on a model, an
-optimizer, a component or a component's trainer, so nothing there probes
-objects with getattr or hasattr. A component declares an ability by its
-class (spaCy's `TrainablePipe`, this package's `SparseTrainedPipe`) or by
-having the methods of a `runtime_checkable` protocol, checked with
-isinstance.
-
-Models (`models/`): `TrainableModel`, a sparse model a `SparseTrainer`
-steps (LinearChainCRF, MaxEntText).
-
-Optimizers: `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1),
-whose `sparse_state` is a `core.adf.SparseADF`; any other thinc Optimizer
-gets the dense gradient (``sgd(key, weights, gradient)``), and
-distributed/ steps its schedules (``step_schedules()``) as spaCy's loop
-does.
-
-Components (`pipeline/`), each protocol one ability:
-- `DeclaresUpdateEffects`: says whether its update() only reads the
-  examples (``update_reads_examples_only``). Every sparse-trained component
-  must declare it; a component that does not is treated as writing.
-- `BatchTrainable`: ``batch_objective(examples)`` and ``trainable_params``
-  for L-BFGS and the on-line loop of the reproduction.
-- `TrainedByTrainer`: holds its trainer as ``trainer``, a `Trainer`: what
-  `spacy_adf.background_steps.v1` sets and parameter mixing calls.
-- `Updatable`, `FinishesUpdates`: spaCy's update() / finish_update().
-- `Scoring`, `PairScoring`, `PredictionScoring`: the evaluation's three ways
-  to score.
-
-Properties are left out of the runtime checks (Python 3.11's isinstance
-evaluates them, and a model's weights must not be read to answer it); they
-are documented on the protocol.
+trains: everything training calls on a model, an optimizer, a component or a
+component's trainer, as protocols checked with isinstance (docs/architecture.md,
+"The component contract"). Properties are left out of the runtime checks
+(isinstance would evaluate them, and a model's weights must not be read to
+answer it); they are documented on the protocol.
 """
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, runtime_checkable
 
@@ -47,13 +21,11 @@ class SparseOptimizer(Protocol):
     objective: str  # "loglik" (ADF, SGD) or "perceptron"
 
     def sparse_state(self, key: Tuple[int, str], params: GroupedParams, *, n_examples: int) -> SparseADF:
-        """The optimizer state of one parameter block (created on first use);
-        n_examples is the training set size in samples (ADF's window, prior)."""
+        """The optimizer state of one parameter block (created on first use)."""
 
 
 class TrainableModel(Protocol):
-    """What a model provides to be trained by a SparseTrainer
-    (`models.sparse_model.SparseModel`: LinearChainCRF, MaxEntText)."""
+    """A model a SparseTrainer trains (`models.sparse_model.SparseModel`)."""
 
     name: str
 
@@ -65,8 +37,7 @@ class TrainableModel(Protocol):
         """ValueError naming the component if not `is_built`."""
 
     def await_steps(self) -> None:
-        """Collect on-line steps still running in the background (their loss
-        reaches its losses dict then); a no-op when none run."""
+        """Collect on-line steps still running in the background, if any."""
 
     @property
     def training_params(self) -> GroupedParams:
@@ -79,8 +50,7 @@ class TrainableModel(Protocol):
     def online_steps(self, state: SparseADF, grad: SparseGrad, samples: List[Any], minibatch: int,
                      perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
         """On-line steps; the summed log-likelihood (perceptron: -mistakes).
-        With on_done, the steps may run in the background: on_done gets the
-        result when they end (at the latest when the weights are next read)."""
+        With on_done, the steps may run in the background and on_done gets it."""
 
     def accumulate_gradient(self, grad: SparseGrad, samples: List[Any], perceptron: bool) -> float:
         """Add the batch gradient to grad; the summed log-likelihood."""
@@ -104,15 +74,14 @@ class TrainableModel(Protocol):
 @runtime_checkable
 class DeclaresUpdateEffects(Protocol):
     """A component that says whether its update() only reads the Examples
-    (True: neither Doc changes, so `spacy_internals.lean_update` need not
-    copy them)."""
+    (then `spacy_internals.lean_update` need not copy them)."""
 
     update_reads_examples_only: bool
 
 
 def reads_examples_only(component: object) -> bool:
     """Whether `component` declared that its update() only reads the
-    examples; a component that declares nothing is taken to write."""
+    examples (declaring nothing counts as writing)."""
     return isinstance(component, DeclaresUpdateEffects) and component.update_reads_examples_only is True
 
 
@@ -126,8 +95,7 @@ class Updatable(Protocol):
 
 @runtime_checkable
 class FinishesUpdates(Protocol):
-    """A component spaCy's training loop steps (``finish_update(sgd)`` when
-    ``is_trainable``), as spaCy's loop checks it."""
+    """A component spaCy's loop steps (``finish_update(sgd)`` when ``is_trainable``)."""
 
     is_trainable: bool
 
@@ -136,30 +104,23 @@ class FinishesUpdates(Protocol):
 
 @runtime_checkable
 class BatchTrainable(Protocol):
-    """A component a batch optimizer trains (`training.lbfgs`, the on-line
-    loop of the reproduction). It also has the property
-    ``trainable_params`` (a GroupedParams: the weights the objective's
-    vector maps to), not part of the runtime check."""
+    """A component a batch optimizer trains (`training.lbfgs`); it also has
+    the property ``trainable_params`` (the weights the objective maps to)."""
 
     def batch_objective(self, examples: Iterable) -> Callable:
         """f(w) -> (summed log-likelihood of `examples`, gradient), float64."""
 
 
 class Trainer(Protocol):
-    """What training/ and distributed/ call on a component's trainer
-    (`SparseTrainer`): background steps (`spacy_adf.background_steps.v1`)
-    and the parameter mixing of distributed training."""
+    """What training/ and distributed/ call on a component's `SparseTrainer`."""
 
     background: bool  # run a batch's steps in the background while the next batch is read
 
     def train_on_fraction(self, fraction: float) -> None:
-        """Train on `fraction` of the corpus (a shard): the optimizer's
-        sizes (ADF's window and prior) shrink alike."""
+        """Train on `fraction` of the corpus (a shard)."""
 
     def export_state(self) -> Dict[str, Optional[numpy.ndarray]]:
-        """{"weights", "rates", "averages"}: the settled weights and the
-        optimizer's per-feature rates and running averages (None where it
-        keeps none)."""
+        """{"weights", "rates", "averages"} (None where the optimizer keeps none)."""
 
     def restart_from(self, exported: Dict[str, Optional[numpy.ndarray]], optimizer: SparseOptimizer) -> None:
         """Continue from `exported` with a new state of `optimizer`."""

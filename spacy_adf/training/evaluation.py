@@ -1,21 +1,7 @@
 """The lean evaluation's scores (`spacy_internals.lean_evaluate`), equal to
-what spaCy's `Scorer` gives for the same annotated Docs, with less work.
-
-spaCy's evaluate copies every dev Example (`Example(eg.x.copy(), eg.y)`:
-each Example walks both Docs to cache their token texts), tokenizes every
-reference text again only to time the tokenizer, runs the pipeline and then
-sets each annotated Doc back on its Example (a third walk): with a fast
-tagger, more work than the pipeline itself.
-
-A pipeline of one component whose ``prediction_scorer`` scores predict()'s
-output (adf_tagger's span groups) is scored by `scores_from_predictions`:
-its dev Docs are predicted as they are and scored from the predicted tags,
-with no copy, no annotation and no Span objects. When every part of the
-pipeline that scores can take them (spaCy's Tokenizer; a component's
-``pair_scorer``, e.g. adf_tagger's span scores), `pair_scores` scores
-(annotated, reference) `DocPair`s and builds no Example at all; otherwise
-the annotated Docs go to spaCy's `Scorer` as Examples.
-"""
+what spaCy's `Scorer` gives for the same annotated Docs: from predict()'s
+output, from (annotated, reference) `DocPair`s, or else through spaCy's Scorer
+(docs/architecture.md, "Where spacy-adf reaches into spaCy")."""
 from contextlib import contextmanager
 import gc
 from timeit import default_timer as timer
@@ -67,11 +53,9 @@ def own_scorer_cfg(nlp: Language, scorer: Optional[Scorer],
 
 def pair_scores(nlp: Language, docs: List[Doc], references: List[Doc], cfg: Dict[str, Any],
                 per_component: bool) -> Optional[Dict[str, Any]]:
-    """`Scorer(nlp=nlp, **cfg).score(...)` of the annotated `docs` against
-    their references, if every part with a score method can score
-    `DocPair`s (a component's ``pair_scorer(**cfg)``; spaCy's own
-    Tokenizer, which skips references with unknown spaces, gets Examples
-    of the others only); else None."""
+    """`Scorer(nlp=nlp, **cfg).score(...)` of the annotated `docs`, if every
+    part with a score method can score `DocPair`s (spaCy's Tokenizer gets
+    Examples of the references with known spaces); else None."""
     pairs = [DocPair(doc, reference) for doc, reference in zip(docs, references)]
     scorers: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
     ok, tokenizer_score = tokenizer_scorer(nlp, pairs, cfg)

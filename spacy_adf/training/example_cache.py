@@ -1,23 +1,6 @@
-"""Training samples of each Example, kept across epochs.
-
-spaCy's training loop hands over the same reference Docs every epoch and
-fresh copies of the predicted ones, so an entry is keyed by the reference
-Doc and checked against a signature of the predicted Doc (what its features
-are a function of): a hit is exact, a changed input (e.g. tags from an
-upstream component that is still training) is recomputed.
-
-initialize() sees other Example objects than the training loop (spaCy reads
-the corpus again), so the samples it computes while building the feature
-table are handed over by content instead: `prime` files them under a key of
-everything they are a function of (the predicted Doc's signature and the
-gold label ids), and the first epoch `take`s them rather than hashing the
-corpus a second time. They are dropped once an epoch's worth of entries is
-cached.
-
-A reference Doc built by a compact reader (`spacy_adf.corpora.string_columns`,
-which builds new Docs on every call) carries its place in the corpus; its
-entry is keyed by that instead, and holds no Doc.
-"""
+"""Training samples of each Example, kept across epochs and checked against a
+signature of the predicted Doc; samples computed at initialize are handed to
+the first epoch by content (docs/architecture.md, "Example cache")."""
 from typing import Any, Callable, Dict, Hashable, Tuple
 
 from spacy.training import Example

@@ -1,30 +1,6 @@
-"""k-fold jack-knifing of upstream components (``python -m spacy_adf jackknife``).
-
-A downstream component (a chunker on POS, an NER on POS, a bunsetsu chunker
-on morphemes, a parser on bunsetsu) learns best from input annotation as good
-as, and no better than, what it gets at run time. Annotating its training
-corpus with upstream models trained on that same corpus gives nearly gold
-input; this step instead, for each fold i of k:
-
-1. trains every upstream config, in the order given, with ``spacy train`` on
-   the other k-1 folds of its training corpus (``spacy_adf.FoldSplit.v1``
-   around the corpus section; the held-out fold is its dev set, so the logs
-   it prints are honest held-out scores);
-2. reads fold i through the first upstream config's corpus section and runs
-   the predicted Docs through the fold's pipelines, in order (so a chain such
-   as morphemes -> bunsetsu annotates as the assembled pipeline would).
-
-Every sentence's annotated Doc goes to one DocBin (``annotations.spacy``),
-which ``spacy_adf.JackknifedCorpus.v1`` (or ConllCorpus's ``annotations``)
-puts on the downstream corpus's predicted Docs. Folds come from
-`corpora.jackknifed.fold_of` (a keyed hash of the words), so the split is
-deterministic under the seed and the same for every reader of the file.
-
-Config overrides are applied to each upstream config that has the key; in
-their values ``{fold_dir}`` stands for the fold's directory, so an upstream
-that sources an earlier one (``--paths.morph_model {fold_dir}/morph/model-last``)
-gets that fold's model.
-"""
+"""k-fold jack-knifing of upstream components (``python -m spacy_adf jackknife``):
+each fold's upstream chain trains on the other folds and annotates it, and the
+annotated Docs go to one DocBin (docs/training.md, "Jack-knifing")."""
 import argparse
 import copy
 import json
@@ -127,9 +103,8 @@ def fold_config(path: Path, settings: JackknifeSettings, fold: int, fold_dir: Pa
     return config
 
 
-def _heldout_docs(config: Config, nlp, settings: JackknifeSettings, fold: int) -> List[Doc]:
-    """The predicted Docs of the held-out fold, read by the config's
-    (fold-split) dev reader."""
+def _heldout_docs(config: Config, nlp) -> List[Doc]:
+    """The predicted Docs of the held-out fold (the fold-split dev reader's)."""
     resolved = config.interpolate()
     reader = util.registry.resolve({"reader": resolved["corpora"]["dev"]})["reader"]
     return [eg.predicted for eg in reader(nlp)]
@@ -165,8 +140,7 @@ def _train(config_path: Path, out: Path, python: str, log: Callable[[str], None]
 
 
 def _main_score(model_dir: Path, config: Config) -> Optional[float]:
-    """The model's score on its dev set (the held-out fold) under the
-    config's heaviest score weight."""
+    """The model's dev (held-out fold) score under the heaviest score weight."""
     meta = model_dir / "meta.json"
     weights = {k: v for k, v in (config["training"].get("score_weights") or {}).items() if v}
     if not meta.exists() or not weights:
@@ -176,8 +150,8 @@ def _main_score(model_dir: Path, config: Config) -> Optional[float]:
 
 
 def check_overrides(settings: JackknifeSettings) -> None:
-    """Every override must name a key of some upstream config: one that
-    none has would otherwise be dropped without a word."""
+    """Every override must name a key of some upstream config (else it would
+    be dropped without a word)."""
     configs = [util.load_config(p, interpolate=False) for p in settings.upstream]
     unused = [k for k in settings.overrides if not any(_keys_in(c, {k: ""}) for c in configs)]
     if unused:
@@ -191,10 +165,8 @@ def fold_annotations(output: Path, fold: int) -> Path:
 
 
 def join_folds(paths: Sequence[Path]) -> DocBin:
-    """The fold DocBins in one, in order. User data is kept (each fold's
-    DocBin is written with it): the sentence ids in it tell apart two
-    sentences of the same text and other tokens, which readers pair with
-    their gold copy (`corpora.bunsetsu.read_jackknifed`)."""
+    """The fold DocBins in one, in order, with their user data (its sentence
+    ids pair each Doc with its gold copy: `corpora.bunsetsu.read_jackknifed`)."""
     joined = DocBin(store_user_data=True)
     for path in paths:
         joined.merge(DocBin(store_user_data=True).from_disk(path))
@@ -202,9 +174,8 @@ def join_folds(paths: Sequence[Path]) -> DocBin:
 
 
 def fold_fingerprint(settings: JackknifeSettings, fold: int) -> str:
-    """A digest of the fold's upstream configs as trained (the files with the
-    overrides and the fold split applied): a fold annotated under other
-    settings is redone, not reused."""
+    """A digest of the fold's upstream configs as trained (overrides and fold
+    split applied): a fold annotated under other settings is redone."""
     import hashlib
 
     fold_dir = (settings.output / f"fold{fold}").resolve()
@@ -225,8 +196,7 @@ def _fold_done(settings: JackknifeSettings, fold: int) -> bool:
 
 def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Callable[[str], None]) -> Dict:
     """Train the upstream chain on the other folds, annotate this one and
-    write it to its own DocBin (so an interrupted run resumes at the first
-    fold without one, and folds can run in separate processes)."""
+    write it to its own DocBin (a rerun resumes at the first fold without one)."""
     out = settings.output
     fold_dir = (out / f"fold{fold}").resolve()
     fold_dir.mkdir(parents=True, exist_ok=True)
@@ -246,7 +216,7 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
             + (f", main score {100 * score:.2f} on the held-out fold" if score is not None else ""))
     start = time.perf_counter()
     pipelines = [spacy.load(fold_dir / name / "model-last") for name in names]
-    docs = annotate(_heldout_docs(configs[0], pipelines[0], settings, fold), pipelines, settings.batch_size)
+    docs = annotate(_heldout_docs(configs[0], pipelines[0]), pipelines, settings.batch_size)
     DocBin(store_user_data=True, docs=docs).to_disk(fold_annotations(out, fold))
     record.update(sentences=len(docs), annotate_seconds=round(time.perf_counter() - start, 1))
     (fold_dir / SUMMARY).write_text(json.dumps(record, indent=2) + "\n")
@@ -261,9 +231,8 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
 
 def _run_folds_in_processes(settings: JackknifeSettings, names: List[str], folds: List[int],
                             log: Callable[[str], None]) -> None:
-    """`_run_fold` for several folds at once, `settings.jobs` processes
-    (fresh interpreters: each loads its own fold models). Their lines go
-    to stdout as they come, each tagged with its fold."""
+    """`_run_fold` for several folds at once in `settings.jobs` fresh
+    interpreters; their lines go to stdout as they come."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
     import multiprocessing
 
@@ -276,11 +245,10 @@ def _run_folds_in_processes(settings: JackknifeSettings, names: List[str], folds
 
 
 def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = print) -> Dict:
-    """Train and annotate every fold not done yet (see module; all of them,
-    or ``settings.folds``), then, once every fold has its DocBin, join them
-    in fold order into OUTPUT/annotations.spacy; returns the summary also
-    written to OUTPUT/jackknife.json (None-valued "sentences" while folds
-    are missing)."""
+    """Train and annotate every fold not done yet (or ``settings.folds``),
+    then, once every fold has its DocBin, join them into
+    OUTPUT/annotations.spacy; the summary (also OUTPUT/jackknife.json;
+    "sentences" None while folds are missing)."""
     check_overrides(settings)
     out = settings.output
     out.mkdir(parents=True, exist_ok=True)

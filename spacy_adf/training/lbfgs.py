@@ -1,21 +1,7 @@
 """L-BFGS (batch) training of spacy-adf's CRF and MaxEnt components on the
-exact objective, through scipy:
-
-    minimise  F(w) = -sum_i log P(y_i | x_i; w) + ||w||^2 / (2 sigma^2)
-
-The component supplies f(w) -> (sum log-likelihood, gradient) over the whole
-training set (`batch_objective`); every evaluation is one pass over the data.
-L-BFGS is a batch method, so unlike the on-line optimizers it cannot run
-inside `spacy train`; use the command:
-
-    python -m spacy_adf.training.lbfgs CONFIG OUTPUT_DIR [--max-iter 200]
-        [--memory 10] [--sigma 5] [--component adf_tagger] [--paths.train ...]
-
-It initialises the pipeline from CONFIG like `spacy train` (readers, labels,
-feature tables), runs L-BFGS on each trainable spacy-adf component, scores
-the dev corpus, and saves the pipeline to OUTPUT_DIR (loadable with
-spacy.load).
-"""
+exact objective -sum log P(y|x) + ||w||^2 / (2 sigma^2), through scipy; the
+command ``python -m spacy_adf.training.lbfgs CONFIG OUTPUT_DIR`` is described
+in docs/training.md ("Training methods")."""
 import argparse
 import json
 import sys
@@ -40,13 +26,11 @@ def train_lbfgs(
     ftol: float = 1e-10,
     callback: Optional[Callable[[Dict], Optional[bool]]] = None,
 ) -> Dict:
-    """Fit `pipe` (a `BatchTrainable` component: `trainable_params` and `batch_objective`)
-    by L-BFGS from its current weights. sigma: Gaussian prior (None = none).
-
-    callback(info) runs after every iteration with the weights of that
-    iterate set in the model; info has "iteration", "evaluations" (passes
-    over the data), "train_seconds" and "train_cpu_seconds" (wall and process
-    CPU time, excluding time spent in callbacks) and "objective". Returning True stops the run. Returns a summary dict."""
+    """Fit the `BatchTrainable` `pipe` by L-BFGS from its current weights; a
+    summary dict. callback(info) runs after every iteration with its weights
+    set: info has "iteration", "evaluations" (passes over the data),
+    "train_seconds", "train_cpu_seconds" (callbacks excluded) and
+    "objective"; returning True stops the run."""
     if sigma is not None and sigma <= 0:
         raise ValueError(f"sigma must be positive (or None for no prior), got {sigma}")
     if max_iter < 1 or memory < 1:

@@ -1,46 +1,6 @@
-"""`spacy_adf.TimingLogger.v1`: spaCy's console logger plus a JSON-lines
-record of every evaluation with precise timings, for benchmarks.
-
-Each record of `path`: {"epoch", "step", "score", "other_scores", "losses",
-"wall_seconds" (since training started), "train_seconds" (the same, minus the
-time spent in evaluations)}. spaCy evaluates inside the step that logs, so an
-evaluation's cost is that step's duration minus the mean duration of the
-steps before it (this estimate also takes in the checkpoint saved after the
-evaluation). Records also carry "process_seconds" (since the process
-started), "eval_seconds" and "save_seconds" (measured, see below).
-
-`process_path` (optional) is a second JSON-lines file with the whole
-process's time line, every time both as ``time`` (``time.time()``) and as
-``process_seconds`` (since the process started, from ``/proc/self/stat``):
-
-* ``{"event": "process", "process_start_time", "pid"}``;
-* ``init_start``: the logger factory's first of two calls, made by spaCy's
-  ``init_nlp`` when it resolves ``[training]``, after the nlp object was
-  built from the config and right before the corpora are resolved and
-  ``nlp.initialize`` runs (corpus reading, labels, feature tables);
-* ``init_end``: the factory's second call, before the training loop, made by
-  spaCy's ``train`` when it resolves ``[training]`` again, right after
-  initialize;
-* ``setup``: the logger's setup, just before the first training step;
-* ``first_update``: the first ``nlp.update`` call; spaCy's batcher reads the
-  training corpus again on the first step, so ``first_update - setup`` is
-  that second reading;
-* ``evaluation`` (one per evaluation): ``update_end`` (the step's last
-  ``finish_update`` returned), ``evaluate_start`` / ``evaluate_end``
-  (``Language.evaluate``), ``logged`` (the log call, after spaCy saved the
-  checkpoint), ``dev_read_seconds`` (update end to evaluate start: reading
-  the dev corpus), ``eval_seconds`` (update end to evaluate end: dev corpus
-  reading plus ``Language.evaluate``), ``save_seconds`` (evaluate end to the
-  log call: ``update_meta`` and the checkpoint saved to disk), ``score``;
-* ``finalize``: the training loop ended (spaCy then saves ``model-last``);
-* ``exit``: written by an ``atexit`` hook, when the interpreter starts to
-  shut down (so ``exit - finalize`` is the final save).
-
-The exact times come from wrapping, for the duration of training,
-``nlp.evaluate``, ``nlp.update`` and each trainable component's
-``finish_update`` (`spacy_internals.Wrappers`: spaCy's loop offers no hook
-between its steps; removed again in ``finalize``).
-"""
+"""`spacy_adf.TimingLogger.v1`: spaCy's console logger plus JSON-lines records
+of every evaluation and of the process's phases, for benchmarks (the fields:
+docs/training.md, "TimingLogger records")."""
 import atexit
 import json
 import os
@@ -60,9 +20,8 @@ _FACTORY_CALLS: List[float] = []
 
 
 def process_start_time() -> Optional[float]:
-    """The ``time.time()`` at which this process started, from the start
-    time in ``/proc/self/stat`` (clock ticks since boot, 10 ms on most
-    systems) and ``CLOCK_BOOTTIME``; None where that is not available."""
+    """The ``time.time()`` at which this process started (``/proc/self/stat``
+    and ``CLOCK_BOOTTIME``), or None where that is not available."""
     try:
         stat = Path("/proc/self/stat").read_text()
         # the command name (field 2) may hold spaces: split after its ')'
@@ -107,25 +66,19 @@ class _ProcessClock:
         return {"event": event, "time": t, "process_seconds": self.since_start(t), **extra}
 
     def instrument(self, nlp: Language) -> None:
-        def first_update():
-            if self.first_update is None:
-                self.first_update = time.time()
+        def mark(name: str, once: bool = False) -> Callable[[], None]:
+            def set_time() -> None:
+                if not once or self.__dict__[name] is None:
+                    self.__dict__[name] = time.time()
 
-        def update_end():
-            self.update_end = time.time()
+            return set_time
 
-        def evaluate_start():
-            self.evaluate_start = time.time()
-
-        def evaluate_end():
-            self.evaluate_end = time.time()
-
-        self.wrappers.wrap(nlp, "update", before=first_update)
-        self.wrappers.wrap(nlp, "evaluate", before=evaluate_start, after=evaluate_end)
+        self.wrappers.wrap(nlp, "update", before=mark("first_update", once=True))
+        self.wrappers.wrap(nlp, "evaluate", before=mark("evaluate_start"), after=mark("evaluate_end"))
         # the components being trained (spaCy calls setup with the frozen ones disabled)
         for _, proc in nlp.pipeline:
             if isinstance(proc, FinishesUpdates) and proc.is_trainable:
-                self.wrappers.wrap(proc, "finish_update", after=update_end)
+                self.wrappers.wrap(proc, "finish_update", after=mark("update_end"))
 
 
 @registry.loggers("spacy_adf.TimingLogger.v1")

@@ -1,15 +1,6 @@
-"""Self-training for word segmentation (``python -m spacy_adf self-train-corpus``).
-
-A segmenter trained on the gold corpus segments unlabeled text of the same
-domain; those lines join the gold lines, and a second segmenter trains on
-both. The unlabeled text adds the words and contexts of its domain that the
-gold corpus lacks (results in docs/pipelines.md).
-
-What keeps it honest: a line of the unlabeled text whose text (spaces
-removed) is a line of an ``exclude`` file (the dev set, say) is left out, so
-no dev sentence is ever trained on, not even with predicted words; the gold
-lines are copied unchanged and come first.
-"""
+"""Self-training corpora for word segmentation (``python -m spacy_adf
+self-train-corpus``): the gold lines, then unlabeled lines segmented by a
+trained segmenter, less any line of an excluded file (docs/components.md)."""
 import argparse
 import json
 import time
@@ -34,9 +25,6 @@ class SelfTrainingReport:
     autolabeled_lines: int = 0
     autolabeled_words: int = 0
     seconds: float = 0.0
-
-    def to_dict(self):
-        return asdict(self)
 
 
 def unspaced(line: str) -> str:
@@ -143,6 +131,6 @@ def main(argv=None) -> int:
     if args.report is not None:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         data = {"model": str(args.model), "unlabeled": str(args.unlabeled), "gold": str(args.gold),
-                "exclude": [str(p) for p in args.exclude], **report.to_dict()}
+                "exclude": [str(p) for p in args.exclude], **asdict(report)}
         args.report.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return 0

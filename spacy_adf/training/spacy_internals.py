@@ -1,33 +1,7 @@
-"""Everything this package does where spaCy offers no hook, so against
-spaCy's own code. Checked against spaCy 3.8.18 (setup.cfg allows
-spacy>=3.8,<3.9): tests/training/test_spacy_internals.py,
-test_lean_evaluate.py and tests/pipeline/test_score_weights.py run each
-part beside spaCy's own method, and another spaCy version must pass them
-before setup.cfg allows it. The results go through spaCy's own
-`_replace_numpy_floats`, as its methods' do.
-
-- `lean_update(nlp)`: `Language.update` without its copy of every Example
-  (`Example(eg.x.copy(), eg.y)`, which costs more than one ADF step of a
-  short sentence). It applies when an optimizer or False is given (spaCy's
-  loop passes False), nothing annotates and every component that would
-  learn declares that its update() only reads the examples
-  (`contract.reads_examples_only`); then it makes spaCy's calls in spaCy's
-  order, so the weights and losses are spaCy's. Any other call goes to spaCy's update.
-- `lean_evaluate(nlp)`: `Language.evaluate`'s arguments and scores without
-  its copy of every Example and the re-tokenization that only times the
-  tokenizer; `evaluation` scores from predict()'s output or from Doc pairs
-  where the scorers allow it. ``speed`` is the pipeline's words per second
-  (spaCy's counts the timing tokenization too).
-- Both take the method's place as an instance attribute of the nlp object
-  (`install_lean_update`, `install_lean_evaluate`: the callbacks
-  `spacy_adf.lean_update.v1` / `lean_evaluate.v1`), and `Wrappers` times
-  `nlp.update`, `nlp.evaluate` and a component's finish_update the same
-  way (the timing logger): spaCy's training loop looks each one up on its
-  object at every call.
-- `set_score_weights`: a component's own default score weights. spaCy
-  keeps one `FactoryMeta` per factory and stores it in
-  `Language._pipe_meta[name]` right after the factory returns, so that
-  store becomes a dict that swaps in the instance's copy as it is stored.
+"""Everything this package does where spaCy offers no hook, so against spaCy's
+own code (lean update and evaluate, method wrappers, per-instance score
+weights); docs/architecture.md, "Where spacy-adf reaches into spaCy", says
+what each part replaces and how it is checked against spaCy's version.
 """
 import dataclasses
 from timeit import default_timer as timer
@@ -68,8 +42,7 @@ def copy_needed(nlp: Language, exclude: Iterable[str], annotates: Iterable[str])
 
 
 def lean_update(nlp: Language) -> Callable[..., Dict[str, float]]:
-    """An update function for `nlp` with `Language.update`'s signature and
-    effect (see the module docstring)."""
+    """An update function for `nlp` with `Language.update`'s signature and effect."""
     plain = nlp.update
 
     def update(
@@ -110,8 +83,7 @@ def lean_update(nlp: Language) -> Callable[..., Dict[str, float]]:
 
 
 def lean_evaluate(nlp: Language) -> Callable[..., Dict[str, Any]]:
-    """An evaluate function for `nlp` with `Language.evaluate`'s signature and
-    scores (see the module docstring)."""
+    """An evaluate function for `nlp` with `Language.evaluate`'s signature and scores."""
 
     def evaluate(
         examples: Iterable[Example],
@@ -160,8 +132,7 @@ def install_lean_update(nlp: Language) -> Language:
 
 
 def install_lean_evaluate(nlp: Language) -> Language:
-    """Set `lean_evaluate(nlp)` as `nlp.evaluate` (an instance attribute:
-    the class, other nlp objects and saved pipelines are untouched)."""
+    """Set `lean_evaluate(nlp)` as `nlp.evaluate` (an instance attribute)."""
     if not is_lean(nlp.__dict__.get("evaluate")):
         nlp.evaluate = lean_evaluate(nlp)
     return nlp

@@ -1,13 +1,8 @@
-"""Training of a sparse model inside `spacy train`, by composition: a
-component holds one SparseTrainer and forwards update() / finish_update() /
-use_params() to it.
-
-spaCy's loop calls update() before it hands over the optimizer, so update()
-queues the batch's samples and finish_update(sgd) runs them. An optimizer
-that follows `SparseOptimizer` (spacy_adf.ADF.v1, SGD.v1, Perceptron.v1)
-gets sparse on-line steps whose cost is what the samples touch; any other
-thinc optimizer gets the dense gradient of the whole queued batch.
-"""
+"""Training of a sparse model inside `spacy train`: a component holds one
+SparseTrainer and forwards update() / finish_update() / use_params() to it.
+spaCy calls update() before it hands over the optimizer, so update() queues
+the batch's samples and finish_update(sgd) runs them: sparse on-line steps
+for a `SparseOptimizer`, the dense gradient for any other thinc optimizer."""
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy
@@ -21,17 +16,14 @@ from .example_cache import ExampleCache
 
 
 class SparseTrainer:
-    """A component's training (the `contract.Trainer` that training/ and
-    distributed/ call)."""
+    """A component's training (a `contract.Trainer`)."""
 
     def __init__(self, name: str, model: TrainableModel, params_key: Tuple[int, str],
                  samples_of: Callable[[Example], List[Any]], n_samples: Callable[[], int], *,
                  preparation: Optional[Tuple[Callable[[], Any], Callable[[Any], None]]] = None) -> None:
-        """name: the component's (for messages and losses); params_key: the
-        optimizer's key for the weights; samples_of(eg): the training samples
-        of one Example (may be empty); n_samples(): the training set size in
-        samples; preparation: (get, set) of what preparing the examples
-        needs beyond the saved model (see export_preparation)."""
+        """samples_of(eg): the training samples of one Example (may be none);
+        n_samples(): the training set size in samples; preparation: (get, set)
+        of what preparing the examples needs beyond the saved model."""
         self.name = name
         self.model = model
         self.params_key = params_key
@@ -40,14 +32,12 @@ class SparseTrainer:
         self._sample_fraction = 1.0
         self._preparation = preparation
         self.cache = ExampleCache(lambda: max(2 * self.n_samples(), 100_000))
-        # run a batch's steps in the background while the next batch is read
-        # (spacy_adf.background_steps.v1 sets it for `spacy train`)
-        self.background = False
+        self.background = False  # set by spacy_adf.background_steps.v1
         self.reset()
 
     def reset(self) -> None:
-        """Forget the optimizer link, the gradient buffer, cache and queue
-        (after the model's weights were rebuilt or loaded)."""
+        """Forget the optimizer link, gradient buffer, cache and queue (after
+        the model's weights were rebuilt or loaded)."""
         self.model.await_steps()
         self.state: Optional[SparseADF] = None
         self.grad: Optional[SparseGrad] = None
@@ -58,16 +48,13 @@ class SparseTrainer:
     # ------------------------------------------------------------ size
 
     def n_samples(self) -> int:
-        """The training set size in samples that the optimizer sees (ADF's
-        window and prior), scaled by `train_on_fraction`."""
+        """The training set size the optimizer sees, scaled by `train_on_fraction`."""
         full = self._n_samples()
         if self._sample_fraction == 1.0:
             return full
         return max(1, round(full * self._sample_fraction))
 
     def train_on_fraction(self, fraction: float) -> None:
-        """This trainer sees only `fraction` of the corpus (a shard of
-        distributed training): the optimizer's sizes shrink alike."""
         if not 0.0 < fraction <= 1.0:
             raise ValueError(f"{self.name}: the trained fraction must be in (0, 1], not {fraction}")
         self._sample_fraction = float(fraction)
@@ -75,9 +62,7 @@ class SparseTrainer:
     # ------------------------------------------------------------ state
 
     def export_state(self) -> Dict[str, Optional[numpy.ndarray]]:
-        """The settled weights (the model's own array, not a copy), the
-        optimizer's per-feature learning rates and running averages (None
-        where the optimizer keeps none): what parameter mixing exchanges."""
+        """What parameter mixing exchanges; the weights are the model's own array."""
         weights = self.model.params.weights  # .params applies the pending lazy updates
         state = self.state
         return {
@@ -87,8 +72,7 @@ class SparseTrainer:
         }
 
     def _copy_weights(self, weights: numpy.ndarray) -> None:
-        """`weights` copied into the model's own buffer (a read-only source,
-        e.g. one of Ray's zero-copy arrays, is fine)."""
+        """`weights` (read-only ones too, e.g. Ray's) copied into the model's buffer."""
         params = self.model.params
         if params.weights.flags.writeable:
             numpy.copyto(params.weights, weights)
@@ -96,19 +80,14 @@ class SparseTrainer:
             params.set_weights(numpy.array(weights, dtype=numpy.float32))
 
     def bind_weights(self, weights: numpy.ndarray) -> None:
-        """Predict with `weights` from now on, bound without a copy (a driver
-        that only evaluates and saves mixed weights)."""
         self.model.params.set_weights(weights)
 
     def export_preparation(self) -> Any:
-        """What preparing training examples needs that the saved model does
-        not keep (adf_segmenter: the lexicon's jackknife folds, word ->
-        fold), or None: a copy loaded from bytes restores it with
-        import_preparation before it trains (distributed training)."""
+        """What preparing examples needs that the saved model does not keep
+        (adf_segmenter: the lexicon's folds), or None."""
         return self._preparation[0]() if self._preparation is not None else None
 
     def import_preparation(self, state: Any) -> None:
-        """Restore what export_preparation gave (None: nothing to restore)."""
         if state is None:
             return
         if self._preparation is None:
@@ -168,8 +147,8 @@ class SparseTrainer:
         return self.model.batch_objective([s for eg in examples for s in self.samples_of(eg)])
 
     def use_params(self, params: Optional[dict]) -> Iterator[None]:
-        """Generator body of component.use_params(): swap in the optimizer's
-        averages (a SparseADF gives its averaged weights) until it resumes."""
+        """Generator body of component.use_params(): the optimizer's averages
+        swapped in until it resumes."""
         value = params.get(self.params_key) if params else None
         if value is None or not self.model.is_built:
             yield
@@ -180,8 +159,7 @@ class SparseTrainer:
     # ------------------------------------------------------------ memory
 
     def memory_report(self, report: Dict[str, float]) -> Dict[str, float]:
-        """Complete the model's report (n_weights, model_bytes) with the
-        training-time buffers and the per-weight figures."""
+        """The model's report with the training buffers and per-weight figures."""
         n_weights = max(report["n_weights"], 1)
         train = report["model_bytes"]
         if self.grad is not None:
@@ -197,12 +175,9 @@ class SparseTrainer:
     # ------------------------------------------------------------ restart
 
     def restart_from(self, exported: Dict[str, Optional[numpy.ndarray]], optimizer: SparseOptimizer) -> None:
-        """Continue from `exported` (as export_state gives it) with a new
-        optimizer state made by `optimizer` (a freshly resolved one): the
-        weights are copied in and the new state starts from the exported
-        learning rates. What follows then depends on `exported` alone, not on
-        this trainer's earlier steps (window counts, lazy-update stamps), so a
-        distributed epoch can be redone or resumed with the same result."""
+        """Continue from `exported` with a new state of `optimizer` that starts
+        from the exported rates: what follows depends on `exported` alone, so
+        a distributed epoch can be redone or resumed with the same result."""
         if not isinstance(optimizer, SparseOptimizer):
             raise ValueError(f"{self.name}: restart_from needs a sparse on-line optimizer, "
                              f"not {type(optimizer).__name__}")

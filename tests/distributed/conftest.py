@@ -3,7 +3,7 @@
 and the small pipelines the tests annotate with.
 
 The cluster is what docs/distributed.md ("A cluster on one machine") starts
-(spacy_adf.distributed.local_cluster.LocalCluster): a head node and two
+(tests.helpers.local_cluster.LocalCluster): a head node and two
 worker nodes of one CPU and a 150 MB object store each, every node its own
 raylet and object store, on loopback; the tests join it with its address
 (the CLI's --address). Its processes are this test process's children, so
@@ -18,7 +18,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "assets" / "sample_chunking"
 # Every Ray address on loopback, in this process and the CLI subprocesses
-# (before anything imports Ray): see spacy_adf.distributed.local_cluster.
+# (before anything imports Ray): see tests.helpers.local_cluster.
 os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
 
 _embedded = {"up": False}
@@ -61,7 +61,7 @@ def ray_cluster():
     if ray.is_initialized():
         ray.shutdown()
     _embedded["up"] = False
-    from spacy_adf.distributed.local_cluster import LocalCluster
+    from tests.helpers.local_cluster import LocalCluster
 
     cluster = LocalCluster(n_workers=2, code=REPO)
     try:

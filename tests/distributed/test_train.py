@@ -33,12 +33,21 @@ def overrides(**extra):
     return base
 
 
+def run_epoch(ipm, epoch):
+    """One epoch on every shard from the current mixed state; the driver's
+    pipeline then holds the new mixed weights. The shards' results."""
+    results = ipm._gather(ipm._dispatch(epoch), epoch)
+    ipm._mix(results, epoch)
+    ipm._set_driver_weights()
+    return results
+
+
 def test_mixed_weights_are_the_plain_average(ray_local):
     ipm = IPM(CONFIG, None, workers=2, shards=2, overrides=overrides(**{"corpora.train.limit": 200}))
     try:
         ipm.start()
         for epoch in range(2):
-            results = ipm.epoch(epoch)
+            results = run_epoch(ipm, epoch)
             shard_w = [r["states"]["chunker"]["weights"] for r in results]
             assert not numpy.array_equal(shard_w[0], shard_w[1])
             plain = ((shard_w[0].astype(numpy.float64) + shard_w[1]) / 2).astype(numpy.float32)

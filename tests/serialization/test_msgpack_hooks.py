@@ -7,7 +7,13 @@ from spacy.tokens import Doc, Span
 from srsly import msgpack
 
 from spacy_adf.serialization.msgpack_hooks import (
-    REGISTERED_NAME, cache_msgpack_hooks, make_cached_msgpack_hooks, uncache_msgpack_hooks)
+    REGISTERED_NAME, cache_msgpack_hooks, make_cached_msgpack_hooks)
+
+
+def uncache_msgpack_hooks() -> None:
+    """Undo cache_msgpack_hooks."""
+    for registry in (msgpack.msgpack_encoders, msgpack.msgpack_decoders):
+        vars(registry).pop("get_all", None)
 
 
 def _doc():

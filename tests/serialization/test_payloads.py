@@ -5,14 +5,14 @@ them is refused."""
 import pytest
 import srsly
 
-from spacy_adf.serialization.framed import peek_format
+from spacy_adf.serialization.framed import decode_arrays
 from spacy_adf.serialization.payloads import dump_payload, load_payload
 from tests.helpers.trained import load_trained
 
 
 def test_roundtrip_and_checks():
     data = dump_payload("spacy_adf.test", 2, {"a": [1, 2]})
-    assert peek_format(data)[0] == "spacy_adf.test"
+    assert decode_arrays(data)["format"] == "spacy_adf.test"
     assert load_payload(data, "spacy_adf.test", [1, 2]) == (2, {"a": [1, 2]})
     with pytest.raises(ValueError, match="version 2 is not supported"):
         load_payload(data, "spacy_adf.test", [1])
@@ -35,7 +35,7 @@ def test_kernel_features_are_versioned(kind, fmt):
     _, component = load_trained(kind)
     model = component.plain_model
     data = model.features_to_bytes()
-    assert peek_format(data)[0] == fmt
+    assert decode_arrays(data)["format"] == fmt
     before = (list(model.vocab.strings), model.classifier_to_bytes())
     model.features_from_bytes(data)
     assert list(model.vocab.strings) == before[0]
@@ -51,7 +51,7 @@ def test_segmenter_lexicon_is_versioned():
     model = segmenter.plain_model
     dump, load = model._parts()["lexicon"]
     data = dump()
-    assert peek_format(data)[0] == "spacy_adf.segmenter_lexicon"
+    assert decode_arrays(data)["format"] == "spacy_adf.segmenter_lexicon"
     words = set(model.train_words), set(model.user_words)
     load(data)
     assert (set(model.train_words), set(model.user_words)) == words
