@@ -1,31 +1,9 @@
 """`pke_segmenter`: Japanese (or Chinese) word segmentation as one binary
-decision per character gap with a polynomial-kernel SVM, classified by
-PKB, PKI or PKE (Kudo & Matsumoto 2003, the JWS task).
-
-Like `adf_segmenter` it runs on a character-tokenized Doc
-(`spacy_adf.CharTokenizer.v1`) and returns the word Doc built the same way
-(`segmenter.segment_docs`: the text kept exactly, whitespace never inside a
-word, a Doc with other annotation merged in place). Features: the
-characters and character types within ``window`` units on each side of the
-gap (`features/boundary.pyx`).
-
-Training happens in ``initialize`` (no per-batch ``update``: `spacy train`
-runs initialize and evaluates, the config uses max_steps = 1): the gaps of
-the gold words are the examples; ``trainer = "libsvm"`` keeps support
-vectors (any classifier form, rebuilt by `set_classifier` without
-retraining), ``"primal"`` trains liblinear on the explicit subset features
-with identical gaps merged (PKE only; the practical choice at full corpus
-size). The plain model is `models.boundary_segmenter.BoundarySegmenter`
-(``plain_model``; ``self.model`` is the thinc Model that carries it).
-
-Dictionary features (``dict_features = true``, off by default): the words of
-a user dictionary (``initialize(user_dict=...)``, the file forms and reader
-of adf_segmenter, `read_user_dict`) of 2 .. ``dict_max_word`` characters
-that end just before a gap, begin just after it or span across it
-(`features/dictionary.pyx`). The dictionary is saved with the model (the
-file ``dictionary``; a model saved without one, or before dictionaries, has
-an empty one or none), so a saved or packaged pipeline needs no dictionary
-file.
+decision per character gap with a polynomial-kernel SVM, classified by PKB,
+PKI or PKE. Like `adf_segmenter` it runs on a character-tokenized Doc and
+returns the word Doc built the same way (`segmenter.segment_docs`). The
+plain model is `models.boundary_segmenter.BoundarySegmenter`. Features,
+dictionary features and settings: docs/components.md, "Kernel taggers".
 """
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Union
@@ -77,27 +55,8 @@ def make_pke_segmenter(
     trainer: str, min_feature_count: int, cache_size: float, max_iter: int, scorer: Optional[Callable],
     epochs: int = 0, merge_duplicates: bool = False, dict_features: bool = False, dict_max_word: int = DEFAULT_MAX_WORD,
 ) -> "KernelSegmenter":
-    """Create a pke_segmenter. Put it first in the pipeline, after
-    `spacy_adf.CharTokenizer.v1`.
-
-    window: characters (and their types) on each side of a gap (1..8; 3 =
-        the paper's 12 features).
-    degree, C: the kernel (1 + |X & Y|)^degree and the SVM's C.
-    classifier: "pkb", "pki" (exact) or "pke" (pruned by sigma and xi;
-        sigma = 0, xi = 1 is exact).
-    trainer: "libsvm" (support vectors, any classifier) or "primal"
-        (liblinear on the subset features, PKE only; trains the full KWDLC).
-    min_feature_count: drop features seen in fewer training gaps.
-    cache_size: libsvm's kernel cache in MB. max_iter: the solver's
-        iteration limit (<= 0: libsvm none, liblinear 1000).
-    epochs: the online trainer's passes (<= 0: 10).
-    merge_duplicates: libsvm only: train identical gaps once, with their
-        count as sample weight (the primal trainer always merges).
-    dict_features: add the user dictionary's features to every gap (needs
-        [initialize.components.NAME] user_dict); dict_max_word: the
-        longest dictionary word that matches (2..8 characters).
-    scorer: default word P/R/F plus boundary_acc; None: no scores.
-    """
+    """Create a pke_segmenter; put it first in the pipeline, after
+    `spacy_adf.CharTokenizer.v1` (settings: docs/components.md, "Kernel component settings")."""
     return KernelSegmenter(nlp.vocab, name, window=window, degree=degree, C=C, classifier=classifier,
                            sigma=sigma, xi=xi, trainer=trainer, min_feature_count=min_feature_count,
                            cache_size=cache_size, max_iter=max_iter, scorer=scorer, epochs=epochs,
