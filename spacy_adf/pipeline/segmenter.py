@@ -1,15 +1,7 @@
 """`adf_segmenter`: Chinese / Japanese word segmentation with a character CRF
-trained by ADF.
-
-It runs on a character-tokenized Doc (`spacy_adf.CharTokenizer.v1`), labels
-every unit with a word-boundary tag and merges each word's characters with
-`doc.retokenize()`. The same trained model also runs as a tokenizer
-(`spacy_adf.Segmenter.v1`, see `tokenizers/segmenter.py`), which builds the
-word Doc straight from the text.
-
-Lexicon: the training words, plus user words (`initialize(user_dict=...)`,
-`add_words()`, `load_user_dict()`), feed the dictionary features; user words
-steer the segmentation of terms the training data never showed.
+trained by ADF, on a character-tokenized Doc. The same trained model also
+runs as a tokenizer (`tokenizers/segmenter.py`). Lexicon, user words and
+settings: docs/components.md, "Word segmentation".
 """
 import operator
 from pathlib import Path
@@ -61,16 +53,8 @@ def make_adf_segmenter(
     nlp: Language, name: str, model: Model, *, scheme: str, user_words: str,
     scorer: Optional[Callable]
 ) -> "ADFSegmenter":
-    """Create an adf_segmenter. Put it first in the pipeline, after a
-    character tokenizer.
-
-    scheme: word-boundary tags, "BMES", "BB2B3MES" (BMES with B2 and B3 for a
-        word's second and third units) or "BI".
-    user_words: what user-dictionary words do. "force": they feed the
-        dictionary features and are kept whole wherever forward and backward
-        longest matching with the user words agree (the CRF decides where
-        they disagree); "features": they only feed the dictionary features.
-    """
+    """Create an adf_segmenter; put it first in the pipeline, after a
+    character tokenizer (settings: docs/components.md, "Word segmentation")."""
     return ADFSegmenter(nlp.vocab, model, name, scheme=scheme, user_words=user_words,
                         scorer=scorer)
 

@@ -1,9 +1,7 @@
 """`adf_tagger`: a linear-chain CRF sequence labeller trained by ADF.
 
-Targets entities, span groups (e.g. chunks) or a token attribute (see
-`targets.py`). Trains inside `spacy train`: with `spacy_adf.ADF.v1` as the
-optimizer the update is sparse (cost proportional to the features a batch
-touches); any other thinc optimizer gets a dense gradient.
+Targets entities, span groups (e.g. chunks) or a token attribute
+(`targets.py`). Settings: docs/training.md, "`adf_tagger` settings".
 """
 import operator
 import zlib
@@ -75,20 +73,7 @@ def make_adf_tagger(
     store_marginals: bool,
     scorer: Optional[Callable],
 ) -> "ADFTagger":
-    """Create an adf_tagger.
-
-    target: "ents", "spans:KEY", "tag", "pos", "_.EXTENSION" or
-        "morph:FIELD[,FIELD...]" (fills those token.morph fields); the scores
-        spacy train weighs follow it (ents_f, spans_KEY_f, tag_acc, ...).
-    scheme: "BIO" or "BILUO" tags for span targets.
-    covering: for span groups ("spans:KEY") that cover every Doc (bunsetsu): no
-        O tag, and the written spans always cover the Doc in order (the
-        rule for stray tags is in targets.py).
-    store_marginals: also compute per-token label marginals: they go to
-        doc._.adf_marginals[name] (float32, n_tokens x n_tags, columns in
-        the order of component.tag_names) and, for span groups, the minimum
-        token marginal of each span to doc.spans[KEY].attrs["scores"].
-    """
+    """Create an adf_tagger (settings: docs/training.md, "`adf_tagger` settings")."""
     tagger = ADFTagger(nlp.vocab, model, name, target=target, scheme=scheme, covering=covering,
                        store_marginals=store_marginals, scorer=scorer)
     set_score_weights(nlp, name, tagger.target.score_weights)

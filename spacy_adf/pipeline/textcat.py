@@ -1,23 +1,8 @@
 """`adf_textcat`: a MaxEnt (multinomial logistic regression) text classifier
 over bag-of-n-gram features, trained by ADF (Sun et al. 2014, section 4.4).
-
-Exclusive classes: ``doc.cats`` gets every label, with probabilities that sum
-to 1. Features come from `spacy_adf.features.ngrams` (token n-grams, or the
-precomputed ``doc.user_data["spacy_adf.features"]`` dict of the Blitzer
-reader); features not seen at initialize() are ignored, so an empty Doc or a
-Doc without any known feature gets the bias-only prediction (the label prior
-the model learned).
-
-Training inside `spacy train`: update() queues the batch, finish_update(sgd)
-runs the on-line loop. An optimizer with ``sparse_state()`` (spacy_adf.ADF.v1,
-spacy_adf.SGD.v1 and spacy_adf.Perceptron.v1) trains sparsely, one step per
-``sgd.minibatch`` Docs, with the perceptron update when
-``sgd.objective == "perceptron"``; any other thinc optimizer gets a dense
-gradient of the whole spaCy batch. Dropout is ignored. Examples whose gold
-cats are empty are skipped; gold cats must otherwise have exactly one label
-with a value >= 0.5.
-
-Batch training (L-BFGS): ``trainable_params`` and ``batch_objective()``.
+Exclusive classes: ``doc.cats`` gets every label, with probabilities that
+sum to 1. Features, labels and training: docs/components.md, "Text
+classification".
 """
 import operator
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
@@ -73,9 +58,7 @@ DEFAULT_MAXENT_MODEL = Config().from_str(default_model_config)["model"]
     },
 )
 def make_adf_textcat(nlp: Language, name: str, model: Model, *, scorer: Optional[Callable]) -> "ADFTextCat":
-    """Create an adf_textcat (exclusive classes). Feature options live in the
-    model block (spacy_adf.MaxEntTextcat.v1); labels come from initialize()
-    (the cats of the training examples, sorted) or add_label()."""
+    """Create an adf_textcat; feature options live in the model block (spacy_adf.MaxEntTextcat.v1)."""
     return ADFTextCat(nlp.vocab, model, name, scorer=scorer)
 
 
