@@ -5,7 +5,7 @@ settings: docs/components.md, "Word segmentation".
 """
 import operator
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 import numpy
 from spacy.attrs import IDX, LENGTH, ORTH, SPACY, intify_attr
@@ -15,7 +15,6 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
-from ..core.crf import CRFModel
 from ..features.char_units import cached_by_orth, doc_units
 from ..features.chars import texts_to_units, words_from_starts
 from ..models.char_segmenter import read_user_dict
@@ -245,24 +244,6 @@ class ADFSegmenter(SparseTrainedPipe):
     @property
     def labels(self):
         return tuple(self.tag_names)
-
-    @property
-    def crf(self) -> Optional[CRFModel]:
-        """The trained CRF weights (None before initialize)."""
-        return self.plain_model.crf.params if self.plain_model.is_built else None
-
-    @property
-    def featurizer(self):
-        return self.plain_model.featurizer
-
-    @property
-    def training_words(self) -> Set[str]:
-        """Words of the training corpus (the lexicon OOV recall is measured against)."""
-        return set(self.plain_model.train_words)
-
-    @property
-    def user_words(self) -> Set[str]:
-        return set(self.plain_model.user_words)
 
     def add_label(self, label: str) -> int:
         raise ValueError(f"[{self.name}] has fixed word-boundary tags ({self.cfg['scheme']}); "

@@ -16,7 +16,6 @@ from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
-from ..core.crf import CRFModel
 from ..features.cluster_tables import load_clusters, shared_table
 from ..scorers.tagging import tagger_score
 from ..serialization.payloads import dump_payload, load_payload
@@ -118,11 +117,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     @property
     def n_tags(self) -> int:
         return len(self.tag_names)
-
-    @property
-    def crf(self) -> Optional[CRFModel]:
-        """The trained CRF weights (None before initialize)."""
-        return self.plain_model.params if self.plain_model.is_built else None
 
     def _model_changed(self) -> None:
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}

@@ -92,15 +92,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
 
     # ------------------------------------------------------------ labels and weights
 
-    @property
-    def featurizer(self):
-        return self.plain_model.featurizer
-
-    @property
-    def maxent(self):
-        """The trained MaxEnt weights (None before initialize)."""
-        return self.plain_model.params if self.plain_model.is_built else None
-
     # ------------------------------------------------------------ initialize
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
@@ -196,7 +187,7 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         missing = [k for k in FEATURE_SETTINGS if k not in cfg]
         if missing:
             raise ValueError(f"[{self.name}] cfg is missing {missing[0]!r}: not an adf_textcat cfg")
-        mine = self.featurizer.settings
+        mine = self.plain_model.featurizer.settings
         if any(cfg[k] != mine[k] for k in FEATURE_SETTINGS):
             saved = ", ".join(f"{k}={cfg[k]!r}" for k in FEATURE_SETTINGS)
             here = ", ".join(f"{k}={mine[k]!r}" for k in FEATURE_SETTINGS)
