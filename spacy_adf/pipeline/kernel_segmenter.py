@@ -15,7 +15,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.vocab import Vocab
 
-from ..features.boundary import MAX_WINDOW, check_window
+from ..features.boundary import check_window
 from ..features.char_units import doc_units
 from ..features.dictionary import DEFAULT_MAX_WORD, MIN_WORD, WordDictionary, check_max_word
 from ..models.boundary_segmenter import BoundarySegmenter, concat_units
@@ -245,6 +245,3 @@ class KernelSegmenter(KernelComponent):
         if self.plain_model.window != self.cfg["window"]:
             raise ValueError(f"[{self.name}] the feature file has window {self.plain_model.window}, the cfg "
                              f"{self.cfg['window']}: the model files are mismatched")
-
-
-__all__ = ["KernelSegmenter", "make_pke_segmenter", "MAX_WINDOW"]

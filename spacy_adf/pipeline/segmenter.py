@@ -17,7 +17,6 @@ from thinc.api import Config, Model
 
 from ..features.char_units import cached_by_orth, doc_units
 from ..features.chars import texts_to_units, words_from_starts
-from ..models.char_segmenter import read_user_dict
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
 from .trainable import SparseTrainedPipe, initialize_examples
@@ -56,9 +55,6 @@ def make_adf_segmenter(
     character tokenizer (settings: docs/components.md, "Word segmentation")."""
     return ADFSegmenter(nlp.vocab, model, name, scheme=scheme, user_words=user_words,
                         scorer=scorer)
-
-
-__all__ = ["ADFSegmenter", "make_adf_segmenter", "read_user_dict"]
 
 
 def _content_key(codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray, fold: int) -> tuple:
@@ -255,7 +251,7 @@ class ADFSegmenter(SparseTrainedPipe):
         return self.plain_model.add_words(words)
 
     def load_user_dict(self, path: Union[str, Path]) -> int:
-        """Add the words of a user dictionary file (see read_user_dict)."""
+        """Add the words of a user dictionary file (`models.char_segmenter.read_user_dict`)."""
         return self.plain_model.load_user_dict(path)
 
     # ------------------------------------------------------------ initialize

@@ -1,20 +1,7 @@
 """`spacy_adf.KernelSegmenter.v1`: a tokenizer that segments Japanese (or
-Chinese) text into words with a trained pke_segmenter model (one kernel-SVM
-decision per character gap, Kudo & Matsumoto 2003), building the word Doc
-straight from the text: no character Doc, no retokenization.
-
-    [nlp.tokenizer]
-    @tokenizers = "spacy_adf.KernelSegmenter.v1"
-
-    [initialize.tokenizer]
-    segmenter_model = "training/jws/model-last"   # a pipeline or component dir
-
-The model is saved with the pipeline (`tokenizer/segmenter`) in the
-pke_segmenter component's own checksummed format, in the classifier form
-it was trained or set to (`nlp.tokenizer.component.set_classifier(...)`
-rebuilds another form from a libsvm model's support vectors). Whitespace is
-handled as by `spacy_adf.CharTokenizer.v1`, so the text is kept exactly and
-the Doc equals the one `pke_segmenter` makes.
+Chinese) text into words with a trained pke_segmenter model, building the
+word Doc straight from the text; the Doc equals the one the component makes.
+Setup: docs/components.md, "Kernel taggers" (tokenizer form).
 """
 from pathlib import Path
 from typing import Optional, Union
@@ -23,7 +10,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..pipeline.kernel_segmenter import KernelSegmenter
-from .word_tokenizer import FILE_NAME, SegmentingTokenizer
+from .word_tokenizer import SegmentingTokenizer
 
 
 class KernelSegmenterTokenizer(SegmentingTokenizer):
@@ -61,13 +48,10 @@ class KernelSegmenterTokenizer(SegmentingTokenizer):
                              f"got {type(segmenter).__name__}")
         if not segmenter.is_trained:
             raise ValueError(f"{self.registered_name}: the pke_segmenter is not trained")
-        self._model_from_bytes(segmenter.to_bytes())
+        self.component.from_bytes(segmenter.to_bytes())
         return self
 
 
 @registry.tokenizers(KernelSegmenterTokenizer.registered_name)
 def create_kernel_segmenter_tokenizer():
     return KernelSegmenterTokenizer.of_nlp
-
-
-__all__ = ["KernelSegmenterTokenizer", "create_kernel_segmenter_tokenizer", "FILE_NAME"]

@@ -1,18 +1,7 @@
 """`spacy_adf.Segmenter.v1`: a tokenizer that segments Chinese or Japanese
 text into words with a trained adf_segmenter model, building the word Doc
-straight from the text (no character Doc, no retokenization).
-
-    [nlp.tokenizer]
-    @tokenizers = "spacy_adf.Segmenter.v1"
-
-    [initialize.tokenizer]
-    segmenter_model = "training/seg_zh/model-best"   # a pipeline or component dir
-    user_dict = null                                 # optional, one word per line
-
-The model is saved with the pipeline (`tokenizer/segmenter`), in the same
-format as the adf_segmenter component. Whitespace is handled exactly as by
-`spacy_adf.CharTokenizer.v1`, so the text is preserved and the Doc equals the
-one the component produces.
+straight from the text; the Doc equals the one the component makes. Setup:
+docs/components.md, "Word segmentation" (tokenizer form).
 """
 from pathlib import Path
 from typing import Optional, Union
@@ -24,7 +13,7 @@ from ..ml.segmenter_crf import build_segmenter_model
 from ..models.char_segmenter import CharSegmenter
 from ..pipeline.segmenter import ADFSegmenter
 from ..scorers.segmentation import make_segmentation_scorer
-from .word_tokenizer import FILE_NAME, SegmentingTokenizer
+from .word_tokenizer import SegmentingTokenizer
 
 
 class SegmenterTokenizer(SegmentingTokenizer):
@@ -39,7 +28,7 @@ class SegmenterTokenizer(SegmentingTokenizer):
 
     @property
     def is_trained(self) -> bool:
-        return self.plain_model.is_built
+        return self.component.plain_model.is_built
 
     # ------------------------------------------------------------ setup
 
@@ -67,13 +56,10 @@ class SegmenterTokenizer(SegmentingTokenizer):
             raise ValueError(f"{self.registered_name}: expected an adf_segmenter or a CharSegmenter, "
                              f"got {type(segmenter).__name__}")
         model.crf.require_built()
-        self._model_from_bytes(model.to_bytes())
+        self.component.from_bytes(model.to_bytes())
         return self
 
 
 @registry.tokenizers(SegmenterTokenizer.registered_name)
 def create_segmenter_tokenizer():
     return SegmenterTokenizer.of_nlp
-
-
-__all__ = ["SegmenterTokenizer", "create_segmenter_tokenizer", "FILE_NAME"]

@@ -1,26 +1,20 @@
 """What the two segmenting tokenizers share: `spacy_adf.Segmenter.v1`
 (an adf_segmenter CRF) and `spacy_adf.KernelSegmenter.v1` (a pke_segmenter
-SVM) each turn raw text into a word Doc with no character Doc in between.
-
-A batch of texts is cut into units in one pass (`texts_to_units`: the units
-and whitespace runs of `spacy_adf.CharTokenizer.v1`), the model flags the
-word starts of all units in one C call, and each Doc is built straight from
-its text, so the text is kept exactly and the Doc equals the one the
-component makes (`pipeline.segmenter.text_word_docs`, which the components
-use too). The tokenizer file is a msgpack map {"format", "segmenter":
-the model's own checksummed bytes, or None before training}.
+SVM) each turn raw text into a word Doc with no character Doc in between:
+the units of a batch in one pass, their word starts in one C call, each Doc
+built straight from its text (`pipeline.segmenter.text_word_docs`, as the
+components do). The tokenizer file is a msgpack map {"format", "segmenter":
+the component's own checksummed bytes, or None before training}.
 
 A subclass names itself (`registered_name`, `file_format`,
 `component_factory`, `component_files`), makes `self.component` (an
-untrained component of that factory, whose files are the tokenizer's model
-and whose `plain_model` segments) and supplies `is_trained`,
-`_trained_segmenters` and `from_segmenter`.
+untrained component of that factory, whose files are the tokenizer's
+model) and supplies `is_trained`, `_trained_segmenters` and `from_segmenter`.
 """
 import warnings
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
-import numpy
 import srsly
 from spacy.scorer import Scorer
 from spacy.tokens import Doc
@@ -51,23 +45,8 @@ class SegmentingTokenizer:
     # ------------------------------------------------------------ the model
 
     @property
-    def plain_model(self):
-        """The component's model, which segments the units."""
-        return self.component.plain_model
-
-    @property
     def is_trained(self) -> bool:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _segment(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
-        """uint8 word-start flag per unit."""
-        return self.plain_model.segment(codes, bounds)
-
-    def _model_to_bytes(self) -> bytes:
-        return self.component.to_bytes()
-
-    def _model_from_bytes(self, data: bytes) -> None:
-        self.component.from_bytes(data)
 
     def _require_model(self) -> None:
         if not self.is_trained:
@@ -124,7 +103,7 @@ class SegmentingTokenizer:
         if not isinstance(text, str):
             raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
         self._require_model()
-        return next(text_word_docs(self.vocab, [text], self._segment))
+        return next(text_word_docs(self.vocab, [text], self.component.plain_model.segment))
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         """Segment in batches: one featurization and one C call each."""
@@ -135,13 +114,10 @@ class SegmentingTokenizer:
                 raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
             batch.append(text)
             if len(batch) >= batch_size:
-                yield from self._pipe_batch(batch)
+                yield from text_word_docs(self.vocab, batch, self.component.plain_model.segment)
                 batch = []
         if batch:
-            yield from self._pipe_batch(batch)
-
-    def _pipe_batch(self, texts: List[str]) -> Iterator[Doc]:
-        return text_word_docs(self.vocab, texts, self._segment)
+            yield from text_word_docs(self.vocab, batch, self.component.plain_model.segment)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
         """spaCy's tokenizer scores (token_acc, token_p, token_r, token_f),
@@ -153,7 +129,7 @@ class SegmentingTokenizer:
     # ------------------------------------------------------------ serialization
 
     def to_bytes(self, *, exclude=tuple(), **kwargs) -> bytes:
-        data = self._model_to_bytes() if self.is_trained else None
+        data = self.component.to_bytes() if self.is_trained else None
         return srsly.msgpack_dumps({"format": self.file_format, "segmenter": data})
 
     def from_bytes(self, data: bytes, *, exclude=tuple(), **kwargs):
@@ -193,7 +169,7 @@ class SegmentingTokenizer:
             raise fail("unexpected fields")
         if msg["segmenter"] is not None:
             try:
-                self._model_from_bytes(msg["segmenter"])
+                self.component.from_bytes(msg["segmenter"])
             except PartLoadError as e:  # names the part and says what to do
                 raise ValueError(f"{name}: cannot load {where}: {e}") from None
             except Exception as e:
