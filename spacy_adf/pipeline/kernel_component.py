@@ -1,6 +1,6 @@
 """The shell shared by the kernel components (`pke_dependency`,
 `pke_tagger`, `pke_segmenter`): the plain model carried by ``self.model``
-(`ml.kernel_model`), the classifier form rebuilt without retraining
+(`ml.carrier`), the classifier form rebuilt without retraining
 (`set_classifier`), and the four files, loaded in order and checked the same
 way for all three:
 
@@ -18,8 +18,7 @@ from typing import Callable, Dict, Optional
 
 from spacy.pipeline import Pipe
 
-from ..ml import PLAIN_MODEL
-from ..ml.kernel_model import kernel_model
+from ..ml import PLAIN_MODEL, carrier
 from ..models.kernel_forms import KernelModel, MismatchedPartsError, check_classifier_options, check_trainer
 from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
 from .handled_calls import HandledCalls
@@ -39,7 +38,7 @@ class KernelComponent(HandledCalls, SerializedParts, Pipe):
 
     def _init_model(self, component: str, plain: KernelModel) -> None:
         """Make ``self.model``, the thinc Model carrying `plain`."""
-        self.model = kernel_model(component, plain)
+        self.model = carrier(f"spacy_adf_{component}", plain, component)
 
     @property
     def plain_model(self) -> KernelModel:
