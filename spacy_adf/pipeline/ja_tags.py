@@ -1,14 +1,6 @@
 """`ja_tags_from_morph`: ``token.tag_`` and ``token.pos_`` from the source
-POS in ``token.morph``, as the Japanese corpus readers write them.
-
-The Japanese raw-text pipeline predicts the source analysis with adf_tagger
-morph targets (``morph:SrcPos,SrcSubPos``, ``morph:ConjType``, ...). The
-bunsetsu chunker's templates also read ``tag_`` ("POS-subPOS") and ``pos_``
-(UD POS), which the readers derive from the same fields
-(`spacy_adf.lang.ja.pos.make_tag`, `juman_upos` / `unidic_upos`); this
-component derives them the same way, so a chunker trained on gold Docs sees
-the same feature values on predicted ones. A token without ``SrcPos`` gets
-neither (it keeps what it had).
+POS in ``token.morph``, as the Japanese corpus readers write them
+(docs/components.md, "Tokenizers and rule components").
 """
 from typing import Dict, Iterable, List, Tuple
 

@@ -1,19 +1,12 @@
 """The shell shared by the kernel components (`pke_dependency`,
-`pke_tagger`, `pke_segmenter`): the plain model carried by ``self.model``
-(`ml.carrier`), the classifier form rebuilt without retraining
-(`set_classifier`), and the four files, loaded in order and checked the same
-way for all three:
-
-- ``cfg``: JSON with ``"format_version"`` (`versioned_cfg_bytes`); loading
-  it checks the options and makes a new, untrained plain model of them;
-- ``features``: the model's feature vocabulary (a versioned payload);
-- ``support_vectors`` and ``classifier``: checked against the features and
-  the cfg (`models.kernel_forms.check_support_vectors`, `check_classifier`);
-  a mismatch is a ValueError naming the component.
-
-A subclass gives `_check_cfg` (options of a loaded cfg), `_new_plain_model`
-(an untrained model of its cfg) and may add `_cfg_loaded` and
-`_check_features`."""
+`pke_tagger`, `pke_segmenter`): the plain model carried by ``self.model``,
+the classifier form rebuilt without retraining (`set_classifier`), and the
+four files, loaded in order and checked the same way: ``cfg`` (JSON with
+``"format_version"``; loading it checks the options and makes a new,
+untrained plain model of them), ``features``, ``support_vectors`` and
+``classifier`` (checked against the features and the cfg; a mismatch is a
+ValueError naming the component). A subclass gives `_check_cfg` and
+`_new_plain_model` and may add `_cfg_loaded` and `_check_features`."""
 from typing import Callable, Dict, Optional
 
 from spacy.pipeline import Pipe

@@ -128,21 +128,11 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                    labels: Optional[List[str]] = None, corpus: Optional[str] = None,
                    clusters: Optional[str] = None, cluster_words: int = 0) -> None:
         """Collect labels and build the feature table in one pass over the
-        examples (`SequenceCRF.read_training`). Its feature lookups are the
+        examples (`SequenceCRF.read_training`); its feature lookups are the
         first epoch's training samples (primed in the trainer's cache), so
-        the corpus is hashed once.
-
-        corpus: a config reader by dot name ("corpora.train") to read in
-        full instead of get_examples (see `trainable.initialize_examples`).
-        clusters: where the word cluster table of the cluster templates comes
-        from: None induces it from the training text; "lookups:TABLE" (spaCy
-        lookups, e.g. "lookups:lexeme_cluster" of spacy-lookups-data), a
-        PATH<TAB>WORD[<TAB>COUNT] file, or word vectors clustered here:
-        "vectors" (the pipeline's, from [initialize] vectors), "vectors:PATH"
-        (a spaCy pipeline or vectors folder) or "word2vec:PATH" (a text
-        file; `features.cluster_tables`), whose ``cluster_words`` most
-        frequent words are kept (0: all). The table is saved with the model:
-        the vectors are not needed after initialize."""
+        the corpus is hashed once. corpus: `trainable.initialize_examples`;
+        clusters, cluster_words: the word cluster table's source
+        (None: induced from the training text; docs/training.md)."""
         if clusters is not None and not self.plain_model.uses_clusters:
             raise ValueError(f"[{self.name}] initialize(clusters={clusters!r}): the feature templates read no "
                              "word clusters (turn on the templates' clusters, or leave clusters null)")

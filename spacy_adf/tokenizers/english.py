@@ -1,22 +1,6 @@
 """spaCy's English tokenizer, tokenizing running text as the Penn Treebank
-(CoNLL-2000's WSJ text, the English tagger's and chunkers' training data) does.
-
-Where spaCy's rules and the treebank disagree on the CoNLL-2000 text (the
-differences `scripts.tokenization_diff` counts by kind), the treebank's way is
-taken; everything else stays spaCy's:
-
-- hyphenated words and number ranges stay whole ("rate-sensitive",
-  "1982-84", "35-44", "1-800-453-9000"): spaCy splits at the hyphen;
-- a contraction written apart from its word stays one token ("I 've",
-  "I 'm", "he 'd"), and so do clipped years and decades ("'86", "'80s");
-- abbreviations the treebank keeps with their period ("No.", "Col.", "Sr.",
-  "Cos.", "Bhd.", "etc.");
-- apostrophe-less words that spaCy reads as contractions but are words too
-  ("Id", "wed", "Ill", "Hell", "Shell", "Its", "Were") are not split.
-
-`ptb_english_tokenizer(nlp)` changes an English pipeline's tokenizer in place
-(the rules are saved with it, so a pipeline loads them without this module);
-``spacy_adf.PTBEnglishTokenizer.v1`` is the same as a registered tokenizer.
+does where the two disagree (`spacy_adf.PTBEnglishTokenizer.v1`; the rules:
+docs/components.md, "Tokenizers and rule components").
 """
 from typing import Callable, Dict, List
 
