@@ -1,8 +1,6 @@
 """The spaCy side of sparse training, shared by `adf_tagger`,
 `adf_segmenter` and `adf_textcat`: update(), finish_update() and
-use_params() forward to the component's SparseTrainer (`self.trainer`), and
-the L-BFGS driver and the memory report reach the model through it (the
-protocols of `training.contract`)."""
+use_params() forward to the component's SparseTrainer (`self.trainer`)."""
 from typing import Callable, Dict, Iterable, Iterator, Optional
 
 import srsly
@@ -23,11 +21,10 @@ READS_EXAMPLES_ONLY = "update_reads_examples_only"
 class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
     """The base of the sparse-trained components. A subclass gives
     ``self.model`` (the thinc Model carrying its `plain_model`),
-    ``self.trainer`` and must declare
-    ``update_reads_examples_only``: True only if its update() changes
-    neither Doc of an Example (`training.update` then skips spaCy's copy
-    of every Example). There is no default: a new component that writes to
-    Docs in update() must not inherit a promise it breaks."""
+    ``self.trainer`` and must declare ``update_reads_examples_only``: True
+    only if its update() changes neither Doc of an Example (`training.update`
+    then skips spaCy's copy of every Example). No default: a component that
+    writes to Docs in update() must not inherit a promise it breaks."""
 
     trainer: SparseTrainer
 
@@ -85,8 +82,7 @@ class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
         return self.trainer.batch_objective(examples)
 
     def _parts(self):
-        """The files, in load order: "cfg" (JSON; the component checks it in
-        _load_cfg) and "model" (the model's bytes: _model_bytes, _load_model)."""
+        """The files, in load order: "cfg" (JSON, checked in _load_cfg) and "model"."""
         return {"cfg": (lambda: srsly.json_dumps(self.cfg, indent=2).encode("utf8"), self._load_cfg),
                 "model": (self._model_bytes, self._load_model)}
 
@@ -109,12 +105,9 @@ def check_batcher(nlp, method: str) -> None:
 
 def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[str] = None) -> Iterator[Example]:
     """The Examples a component initializes from: get_examples()'s, or with
-    `corpus` (a dot name such as "corpora.train", as [training] train_corpus
-    takes) every Example of that reader of nlp.config. spaCy hands
-    initialize only the first 100 examples of a streamed training corpus
-    ([training] max_epochs = -1), and a feature table built from 100
-    sentences is not the model's (`[initialize.components.NAME] corpus =
-    "corpora.train"` in the shipped streaming configs)."""
+    `corpus` (a dot name such as "corpora.train") every Example of that
+    reader of nlp.config: spaCy hands initialize only the first 100 examples
+    of a streamed training corpus (docs/training.md)."""
     check_batcher(nlp, method)
     if corpus is None:
         return checked_examples(get_examples, method)
