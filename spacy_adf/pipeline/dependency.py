@@ -11,7 +11,7 @@ import numpy
 from spacy.attrs import DEP, HEAD, IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 
 from ..features.bunsetsu import FEATURE_GROUPS, check_groups
@@ -281,16 +281,8 @@ class PKEDependencyParser(KernelComponent):
             sentences = head_sentences(h)
             set_bunsetsu_tree(doc, h, spans_key=key, sentences=sentences if len(sentences) > 1 else None)
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        """The configured scorer's scores (default `score_bunsetsu_deps`:
-        bunsetsu_dep_acc, bunsetsu_sent_acc, bunsetsu_seg_f), given this
-        component's ``spans_key`` unless the caller passes one; {} without a
-        scorer."""
-        validate_examples(examples, "PKEDependencyParser.score")
-        if self.scorer is None:
-            return {}
-        kwargs.setdefault("spans_key", self.cfg["spans_key"])
-        return self.scorer(examples, **kwargs)
+    def _score_settings(self) -> Dict:
+        return {"spans_key": self.cfg["spans_key"]}
 
     # ------------------------------------------------------------ serialization (KernelComponent)
 

@@ -7,27 +7,26 @@ untrained plain model of them), ``features``, ``support_vectors`` and
 ``classifier`` (checked against the features and the cfg; a mismatch is a
 ValueError naming the component). A subclass gives `_check_cfg` and
 `_new_plain_model` and may add `_cfg_loaded` and `_check_features`."""
-from typing import Callable, Dict, Optional
+from typing import Dict, Optional
 
 from spacy.pipeline import Pipe
 
 from ..ml import PLAIN_MODEL, carrier
 from ..models.kernel_forms import KernelModel, MismatchedPartsError, check_classifier_options, check_trainer
 from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
-from .handled_calls import HandledCalls
+from .handled_calls import HandledCalls, ScoredByScorer
 
 # the "format_version" of a kernel component's cfg file; the other files carry their own formats
 FORMAT_VERSION = 1
 
 
-class KernelComponent(HandledCalls, SerializedParts, Pipe):
+class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     """Base of the kernel components (see the module docstring)."""
 
     role = "model"  # what the component is, in the untrained error ("parser", "tagger", ...)
 
     name: str
     cfg: Dict
-    scorer: Optional[Callable]
 
     def _init_model(self, component: str, plain: KernelModel) -> None:
         """Make ``self.model``, the thinc Model carrying `plain`."""

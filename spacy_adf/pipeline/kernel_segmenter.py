@@ -12,7 +12,7 @@ import numpy
 from spacy.attrs import IDX, IS_SPACE, LENGTH, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 
 from ..features.boundary import check_window
@@ -199,13 +199,6 @@ class KernelSegmenter(KernelComponent):
     def set_annotations(self, docs: Iterable[Doc], preds) -> None:
         """Merge each predicted word's characters into one token, in place."""
         merge_words(docs, preds)
-
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        examples = list(examples)
-        validate_examples(examples, "KernelSegmenter.score")
-        if self.scorer is None:
-            return {}
-        return self.scorer(examples, **kwargs)
 
     # ------------------------------------------------------------ serialization (KernelComponent)
 

@@ -11,7 +11,7 @@ import numpy
 from spacy.attrs import IS_SPACE, POS, TAG
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 
 from ..models.kernel_forms import check_classifier_options, check_trainer, check_trainer_settings, trainer_settings
@@ -190,12 +190,8 @@ class PKETagger(KernelComponent):
                 continue
             self.target.set(doc, [names[i] for i in numpy.asarray(ids).tolist()], None)
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        """The configured scorer's scores for the target (spans_KEY_p/r/f or ents_p/r/f)."""
-        validate_examples(examples, "PKETagger.score")
-        if self.scorer is None:
-            return {}
-        return self.scorer(examples, target=self.target, **kwargs)
+    def _score_settings(self) -> Dict:
+        return {"target": self.target}
 
     # ------------------------------------------------------------ serialization (KernelComponent)
 

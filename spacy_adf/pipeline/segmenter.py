@@ -11,7 +11,7 @@ import numpy
 from spacy.attrs import IDX, LENGTH, ORTH, SPACY, intify_attr
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
@@ -314,13 +314,9 @@ class ADFSegmenter(SparseTrainedPipe):
 
     # ------------------------------------------------------------ scoring
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict:
-        """Word P/R/F with OOV/IV recall against the training words (the configured scorer)."""
-        examples = list(examples)
-        validate_examples(examples, "ADFSegmenter.score")
-        if self.scorer is None:
-            return {}
-        return self.scorer(examples, lexicon=self.plain_model.train_words or None, **kwargs)
+    def _score_settings(self) -> Dict:
+        # word P/R/F with OOV/IV recall against the training words
+        return {"lexicon": self.plain_model.train_words or None}
 
     # ------------------------------------------------------------ serialization
 

@@ -12,7 +12,7 @@ import srsly
 from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
@@ -284,12 +284,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     # ------------------------------------------------------------ scoring
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict:
-        """The configured scorer's scores for the target (ents_*, spans_KEY_*, TAG_acc...)."""
-        validate_examples(examples, "ADFTagger.score")
-        if self.scorer is None:
-            return {}
-        return self.scorer(examples, target=self.target, **kwargs)
+    def _score_settings(self) -> Dict:
+        return {"target": self.target}
 
     def pair_scorer(self, **kwargs) -> Optional[Callable[[List], Dict]]:
         """score() over (predicted, reference) pairs (`evaluation.DocPair`),

@@ -11,7 +11,7 @@ import numpy
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
@@ -170,13 +170,8 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
 
     # ------------------------------------------------------------ scoring
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict:
-        """cats_* scores from the configured scorer, over this component's labels."""
-        validate_examples(examples, f"{type(self).__name__}.score")
-        if self.scorer is None:
-            return {}
-        kwargs.setdefault("labels", self.labels)
-        return self.scorer(examples, **kwargs)
+    def _score_settings(self) -> Dict:
+        return {"labels": self.labels}
 
     # ------------------------------------------------------------ serialization
 

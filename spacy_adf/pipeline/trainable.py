@@ -13,12 +13,12 @@ from ..core.params import GroupedParams
 from ..ml import PLAIN_MODEL
 from ..serialization.parts import SerializedParts
 from ..training.sparse_trainer import SparseTrainer
-from .handled_calls import HandledCalls
+from .handled_calls import HandledCalls, ScoredByScorer
 
 READS_EXAMPLES_ONLY = "update_reads_examples_only"
 
 
-class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
+class SparseTrainedPipe(HandledCalls, ScoredByScorer, SerializedParts, TrainablePipe):
     """The base of the sparse-trained components. A subclass gives
     ``self.model`` (the thinc Model carrying its `plain_model`),
     ``self.trainer`` and must declare ``update_reads_examples_only``: True
