@@ -331,15 +331,5 @@ class ADFSegmenter(SparseTrainedPipe):
         parts["model"] = (parts["model"][0], load)
         return parts
 
-    def __reduce__(self):
-        # Pickles the trained model, not the optimizer's state or caches.
-        data = self.to_bytes() if self.plain_model.is_built else None
-        return (_rebuild_segmenter, (self.vocab, self.model, self.name, self.cfg["scheme"],
-                                     data, self.scorer))
-
-
-def _rebuild_segmenter(vocab, model, name, scheme, data, scorer) -> ADFSegmenter:
-    seg = ADFSegmenter(vocab, model, name, scheme=scheme, scorer=scorer)  # cfg comes with data
-    if data is not None:
-        seg.from_bytes(data)
-    return seg
+    def _init_settings(self) -> Dict:
+        return {"scheme": self.cfg["scheme"], "user_words": self.cfg["user_words"]}

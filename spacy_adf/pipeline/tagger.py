@@ -8,7 +8,6 @@ import zlib
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
-import srsly
 from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc
@@ -314,18 +313,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     # ------------------------------------------------------------ serialization
 
     def _load_cfg(self, data: bytes) -> None:
-        cfg = srsly.json_loads(data)
-        for key in ("labels", "target", "scheme", "covering"):
-            if key not in cfg:
-                raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an adf_tagger cfg")
-        keys = ("target", "scheme", "covering")
-        if any(cfg[k] != self.cfg[k] for k in keys):
-            saved = ", ".join(f"{k}={cfg[k]!r}" for k in keys)
-            mine = ", ".join(f"{k}={self.cfg[k]!r}" for k in keys)
-            raise ValueError(
-                f"[{self.name}] the saved component has {saved}, but this one was created with {mine}"
-            )
-        self.cfg.update(cfg)
+        mine = {k: self.cfg[k] for k in ("target", "scheme", "covering")}
+        self.cfg.update(self._saved_cfg(data, "adf_tagger", ["labels", *mine], mine))
         self.target = make_target(self.cfg["target"], self.cfg["scheme"], self.cfg["covering"])
 
     def _parts(self):
@@ -365,10 +354,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.plain_model.from_bytes(data, expected_labels=self.n_tags)
         self._model_changed()
 
-    def __reduce__(self):
-        # Pickles the trained model, not the optimizer's state or caches.
-        data = self.to_bytes() if self.plain_model.is_built else None
-        return (_rebuild, (type(self), self.vocab, self.model, self.name, dict(self.cfg), self.scorer, data))
+    def _init_settings(self) -> Dict:
+        return {k: self.cfg[k] for k in ("target", "scheme", "covering", "store_marginals")}
 
 
 def _table_checksum(table: Dict[str, str]) -> str:
@@ -379,11 +366,3 @@ def _table_checksum(table: Dict[str, str]) -> str:
 def _whitespace_only(doc: Doc) -> bool:
     return doc[0].is_space and bool(doc.to_array(IS_SPACE).all())  # the first test is cheap
 
-
-def _rebuild(cls, vocab, model, name, cfg, scorer, data) -> ADFTagger:
-    tagger = cls(vocab, model, name, target=cfg["target"], scheme=cfg["scheme"],
-                 covering=cfg.get("covering", False), store_marginals=cfg["store_marginals"], scorer=scorer)
-    tagger.cfg.update(cfg)
-    if data is not None:
-        tagger.from_bytes(data)
-    return tagger

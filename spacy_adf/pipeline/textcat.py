@@ -8,7 +8,6 @@ import operator
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
-import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example, validate_get_examples
@@ -176,19 +175,9 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
     # ------------------------------------------------------------ serialization
 
     def _load_cfg(self, data: bytes) -> None:
-        cfg = srsly.json_loads(data)
-        if not isinstance(cfg, dict) or "labels" not in cfg:
-            raise ValueError(f"[{self.name}] cfg is missing 'labels': not an adf_textcat cfg")
-        missing = [k for k in FEATURE_SETTINGS if k not in cfg]
-        if missing:
-            raise ValueError(f"[{self.name}] cfg is missing {missing[0]!r}: not an adf_textcat cfg")
-        mine = self.plain_model.featurizer.settings
-        if any(cfg[k] != mine[k] for k in FEATURE_SETTINGS):
-            saved = ", ".join(f"{k}={cfg[k]!r}" for k in FEATURE_SETTINGS)
-            here = ", ".join(f"{k}={mine[k]!r}" for k in FEATURE_SETTINGS)
-            raise ValueError(
-                f"[{self.name}] the saved component has {saved}, but this one was created with {here}"
-            )
+        settings = self.plain_model.featurizer.settings
+        mine = {k: settings[k] for k in FEATURE_SETTINGS}
+        cfg = self._saved_cfg(data, "adf_textcat", ["labels", *FEATURE_SETTINGS], mine)
         labels = cfg["labels"]
         if not isinstance(labels, list) or not all(isinstance(x, str) and x for x in labels):
             raise ValueError(f"[{self.name}] cfg 'labels' must be a list of non-empty strings")
@@ -203,14 +192,3 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None
         self.trainer.reset()
-
-    def __reduce__(self):
-        # Pickles the trained model, not the optimizer's state or caches.
-        data = self.to_bytes()
-        return (_rebuild_textcat, (self.vocab, self.model, self.name, self.scorer, data))
-
-
-def _rebuild_textcat(vocab, model, name, scorer, data) -> ADFTextCat:
-    pipe = ADFTextCat(vocab, model, name, scorer=scorer)
-    pipe.from_bytes(data)
-    return pipe

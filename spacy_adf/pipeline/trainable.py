@@ -86,11 +86,42 @@ class SparseTrainedPipe(HandledCalls, ScoredByScorer, SerializedParts, Trainable
         return {"cfg": (lambda: srsly.json_dumps(self.cfg, indent=2).encode("utf8"), self._load_cfg),
                 "model": (self._model_bytes, self._load_model)}
 
+    def _saved_cfg(self, data: bytes, kind: str, required: Iterable[str], mine: Dict) -> Dict:
+        """A saved cfg file's dict, checked: it has the `required` keys, and
+        the settings in `mine` are this component's."""
+        cfg = srsly.json_loads(data)
+        for key in required:
+            if not isinstance(cfg, dict) or key not in cfg:
+                raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an {kind} cfg")
+        if any(cfg[k] != v for k, v in mine.items()):
+            saved = ", ".join(f"{k}={cfg[k]!r}" for k in mine)
+            here = ", ".join(f"{k}={v!r}" for k, v in mine.items())
+            raise ValueError(f"[{self.name}] the saved component has {saved}, but this one was created with {here}")
+        return cfg
+
+    def _init_settings(self) -> Dict:
+        """The keyword arguments (besides vocab, model, name, scorer) that make this component again."""
+        return {}
+
+    def __reduce__(self):
+        # Pickles the trained model, not the optimizer's state or caches.
+        data = self.to_bytes() if self.plain_model.is_built else None
+        return (_unpickled, (type(self), self.vocab, self.model, self.name, self._init_settings(),
+                             dict(self.cfg), self.scorer, data))
+
     def memory_report(self) -> Dict[str, float]:
         """Bytes held by the model and, while training, by the optimizer
         state and gradient buffer; also per weight."""
         self.trainer.model.require_built()
         return self.trainer.memory_report(self.trainer.model.memory())
+
+
+def _unpickled(cls, vocab, model, name, settings, cfg, scorer, data) -> SparseTrainedPipe:
+    pipe = cls(vocab, model, name, scorer=scorer, **settings)
+    pipe.cfg.update(cfg)
+    if data is not None:
+        pipe.from_bytes(data)
+    return pipe
 
 
 def check_batcher(nlp, method: str) -> None:
