@@ -6,7 +6,7 @@ plain model is `models.boundary_segmenter.BoundarySegmenter`. Features,
 dictionary features and settings: docs/components.md, "Kernel taggers".
 """
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Union
+from typing import Callable, Dict, Iterable, Optional, Union
 
 import numpy
 from spacy.attrs import IDX, IS_SPACE, LENGTH, SPACY
@@ -23,7 +23,7 @@ from ..models.char_segmenter import read_user_dict
 from ..models.kernel_forms import check_classifier_options, check_trainer_settings, trainer_settings
 from ..scorers.segmentation import make_segmentation_scorer
 from .kernel_component import KernelComponent
-from .segmenter import merge_words, segment_docs
+from .segmenter import WordDocsFromUnits
 from .trainable import initialize_examples
 
 
@@ -76,7 +76,7 @@ def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_featur
         raise ValueError(f"min_feature_count must be an integer >= 1, not {min_feature_count!r}")
 
 
-class KernelSegmenter(KernelComponent):
+class KernelSegmenter(WordDocsFromUnits, KernelComponent):
     """The ``pke_segmenter`` component (see the module docstring): its
     plain model is a `BoundarySegmenter`; files as `KernelComponent`."""
 
@@ -190,15 +190,6 @@ class KernelSegmenter(KernelComponent):
         codes, bounds, offsets = concat_units([(c, b) for c, _, b in units])
         starts = self.plain_model.segment(codes, bounds).view(bool)
         return [(u[1], starts[offsets[k]:offsets[k + 1]]) for k, u in enumerate(units)]
-
-    def process_batch(self, docs: List[Doc]) -> List[Doc]:
-        """The word Docs of character Docs (`segmenter.segment_docs`)."""
-        self.require_trained()
-        return segment_docs(docs, self.predict, self.plain_model.segment)
-
-    def set_annotations(self, docs: Iterable[Doc], preds) -> None:
-        """Merge each predicted word's characters into one token, in place."""
-        merge_words(docs, preds)
 
     # ------------------------------------------------------------ serialization (KernelComponent)
 

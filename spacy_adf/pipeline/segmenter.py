@@ -199,7 +199,23 @@ def segment_docs(docs: List[Doc], predict: Callable, segment: Callable) -> List[
     return out
 
 
-class ADFSegmenter(SparseTrainedPipe):
+class WordDocsFromUnits:
+    """process_batch and set_annotations of the segmenter components: word
+    Docs built once from the predicted word starts (`segment_docs`: linear
+    in the text; spaCy's retokenizer checks each merge against all earlier
+    ones, quadratic over a long Doc), so __call__ and pipe return new Docs;
+    set_annotations merges a Doc's words in place (`merge_words`), as
+    `segment_docs` does for a Doc that carries other annotation."""
+
+    def process_batch(self, docs: List[Doc]) -> List[Doc]:
+        self.require_trained()
+        return segment_docs(docs, self.predict, self.plain_model.segment)
+
+    def set_annotations(self, docs: Iterable[Doc], preds) -> None:
+        merge_words(docs, preds)
+
+
+class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
     """Segments a character Doc into words with a CharSegmenter: Doc ->
     units (characters, or hashed codes of longer tokens) -> character
     features -> boundary tags (CRF) -> word starts -> merged tokens.
@@ -228,10 +244,6 @@ class ADFSegmenter(SparseTrainedPipe):
     update_reads_examples_only = True
 
     # ------------------------------------------------------------ model parts
-
-    @property
-    def n_tags(self) -> int:
-        return len(self.tag_names)
 
     @property
     def tag_names(self) -> List[str]:
@@ -276,24 +288,13 @@ class ADFSegmenter(SparseTrainedPipe):
 
     def predict(self, docs: Iterable[Doc]):
         """Per Doc: (token index of each unit, bool word-start flag per unit)."""
-        self.plain_model.crf.require_built()
+        self.require_trained()
         units = [doc_units(doc) for doc in docs]
         starts = self.plain_model.segment_units(units)
         return [(u[1], s) for u, s in zip(units, starts)]
 
-    def process_batch(self, docs: List[Doc]) -> List[Doc]:
-        """Word Docs (what __call__ and pipe return, errors going to the
-        error handler), built once from the predicted word starts: linear in
-        the text (spaCy's retokenizer checks each merge against all earlier
-        ones, quadratic over a long Doc). A Doc that already carries other
-        annotation (tags, entities, spans, sentences, ...) is merged in place
-        by set_annotations instead, so nothing on it is lost."""
+    def require_trained(self) -> None:
         self.plain_model.crf.require_built()
-        return segment_docs(docs, self.predict, self.plain_model.segment)
-
-    def set_annotations(self, docs: Iterable[Doc], preds) -> None:
-        """Merge each predicted word's characters into one token, in place."""
-        merge_words(docs, preds)
 
     # ------------------------------------------------------------ training
 

@@ -113,10 +113,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         """The CRF's output tags (e.g. O, B-NP, I-NP) in column order."""
         return self.target.tag_names(self.cfg["labels"])
 
-    @property
-    def n_tags(self) -> int:
-        return len(self.tag_names)
-
     def _model_changed(self) -> None:
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
         self.trainer.reset()
@@ -351,7 +347,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         return self.plain_model.to_chunks()
 
     def _load_model(self, data: bytes) -> None:
-        self.plain_model.from_bytes(data, expected_labels=self.n_tags)
+        self.plain_model.from_bytes(data, expected_labels=len(self.tag_names))
         self._model_changed()
 
     def _init_settings(self) -> Dict:
