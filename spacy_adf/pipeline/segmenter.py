@@ -293,6 +293,10 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
         starts = self.plain_model.segment_units(units)
         return [(u[1], s) for u, s in zip(units, starts)]
 
+    @property
+    def is_trained(self) -> bool:
+        return self.plain_model.is_built
+
     def require_trained(self) -> None:
         self.plain_model.crf.require_built()
 

@@ -3,9 +3,6 @@ Chinese) text into words with a trained pke_segmenter model, building the
 word Doc straight from the text; the Doc equals the one the component makes.
 Setup: docs/components.md, "Kernel taggers" (tokenizer form).
 """
-from pathlib import Path
-from typing import Optional, Union
-
 from spacy.util import registry
 from spacy.vocab import Vocab
 
@@ -17,29 +14,11 @@ class KernelSegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.KernelSegmenter.v1"
     file_format = "spacy_adf.KernelSegmenter"
     component_factory = "pke_segmenter"
+    component_class = KernelSegmenter
     component_files = ("cfg", "features", "classifier")  # of a saved pke_segmenter folder
 
     def __init__(self, vocab: Vocab):
         super().__init__(vocab, KernelSegmenter(vocab, name="pke_segmenter_tokenizer"))
-
-    @property
-    def is_trained(self) -> bool:
-        return self.component.is_trained
-
-    # ------------------------------------------------------------ setup
-
-    def initialize(self, get_examples=None, *, nlp=None,
-                   segmenter_model: Optional[Union[str, Path]] = None,
-                   pkuseg_model=None, pkuseg_user_dict=None) -> None:
-        """Load the model of a trained pke_segmenter: `segmenter_model` is a
-        pipeline directory that contains one, or the component's own
-        directory (cfg, features, support_vectors, classifier). pkuseg_model
-        and pkuseg_user_dict, which spacy.blank("zh") puts in
-        [initialize.tokenizer] for its default tokenizer, are ignored."""
-        self._initialize_model(segmenter_model)
-
-    def _trained_segmenters(self, nlp) -> list:
-        return [pipe for _, pipe in nlp.pipeline if isinstance(pipe, KernelSegmenter) and pipe.is_trained]
 
     def from_segmenter(self, segmenter: KernelSegmenter) -> "KernelSegmenterTokenizer":
         """Take over (a copy of) a trained pke_segmenter component's model."""

@@ -20,33 +20,19 @@ class SegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.Segmenter.v1"
     file_format = "spacy_adf.Segmenter"
     component_factory = "adf_segmenter"
+    component_class = ADFSegmenter
     component_files = ("cfg", "model")
 
     def __init__(self, vocab: Vocab):
         super().__init__(vocab, ADFSegmenter(vocab, build_segmenter_model(), name="segmenter_tokenizer",
                                              scorer=make_segmentation_scorer()))
 
-    @property
-    def is_trained(self) -> bool:
-        return self.component.plain_model.is_built
-
-    # ------------------------------------------------------------ setup
-
-    def initialize(self, get_examples=None, *, nlp=None,
-                   segmenter_model: Optional[Union[str, Path]] = None,
-                   user_dict: Optional[Union[str, Path]] = None,
-                   pkuseg_model=None, pkuseg_user_dict=None) -> None:
-        """Load the model of a trained adf_segmenter: `segmenter_model` is a
-        pipeline directory that contains one, or the component's own
-        directory (with cfg, lexicon, model). pkuseg_model and
-        pkuseg_user_dict, which spacy.blank("zh") puts in
-        [initialize.tokenizer] for its default tokenizer, are ignored."""
-        self._initialize_model(segmenter_model)
+    def initialize(self, get_examples=None, *, nlp=None, segmenter_model: Optional[Union[str, Path]] = None,
+                   user_dict: Optional[Union[str, Path]] = None, pkuseg_model=None, pkuseg_user_dict=None) -> None:
+        """SegmentingTokenizer.initialize, then the words of `user_dict` (one a line) as user words."""
+        super().initialize(segmenter_model=segmenter_model)
         if user_dict is not None:
             self.component.load_user_dict(user_dict)
-
-    def _trained_segmenters(self, nlp) -> list:
-        return [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ADFSegmenter) and pipe.plain_model.is_built]
 
     def from_segmenter(self, segmenter) -> "SegmenterTokenizer":
         """Take over (a copy of) a trained segmenter model: an adf_segmenter

@@ -7,9 +7,9 @@ components do). The tokenizer file is a msgpack map {"format", "segmenter":
 the component's own checksummed bytes, or None before training}.
 
 A subclass names itself (`registered_name`, `file_format`,
-`component_factory`, `component_files`), makes `self.component` (an
-untrained component of that factory, whose files are the tokenizer's
-model) and supplies `is_trained`, `_trained_segmenters` and `from_segmenter`.
+`component_factory`, `component_class`, `component_files`), makes
+`self.component` (an untrained component of that factory, whose files are
+the tokenizer's model) and supplies `from_segmenter`.
 """
 import warnings
 from pathlib import Path
@@ -31,6 +31,7 @@ class SegmentingTokenizer:
     registered_name = ""  # e.g. "spacy_adf.Segmenter.v1", in messages
     file_format = ""  # the "format" field of the tokenizer file
     component_factory = ""  # the component whose trained model it takes, in messages
+    component_class: type = object  # that component's class
     component_files: Tuple[str, ...] = ()  # the files that make a folder that component's own
 
     def __init__(self, vocab: Vocab, component):
@@ -45,8 +46,8 @@ class SegmentingTokenizer:
     # ------------------------------------------------------------ the model
 
     @property
-    def is_trained(self) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def is_trained(self) -> bool:
+        return self.component.is_trained
 
     def _require_model(self) -> None:
         if not self.is_trained:
@@ -56,9 +57,13 @@ class SegmentingTokenizer:
                 "nlp.initialize(), or load a saved pipeline"
             )
 
-    def _initialize_model(self, segmenter_model: Optional[Union[str, Path]]) -> None:
-        """The `segmenter_model` step of `initialize`: load the model it
-        names (`load_segmenter`), or keep the one already loaded."""
+    def initialize(self, get_examples=None, *, nlp=None, segmenter_model: Optional[Union[str, Path]] = None,
+                   pkuseg_model=None, pkuseg_user_dict=None) -> None:
+        """Load the model of a trained component (`load_segmenter`), or keep
+        the one already loaded: `segmenter_model` is a pipeline directory that
+        contains one, or the component's own directory. pkuseg_model and
+        pkuseg_user_dict, which spacy.blank("zh") puts in
+        [initialize.tokenizer] for its default tokenizer, are ignored."""
         if segmenter_model is None:
             if not self.is_trained:
                 raise ValueError(f"{self.registered_name} needs [initialize.tokenizer] segmenter_model: "
@@ -83,16 +88,12 @@ class SegmentingTokenizer:
         import spacy
 
         nlp = spacy.load(path)
-        found = self._trained_segmenters(nlp)
+        found = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, self.component_class) and pipe.is_trained]
         if isinstance(nlp.tokenizer, type(self)) and nlp.tokenizer.is_trained:
             found.append(nlp.tokenizer.component)
         if not found:
             raise ValueError(f"{self.registered_name}: the pipeline at {path} has no trained {self.component_factory}")
         self.from_segmenter(found[0])
-
-    def _trained_segmenters(self, nlp) -> list:  # pragma: no cover - abstract
-        """What `from_segmenter` takes, for each trained component of `nlp`."""
-        raise NotImplementedError
 
     def from_segmenter(self, segmenter) -> "SegmentingTokenizer":  # pragma: no cover - abstract
         raise NotImplementedError
