@@ -102,10 +102,8 @@ class ParsedHeads(list):
 
 
 class PKEDependencyParser(KernelComponent):
-    """The ``pke_dependency`` component (see the module docstring): its
-    plain model is a `BunsetsuParser`; ``self.cfg`` holds the options of
-    `make_pke_dependency` and, after training, ``stats``; files as
-    `KernelComponent`."""
+    """``pke_dependency``: its plain model is a `BunsetsuParser`; ``self.cfg``
+    holds the factory's options and, after training, ``stats``."""
 
     role = "parser"
 

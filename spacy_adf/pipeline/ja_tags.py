@@ -26,8 +26,7 @@ def make_ja_tags_from_morph(nlp: Language, name: str, *, tagset: str) -> "JaTags
 
 
 class JaTagsFromMorph(HandledCalls, Pipe):
-    """No weights (so no ``model``): a table from morph fields to tags.
-    __call__ and pipe send errors to the error handler (`HandledCalls`)."""
+    """No weights (so no ``model``): a table from morph fields to tags."""
 
     def __init__(self, name: str = "ja_tags_from_morph", *, tagset: str = "juman"):
         if tagset not in TAGSETS:

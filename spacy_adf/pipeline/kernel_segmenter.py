@@ -77,8 +77,7 @@ def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_featur
 
 
 class KernelSegmenter(WordDocsFromUnits, KernelComponent):
-    """The ``pke_segmenter`` component (see the module docstring): its
-    plain model is a `BoundarySegmenter`; files as `KernelComponent`."""
+    """``pke_segmenter``: its plain model is a `BoundarySegmenter`."""
 
     role = "segmenter"
 

@@ -73,10 +73,9 @@ def make_pke_tagger(
 
 
 class PKETagger(KernelComponent):
-    """The ``pke_tagger`` component (see the module docstring): its plain
-    model is a `KernelTagger`; ``self.cfg`` holds the options of
-    `make_pke_tagger` and, after training, ``stats``; files as
-    `KernelComponent` (``features`` holds the tag names too)."""
+    """``pke_tagger``: its plain model is a `KernelTagger` (whose ``features``
+    file holds the tag names too); ``self.cfg`` holds the factory's options
+    and, after training, ``stats``."""
 
     role = "tagger"
 

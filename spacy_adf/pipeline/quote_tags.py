@@ -33,8 +33,7 @@ def make_ptb_quote_tags(nlp: Language, name: str, *, open_quote_tag: str, close_
 
 
 class PTBQuoteTags(HandledCalls, Pipe):
-    """No weights (so no ``model``): rules over the quote and bracket tokens.
-    __call__ and pipe send errors to the error handler (`HandledCalls`)."""
+    """No weights (so no ``model``): rules over the quote and bracket tokens."""
 
     def __init__(self, vocab, name: str = "ptb_quote_tags", *, open_quote_tag: str = "``",
                  close_quote_tag: str = "''", open_bracket_tag: str = "(", close_bracket_tag: str = ")"):

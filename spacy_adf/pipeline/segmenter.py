@@ -216,13 +216,9 @@ class WordDocsFromUnits:
 
 
 class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
-    """Segments a character Doc into words with a CharSegmenter: Doc ->
-    units (characters, or hashed codes of longer tokens) -> character
-    features -> boundary tags (CRF) -> word starts -> merged tokens.
-
-    Its cfg, lexicon and CRF are the model's parts (`self.plain_model`); the
-    tokenizer form (`spacy_adf.Segmenter.v1`) runs the same model.
-    """
+    """Segments a character Doc into words with a CharSegmenter: units
+    (characters, or hashed codes of longer tokens) -> boundary tags (CRF) ->
+    word starts. Its cfg, lexicon and CRF are the plain model's parts."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_segmenter", *, scheme: str = "BMES",
                  user_words: str = "force", scorer: Optional[Callable] = None):

@@ -5,6 +5,7 @@ Targets entities, span groups (e.g. chunks) or a token attribute
 """
 import operator
 import zlib
+from itertools import takewhile
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
@@ -80,13 +81,8 @@ def make_adf_tagger(
 
 class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     """Labels tokens with a CRF (`SequenceCRF`) and writes the labels to the
-    target: Doc -> template hashes -> feature ids -> Viterbi tag ids -> tags ->
-    entities, spans or token attributes.
-
-    Labels live in cfg["labels"]; the CRF's tags are the target's tag names
-    for them (`tag_names`). Sequences with an unlabelled token are skipped in
-    training.
-    """
+    target. Labels live in cfg["labels"]; the CRF's tags are the target's tag
+    names for them. Sequences with an unlabelled token are skipped in training."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_tagger", *, target: str = "ents",
                  scheme: str = "BIO", covering: bool = False, store_marginals: bool = False,
@@ -156,7 +152,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                 f"[{self.name}] found no labels for target {self.target.spec!r} in the "
                 "initialization examples; check the corpus and the target setting"
             )
-        self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
         primed = self.plain_model.build_for_training(read, self.tag_names, self._unknown_tag)
         self.cfg["n_train_examples"] = read.n_examples
         self._model_changed()
@@ -188,12 +183,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         (see _annotate_upstream_one)."""
         if nlp is None or not self.plain_model.required_annotations:
             return []
-        upstream = []
-        for name, proc in nlp.components:
-            if name == self.name:
-                break
-            upstream.append(proc)
-        return upstream
+        return [proc for _, proc in takewhile(lambda named: named[0] != self.name, nlp.components)]
 
     def _annotate_upstream_one(self, eg: Example, upstream: list) -> None:
         """Run the components before this one on a predicted Doc that lacks

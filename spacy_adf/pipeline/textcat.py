@@ -62,11 +62,8 @@ def make_adf_textcat(nlp: Language, name: str, model: Model, *, scorer: Optional
 
 
 class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
-    """Classifies Docs with a MaxEntText model: Doc -> n-gram (or
-    precomputed) features -> feature ids -> P(label | doc) -> doc.cats.
-
-    Labels live in cfg["labels"] (exclusive classes, at least two).
-    """
+    """Classifies Docs with a MaxEntText model into doc.cats. Labels live in
+    cfg["labels"] (exclusive classes, at least two)."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_textcat", *,
                  scorer: Optional[Callable] = None):
