@@ -5,7 +5,7 @@ sum to 1. Features, labels and training: docs/components.md, "Text
 classification".
 """
 import operator
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
 from spacy.language import Language
@@ -79,7 +79,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         self.scorer = scorer
         plain.name = name
         self.cfg = {"labels": [], **plain.featurizer.settings, "n_train_examples": 0}
-        self._label_cache: Tuple[tuple, Dict[str, int]] = ((), {})
         self.trainer = SparseTrainer(name, plain, (model.id, "maxent_weights"), self.training_samples,
                                      lambda: max(int(self.cfg.get("n_train_examples", 0)), 1))
 
@@ -112,12 +111,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         self.cfg["n_train_examples"] = n_gold
         self.trainer.reset()
 
-    def _label_ids(self) -> Dict[str, int]:
-        labels = tuple(self.cfg["labels"])
-        if self._label_cache[0] != labels:
-            self._label_cache = (labels, {lab: i for i, lab in enumerate(labels)})
-        return self._label_cache[1]
-
     def _gold_id(self, eg: Example) -> Optional[int]:
         cats = eg.reference.cats
         if not cats:
@@ -129,8 +122,8 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
                 f">= 0.5 per Doc, got cats {dict(list(cats.items())[:10])}"
             )
         try:
-            return self._label_ids()[positive[0]]
-        except KeyError:
+            return self.cfg["labels"].index(positive[0])
+        except ValueError:
             raise ValueError(
                 f"[{self.name}] gold label {positive[0]!r} is not one of the component's labels "
                 f"({', '.join(self.labels)}). Initialize with a corpus that contains it, or pass "
