@@ -13,12 +13,13 @@ the tokenizer's model) and supplies `from_segmenter`.
 """
 import warnings
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterable, Iterator, Optional, Tuple, Union
 
 import srsly
 from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example
+from spacy.util import minibatch
 from spacy.vocab import Vocab
 
 from ..pipeline.segmenter import text_word_docs
@@ -109,15 +110,10 @@ class SegmentingTokenizer:
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         """Segment in batches: one featurization and one C call each."""
         self._require_model()
-        batch: List[str] = []
-        for text in texts:
-            if not isinstance(text, str):
-                raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
-            batch.append(text)
-            if len(batch) >= batch_size:
-                yield from text_word_docs(self.vocab, batch, self.component.plain_model.segment)
-                batch = []
-        if batch:
+        for batch in minibatch(texts, size=batch_size):
+            for text in batch:
+                if not isinstance(text, str):
+                    raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
             yield from text_word_docs(self.vocab, batch, self.component.plain_model.segment)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
