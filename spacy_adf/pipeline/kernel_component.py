@@ -52,12 +52,6 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the {self.role} is not trained: run nlp.initialize() or load a model")
 
-    @property
-    def classifier(self):
-        """The kernel classifier (PKB, PKI or PKE; pairs of them for
-        pke_tagger), None before training."""
-        return self.plain_model.classifier
-
     def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
         """Rebuild the classifier in another form (or PKE at another sigma /
         xi) from the trained SVM, without retraining; returns the seconds."""
