@@ -257,10 +257,9 @@ class PKEDependencyParser(KernelComponent):
 
     def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:
         """Store the heads in the span group's ``attrs["heads"]`` and set the
-        token tree from them (`set_bunsetsu_tree`), one tree per sentence:
-        each root (-1) ends a sentence (`head_sentences`). Heads from
-        `predict` (a `ParsedHeads`, heads unchanged since) come with their
-        token trees: one `Doc.from_array` per Doc writes them."""
+        token tree from them, one tree per sentence (each root, -1, ends one).
+        Unchanged heads from `predict` bring their token trees, written by
+        one `Doc.from_array` per Doc."""
         key = self.cfg["spans_key"]
         trees = heads if isinstance(heads, ParsedHeads) else None
         for k, (doc, h) in enumerate(zip(docs, heads)):

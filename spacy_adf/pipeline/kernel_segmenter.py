@@ -124,11 +124,9 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    user_dict: Optional[Union[str, Path]] = None):
-        """Train on the gold words of the examples: gaps -> features ->
-        SVM (libsvm or primal) -> the configured classifier form. user_dict:
-        the dictionary file of dict_features (one word a line, as
-        adf_segmenter reads it; ``pkg:PACKAGE/PATH`` for a file in an
-        installed package), required with them and refused without."""
+        """Train on the gold words of the examples. user_dict: the dictionary
+        file of dict_features (as adf_segmenter reads it), required with them
+        and refused without."""
         cfg = self.cfg
         cfg["stats"] = {}
         model = BoundarySegmenter(cfg["window"])

@@ -126,9 +126,7 @@ class PKETagger(KernelComponent):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[Sequence[str]] = None):
-        """Train: the labels of the examples (or `labels`) -> the tags of
-        the scheme -> gold decisions -> one SVM per pair of tags -> the
-        configured classifier."""
+        """Train one SVM per pair of the scheme's tags for the examples' labels (or `labels`)."""
         method = f"{self.name}.initialize"
         cfg = self.cfg
         cfg["stats"] = {}

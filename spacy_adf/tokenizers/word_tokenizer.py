@@ -117,9 +117,8 @@ class SegmentingTokenizer:
             yield from text_word_docs(self.vocab, batch, self.component.plain_model.segment)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        """spaCy's tokenizer scores (token_acc, token_p, token_r, token_f),
-        which `spacy evaluate` reports, and the component's own (word P/R/F
-        with OOV and IV recall for adf_segmenter)."""
+        """spaCy's tokenizer scores (token_acc, token_p/r/f), which `spacy
+        evaluate` reports, and the component's own."""
         examples = list(examples)
         return {**Scorer.score_tokenization(examples), **self.component.score(examples, **kwargs)}
 
