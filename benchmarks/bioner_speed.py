@@ -415,7 +415,7 @@ def run(args, workdir: Path, argv: List[str]) -> Dict:
     tset = ner.plain_model.templates
     templates = list(tset.templates)
     shipped = shipped_templates()
-    crf = ner.crf
+    crf = ner.plain_model.params
     if log_path is None and not trained:
         log_path = find_train_log(nlp, model_dir)
 

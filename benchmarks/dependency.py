@@ -94,7 +94,7 @@ def parse_all(pipe, refs, repeats: int = 1) -> Dict:
         best_python = min(best_python, time.perf_counter() - start)
         best_clf = min(best_clf, reference.decision_seconds)
     n_decisions = reference.n_decisions
-    predict = pipe.predict if isinstance(pipe.classifier, KernelClassifier) else (
+    predict = pipe.predict if isinstance(pipe.plain_model.classifier, KernelClassifier) else (
         lambda docs: reference.predict(pipe, docs))
     for _ in range(max(repeats, 1)):
         start = time.perf_counter()
@@ -115,7 +115,7 @@ def parse_all(pipe, refs, repeats: int = 1) -> Dict:
 
 def bench_form(pipe, refs, kind: str, sigma: float = 0.0, xi: int = 1, repeats: int = 1) -> Dict:
     build = pipe.set_classifier(kind, sigma=sigma, xi=xi)
-    clf = pipe.classifier
+    clf = pipe.plain_model.classifier
     row = {"kind": kind, "sigma": sigma if kind == "pke" else None, "xi": xi if kind == "pke" else None,
            "build_seconds": build, "bytes": int(clf.nbytes),
            "omega": int(clf.n_kept) if kind == "pke" else None}
@@ -134,7 +134,7 @@ def bench_double_array(pipe, refs, sigma: float, xi: int, repeats: int = 1) -> D
     from spacy_adf.kernels.datrie import DoubleArrayPKE
 
     pipe.set_classifier("pke", sigma=sigma, xi=xi)
-    pke = pipe.classifier
+    pke = pipe.plain_model.classifier
     start = time.perf_counter()
     da = DoubleArrayPKE(pke)
     build = time.perf_counter() - start

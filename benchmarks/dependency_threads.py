@@ -108,7 +108,7 @@ def main(argv=None) -> int:
         rows[name] = bench(nlp, refs, args.repeats, args.batch_size)
     report = {"command": command.strip(), "machine": machine, "load_average_at_end": list(os.getloadavg()),
               "model": str(args.model), "algorithm": nlp.get_pipe("pke_dependency").cfg.get("algorithm", "cascade"),
-              "n_kept": nlp.get_pipe("pke_dependency").classifier.n_kept,
+              "n_kept": nlp.get_pipe("pke_dependency").plain_model.classifier.n_kept,
               "repeats": args.repeats, "batch_size": args.batch_size, "sets": rows}
     publish(report, args.out_json, args.out_md, NAME, markdown(report))
     return 0 if all(r["identical_trees"] for r in rows.values()) else 1

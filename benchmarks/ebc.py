@@ -114,7 +114,7 @@ def model_bytes(model_dir: Optional[Path]) -> Optional[Dict[str, int]]:
 def bench_form(nlp, test_docs, refs, kind: str, sigma: float, repeats: int) -> Dict:
     pipe = nlp.get_pipe(COMPONENT)
     build = pipe.set_classifier(kind, sigma=sigma)
-    clf, tagger = pipe.classifier, pipe.plain_model
+    clf, tagger = pipe.plain_model.classifier, pipe.plain_model
     X, tags = tagger.decisions(test_docs)  # this form's own previous tags
     passes = 1 if kind == "pkb" else max(repeats, 1)
     best_clf = best_tag = float("inf")

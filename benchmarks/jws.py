@@ -142,7 +142,7 @@ def gold_items(seg, examples: Sequence[Example]):
 
 def bench_form(seg, kind: str, X, y, n_sent: int, sigma: float = 0.0, xi: int = 1, repeats: int = 3) -> Dict:
     build = seg.set_classifier(kind, sigma=sigma, xi=xi)
-    clf = seg.classifier
+    clf = seg.plain_model.classifier
     best = float("inf")
     for _ in range(1 if kind == "pkb" else max(repeats, 1)):
         start = time.perf_counter()

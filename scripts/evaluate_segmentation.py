@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     pred = [[t.text for t in doc if not t.is_space] for doc in nlp.pipe(texts, batch_size=256)]
     seconds = time.perf_counter() - start
-    scores = segmentation_prf(gold, pred, seg.training_words)
+    scores = segmentation_prf(gold, pred, set(seg.plain_model.train_words))
     scores = {k: round(100 * v, 2) for k, v in scores.items()}
     scores.update({"sentences": len(gold), "characters": sum(map(len, texts)),
                    "chars_per_second": round(sum(map(len, texts)) / seconds)})

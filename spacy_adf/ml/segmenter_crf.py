@@ -1,15 +1,12 @@
-"""`spacy_adf.SegmenterCRF.v1`: the character CRF of adf_segmenter.
-
-The thinc Model carries a CharSegmenter: the feature options and, once
-initialized, the featurizer (with its lexicon), the feature table and the
-CRF. Like spacy_adf.CRF.v1 it is trained by its component with the exact CRF
-gradient, not by backprop.
-"""
+"""`spacy_adf.SegmenterCRF.v1`: the thinc Model of adf_segmenter, carrying a
+CharSegmenter (the feature options and, once initialized, the featurizer
+with its lexicon, the feature table and the CRF). Settings:
+docs/components.md, "Word segmentation"."""
 from spacy.util import registry
 from thinc.api import Model
 
 from ..models.char_segmenter import CharSegmenter
-from . import PLAIN_MODEL
+from . import carrier
 
 
 @registry.architectures("spacy_adf.SegmenterCRF.v1")
@@ -23,17 +20,6 @@ def build_segmenter_model(
     edge_features: str = "observed",
     char_trigrams: bool = False,
 ) -> Model:
-    """min_word, max_word: lengths of lexicon words the dictionary features match.
-    word_features: also use the matched words themselves as features (not only
-        their lengths).
-    lexicon_folds: while training, a word seen in only one of this many folds
-        of the corpus is hidden from that fold's sentences, so the dictionary
-        features learn how much an unseen word's lexicon match is worth; 1 or 0
-        shows every training word to every sentence.
-    min_freq, state_features, edge_features: as in spacy_adf.CRF.v1.
-    char_trigrams: also the character trigrams c[-2..0], c[-1..1], c[0..2] and
-        the skip pairs c[-2]c[0], c[0]c[2].
-    """
     options = {
         "min_word": min_word,
         "max_word": max_word,
@@ -45,11 +31,4 @@ def build_segmenter_model(
     }
     if char_trigrams:  # only when on: a model without them has the same options (and digest) either way
         options["char_trigrams"] = True
-    segmenter = CharSegmenter(options)
-    return Model("spacy_adf_segmenter_crf", _forward, attrs={PLAIN_MODEL: segmenter})
-
-
-def _forward(model: Model, docs, is_train: bool):
-    raise NotImplementedError(
-        "spacy_adf.SegmenterCRF.v1 is run and trained by its component (adf_segmenter)"
-    )
+    return carrier("spacy_adf_segmenter_crf", CharSegmenter(options), "adf_segmenter")

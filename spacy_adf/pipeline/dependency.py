@@ -1,50 +1,9 @@
-"""`pke_dependency`: Japanese bunsetsu dependency parsing by cascaded
-chunking (Kudo & Matsumoto 2002) or a step-ladder tournament (Iwatate et al.
-2008; ``algorithm = "tournament"``) with a polynomial-kernel SVM classified
-by PKB, PKI or PKE (Kudo & Matsumoto 2003).
-
-Input: Docs whose ``doc.spans["bunsetsu"]`` covers the Doc in order (gold
-spans from `spacy_adf.BunsetsuCorpus.v1`, or an `adf_tagger` bunsetsu
-chunker earlier in the pipeline, see configs/bunsetsu_ja_kwdlc.cfg), with
-POS and morph fields for the features (`features/bunsetsu.py`).
-
-Sentences: a Doc may hold several sentences, and each is parsed on its own.
-The boundaries come from ``doc.sents`` when the Doc has sentence annotation,
-otherwise from sentence-final punctuation outside brackets and quotes; a
-boundary inside a bunsetsu ends the sentence after that bunsetsu (the rules:
-`lang.ja.bunsetsu.bunsetsu_sentences`). A Doc with no boundary is one
-sentence.
-
-Output: the bunsetsu heads in ``doc.spans["bunsetsu"].attrs["heads"]``
-(Doc-level bunsetsu indices, -1 for the root of each sentence;
-``span._.bunsetsu_head`` gives a span's head span) and a token tree: the
-head word of each bunsetsu (`lang.ja.bunsetsu.bunsetsu_head_token`: its
-rightmost content word) attaches to the head word of its head bunsetsu with
-the label ``"dep"``, the other tokens of a bunsetsu attach to its head word
-with ``"intra"``, and the last bunsetsu of each sentence has its head word as
-a ROOT. Both algorithms only build head-final projective trees, so every
-sentence has one root, no head crosses a sentence end, ``doc.sents`` yields
-the sentences and displaCy works. The sentences of all Docs in a batch are
-parsed in one `BunsetsuParser.parse_docs` call, in C (`features/bunsetsu_fast.pyx`,
-`kernels/cascade.pyx`, `kernels/tournament.pyx`), so the cost grows with the
-number of sentences, not with the square of a Doc's bunsetsu; the token trees
-come back as arrays that `set_annotations` writes with one `Doc.from_array`.
-
-Training happens in ``initialize``: the gold trees of the training
-examples (a gold Doc with several roots is split into sentences after each
-root) answer the cascaded-chunking questions (or play the tournament's
-games: the gold head against each other candidate), libsvm (scikit-learn) fits
-SVC(kernel="poly", degree, gamma=1, coef0=1, C), and the classifier form
-named in the config is built. With ``trainer = "primal"`` a linear SVM on
-the explicit subset features (liblinear, `kernels/primal.py`) gives PKE's
-weights directly: PKE only, no support vectors. There is no per-batch
-``update``: `spacy train` runs initialize, then evaluates (the configs use
-max_steps = 1).
-
-The component is a thin adapter: the parser itself, its training and the
-serialization of its trained parts are `models.bunsetsu_parser.BunsetsuParser`;
-this module turns Docs into (Doc, bunsetsu spans) for it, writes its heads
-back as annotations, and owns the ``cfg`` file.
+"""`pke_dependency`: Japanese bunsetsu dependency parsing (cascaded chunking
+or a step-ladder tournament) with a polynomial-kernel SVM classified by PKB,
+PKI or PKE. A thin adapter around `models.bunsetsu_parser.BunsetsuParser`:
+it turns Docs into (Doc, bunsetsu spans), writes the heads back as
+annotations and owns the ``cfg`` file. Input, output, sentences and
+settings: docs/components.md, "Japanese dependency parsing".
 """
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -52,7 +11,7 @@ import numpy
 from spacy.attrs import DEP, HEAD, IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc, Span
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 
 from ..features.bunsetsu import FEATURE_GROUPS, check_groups
@@ -116,36 +75,7 @@ def make_pke_dependency(
     trainer: str = "libsvm", merge_duplicates: bool = False, n_threads: int = 1, algorithm: str = "cascade",
     max_iter: int = -1, epochs: int = 0,
 ) -> "PKEDependencyParser":
-    """Create a pke_dependency parser.
-
-    spans_key: the span group holding the bunsetsu.
-    degree, C: the polynomial kernel (1 + |X & Y|)^degree and the SVM's C.
-    classifier: "pkb", "pki" (both exact) or "pke" (expanded, pruned by sigma
-        and xi; sigma = 0, xi = 1 is exact).
-    features: the feature groups of `spacy_adf.features.bunsetsu`.
-    min_feature_count: drop features seen in fewer training decisions.
-    cache_size: libsvm's kernel cache in MB.
-    trainer: "libsvm" (the kernel SVM; any classifier form) or "primal" (a
-        linear SVM on the explicit subset features, `kernels/primal.py`: no
-        support vectors, so PKE only; its weights are PKE's directly).
-    merge_duplicates: libsvm only: train identical decisions (same features,
-        same label) once, with their count as sample weight: the same SVM
-        problem, but libsvm stops at its tolerance on another path, so
-        decision values move slightly (benchmarks/dependency_merge.py
-        measures both). The primal trainer always merges.
-    max_iter: the solver's iteration limit (<= 0: libsvm none, liblinear 1000).
-    epochs: the online trainer's passes (<= 0: 10).
-    n_threads: threads that parse the sentences of a batch at once (the
-        cascaded chunking and its classifier; the same trees as one thread).
-        A setting of the running pipeline, not of the model: not saved with
-        the weights, so a loaded pipeline takes it from its config.
-    algorithm: "cascade" (cascaded chunking: "does this bunsetsu modify its
-        neighbour?") or "tournament" (right to left, each bunsetsu's possible
-        heads play a step-ladder tournament: "the nearer or the farther
-        one?"; `models/tournament.py`). Saved with the model: a model
-        loads with the algorithm it was trained for.
-    scorer: called by `score` with the component's ``spans_key``; None: no scores.
-    """
+    """Create a pke_dependency parser (settings: docs/components.md, "Kernel component settings")."""
     return PKEDependencyParser(
         nlp.vocab, name, spans_key=spans_key, degree=degree, C=C, classifier=classifier, sigma=sigma,
         xi=xi, features=features, min_feature_count=min_feature_count, cache_size=cache_size,
@@ -172,10 +102,8 @@ class ParsedHeads(list):
 
 
 class PKEDependencyParser(KernelComponent):
-    """The ``pke_dependency`` component (see the module docstring): its
-    plain model is a `BunsetsuParser`; ``self.cfg`` holds the options of
-    `make_pke_dependency` and, after training, ``stats``; files as
-    `KernelComponent`."""
+    """``pke_dependency``: its plain model is a `BunsetsuParser`; ``self.cfg``
+    holds the factory's options and, after training, ``stats``."""
 
     role = "parser"
 
@@ -329,10 +257,9 @@ class PKEDependencyParser(KernelComponent):
 
     def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:
         """Store the heads in the span group's ``attrs["heads"]`` and set the
-        token tree from them (`set_bunsetsu_tree`), one tree per sentence:
-        each root (-1) ends a sentence (`head_sentences`). Heads from
-        `predict` (a `ParsedHeads`, heads unchanged since) come with their
-        token trees: one `Doc.from_array` per Doc writes them."""
+        token tree from them, one tree per sentence (each root, -1, ends one).
+        Unchanged heads from `predict` bring their token trees, written by
+        one `Doc.from_array` per Doc."""
         key = self.cfg["spans_key"]
         trees = heads if isinstance(heads, ParsedHeads) else None
         for k, (doc, h) in enumerate(zip(docs, heads)):
@@ -351,16 +278,8 @@ class PKEDependencyParser(KernelComponent):
             sentences = head_sentences(h)
             set_bunsetsu_tree(doc, h, spans_key=key, sentences=sentences if len(sentences) > 1 else None)
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        """The configured scorer's scores (default `score_bunsetsu_deps`:
-        bunsetsu_dep_acc, bunsetsu_sent_acc, bunsetsu_seg_f), given this
-        component's ``spans_key`` unless the caller passes one; {} without a
-        scorer."""
-        validate_examples(examples, "PKEDependencyParser.score")
-        if self.scorer is None:
-            return {}
-        kwargs.setdefault("spans_key", self.cfg["spans_key"])
-        return self.scorer(examples, **kwargs)
+    def _score_settings(self) -> Dict:
+        return {"spans_key": self.cfg["spans_key"]}
 
     # ------------------------------------------------------------ serialization (KernelComponent)
 

@@ -4,11 +4,13 @@ processing a Doc (or a batch, in `pipe`) goes to
 ``self.get_error_handler()`` (`nlp.set_error_handler`; the default raises),
 and `pipe` goes on with the next batch. A component processes a batch in
 `process_batch`: by default predict() then set_annotations() in place; the
-segmenters return new word Docs instead."""
-from typing import Iterable, Iterator, List
+segmenters return new word Docs instead. `score` goes to the configured
+scorer, with the component's own settings (`_score_settings`)."""
+from typing import Callable, Dict, Iterable, Iterator, List, Optional
 
 from spacy import util
 from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
 
 
 class HandledCalls:
@@ -39,3 +41,20 @@ class HandledCalls:
                 error_handler(self.name, self, docs, e)
                 continue
             yield from out
+
+
+class ScoredByScorer:
+    """score() of a component with a ``scorer`` setting (None: no scores)."""
+
+    scorer: Optional[Callable]
+
+    def _score_settings(self) -> Dict:
+        """What the scorer gets from the component unless the caller passes it."""
+        return {}
+
+    def score(self, examples: Iterable[Example], **kwargs) -> Dict:
+        examples = list(examples)
+        validate_examples(examples, f"{type(self).__name__}.score")
+        if self.scorer is None:
+            return {}
+        return self.scorer(examples, **{**self._score_settings(), **kwargs})

@@ -1,14 +1,6 @@
 """`ja_tags_from_morph`: ``token.tag_`` and ``token.pos_`` from the source
-POS in ``token.morph``, as the Japanese corpus readers write them.
-
-The Japanese raw-text pipeline predicts the source analysis with adf_tagger
-morph targets (``morph:SrcPos,SrcSubPos``, ``morph:ConjType``, ...). The
-bunsetsu chunker's templates also read ``tag_`` ("POS-subPOS") and ``pos_``
-(UD POS), which the readers derive from the same fields
-(`spacy_adf.lang.ja.pos.make_tag`, `juman_upos` / `unidic_upos`); this
-component derives them the same way, so a chunker trained on gold Docs sees
-the same feature values on predicted ones. A token without ``SrcPos`` gets
-neither (it keeps what it had).
+POS in ``token.morph``, as the Japanese corpus readers write them
+(docs/components.md, "Tokenizers and rule components").
 """
 from typing import Dict, Iterable, List, Tuple
 
@@ -34,8 +26,7 @@ def make_ja_tags_from_morph(nlp: Language, name: str, *, tagset: str) -> "JaTags
 
 
 class JaTagsFromMorph(HandledCalls, Pipe):
-    """No weights (so no ``model``): a table from morph fields to tags.
-    __call__ and pipe send errors to the error handler (`HandledCalls`)."""
+    """No weights (so no ``model``): a table from morph fields to tags."""
 
     def __init__(self, name: str = "ja_tags_from_morph", *, tagset: str = "juman"):
         if tagset not in TAGSETS:

@@ -1,45 +1,36 @@
 """The shell shared by the kernel components (`pke_dependency`,
-`pke_tagger`, `pke_segmenter`): the plain model carried by ``self.model``
-(`ml.kernel_model`), the classifier form rebuilt without retraining
-(`set_classifier`), and the four files, loaded in order and checked the same
-way for all three:
-
-- ``cfg``: JSON with ``"format_version"`` (`versioned_cfg_bytes`); loading
-  it checks the options and makes a new, untrained plain model of them;
-- ``features``: the model's feature vocabulary (a versioned payload);
-- ``support_vectors`` and ``classifier``: checked against the features and
-  the cfg (`models.kernel_forms.check_support_vectors`, `check_classifier`);
-  a mismatch is a ValueError naming the component.
-
-A subclass gives `_check_cfg` (options of a loaded cfg), `_new_plain_model`
-(an untrained model of its cfg) and may add `_cfg_loaded` and
-`_check_features`."""
-from typing import Callable, Dict, Optional
+`pke_tagger`, `pke_segmenter`): the plain model carried by ``self.model``,
+the classifier form rebuilt without retraining (`set_classifier`), and the
+four files, loaded in order and checked the same way: ``cfg`` (JSON with
+``"format_version"``; loading it checks the options and makes a new,
+untrained plain model of them), ``features``, ``support_vectors`` and
+``classifier`` (checked against the features and the cfg; a mismatch is a
+ValueError naming the component). A subclass gives `_check_cfg` and
+`_new_plain_model` and may add `_cfg_loaded` and `_check_features`."""
+from typing import Dict, Optional
 
 from spacy.pipeline import Pipe
 
-from ..ml import PLAIN_MODEL
-from ..ml.kernel_model import kernel_model
+from ..ml import PLAIN_MODEL, carrier
 from ..models.kernel_forms import KernelModel, MismatchedPartsError, check_classifier_options, check_trainer
 from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
-from .handled_calls import HandledCalls
+from .handled_calls import HandledCalls, ScoredByScorer
 
 # the "format_version" of a kernel component's cfg file; the other files carry their own formats
 FORMAT_VERSION = 1
 
 
-class KernelComponent(HandledCalls, SerializedParts, Pipe):
+class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     """Base of the kernel components (see the module docstring)."""
 
     role = "model"  # what the component is, in the untrained error ("parser", "tagger", ...)
 
     name: str
     cfg: Dict
-    scorer: Optional[Callable]
 
     def _init_model(self, component: str, plain: KernelModel) -> None:
         """Make ``self.model``, the thinc Model carrying `plain`."""
-        self.model = kernel_model(component, plain)
+        self.model = carrier(f"spacy_adf_{component}", plain, component)
 
     @property
     def plain_model(self) -> KernelModel:
@@ -60,12 +51,6 @@ class KernelComponent(HandledCalls, SerializedParts, Pipe):
         """A ValueError that says how to fix it, before anything predicts."""
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the {self.role} is not trained: run nlp.initialize() or load a model")
-
-    @property
-    def classifier(self):
-        """The kernel classifier (PKB, PKI or PKE; pairs of them for
-        pke_tagger), None before training."""
-        return self.plain_model.classifier
 
     def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
         """Rebuild the classifier in another form (or PKE at another sigma /

@@ -1,43 +1,21 @@
 """`pke_segmenter`: Japanese (or Chinese) word segmentation as one binary
-decision per character gap with a polynomial-kernel SVM, classified by
-PKB, PKI or PKE (Kudo & Matsumoto 2003, the JWS task).
-
-Like `adf_segmenter` it runs on a character-tokenized Doc
-(`spacy_adf.CharTokenizer.v1`) and returns the word Doc built the same way
-(`segmenter.segment_docs`: the text kept exactly, whitespace never inside a
-word, a Doc with other annotation merged in place). Features: the
-characters and character types within ``window`` units on each side of the
-gap (`features/boundary.pyx`).
-
-Training happens in ``initialize`` (no per-batch ``update``: `spacy train`
-runs initialize and evaluates, the config uses max_steps = 1): the gaps of
-the gold words are the examples; ``trainer = "libsvm"`` keeps support
-vectors (any classifier form, rebuilt by `set_classifier` without
-retraining), ``"primal"`` trains liblinear on the explicit subset features
-with identical gaps merged (PKE only; the practical choice at full corpus
-size). The plain model is `models.boundary_segmenter.BoundarySegmenter`
-(``plain_model``; ``self.model`` is the thinc Model that carries it).
-
-Dictionary features (``dict_features = true``, off by default): the words of
-a user dictionary (``initialize(user_dict=...)``, the file forms and reader
-of adf_segmenter, `read_user_dict`) of 2 .. ``dict_max_word`` characters
-that end just before a gap, begin just after it or span across it
-(`features/dictionary.pyx`). The dictionary is saved with the model (the
-file ``dictionary``; a model saved without one, or before dictionaries, has
-an empty one or none), so a saved or packaged pipeline needs no dictionary
-file.
+decision per character gap with a polynomial-kernel SVM, classified by PKB,
+PKI or PKE. Like `adf_segmenter` it runs on a character-tokenized Doc and
+returns the word Doc built the same way (`segmenter.segment_docs`). The
+plain model is `models.boundary_segmenter.BoundarySegmenter`. Features,
+dictionary features and settings: docs/components.md, "Kernel taggers".
 """
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Union
+from typing import Callable, Dict, Iterable, Optional, Union
 
 import numpy
 from spacy.attrs import IDX, IS_SPACE, LENGTH, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 
-from ..features.boundary import MAX_WINDOW, check_window
+from ..features.boundary import check_window
 from ..features.char_units import doc_units
 from ..features.dictionary import DEFAULT_MAX_WORD, MIN_WORD, WordDictionary, check_max_word
 from ..models.boundary_segmenter import BoundarySegmenter, concat_units
@@ -45,7 +23,7 @@ from ..models.char_segmenter import read_user_dict
 from ..models.kernel_forms import check_classifier_options, check_trainer_settings, trainer_settings
 from ..scorers.segmentation import make_segmentation_scorer
 from .kernel_component import KernelComponent
-from .segmenter import merge_words, segment_docs
+from .segmenter import WordDocsFromUnits
 from .trainable import initialize_examples
 
 
@@ -77,27 +55,8 @@ def make_pke_segmenter(
     trainer: str, min_feature_count: int, cache_size: float, max_iter: int, scorer: Optional[Callable],
     epochs: int = 0, merge_duplicates: bool = False, dict_features: bool = False, dict_max_word: int = DEFAULT_MAX_WORD,
 ) -> "KernelSegmenter":
-    """Create a pke_segmenter. Put it first in the pipeline, after
-    `spacy_adf.CharTokenizer.v1`.
-
-    window: characters (and their types) on each side of a gap (1..8; 3 =
-        the paper's 12 features).
-    degree, C: the kernel (1 + |X & Y|)^degree and the SVM's C.
-    classifier: "pkb", "pki" (exact) or "pke" (pruned by sigma and xi;
-        sigma = 0, xi = 1 is exact).
-    trainer: "libsvm" (support vectors, any classifier) or "primal"
-        (liblinear on the subset features, PKE only; trains the full KWDLC).
-    min_feature_count: drop features seen in fewer training gaps.
-    cache_size: libsvm's kernel cache in MB. max_iter: the solver's
-        iteration limit (<= 0: libsvm none, liblinear 1000).
-    epochs: the online trainer's passes (<= 0: 10).
-    merge_duplicates: libsvm only: train identical gaps once, with their
-        count as sample weight (the primal trainer always merges).
-    dict_features: add the user dictionary's features to every gap (needs
-        [initialize.components.NAME] user_dict); dict_max_word: the
-        longest dictionary word that matches (2..8 characters).
-    scorer: default word P/R/F plus boundary_acc; None: no scores.
-    """
+    """Create a pke_segmenter; put it first in the pipeline, after
+    `spacy_adf.CharTokenizer.v1` (settings: docs/components.md, "Kernel component settings")."""
     return KernelSegmenter(nlp.vocab, name, window=window, degree=degree, C=C, classifier=classifier,
                            sigma=sigma, xi=xi, trainer=trainer, min_feature_count=min_feature_count,
                            cache_size=cache_size, max_iter=max_iter, scorer=scorer, epochs=epochs,
@@ -117,9 +76,8 @@ def _check_options(window, degree, C, classifier, sigma, xi, trainer, min_featur
         raise ValueError(f"min_feature_count must be an integer >= 1, not {min_feature_count!r}")
 
 
-class KernelSegmenter(KernelComponent):
-    """The ``pke_segmenter`` component (see the module docstring): its
-    plain model is a `BoundarySegmenter`; files as `KernelComponent`."""
+class KernelSegmenter(WordDocsFromUnits, KernelComponent):
+    """``pke_segmenter``: its plain model is a `BoundarySegmenter`."""
 
     role = "segmenter"
 
@@ -166,11 +124,9 @@ class KernelSegmenter(KernelComponent):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    user_dict: Optional[Union[str, Path]] = None):
-        """Train on the gold words of the examples: gaps -> features ->
-        SVM (libsvm or primal) -> the configured classifier form. user_dict:
-        the dictionary file of dict_features (one word a line, as
-        adf_segmenter reads it; ``pkg:PACKAGE/PATH`` for a file in an
-        installed package), required with them and refused without."""
+        """Train on the gold words of the examples. user_dict: the dictionary
+        file of dict_features (as adf_segmenter reads it), required with them
+        and refused without."""
         cfg = self.cfg
         cfg["stats"] = {}
         model = BoundarySegmenter(cfg["window"])
@@ -232,22 +188,6 @@ class KernelSegmenter(KernelComponent):
         starts = self.plain_model.segment(codes, bounds).view(bool)
         return [(u[1], starts[offsets[k]:offsets[k + 1]]) for k, u in enumerate(units)]
 
-    def process_batch(self, docs: List[Doc]) -> List[Doc]:
-        """The word Docs of character Docs (`segmenter.segment_docs`)."""
-        self.require_trained()
-        return segment_docs(docs, self.predict, self.plain_model.segment)
-
-    def set_annotations(self, docs: Iterable[Doc], preds) -> None:
-        """Merge each predicted word's characters into one token, in place."""
-        merge_words(docs, preds)
-
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        examples = list(examples)
-        validate_examples(examples, "KernelSegmenter.score")
-        if self.scorer is None:
-            return {}
-        return self.scorer(examples, **kwargs)
-
     # ------------------------------------------------------------ serialization (KernelComponent)
 
     # the dictionary came after the other files: a folder or bytes without it load
@@ -286,6 +226,3 @@ class KernelSegmenter(KernelComponent):
         if self.plain_model.window != self.cfg["window"]:
             raise ValueError(f"[{self.name}] the feature file has window {self.plain_model.window}, the cfg "
                              f"{self.cfg['window']}: the model files are mismatched")
-
-
-__all__ = ["KernelSegmenter", "make_pke_segmenter", "MAX_WINDOW"]

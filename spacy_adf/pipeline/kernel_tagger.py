@@ -1,34 +1,9 @@
 """`pke_tagger`: chunking (e.g. English base NPs) by a left-to-right tagger
 whose decisions are one-against-one votes of polynomial-kernel SVMs, one per
-pair of chunk tags, classified by PKB, PKI or PKE (Kudo & Matsumoto 2001;
-2003 §5.1).
-
-Input: Docs with POS tags (``token.tag_``, or ``token.pos_`` with
-``pos_attr = "pos"``): put a tagger before this component, or read the tags
-from the corpus (the ConllCorpus reader's ``input_attrs = ["tag"]``). A
-batch in which no token has a POS tag is an error: without them the model
-sees only words and would tag badly.
-
-Features of token t (`models.kernel_tagger`): the words and POS at the
-relative positions -2..+2 ("w-1=the", "p+2=NN", "w-2=<BOS>") and the
-chunk tags of the two previous tokens ("t-1=B-NP", "t-2=O"); gold tags in
-training, the component's own predictions when tagging, left to right in
-each sentence (``doc.sents`` when the Doc has sentence annotation, else the
-whole Doc). Whitespace tokens are always O (they still are context for their
-neighbours); unseen words and tags simply have no feature.
-
-Output: the target's spans (``doc.spans[KEY]`` for "spans:KEY",
-``doc.ents`` for "ents"), from the tags by conlleval's rules (`targets.py`).
-
-Training happens in ``initialize`` (as for `pke_dependency`): libsvm
-(scikit-learn) fits SVC(kernel="poly", degree, gamma=1, coef0=1, C) per
-pair of tags, or, with ``trainer = "primal"``, a linear SVM on the explicit
-subset features (PKE only). There is no per-batch ``update``: `spacy train`
-runs initialize, then evaluates (configs/ebc_conll2000.cfg: max_steps = 1).
-
-The component is a thin adapter around `models.kernel_tagger.KernelTagger`
-(features, training, decoding, the serialization of its trained parts); it
-owns the target and the ``cfg`` file.
+pair of chunk tags, classified by PKB, PKI or PKE. A thin adapter around
+`models.kernel_tagger.KernelTagger`; it owns the target and the ``cfg``
+file. Input (Docs with POS tags), features and settings: docs/components.md,
+"Kernel taggers" and "Kernel component settings".
 """
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -36,7 +11,7 @@ import numpy
 from spacy.attrs import IS_SPACE, POS, TAG
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 
 from ..models.kernel_forms import check_classifier_options, check_trainer, check_trainer_settings, trainer_settings
@@ -87,28 +62,7 @@ def make_pke_tagger(
     cache_size: float, scorer: Optional[Callable], n_jobs: int = 1, max_iter: int = -1, epochs: int = 0,
     merge_duplicates: bool = False,
 ) -> "PKETagger":
-    """Create a pke_tagger.
-
-    target: "spans:KEY" or "ents": where the chunks go (and what training reads).
-    scheme: "BIO" (= "IOB2": B, I, O as in the paper) or "BILUO".
-    pos_attr: "tag" (token.tag_) or "pos" (token.pos_) for the POS features.
-    features: the static feature groups, "words" and / or "pos".
-    window: the positions -window..+window of the static features (2).
-    degree, C: the polynomial kernel (1 + |X & Y|)^degree and the SVM's C.
-    classifier: "pkb", "pki" (both exact) or "pke" (expanded, pruned by sigma
-        and xi; sigma = 0, xi = 1 is exact).
-    min_feature_count: drop features seen in fewer training tokens.
-    trainer: "libsvm" (support vectors: any classifier form, rebuildable) or
-        "primal" (liblinear on the subset features, `kernels/primal.py`: PKE only).
-    cache_size: libsvm's kernel cache in MB (per worker).
-    max_iter: the solver's iteration limit (<= 0: libsvm none, liblinear 1000).
-    epochs: the online trainer's passes (<= 0: 10).
-    merge_duplicates: libsvm only: train identical decisions once, with
-        their count as sample weight (the primal trainer always merges).
-    n_jobs: train the K(K-1)/2 pairs in up to this many processes (the same
-        SVMs; memory grows with the workers).
-    scorer: called by `score` with the component's target; None: no scores.
-    """
+    """Create a pke_tagger (settings: docs/components.md, "Kernel component settings")."""
     tagger = PKETagger(nlp.vocab, name, target=target, scheme=scheme, pos_attr=pos_attr, features=features,
                        window=window, degree=degree, C=C, classifier=classifier, sigma=sigma, xi=xi,
                        min_feature_count=min_feature_count, trainer=trainer, cache_size=cache_size,
@@ -119,10 +73,9 @@ def make_pke_tagger(
 
 
 class PKETagger(KernelComponent):
-    """The ``pke_tagger`` component (see the module docstring): its plain
-    model is a `KernelTagger`; ``self.cfg`` holds the options of
-    `make_pke_tagger` and, after training, ``stats``; files as
-    `KernelComponent` (``features`` holds the tag names too)."""
+    """``pke_tagger``: its plain model is a `KernelTagger` (whose ``features``
+    file holds the tag names too); ``self.cfg`` holds the factory's options
+    and, after training, ``stats``."""
 
     role = "tagger"
 
@@ -173,9 +126,7 @@ class PKETagger(KernelComponent):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[Sequence[str]] = None):
-        """Train: the labels of the examples (or `labels`) -> the tags of
-        the scheme -> gold decisions -> one SVM per pair of tags -> the
-        configured classifier."""
+        """Train one SVM per pair of the scheme's tags for the examples' labels (or `labels`)."""
         method = f"{self.name}.initialize"
         cfg = self.cfg
         cfg["stats"] = {}
@@ -236,12 +187,8 @@ class PKETagger(KernelComponent):
                 continue
             self.target.set(doc, [names[i] for i in numpy.asarray(ids).tolist()], None)
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        """The configured scorer's scores for the target (spans_KEY_p/r/f or ents_p/r/f)."""
-        validate_examples(examples, "PKETagger.score")
-        if self.scorer is None:
-            return {}
-        return self.scorer(examples, target=self.target, **kwargs)
+    def _score_settings(self) -> Dict:
+        return {"target": self.target}
 
     # ------------------------------------------------------------ serialization (KernelComponent)
 

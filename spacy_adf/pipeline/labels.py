@@ -20,20 +20,6 @@ def initial_labels(current: List[str], labels: Optional[List[str]], found: Itera
     return sorted(set(current).union(found))
 
 
-def add_label(component: str, labels: List[str], label: str, built: bool) -> int:
-    """Append `label` to `labels` (1) unless it is there (0)."""
-    check_label(label)
-    if built:
-        raise ValueError(
-            f"[{component}] cannot add label {label!r} after initialization: the "
-            "weights are laid out per label. Add labels before nlp.initialize()."
-        )
-    if label in labels:
-        return 0
-    labels.append(label)
-    return 1
-
-
 class LabelsInCfg:
     """labels, label_data and add_label() of a component whose labels live
     in cfg["labels"] and whose model (`self.trainer.model`) lays its
@@ -48,4 +34,14 @@ class LabelsInCfg:
         return list(self.cfg["labels"])
 
     def add_label(self, label: str) -> int:
-        return add_label(self.name, self.cfg["labels"], label, self.trainer.model.is_built)
+        """Append `label` to the labels (1) unless it is there (0)."""
+        check_label(label)
+        if self.trainer.model.is_built:
+            raise ValueError(
+                f"[{self.name}] cannot add label {label!r} after initialization: the "
+                "weights are laid out per label. Add labels before nlp.initialize()."
+            )
+        if label in self.cfg["labels"]:
+            return 0
+        self.cfg["labels"].append(label)
+        return 1

@@ -1,20 +1,6 @@
-"""`ptb_quote_tags`: the Penn Treebank tags of running-text quotes and
-brackets, after a POS tagger trained on treebank tokens.
-
-The treebank writes quotes by direction (`` and '') and brackets as
--LRB- / -RRB-, so a tagger trained on it has no evidence for the direction
-of a straight quote ``"`` nor for a bracket written as itself; the chunkers
-after it read the tags. This component tags
-
-- a straight quote by where it stands: opening when it is written against
-  the next word only, closing when written against the previous word only,
-  and otherwise (spaces on both sides, as in text whose tokens were joined
-  by spaces, or against both words) as the other half of the last straight
-  quote in the Doc: closing when a quote is open, else opening;
-- typographic quotes by their shape (“ opening, ” closing);
-- brackets ( [ { and ) ] } with the treebank's ( and ) tags.
-
-Other tokens keep their tags. (spaCy's attribute_ruler cannot pair quotes.)
+"""`ptb_quote_tags`: the Penn Treebank tags of running-text quotes (straight
+quotes by direction, paired) and brackets, after a POS tagger trained on
+treebank tokens (the rules: docs/components.md, "Tokenizers and rule components").
 """
 from typing import Iterable, List, Tuple
 
@@ -47,8 +33,7 @@ def make_ptb_quote_tags(nlp: Language, name: str, *, open_quote_tag: str, close_
 
 
 class PTBQuoteTags(HandledCalls, Pipe):
-    """No weights (so no ``model``): rules over the quote and bracket tokens.
-    __call__ and pipe send errors to the error handler (`HandledCalls`)."""
+    """No weights (so no ``model``): rules over the quote and bracket tokens."""
 
     def __init__(self, vocab, name: str = "ptb_quote_tags", *, open_quote_tag: str = "``",
                  close_quote_tag: str = "''", open_bracket_tag: str = "(", close_bracket_tag: str = ")"):

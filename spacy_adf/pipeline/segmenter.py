@@ -1,32 +1,22 @@
 """`adf_segmenter`: Chinese / Japanese word segmentation with a character CRF
-trained by ADF.
-
-It runs on a character-tokenized Doc (`spacy_adf.CharTokenizer.v1`), labels
-every unit with a word-boundary tag and merges each word's characters with
-`doc.retokenize()`. The same trained model also runs as a tokenizer
-(`spacy_adf.Segmenter.v1`, see `tokenizers/segmenter.py`), which builds the
-word Doc straight from the text.
-
-Lexicon: the training words, plus user words (`initialize(user_dict=...)`,
-`add_words()`, `load_user_dict()`), feed the dictionary features; user words
-steer the segmentation of terms the training data never showed.
+trained by ADF, on a character-tokenized Doc. The same trained model also
+runs as a tokenizer (`tokenizers/segmenter.py`). Lexicon, user words and
+settings: docs/components.md, "Word segmentation".
 """
 import operator
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 import numpy
 from spacy.attrs import IDX, LENGTH, ORTH, SPACY, intify_attr
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
-from ..core.crf import CRFModel
 from ..features.char_units import cached_by_orth, doc_units
 from ..features.chars import texts_to_units, words_from_starts
-from ..models.char_segmenter import read_user_dict
 from ..training.example_cache import MISS, digest
 from ..training.sparse_trainer import SparseTrainer
 from .trainable import SparseTrainedPipe, initialize_examples
@@ -61,21 +51,10 @@ def make_adf_segmenter(
     nlp: Language, name: str, model: Model, *, scheme: str, user_words: str,
     scorer: Optional[Callable]
 ) -> "ADFSegmenter":
-    """Create an adf_segmenter. Put it first in the pipeline, after a
-    character tokenizer.
-
-    scheme: word-boundary tags, "BMES", "BB2B3MES" (BMES with B2 and B3 for a
-        word's second and third units) or "BI".
-    user_words: what user-dictionary words do. "force": they feed the
-        dictionary features and are kept whole wherever forward and backward
-        longest matching with the user words agree (the CRF decides where
-        they disagree); "features": they only feed the dictionary features.
-    """
+    """Create an adf_segmenter; put it first in the pipeline, after a
+    character tokenizer (settings: docs/components.md, "Word segmentation")."""
     return ADFSegmenter(nlp.vocab, model, name, scheme=scheme, user_words=user_words,
                         scorer=scorer)
-
-
-__all__ = ["ADFSegmenter", "make_adf_segmenter", "read_user_dict"]
 
 
 def _content_key(codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray, fold: int) -> tuple:
@@ -220,14 +199,26 @@ def segment_docs(docs: List[Doc], predict: Callable, segment: Callable) -> List[
     return out
 
 
-class ADFSegmenter(SparseTrainedPipe):
-    """Segments a character Doc into words with a CharSegmenter: Doc ->
-    units (characters, or hashed codes of longer tokens) -> character
-    features -> boundary tags (CRF) -> word starts -> merged tokens.
+class WordDocsFromUnits:
+    """process_batch and set_annotations of the segmenter components: word
+    Docs built once from the predicted word starts (`segment_docs`: linear
+    in the text; spaCy's retokenizer checks each merge against all earlier
+    ones, quadratic over a long Doc), so __call__ and pipe return new Docs;
+    set_annotations merges a Doc's words in place (`merge_words`), as
+    `segment_docs` does for a Doc that carries other annotation."""
 
-    Its cfg, lexicon and CRF are the model's parts (`self.plain_model`); the
-    tokenizer form (`spacy_adf.Segmenter.v1`) runs the same model.
-    """
+    def process_batch(self, docs: List[Doc]) -> List[Doc]:
+        self.require_trained()
+        return segment_docs(docs, self.predict, self.plain_model.segment)
+
+    def set_annotations(self, docs: Iterable[Doc], preds) -> None:
+        merge_words(docs, preds)
+
+
+class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
+    """Segments a character Doc into words with a CharSegmenter: units
+    (characters, or hashed codes of longer tokens) -> boundary tags (CRF) ->
+    word starts. Its cfg, lexicon and CRF are the plain model's parts."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_segmenter", *, scheme: str = "BMES",
                  user_words: str = "force", scorer: Optional[Callable] = None):
@@ -251,34 +242,12 @@ class ADFSegmenter(SparseTrainedPipe):
     # ------------------------------------------------------------ model parts
 
     @property
-    def n_tags(self) -> int:
-        return len(self.tag_names)
-
-    @property
     def tag_names(self) -> List[str]:
         return self.plain_model.tag_names
 
     @property
     def labels(self):
         return tuple(self.tag_names)
-
-    @property
-    def crf(self) -> Optional[CRFModel]:
-        """The trained CRF weights (None before initialize)."""
-        return self.plain_model.crf.params if self.plain_model.is_built else None
-
-    @property
-    def featurizer(self):
-        return self.plain_model.featurizer
-
-    @property
-    def training_words(self) -> Set[str]:
-        """Words of the training corpus (the lexicon OOV recall is measured against)."""
-        return set(self.plain_model.train_words)
-
-    @property
-    def user_words(self) -> Set[str]:
-        return set(self.plain_model.user_words)
 
     def add_label(self, label: str) -> int:
         raise ValueError(f"[{self.name}] has fixed word-boundary tags ({self.cfg['scheme']}); "
@@ -290,7 +259,7 @@ class ADFSegmenter(SparseTrainedPipe):
         return self.plain_model.add_words(words)
 
     def load_user_dict(self, path: Union[str, Path]) -> int:
-        """Add the words of a user dictionary file (see read_user_dict)."""
+        """Add the words of a user dictionary file (`models.char_segmenter.read_user_dict`)."""
         return self.plain_model.load_user_dict(path)
 
     # ------------------------------------------------------------ initialize
@@ -315,24 +284,17 @@ class ADFSegmenter(SparseTrainedPipe):
 
     def predict(self, docs: Iterable[Doc]):
         """Per Doc: (token index of each unit, bool word-start flag per unit)."""
-        self.plain_model.crf.require_built()
+        self.require_trained()
         units = [doc_units(doc) for doc in docs]
         starts = self.plain_model.segment_units(units)
         return [(u[1], s) for u, s in zip(units, starts)]
 
-    def process_batch(self, docs: List[Doc]) -> List[Doc]:
-        """Word Docs (what __call__ and pipe return, errors going to the
-        error handler), built once from the predicted word starts: linear in
-        the text (spaCy's retokenizer checks each merge against all earlier
-        ones, quadratic over a long Doc). A Doc that already carries other
-        annotation (tags, entities, spans, sentences, ...) is merged in place
-        by set_annotations instead, so nothing on it is lost."""
-        self.plain_model.crf.require_built()
-        return segment_docs(docs, self.predict, self.plain_model.segment)
+    @property
+    def is_trained(self) -> bool:
+        return self.plain_model.is_built
 
-    def set_annotations(self, docs: Iterable[Doc], preds) -> None:
-        """Merge each predicted word's characters into one token, in place."""
-        merge_words(docs, preds)
+    def require_trained(self) -> None:
+        self.plain_model.crf.require_built()
 
     # ------------------------------------------------------------ training
 
@@ -353,13 +315,9 @@ class ADFSegmenter(SparseTrainedPipe):
 
     # ------------------------------------------------------------ scoring
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict:
-        """Word P/R/F with OOV/IV recall against the training words (the configured scorer)."""
-        examples = list(examples)
-        validate_examples(examples, "ADFSegmenter.score")
-        if self.scorer is None:
-            return {}
-        return self.scorer(examples, lexicon=self.plain_model.train_words or None, **kwargs)
+    def _score_settings(self) -> Dict:
+        # word P/R/F with OOV/IV recall against the training words
+        return {"lexicon": self.plain_model.train_words or None}
 
     # ------------------------------------------------------------ serialization
 
@@ -374,15 +332,5 @@ class ADFSegmenter(SparseTrainedPipe):
         parts["model"] = (parts["model"][0], load)
         return parts
 
-    def __reduce__(self):
-        # Pickles the trained model, not the optimizer's state or caches.
-        data = self.to_bytes() if self.plain_model.is_built else None
-        return (_rebuild_segmenter, (self.vocab, self.model, self.name, self.cfg["scheme"],
-                                     data, self.scorer))
-
-
-def _rebuild_segmenter(vocab, model, name, scheme, data, scorer) -> ADFSegmenter:
-    seg = ADFSegmenter(vocab, model, name, scheme=scheme, scorer=scorer)  # cfg comes with data
-    if data is not None:
-        seg.from_bytes(data)
-    return seg
+    def _init_settings(self) -> Dict:
+        return {"scheme": self.cfg["scheme"], "user_words": self.cfg["user_words"]}

@@ -1,24 +1,21 @@
 """`adf_tagger`: a linear-chain CRF sequence labeller trained by ADF.
 
-Targets entities, span groups (e.g. chunks) or a token attribute (see
-`targets.py`). Trains inside `spacy train`: with `spacy_adf.ADF.v1` as the
-optimizer the update is sparse (cost proportional to the features a batch
-touches); any other thinc optimizer gets a dense gradient.
+Targets entities, span groups (e.g. chunks) or a token attribute
+(`targets.py`). Settings: docs/training.md, "`adf_tagger` settings".
 """
 import operator
 import zlib
+from itertools import takewhile
 from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
-import srsly
 from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
-from ..core.crf import CRFModel
 from ..features.cluster_tables import load_clusters, shared_table
 from ..scorers.tagging import tagger_score
 from ..serialization.payloads import dump_payload, load_payload
@@ -75,20 +72,7 @@ def make_adf_tagger(
     store_marginals: bool,
     scorer: Optional[Callable],
 ) -> "ADFTagger":
-    """Create an adf_tagger.
-
-    target: "ents", "spans:KEY", "tag", "pos", "_.EXTENSION" or
-        "morph:FIELD[,FIELD...]" (fills those token.morph fields); the scores
-        spacy train weighs follow it (ents_f, spans_KEY_f, tag_acc, ...).
-    scheme: "BIO" or "BILUO" tags for span targets.
-    covering: for span groups ("spans:KEY") that cover every Doc (bunsetsu): no
-        O tag, and the written spans always cover the Doc in order (the
-        rule for stray tags is in targets.py).
-    store_marginals: also compute per-token label marginals: they go to
-        doc._.adf_marginals[name] (float32, n_tokens x n_tags, columns in
-        the order of component.tag_names) and, for span groups, the minimum
-        token marginal of each span to doc.spans[KEY].attrs["scores"].
-    """
+    """Create an adf_tagger (settings: docs/training.md, "`adf_tagger` settings")."""
     tagger = ADFTagger(nlp.vocab, model, name, target=target, scheme=scheme, covering=covering,
                        store_marginals=store_marginals, scorer=scorer)
     set_score_weights(nlp, name, tagger.target.score_weights)
@@ -97,13 +81,8 @@ def make_adf_tagger(
 
 class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     """Labels tokens with a CRF (`SequenceCRF`) and writes the labels to the
-    target: Doc -> template hashes -> feature ids -> Viterbi tag ids -> tags ->
-    entities, spans or token attributes.
-
-    Labels live in cfg["labels"]; the CRF's tags are the target's tag names
-    for them (`tag_names`). Sequences with an unlabelled token are skipped in
-    training.
-    """
+    target. Labels live in cfg["labels"]; the CRF's tags are the target's tag
+    names for them. Sequences with an unlabelled token are skipped in training."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_tagger", *, target: str = "ents",
                  scheme: str = "BIO", covering: bool = False, store_marginals: bool = False,
@@ -130,15 +109,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         """The CRF's output tags (e.g. O, B-NP, I-NP) in column order."""
         return self.target.tag_names(self.cfg["labels"])
 
-    @property
-    def n_tags(self) -> int:
-        return len(self.tag_names)
-
-    @property
-    def crf(self) -> Optional[CRFModel]:
-        """The trained CRF weights (None before initialize)."""
-        return self.plain_model.params if self.plain_model.is_built else None
-
     def _model_changed(self) -> None:
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
         self.trainer.reset()
@@ -149,21 +119,11 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                    labels: Optional[List[str]] = None, corpus: Optional[str] = None,
                    clusters: Optional[str] = None, cluster_words: int = 0) -> None:
         """Collect labels and build the feature table in one pass over the
-        examples (`SequenceCRF.read_training`). Its feature lookups are the
+        examples (`SequenceCRF.read_training`); its feature lookups are the
         first epoch's training samples (primed in the trainer's cache), so
-        the corpus is hashed once.
-
-        corpus: a config reader by dot name ("corpora.train") to read in
-        full instead of get_examples (see `trainable.initialize_examples`).
-        clusters: where the word cluster table of the cluster templates comes
-        from: None induces it from the training text; "lookups:TABLE" (spaCy
-        lookups, e.g. "lookups:lexeme_cluster" of spacy-lookups-data), a
-        PATH<TAB>WORD[<TAB>COUNT] file, or word vectors clustered here:
-        "vectors" (the pipeline's, from [initialize] vectors), "vectors:PATH"
-        (a spaCy pipeline or vectors folder) or "word2vec:PATH" (a text
-        file; `features.cluster_tables`), whose ``cluster_words`` most
-        frequent words are kept (0: all). The table is saved with the model:
-        the vectors are not needed after initialize."""
+        the corpus is hashed once. corpus: `trainable.initialize_examples`;
+        clusters, cluster_words: the word cluster table's source
+        (None: induced from the training text; docs/training.md)."""
         if clusters is not None and not self.plain_model.uses_clusters:
             raise ValueError(f"[{self.name}] initialize(clusters={clusters!r}): the feature templates read no "
                              "word clusters (turn on the templates' clusters, or leave clusters null)")
@@ -192,7 +152,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                 f"[{self.name}] found no labels for target {self.target.spec!r} in the "
                 "initialization examples; check the corpus and the target setting"
             )
-        self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
         primed = self.plain_model.build_for_training(read, self.tag_names, self._unknown_tag)
         self.cfg["n_train_examples"] = read.n_examples
         self._model_changed()
@@ -224,12 +183,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         (see _annotate_upstream_one)."""
         if nlp is None or not self.plain_model.required_annotations:
             return []
-        upstream = []
-        for name, proc in nlp.components:
-            if name == self.name:
-                break
-            upstream.append(proc)
-        return upstream
+        return [proc for _, proc in takewhile(lambda named: named[0] != self.name, nlp.components)]
 
     def _annotate_upstream_one(self, eg: Example, upstream: list) -> None:
         """Run the components before this one on a predicted Doc that lacks
@@ -315,12 +269,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     # ------------------------------------------------------------ scoring
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict:
-        """The configured scorer's scores for the target (ents_*, spans_KEY_*, TAG_acc...)."""
-        validate_examples(examples, "ADFTagger.score")
-        if self.scorer is None:
-            return {}
-        return self.scorer(examples, target=self.target, **kwargs)
+    def _score_settings(self) -> Dict:
+        return {"target": self.target}
 
     def pair_scorer(self, **kwargs) -> Optional[Callable[[List], Dict]]:
         """score() over (predicted, reference) pairs (`evaluation.DocPair`),
@@ -349,18 +299,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     # ------------------------------------------------------------ serialization
 
     def _load_cfg(self, data: bytes) -> None:
-        cfg = srsly.json_loads(data)
-        for key in ("labels", "target", "scheme", "covering"):
-            if key not in cfg:
-                raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an adf_tagger cfg")
-        keys = ("target", "scheme", "covering")
-        if any(cfg[k] != self.cfg[k] for k in keys):
-            saved = ", ".join(f"{k}={cfg[k]!r}" for k in keys)
-            mine = ", ".join(f"{k}={self.cfg[k]!r}" for k in keys)
-            raise ValueError(
-                f"[{self.name}] the saved component has {saved}, but this one was created with {mine}"
-            )
-        self.cfg.update(cfg)
+        mine = {k: self.cfg[k] for k in ("target", "scheme", "covering")}
+        self.cfg.update(self._saved_cfg(data, "adf_tagger", ["labels", *mine], mine))
         self.target = make_target(self.cfg["target"], self.cfg["scheme"], self.cfg["covering"])
 
     def _parts(self):
@@ -397,13 +337,11 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         return self.plain_model.to_chunks()
 
     def _load_model(self, data: bytes) -> None:
-        self.plain_model.from_bytes(data, expected_labels=self.n_tags)
+        self.plain_model.from_bytes(data, expected_labels=len(self.tag_names))
         self._model_changed()
 
-    def __reduce__(self):
-        # Pickles the trained model, not the optimizer's state or caches.
-        data = self.to_bytes() if self.plain_model.is_built else None
-        return (_rebuild, (type(self), self.vocab, self.model, self.name, dict(self.cfg), self.scorer, data))
+    def _init_settings(self) -> Dict:
+        return {k: self.cfg[k] for k in ("target", "scheme", "covering", "store_marginals")}
 
 
 def _table_checksum(table: Dict[str, str]) -> str:
@@ -414,11 +352,3 @@ def _table_checksum(table: Dict[str, str]) -> str:
 def _whitespace_only(doc: Doc) -> bool:
     return doc[0].is_space and bool(doc.to_array(IS_SPACE).all())  # the first test is cheap
 
-
-def _rebuild(cls, vocab, model, name, cfg, scorer, data) -> ADFTagger:
-    tagger = cls(vocab, model, name, target=cfg["target"], scheme=cfg["scheme"],
-                 covering=cfg.get("covering", False), store_marginals=cfg["store_marginals"], scorer=scorer)
-    tagger.cfg.update(cfg)
-    if data is not None:
-        tagger.from_bytes(data)
-    return tagger

@@ -1,32 +1,16 @@
 """`adf_textcat`: a MaxEnt (multinomial logistic regression) text classifier
 over bag-of-n-gram features, trained by ADF (Sun et al. 2014, section 4.4).
-
-Exclusive classes: ``doc.cats`` gets every label, with probabilities that sum
-to 1. Features come from `spacy_adf.features.ngrams` (token n-grams, or the
-precomputed ``doc.user_data["spacy_adf.features"]`` dict of the Blitzer
-reader); features not seen at initialize() are ignored, so an empty Doc or a
-Doc without any known feature gets the bias-only prediction (the label prior
-the model learned).
-
-Training inside `spacy train`: update() queues the batch, finish_update(sgd)
-runs the on-line loop. An optimizer with ``sparse_state()`` (spacy_adf.ADF.v1,
-spacy_adf.SGD.v1 and spacy_adf.Perceptron.v1) trains sparsely, one step per
-``sgd.minibatch`` Docs, with the perceptron update when
-``sgd.objective == "perceptron"``; any other thinc optimizer gets a dense
-gradient of the whole spaCy batch. Dropout is ignored. Examples whose gold
-cats are empty are skipped; gold cats must otherwise have exactly one label
-with a value >= 0.5.
-
-Batch training (L-BFGS): ``trainable_params`` and ``batch_objective()``.
+Exclusive classes: ``doc.cats`` gets every label, with probabilities that
+sum to 1. Features, labels and training: docs/components.md, "Text
+classification".
 """
 import operator
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional
 
 import numpy
-import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model
 
@@ -73,18 +57,13 @@ DEFAULT_MAXENT_MODEL = Config().from_str(default_model_config)["model"]
     },
 )
 def make_adf_textcat(nlp: Language, name: str, model: Model, *, scorer: Optional[Callable]) -> "ADFTextCat":
-    """Create an adf_textcat (exclusive classes). Feature options live in the
-    model block (spacy_adf.MaxEntTextcat.v1); labels come from initialize()
-    (the cats of the training examples, sorted) or add_label()."""
+    """Create an adf_textcat; feature options live in the model block (spacy_adf.MaxEntTextcat.v1)."""
     return ADFTextCat(nlp.vocab, model, name, scorer=scorer)
 
 
 class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
-    """Classifies Docs with a MaxEntText model: Doc -> n-gram (or
-    precomputed) features -> feature ids -> P(label | doc) -> doc.cats.
-
-    Labels live in cfg["labels"] (exclusive classes, at least two).
-    """
+    """Classifies Docs with a MaxEntText model into doc.cats. Labels live in
+    cfg["labels"] (exclusive classes, at least two)."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_textcat", *,
                  scorer: Optional[Callable] = None):
@@ -100,7 +79,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         self.scorer = scorer
         plain.name = name
         self.cfg = {"labels": [], **plain.featurizer.settings, "n_train_examples": 0}
-        self._label_cache: Tuple[tuple, Dict[str, int]] = ((), {})
         self.trainer = SparseTrainer(name, plain, (model.id, "maxent_weights"), self.training_samples,
                                      lambda: max(int(self.cfg.get("n_train_examples", 0)), 1))
 
@@ -108,15 +86,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
     update_reads_examples_only = True
 
     # ------------------------------------------------------------ labels and weights
-
-    @property
-    def featurizer(self):
-        return self.plain_model.featurizer
-
-    @property
-    def maxent(self):
-        """The trained MaxEnt weights (None before initialize)."""
-        return self.plain_model.params if self.plain_model.is_built else None
 
     # ------------------------------------------------------------ initialize
 
@@ -142,12 +111,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         self.cfg["n_train_examples"] = n_gold
         self.trainer.reset()
 
-    def _label_ids(self) -> Dict[str, int]:
-        labels = tuple(self.cfg["labels"])
-        if self._label_cache[0] != labels:
-            self._label_cache = (labels, {lab: i for i, lab in enumerate(labels)})
-        return self._label_cache[1]
-
     def _gold_id(self, eg: Example) -> Optional[int]:
         cats = eg.reference.cats
         if not cats:
@@ -159,8 +122,8 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
                 f">= 0.5 per Doc, got cats {dict(list(cats.items())[:10])}"
             )
         try:
-            return self._label_ids()[positive[0]]
-        except KeyError:
+            return self.cfg["labels"].index(positive[0])
+        except ValueError:
             raise ValueError(
                 f"[{self.name}] gold label {positive[0]!r} is not one of the component's labels "
                 f"({', '.join(self.labels)}). Initialize with a corpus that contains it, or pass "
@@ -196,30 +159,15 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
 
     # ------------------------------------------------------------ scoring
 
-    def score(self, examples: Iterable[Example], **kwargs) -> Dict:
-        """cats_* scores from the configured scorer, over this component's labels."""
-        validate_examples(examples, f"{type(self).__name__}.score")
-        if self.scorer is None:
-            return {}
-        kwargs.setdefault("labels", self.labels)
-        return self.scorer(examples, **kwargs)
+    def _score_settings(self) -> Dict:
+        return {"labels": self.labels}
 
     # ------------------------------------------------------------ serialization
 
     def _load_cfg(self, data: bytes) -> None:
-        cfg = srsly.json_loads(data)
-        if not isinstance(cfg, dict) or "labels" not in cfg:
-            raise ValueError(f"[{self.name}] cfg is missing 'labels': not an adf_textcat cfg")
-        missing = [k for k in FEATURE_SETTINGS if k not in cfg]
-        if missing:
-            raise ValueError(f"[{self.name}] cfg is missing {missing[0]!r}: not an adf_textcat cfg")
-        mine = self.featurizer.settings
-        if any(cfg[k] != mine[k] for k in FEATURE_SETTINGS):
-            saved = ", ".join(f"{k}={cfg[k]!r}" for k in FEATURE_SETTINGS)
-            here = ", ".join(f"{k}={mine[k]!r}" for k in FEATURE_SETTINGS)
-            raise ValueError(
-                f"[{self.name}] the saved component has {saved}, but this one was created with {here}"
-            )
+        settings = self.plain_model.featurizer.settings
+        mine = {k: settings[k] for k in FEATURE_SETTINGS}
+        cfg = self._saved_cfg(data, "adf_textcat", ["labels", *FEATURE_SETTINGS], mine)
         labels = cfg["labels"]
         if not isinstance(labels, list) or not all(isinstance(x, str) and x for x in labels):
             raise ValueError(f"[{self.name}] cfg 'labels' must be a list of non-empty strings")
@@ -234,14 +182,3 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         except ValueError as e:
             raise ValueError(f"[{self.name}] {e}") from None
         self.trainer.reset()
-
-    def __reduce__(self):
-        # Pickles the trained model, not the optimizer's state or caches.
-        data = self.to_bytes()
-        return (_rebuild_textcat, (self.vocab, self.model, self.name, self.scorer, data))
-
-
-def _rebuild_textcat(vocab, model, name, scorer, data) -> ADFTextCat:
-    pipe = ADFTextCat(vocab, model, name, scorer=scorer)
-    pipe.from_bytes(data)
-    return pipe

@@ -1,8 +1,6 @@
 """The spaCy side of sparse training, shared by `adf_tagger`,
 `adf_segmenter` and `adf_textcat`: update(), finish_update() and
-use_params() forward to the component's SparseTrainer (`self.trainer`), and
-the L-BFGS driver and the memory report reach the model through it (the
-protocols of `training.contract`)."""
+use_params() forward to the component's SparseTrainer (`self.trainer`)."""
 from typing import Callable, Dict, Iterable, Iterator, Optional
 
 import srsly
@@ -15,19 +13,18 @@ from ..core.params import GroupedParams
 from ..ml import PLAIN_MODEL
 from ..serialization.parts import SerializedParts
 from ..training.sparse_trainer import SparseTrainer
-from .handled_calls import HandledCalls
+from .handled_calls import HandledCalls, ScoredByScorer
 
 READS_EXAMPLES_ONLY = "update_reads_examples_only"
 
 
-class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
+class SparseTrainedPipe(HandledCalls, ScoredByScorer, SerializedParts, TrainablePipe):
     """The base of the sparse-trained components. A subclass gives
     ``self.model`` (the thinc Model carrying its `plain_model`),
-    ``self.trainer`` and must declare
-    ``update_reads_examples_only``: True only if its update() changes
-    neither Doc of an Example (`training.update` then skips spaCy's copy
-    of every Example). There is no default: a new component that writes to
-    Docs in update() must not inherit a promise it breaks."""
+    ``self.trainer`` and must declare ``update_reads_examples_only``: True
+    only if its update() changes neither Doc of an Example (`training.update`
+    then skips spaCy's copy of every Example). No default: a component that
+    writes to Docs in update() must not inherit a promise it breaks."""
 
     trainer: SparseTrainer
 
@@ -85,16 +82,46 @@ class SparseTrainedPipe(HandledCalls, SerializedParts, TrainablePipe):
         return self.trainer.batch_objective(examples)
 
     def _parts(self):
-        """The files, in load order: "cfg" (JSON; the component checks it in
-        _load_cfg) and "model" (the model's bytes: _model_bytes, _load_model)."""
+        """The files, in load order: "cfg" (JSON, checked in _load_cfg) and "model"."""
         return {"cfg": (lambda: srsly.json_dumps(self.cfg, indent=2).encode("utf8"), self._load_cfg),
                 "model": (self._model_bytes, self._load_model)}
+
+    def _saved_cfg(self, data: bytes, kind: str, required: Iterable[str], mine: Dict) -> Dict:
+        """A saved cfg file's dict, checked: it has the `required` keys, and
+        the settings in `mine` are this component's."""
+        cfg = srsly.json_loads(data)
+        for key in required:
+            if not isinstance(cfg, dict) or key not in cfg:
+                raise ValueError(f"[{self.name}] cfg is missing {key!r}: not an {kind} cfg")
+        if any(cfg[k] != v for k, v in mine.items()):
+            saved = ", ".join(f"{k}={cfg[k]!r}" for k in mine)
+            here = ", ".join(f"{k}={v!r}" for k, v in mine.items())
+            raise ValueError(f"[{self.name}] the saved component has {saved}, but this one was created with {here}")
+        return cfg
+
+    def _init_settings(self) -> Dict:
+        """The keyword arguments (besides vocab, model, name, scorer) that make this component again."""
+        return {}
+
+    def __reduce__(self):
+        # Pickles the trained model, not the optimizer's state or caches.
+        data = self.to_bytes() if self.plain_model.is_built else None
+        return (_unpickled, (type(self), self.vocab, self.model, self.name, self._init_settings(),
+                             dict(self.cfg), self.scorer, data))
 
     def memory_report(self) -> Dict[str, float]:
         """Bytes held by the model and, while training, by the optimizer
         state and gradient buffer; also per weight."""
         self.trainer.model.require_built()
         return self.trainer.memory_report(self.trainer.model.memory())
+
+
+def _unpickled(cls, vocab, model, name, settings, cfg, scorer, data) -> SparseTrainedPipe:
+    pipe = cls(vocab, model, name, scorer=scorer, **settings)
+    pipe.cfg.update(cfg)
+    if data is not None:
+        pipe.from_bytes(data)
+    return pipe
 
 
 def check_batcher(nlp, method: str) -> None:
@@ -109,12 +136,9 @@ def check_batcher(nlp, method: str) -> None:
 
 def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[str] = None) -> Iterator[Example]:
     """The Examples a component initializes from: get_examples()'s, or with
-    `corpus` (a dot name such as "corpora.train", as [training] train_corpus
-    takes) every Example of that reader of nlp.config. spaCy hands
-    initialize only the first 100 examples of a streamed training corpus
-    ([training] max_epochs = -1), and a feature table built from 100
-    sentences is not the model's (`[initialize.components.NAME] corpus =
-    "corpora.train"` in the shipped streaming configs)."""
+    `corpus` (a dot name such as "corpora.train") every Example of that
+    reader of nlp.config: spaCy hands initialize only the first 100 examples
+    of a streamed training corpus (docs/training.md)."""
     check_batcher(nlp, method)
     if corpus is None:
         return checked_examples(get_examples, method)

@@ -1,12 +1,6 @@
-"""`spacy_adf.CharTokenizer.v1`: one token per character, for Chinese and
-Japanese word segmentation with a character-level CRF.
-
-Every non-space character (code point) becomes a token; whitespace is split
-as spaCy's tokenizer splits it: a single ASCII space after a character
-becomes that token's trailing space, and the rest of a stretch of whitespace
-(newlines, tabs, further spaces, ideographic spaces) becomes one whitespace
-token. The text is kept exactly: ``doc.text == text``. Grapheme clusters are
-split here too; the segmenter joins them again (`features.chars.unit_glue`).
+"""`spacy_adf.CharTokenizer.v1`: one token per character (whitespace split
+as spaCy splits it, the text kept exactly), for Chinese and Japanese word
+segmentation. Rules: docs/components.md, "Tokenizers and rule components".
 """
 import re
 from typing import List
@@ -17,7 +11,7 @@ from spacy.vocab import Vocab
 
 from ..features.chars import whitespace_gap
 
-_SPACE = re.compile(r"\s")  # the characters str.isspace() accepts, and only those
+_SPACES = re.compile(r"\s+")  # runs of the characters str.isspace() accepts, and only those
 
 
 class CharTokenizer:
@@ -48,22 +42,16 @@ class CharTokenizer:
 
 def char_split(text: str):
     """(words, spaces) with one word per character; see the module docstring."""
-    if not _SPACE.search(text):  # the common case: one word per character
-        return list(text), [False] * len(text)
     words: List[str] = []
     spaces: List[bool] = []
-    i, n = 0, len(text)
-    while i < n:
-        if text[i].isspace():
-            j = i + 1
-            while j < n and text[j].isspace():
-                j += 1
-            whitespace_gap(text[i:j], words, spaces)
-            i = j
-        else:
-            words.append(text[i])
-            spaces.append(False)
-            i += 1
+    end = 0
+    for run in _SPACES.finditer(text):
+        words.extend(text[end:run.start()])
+        spaces.extend([False] * (run.start() - end))
+        whitespace_gap(run.group(), words, spaces)
+        end = run.end()
+    words.extend(text[end:])
+    spaces.extend([False] * (len(text) - end))
     return words, spaces
 
 

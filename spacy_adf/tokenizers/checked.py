@@ -1,14 +1,7 @@
 """`spacy_adf.CheckedTokenizer.v1`: spaCy's rule-based tokenizer whose file is
-checked like every other file spacy-adf writes. spaCy's own tokenizer file is
-plain msgpack: a changed byte inside a rule or a regular expression loads
-without complaint and tokenizes differently. `CheckedTokenizer` writes the
-same bytes inside the checksummed part frame of `serialization.framed`, so a
-damaged, truncated or foreign file fails to load with an error that says so.
-
-The registered function makes spaCy's default tokenizer of the language;
-`checked_tokenizer` turns a tokenizer already customised in place (e.g. by
-`ptb_english_tokenizer`) into a checked one with the same rules, and the
-saved file restores every rule and pattern, whatever the config made first.
+written inside a checksummed part frame (`serialization.framed`), so a
+damaged, truncated or foreign file fails to load with an error that says so
+(docs/components.md, "Tokenizers and rule components").
 """
 from typing import Callable
 

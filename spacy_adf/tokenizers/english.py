@@ -1,22 +1,6 @@
 """spaCy's English tokenizer, tokenizing running text as the Penn Treebank
-(CoNLL-2000's WSJ text, the English tagger's and chunkers' training data) does.
-
-Where spaCy's rules and the treebank disagree on the CoNLL-2000 text (the
-differences `scripts.tokenization_diff` counts by kind), the treebank's way is
-taken; everything else stays spaCy's:
-
-- hyphenated words and number ranges stay whole ("rate-sensitive",
-  "1982-84", "35-44", "1-800-453-9000"): spaCy splits at the hyphen;
-- a contraction written apart from its word stays one token ("I 've",
-  "I 'm", "he 'd"), and so do clipped years and decades ("'86", "'80s");
-- abbreviations the treebank keeps with their period ("No.", "Col.", "Sr.",
-  "Cos.", "Bhd.", "etc.");
-- apostrophe-less words that spaCy reads as contractions but are words too
-  ("Id", "wed", "Ill", "Hell", "Shell", "Its", "Were") are not split.
-
-`ptb_english_tokenizer(nlp)` changes an English pipeline's tokenizer in place
-(the rules are saved with it, so a pipeline loads them without this module);
-``spacy_adf.PTBEnglishTokenizer.v1`` is the same as a registered tokenizer.
+does where the two disagree (`spacy_adf.PTBEnglishTokenizer.v1`; the rules:
+docs/components.md, "Tokenizers and rule components").
 """
 from typing import Callable, Dict, List
 
@@ -76,10 +60,13 @@ def ptb_special_cases() -> Dict[str, List[Dict]]:
 
 def ptb_english_tokenizer(nlp) -> None:
     """Make `nlp`'s (English) tokenizer tokenize as the treebank (see module)."""
-    tokenizer: Tokenizer = nlp.tokenizer
-    infixes = list(nlp.Defaults.infixes)
+    _treebank_rules(nlp.tokenizer, nlp.Defaults.infixes, nlp.lang)
+
+
+def _treebank_rules(tokenizer: Tokenizer, default_infixes, lang: str) -> None:
+    infixes = list(default_infixes)
     if HYPHEN_INFIX not in infixes or NUMBER_OPERATOR_INFIX not in infixes:
-        raise ValueError(f"the {nlp.lang!r} tokenizer has no hyphen infix rules to change; "
+        raise ValueError(f"the {lang!r} tokenizer has no hyphen infix rules to change; "
                          "ptb_english_tokenizer expects spaCy's English defaults")
     infixes.remove(HYPHEN_INFIX)
     infixes[infixes.index(NUMBER_OPERATOR_INFIX)] = NUMBER_OPERATOR_NO_HYPHEN
@@ -89,25 +76,17 @@ def ptb_english_tokenizer(nlp) -> None:
     tokenizer.rules = rules
 
 
-class _EnglishTokenizerHolder:
-    """What ptb_english_tokenizer reads of a pipeline, for a tokenizer built
-    before its pipeline exists (the registered form)."""
-
-    def __init__(self, tokenizer: Tokenizer) -> None:
-        from spacy.lang.en import English
-
-        self.tokenizer, self.Defaults, self.lang = tokenizer, English.Defaults, "en"
-
-
 @registry.tokenizers("spacy_adf.PTBEnglishTokenizer.v1")
 def create_ptb_english_tokenizer() -> Callable:
     """spaCy's English tokenizer with the treebank's conventions (see module),
     its file checked on load (`tokenizers.checked`)."""
+    from spacy.lang.en import English
+
     default = create_checked_tokenizer()
 
     def make(nlp) -> Tokenizer:
         tokenizer = default(nlp)  # spaCy's tokenizer from the language's defaults
-        ptb_english_tokenizer(_EnglishTokenizerHolder(tokenizer))
+        _treebank_rules(tokenizer, English.Defaults.infixes, "en")
         return tokenizer
 
     return make

@@ -1,58 +1,24 @@
 """`spacy_adf.KernelSegmenter.v1`: a tokenizer that segments Japanese (or
-Chinese) text into words with a trained pke_segmenter model (one kernel-SVM
-decision per character gap, Kudo & Matsumoto 2003), building the word Doc
-straight from the text: no character Doc, no retokenization.
-
-    [nlp.tokenizer]
-    @tokenizers = "spacy_adf.KernelSegmenter.v1"
-
-    [initialize.tokenizer]
-    segmenter_model = "training/jws/model-last"   # a pipeline or component dir
-
-The model is saved with the pipeline (`tokenizer/segmenter`) in the
-pke_segmenter component's own checksummed format, in the classifier form
-it was trained or set to (`nlp.tokenizer.component.set_classifier(...)`
-rebuilds another form from a libsvm model's support vectors). Whitespace is
-handled as by `spacy_adf.CharTokenizer.v1`, so the text is kept exactly and
-the Doc equals the one `pke_segmenter` makes.
+Chinese) text into words with a trained pke_segmenter model, building the
+word Doc straight from the text; the Doc equals the one the component makes.
+Setup: docs/components.md, "Kernel taggers" (tokenizer form).
 """
-from pathlib import Path
-from typing import Optional, Union
-
 from spacy.util import registry
 from spacy.vocab import Vocab
 
 from ..pipeline.kernel_segmenter import KernelSegmenter
-from .word_tokenizer import FILE_NAME, SegmentingTokenizer
+from .word_tokenizer import SegmentingTokenizer
 
 
 class KernelSegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.KernelSegmenter.v1"
     file_format = "spacy_adf.KernelSegmenter"
     component_factory = "pke_segmenter"
+    component_class = KernelSegmenter
     component_files = ("cfg", "features", "classifier")  # of a saved pke_segmenter folder
 
     def __init__(self, vocab: Vocab):
         super().__init__(vocab, KernelSegmenter(vocab, name="pke_segmenter_tokenizer"))
-
-    @property
-    def is_trained(self) -> bool:
-        return self.component.is_trained
-
-    # ------------------------------------------------------------ setup
-
-    def initialize(self, get_examples=None, *, nlp=None,
-                   segmenter_model: Optional[Union[str, Path]] = None,
-                   pkuseg_model=None, pkuseg_user_dict=None) -> None:
-        """Load the model of a trained pke_segmenter: `segmenter_model` is a
-        pipeline directory that contains one, or the component's own
-        directory (cfg, features, support_vectors, classifier). pkuseg_model
-        and pkuseg_user_dict, which spacy.blank("zh") puts in
-        [initialize.tokenizer] for its default tokenizer, are ignored."""
-        self._initialize_model(segmenter_model)
-
-    def _trained_segmenters(self, nlp) -> list:
-        return [pipe for _, pipe in nlp.pipeline if isinstance(pipe, KernelSegmenter) and pipe.is_trained]
 
     def from_segmenter(self, segmenter: KernelSegmenter) -> "KernelSegmenterTokenizer":
         """Take over (a copy of) a trained pke_segmenter component's model."""
@@ -61,13 +27,10 @@ class KernelSegmenterTokenizer(SegmentingTokenizer):
                              f"got {type(segmenter).__name__}")
         if not segmenter.is_trained:
             raise ValueError(f"{self.registered_name}: the pke_segmenter is not trained")
-        self._model_from_bytes(segmenter.to_bytes())
+        self.component.from_bytes(segmenter.to_bytes())
         return self
 
 
 @registry.tokenizers(KernelSegmenterTokenizer.registered_name)
 def create_kernel_segmenter_tokenizer():
     return KernelSegmenterTokenizer.of_nlp
-
-
-__all__ = ["KernelSegmenterTokenizer", "create_kernel_segmenter_tokenizer", "FILE_NAME"]

@@ -1,18 +1,7 @@
 """`spacy_adf.Segmenter.v1`: a tokenizer that segments Chinese or Japanese
 text into words with a trained adf_segmenter model, building the word Doc
-straight from the text (no character Doc, no retokenization).
-
-    [nlp.tokenizer]
-    @tokenizers = "spacy_adf.Segmenter.v1"
-
-    [initialize.tokenizer]
-    segmenter_model = "training/seg_zh/model-best"   # a pipeline or component dir
-    user_dict = null                                 # optional, one word per line
-
-The model is saved with the pipeline (`tokenizer/segmenter`), in the same
-format as the adf_segmenter component. Whitespace is handled exactly as by
-`spacy_adf.CharTokenizer.v1`, so the text is preserved and the Doc equals the
-one the component produces.
+straight from the text; the Doc equals the one the component makes. Setup:
+docs/components.md, "Word segmentation" (tokenizer form).
 """
 from pathlib import Path
 from typing import Optional, Union
@@ -24,40 +13,26 @@ from ..ml.segmenter_crf import build_segmenter_model
 from ..models.char_segmenter import CharSegmenter
 from ..pipeline.segmenter import ADFSegmenter
 from ..scorers.segmentation import make_segmentation_scorer
-from .word_tokenizer import FILE_NAME, SegmentingTokenizer
+from .word_tokenizer import SegmentingTokenizer
 
 
 class SegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.Segmenter.v1"
     file_format = "spacy_adf.Segmenter"
     component_factory = "adf_segmenter"
+    component_class = ADFSegmenter
     component_files = ("cfg", "model")
 
     def __init__(self, vocab: Vocab):
         super().__init__(vocab, ADFSegmenter(vocab, build_segmenter_model(), name="segmenter_tokenizer",
                                              scorer=make_segmentation_scorer()))
 
-    @property
-    def is_trained(self) -> bool:
-        return self.plain_model.is_built
-
-    # ------------------------------------------------------------ setup
-
-    def initialize(self, get_examples=None, *, nlp=None,
-                   segmenter_model: Optional[Union[str, Path]] = None,
-                   user_dict: Optional[Union[str, Path]] = None,
-                   pkuseg_model=None, pkuseg_user_dict=None) -> None:
-        """Load the model of a trained adf_segmenter: `segmenter_model` is a
-        pipeline directory that contains one, or the component's own
-        directory (with cfg, lexicon, model). pkuseg_model and
-        pkuseg_user_dict, which spacy.blank("zh") puts in
-        [initialize.tokenizer] for its default tokenizer, are ignored."""
-        self._initialize_model(segmenter_model)
+    def initialize(self, get_examples=None, *, nlp=None, segmenter_model: Optional[Union[str, Path]] = None,
+                   user_dict: Optional[Union[str, Path]] = None, pkuseg_model=None, pkuseg_user_dict=None) -> None:
+        """SegmentingTokenizer.initialize, then the words of `user_dict` (one a line) as user words."""
+        super().initialize(segmenter_model=segmenter_model)
         if user_dict is not None:
             self.component.load_user_dict(user_dict)
-
-    def _trained_segmenters(self, nlp) -> list:
-        return [pipe for _, pipe in nlp.pipeline if isinstance(pipe, ADFSegmenter) and pipe.plain_model.is_built]
 
     def from_segmenter(self, segmenter) -> "SegmenterTokenizer":
         """Take over (a copy of) a trained segmenter model: an adf_segmenter
@@ -67,13 +42,10 @@ class SegmenterTokenizer(SegmentingTokenizer):
             raise ValueError(f"{self.registered_name}: expected an adf_segmenter or a CharSegmenter, "
                              f"got {type(segmenter).__name__}")
         model.crf.require_built()
-        self._model_from_bytes(model.to_bytes())
+        self.component.from_bytes(model.to_bytes())
         return self
 
 
 @registry.tokenizers(SegmenterTokenizer.registered_name)
 def create_segmenter_tokenizer():
     return SegmenterTokenizer.of_nlp
-
-
-__all__ = ["SegmenterTokenizer", "create_segmenter_tokenizer", "FILE_NAME"]

@@ -1,30 +1,25 @@
 """What the two segmenting tokenizers share: `spacy_adf.Segmenter.v1`
 (an adf_segmenter CRF) and `spacy_adf.KernelSegmenter.v1` (a pke_segmenter
-SVM) each turn raw text into a word Doc with no character Doc in between.
-
-A batch of texts is cut into units in one pass (`texts_to_units`: the units
-and whitespace runs of `spacy_adf.CharTokenizer.v1`), the model flags the
-word starts of all units in one C call, and each Doc is built straight from
-its text, so the text is kept exactly and the Doc equals the one the
-component makes (`pipeline.segmenter.text_word_docs`, which the components
-use too). The tokenizer file is a msgpack map {"format", "segmenter":
-the model's own checksummed bytes, or None before training}.
+SVM) each turn raw text into a word Doc with no character Doc in between:
+the units of a batch in one pass, their word starts in one C call, each Doc
+built straight from its text (`pipeline.segmenter.text_word_docs`, as the
+components do). The tokenizer file is a msgpack map {"format", "segmenter":
+the component's own checksummed bytes, or None before training}.
 
 A subclass names itself (`registered_name`, `file_format`,
-`component_factory`, `component_files`), makes `self.component` (an
-untrained component of that factory, whose files are the tokenizer's model
-and whose `plain_model` segments) and supplies `is_trained`,
-`_trained_segmenters` and `from_segmenter`.
+`component_factory`, `component_class`, `component_files`), makes
+`self.component` (an untrained component of that factory, whose files are
+the tokenizer's model) and supplies `from_segmenter`.
 """
 import warnings
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterable, Iterator, Optional, Tuple, Union
 
-import numpy
 import srsly
 from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example
+from spacy.util import minibatch
 from spacy.vocab import Vocab
 
 from ..pipeline.segmenter import text_word_docs
@@ -37,6 +32,7 @@ class SegmentingTokenizer:
     registered_name = ""  # e.g. "spacy_adf.Segmenter.v1", in messages
     file_format = ""  # the "format" field of the tokenizer file
     component_factory = ""  # the component whose trained model it takes, in messages
+    component_class: type = object  # that component's class
     component_files: Tuple[str, ...] = ()  # the files that make a folder that component's own
 
     def __init__(self, vocab: Vocab, component):
@@ -51,23 +47,8 @@ class SegmentingTokenizer:
     # ------------------------------------------------------------ the model
 
     @property
-    def plain_model(self):
-        """The component's model, which segments the units."""
-        return self.component.plain_model
-
-    @property
-    def is_trained(self) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _segment(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
-        """uint8 word-start flag per unit."""
-        return self.plain_model.segment(codes, bounds)
-
-    def _model_to_bytes(self) -> bytes:
-        return self.component.to_bytes()
-
-    def _model_from_bytes(self, data: bytes) -> None:
-        self.component.from_bytes(data)
+    def is_trained(self) -> bool:
+        return self.component.is_trained
 
     def _require_model(self) -> None:
         if not self.is_trained:
@@ -77,9 +58,13 @@ class SegmentingTokenizer:
                 "nlp.initialize(), or load a saved pipeline"
             )
 
-    def _initialize_model(self, segmenter_model: Optional[Union[str, Path]]) -> None:
-        """The `segmenter_model` step of `initialize`: load the model it
-        names (`load_segmenter`), or keep the one already loaded."""
+    def initialize(self, get_examples=None, *, nlp=None, segmenter_model: Optional[Union[str, Path]] = None,
+                   pkuseg_model=None, pkuseg_user_dict=None) -> None:
+        """Load the model of a trained component (`load_segmenter`), or keep
+        the one already loaded: `segmenter_model` is a pipeline directory that
+        contains one, or the component's own directory. pkuseg_model and
+        pkuseg_user_dict, which spacy.blank("zh") puts in
+        [initialize.tokenizer] for its default tokenizer, are ignored."""
         if segmenter_model is None:
             if not self.is_trained:
                 raise ValueError(f"{self.registered_name} needs [initialize.tokenizer] segmenter_model: "
@@ -104,16 +89,12 @@ class SegmentingTokenizer:
         import spacy
 
         nlp = spacy.load(path)
-        found = self._trained_segmenters(nlp)
+        found = [pipe for _, pipe in nlp.pipeline if isinstance(pipe, self.component_class) and pipe.is_trained]
         if isinstance(nlp.tokenizer, type(self)) and nlp.tokenizer.is_trained:
             found.append(nlp.tokenizer.component)
         if not found:
             raise ValueError(f"{self.registered_name}: the pipeline at {path} has no trained {self.component_factory}")
         self.from_segmenter(found[0])
-
-    def _trained_segmenters(self, nlp) -> list:  # pragma: no cover - abstract
-        """What `from_segmenter` takes, for each trained component of `nlp`."""
-        raise NotImplementedError
 
     def from_segmenter(self, segmenter) -> "SegmentingTokenizer":  # pragma: no cover - abstract
         raise NotImplementedError
@@ -124,36 +105,27 @@ class SegmentingTokenizer:
         if not isinstance(text, str):
             raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
         self._require_model()
-        return next(text_word_docs(self.vocab, [text], self._segment))
+        return next(text_word_docs(self.vocab, [text], self.component.plain_model.segment))
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         """Segment in batches: one featurization and one C call each."""
         self._require_model()
-        batch: List[str] = []
-        for text in texts:
-            if not isinstance(text, str):
-                raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
-            batch.append(text)
-            if len(batch) >= batch_size:
-                yield from self._pipe_batch(batch)
-                batch = []
-        if batch:
-            yield from self._pipe_batch(batch)
-
-    def _pipe_batch(self, texts: List[str]) -> Iterator[Doc]:
-        return text_word_docs(self.vocab, texts, self._segment)
+        for batch in minibatch(texts, size=batch_size):
+            for text in batch:
+                if not isinstance(text, str):
+                    raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
+            yield from text_word_docs(self.vocab, batch, self.component.plain_model.segment)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        """spaCy's tokenizer scores (token_acc, token_p, token_r, token_f),
-        which `spacy evaluate` reports, and the component's own (word P/R/F
-        with OOV and IV recall for adf_segmenter)."""
+        """spaCy's tokenizer scores (token_acc, token_p/r/f), which `spacy
+        evaluate` reports, and the component's own."""
         examples = list(examples)
         return {**Scorer.score_tokenization(examples), **self.component.score(examples, **kwargs)}
 
     # ------------------------------------------------------------ serialization
 
     def to_bytes(self, *, exclude=tuple(), **kwargs) -> bytes:
-        data = self._model_to_bytes() if self.is_trained else None
+        data = self.component.to_bytes() if self.is_trained else None
         return srsly.msgpack_dumps({"format": self.file_format, "segmenter": data})
 
     def from_bytes(self, data: bytes, *, exclude=tuple(), **kwargs):
@@ -193,7 +165,7 @@ class SegmentingTokenizer:
             raise fail("unexpected fields")
         if msg["segmenter"] is not None:
             try:
-                self._model_from_bytes(msg["segmenter"])
+                self.component.from_bytes(msg["segmenter"])
             except PartLoadError as e:  # names the part and says what to do
                 raise ValueError(f"{name}: cannot load {where}: {e}") from None
             except Exception as e:

@@ -28,7 +28,7 @@ def test_dependency_learns_saves_and_loads(dep_nlp, dep_corpus, tmp_path):
     nlp, train = dep_nlp
     pipe = nlp.get_pipe("pke_dependency")
     assert isinstance(pipe.plain_model.primal, PrimalSVM) and pipe.plain_model.support_vectors is None
-    assert isinstance(pipe.classifier, PKE) and pipe.classifier.stats["trainer"] == "online"
+    assert isinstance(pipe.plain_model.classifier, PKE) and pipe.plain_model.classifier.stats["trainer"] == "online"
     assert pipe.cfg["stats"]["training"]["trainer"] == "online"
     assert nlp.evaluate(train)["bunsetsu_dep_acc"] > 0.98
     dev = corpus_examples(nlp, dep_corpus / "dev.knp")
@@ -37,7 +37,7 @@ def test_dependency_learns_saves_and_loads(dep_nlp, dep_corpus, tmp_path):
     nlp.to_disk(tmp_path / "m")
     loaded = spacy.load(tmp_path / "m")
     lp = loaded.get_pipe("pke_dependency")
-    assert lp.classifier.to_bytes() == pipe.classifier.to_bytes()
+    assert lp.plain_model.classifier.to_bytes() == pipe.plain_model.classifier.to_bytes()
     assert loaded.evaluate(dev)["bunsetsu_dep_acc"] == acc
     with pytest.raises(ValueError, match="online trainer"):
         lp.set_classifier("pke", sigma=0.01)
@@ -50,8 +50,8 @@ def test_tagger_learns_saves_and_loads(tmp_path):
     pipe = nlp.add_pipe("pke_tagger", config={"trainer": "online", "sigma": 0.0})
     train = make_examples(nlp, 150)
     nlp.initialize(lambda: train)
-    assert pipe.classifier.kind == "pke"
-    assert all(c.stats["trainer"] == "online" for c in pipe.classifier.classifiers)
+    assert pipe.plain_model.classifier.kind == "pke"
+    assert all(c.stats["trainer"] == "online" for c in pipe.plain_model.classifier.classifiers)
     assert nlp.evaluate(train)["spans_chunks_f"] == 1.0
     held_out = make_examples(nlp, 60, seed=5)
     f = nlp.evaluate(held_out)["spans_chunks_f"]
@@ -59,7 +59,7 @@ def test_tagger_learns_saves_and_loads(tmp_path):
     nlp.to_disk(tmp_path / "t")
     loaded = spacy.load(tmp_path / "t")
     assert loaded.evaluate(held_out)["spans_chunks_f"] == f
-    assert loaded.get_pipe("pke_tagger").classifier.to_bytes() == pipe.classifier.to_bytes()
+    assert loaded.get_pipe("pke_tagger").plain_model.classifier.to_bytes() == pipe.plain_model.classifier.to_bytes()
     with pytest.raises(ValueError, match="online trainer"):
         loaded.get_pipe("pke_tagger").set_classifier("pke", sigma=0.01)
 
@@ -76,7 +76,7 @@ def test_segmenter_learns_saves_and_loads(tmp_path):
     nlp.to_disk(tmp_path / "s")
     loaded = spacy.load(tmp_path / "s")
     assert [t.text for t in loaded(raw)] == [t.text for t in nlp(raw)]
-    assert loaded.get_pipe("pke_segmenter").classifier.to_bytes() == seg.classifier.to_bytes()
+    assert loaded.get_pipe("pke_segmenter").plain_model.classifier.to_bytes() == seg.plain_model.classifier.to_bytes()
 
 
 def test_online_options_are_checked():

@@ -241,7 +241,7 @@ def test_component_trains_with_the_primal_trainer(primal_nlp, corpus, tmp_path):
     nlp, train = primal_nlp
     pipe = nlp.get_pipe("pke_dependency")
     assert pipe.plain_model.support_vectors is None and isinstance(pipe.plain_model.primal, PrimalSVM)
-    assert isinstance(pipe.classifier, PKE) and pipe.classifier.stats["trainer"] == "primal"
+    assert isinstance(pipe.plain_model.classifier, PKE) and pipe.plain_model.classifier.stats["trainer"] == "primal"
     stats = pipe.cfg["stats"]
     assert stats["training"]["trainer"] == "primal" and stats["n_sv"] > 0
     assert nlp.evaluate(train)["bunsetsu_dep_acc"] > 0.98
@@ -255,8 +255,8 @@ def test_component_trains_with_the_primal_trainer(primal_nlp, corpus, tmp_path):
     lp = loaded.get_pipe("pke_dependency")
     assert lp.cfg["trainer"] == "primal"
     assert loaded.evaluate(dev)["bunsetsu_dep_acc"] == nlp.evaluate(dev)["bunsetsu_dep_acc"]
-    numpy.testing.assert_array_equal(lp.classifier.decision_batch(X_of(pipe, train)),
-                                     pipe.classifier.decision_batch(X_of(pipe, train)))
+    numpy.testing.assert_array_equal(lp.plain_model.classifier.decision_batch(X_of(pipe, train)),
+                                     pipe.plain_model.classifier.decision_batch(X_of(pipe, train)))
     with pytest.raises(ValueError, match="primal trainer"):
         lp.set_classifier("pke", sigma=0.01)
     pipe.set_classifier("pke", sigma=0.0)

@@ -164,7 +164,7 @@ def test_all_classifier_forms_agree(trained):
         X, _ = pipe.plain_model.examples([(eg.reference, eg.reference.spans[BUNSETSU_KEY],
                                            eg.reference.spans[BUNSETSU_KEY].attrs["heads"]) for eg in train[:10]],
                                           build_vocab=False)
-        scores[kind] = [pipe.classifier.decision(X[k].indices.tolist()) for k in range(X.shape[0])]
+        scores[kind] = [pipe.plain_model.classifier.decision(X[k].indices.tolist()) for k in range(X.shape[0])]
     numpy.testing.assert_allclose(scores["pkb"], scores["pke"], rtol=1e-9, atol=1e-9)
     pipe.set_classifier("pki")
 
@@ -316,12 +316,12 @@ def test_corrupt_and_mismatched_model_files(trained, tmp_path):
     # a classifier of another form than the config names (files are framed: framed.wrap)
     from spacy_adf.serialization.framed import wrap
     pipe.set_classifier("pkb")
-    clf.write_bytes(wrap("classifier", pipe.classifier.to_bytes()))
+    clf.write_bytes(wrap("classifier", pipe.plain_model.classifier.to_bytes()))
     pipe.set_classifier("pki")
     with pytest.raises(ValueError, match="config says 'pki'"):
         spacy.load(tmp_path / "m")
     # a feature vocabulary of another model
-    clf.write_bytes(wrap("classifier", pipe.classifier.to_bytes()))
+    clf.write_bytes(wrap("classifier", pipe.plain_model.classifier.to_bytes()))
     import srsly
     (tmp_path / "m" / "pke_dependency" / "features").write_bytes(wrap("features", srsly.msgpack_dumps(["a", "b"])))
     with pytest.raises(ValueError, match="mismatched"):

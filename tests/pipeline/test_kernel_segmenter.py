@@ -59,7 +59,7 @@ def test_all_forms_decide_alike(libsvm_nlp):
     values = {}
     for kind in ("pkb", "pki", "pke"):
         seg.set_classifier(kind, sigma=0.0, xi=1)
-        values[kind] = seg.classifier.decision_batch(X)
+        values[kind] = seg.plain_model.classifier.decision_batch(X)
         assert seg.cfg["classifier"] == kind
     assert numpy.allclose(values["pkb"], values["pki"]) and numpy.allclose(values["pkb"], values["pke"])
     seg.set_classifier("pke", sigma=0.0)
@@ -70,7 +70,7 @@ def test_set_classifier_needs_no_retraining(libsvm_nlp, primal_nlp):
     sv = seg.plain_model.support_vectors
     before = _words(nlp(RAW))
     seg.set_classifier("pke", sigma=0.01, xi=2)
-    assert seg.plain_model.support_vectors is sv and seg.classifier.sigma == 0.01 and seg.classifier.xi == 2
+    assert seg.plain_model.support_vectors is sv and seg.plain_model.classifier.sigma == 0.01 and seg.plain_model.classifier.xi == 2
     seg.set_classifier("pkb")
     assert _words(nlp(RAW)) == before
     seg.set_classifier("pke", sigma=0.0)

@@ -131,7 +131,7 @@ def test_forms_agree(trained):
     for kind in ("pkb", "pki", "pke"):
         pipe.set_classifier(kind, sigma=0.0)
         X, tags = pipe.plain_model.decisions(docs)
-        out[kind] = (pipe.classifier.votes(X), tags)
+        out[kind] = (pipe.plain_model.classifier.votes(X), tags)
     for kind in ("pki", "pke"):
         assert numpy.array_equal(out[kind][1], out["pkb"][1])
         assert numpy.array_equal(out[kind][0][0], out["pkb"][0][0])
@@ -231,7 +231,7 @@ def test_set_classifier_does_not_retrain(trained, monkeypatch):
     before = [t.tolist() for t in pipe.predict(docs)]
     for kind, sigma in (("pkb", 0.0), ("pki", 0.0), ("pke", 0.001), ("pke", 0.0)):
         seconds = pipe.set_classifier(kind, sigma=sigma)
-        assert seconds >= 0 and pipe.classifier.kind == kind and pipe.cfg["classifier"] == kind
+        assert seconds >= 0 and pipe.plain_model.classifier.kind == kind and pipe.cfg["classifier"] == kind
         assert [t.tolist() for t in pipe.predict(docs)] == before
     with pytest.raises(ValueError, match="classifier must be one of"):
         pipe.set_classifier("svm")

@@ -9,6 +9,7 @@ from spacy.training import Example
 from spacy_adf.corpora.bunsetsu import BunsetsuCorpus
 from spacy_adf.lang.ja.pos import juman_upos, make_tag
 from spacy_adf.pipeline.targets import NO_MORPH, make_target
+from tests.helpers.reference_targets import set_morph_reference
 
 SENTS = [
     (["本", "を", "読む", "。"], ["SrcPos=名詞|SrcSubPos=普通名詞", "SrcPos=助詞|SrcSubPos=格助詞",
@@ -53,7 +54,7 @@ def test_set_merges_fields_and_keeps_the_others():
 
 
 def test_set_by_keys_equals_the_token_by_token_reference():
-    """`set` (merged keys, one MORPH column write) against `set_reference`
+    """`set` (merged keys, one MORPH column write) against `set_morph_reference`
     on random analyses and labels, over two vocabs (the merge cache is per
     vocab), a pickled copy, an empty Doc and a wrong label count."""
     import pickle
@@ -80,7 +81,7 @@ def test_set_by_keys_equals_the_token_by_token_reference():
                 fast = Doc(nlp.vocab, words=words, morphs=morphs)
                 slow = Doc(nlp.vocab, words=words, morphs=morphs)
                 target.set(fast, tags, None)
-                target.set_reference(slow, tags, None)
+                set_morph_reference(target, slow, tags)
                 assert [str(t.morph) for t in fast] == [str(t.morph) for t in slow]
                 assert [t.has_morph() for t in fast] == [t.has_morph() for t in slow]
             target = pickle.loads(pickle.dumps(target))

@@ -200,7 +200,7 @@ def test_training_is_deterministic():
     sentences = make_sentences(60, seed=2)
     a = train_segmenter(sentences, epochs=2)[1]
     b = train_segmenter(sentences, epochs=2)[1]
-    assert numpy.array_equal(a.crf.weights, b.crf.weights)
+    assert numpy.array_equal(a.plain_model.crf.params.weights, b.plain_model.crf.params.weights)
 
 
 def test_score_reports_sighan_and_oov(trained):
@@ -246,7 +246,7 @@ def test_user_dictionary_changes_segmentations(tmp_path):
     seg2 = nlp2.add_pipe("adf_segmenter")
     seg2.from_bytes(seg.to_bytes())
     assert [doc_words(d) for d in nlp2.pipe(texts)] == after
-    assert set(new_words) <= seg2.user_words
+    assert set(new_words) <= seg2.plain_model.user_words
 
 
 def test_user_dict_errors(tmp_path, trained):
@@ -477,7 +477,7 @@ def test_user_words_features_mode_is_softer(tmp_path):
     nlp.initialize(lambda: examples)
     seg = nlp.get_pipe("adf_segmenter")
     seg.add_words(new_words)
-    assert seg.featurizer.max_forced == 0
+    assert seg.plain_model.featurizer.max_forced == 0
     with pytest.raises(ValueError):
         char_nlp().add_pipe("adf_segmenter", config={"user_words": "always"})
 

@@ -41,8 +41,8 @@ def test_to_from_disk(tmp_path):
     nlp2 = spacy.load(tmp_path / "p")
     _same(before, _predict(nlp2))
     # the weights written are the optimizer's current ones, not stale lazy values
-    numpy.testing.assert_array_equal(nlp.get_pipe("ner_crf").crf.weights,
-                                     nlp2.get_pipe("ner_crf").crf.weights)
+    numpy.testing.assert_array_equal(nlp.get_pipe("ner_crf").plain_model.params.weights,
+                                     nlp2.get_pipe("ner_crf").plain_model.params.weights)
 
 
 def test_to_from_bytes():

@@ -163,15 +163,15 @@ def test_averaged_weights_used_for_evaluation():
     opt = ADF(0.1, window=5, use_averages=True)
     _train(nlp, examples, n_epochs=10, optimizer=opt)
     tagger = nlp.get_pipe("ner_crf")
-    before = tagger.crf.weights.copy()
+    before = tagger.plain_model.params.weights.copy()
     state = opt.averages[tagger.trainer.params_key]
     avg = state.averaged_weights()
     assert not numpy.allclose(avg, before)
     with nlp.use_params(opt.averages):
-        numpy.testing.assert_array_equal(tagger.crf.weights, avg)
+        numpy.testing.assert_array_equal(tagger.plain_model.params.weights, avg)
         averaged_doc = nlp(Doc(nlp.vocab, words=["Alice", "visited", "Paris"]))
     assert averaged_doc.ents
-    numpy.testing.assert_array_equal(tagger.crf.weights, before)
+    numpy.testing.assert_array_equal(tagger.plain_model.params.weights, before)
 
 
 def test_training_is_deterministic():
@@ -180,7 +180,7 @@ def test_training_is_deterministic():
         examples = ner_examples(nlp)
         nlp.initialize(lambda: examples)
         _train(nlp, examples, n_epochs=5)
-        return nlp.get_pipe("ner_crf").crf.weights.copy()
+        return nlp.get_pipe("ner_crf").plain_model.params.weights.copy()
 
     numpy.testing.assert_array_equal(run(), run())
 

@@ -160,7 +160,7 @@ def test_trained_from_a_config_fits_saves_and_reads_unseen_words(trained):
     assert acc >= 0.9
     tagger = nlp.get_pipe("tagger")
     assert tagger.plain_model.vectors.width == DIM
-    assert tagger.crf.n_attrs > 3 * DIM
+    assert tagger.plain_model.params.n_attrs > 3 * DIM
 
     # to_disk / from_disk of the pipeline and to_bytes / from_bytes of the component: the same predictions
     docs = [Doc(nlp.vocab, words=w) for w in train_sents + unseen]
@@ -175,7 +175,7 @@ def test_trained_from_a_config_fits_saves_and_reads_unseen_words(trained):
     copy.from_bytes(tagger.to_bytes())
     assert [list(ids) for ids, _ in copy.predict([Doc(fresh.vocab, words=w) for w in train_sents + unseen])] \
         == [ids for ids, _ in expected]
-    assert copy.crf.weights.tobytes() == tagger.crf.weights.tobytes()
+    assert copy.plain_model.params.weights.tobytes() == tagger.plain_model.params.weights.tobytes()
 
 
 def test_other_or_missing_vectors_are_refused(trained):
@@ -302,7 +302,7 @@ def test_pruned_and_pickled_vector_models_predict():
     # pruning drops vector dimensions whose weights are all small: the others still count
     dims = tagger.plain_model.vectors.ids
     w = tagger.plain_model.block_weights()
-    bp = tagger.crf.block_ptr
+    bp = tagger.plain_model.params.block_ptr
     mags = numpy.array([numpy.abs(w[bp[a]:bp[a + 1]]).max() for a in dims[0]])
     threshold = float(numpy.sort(mags)[2]) + 1e-7  # drops at least three dimensions
     tagger.plain_model.prune(threshold)

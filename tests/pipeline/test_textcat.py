@@ -307,7 +307,7 @@ def test_empty_doc_and_unknown_features_get_the_bias_prediction():
     nlp.initialize(lambda: examples)
     train(nlp, examples, epochs=10)
     tc = nlp.get_pipe("adf_textcat")
-    bias = tc.maxent.bias.astype(numpy.float64)
+    bias = tc.plain_model.params.bias.astype(numpy.float64)
     prior = numpy.exp(bias - bias.max())
     prior /= prior.sum()
     for doc in (nlp(Doc(nlp.vocab, words=[])), nlp("zzz qqq")):
@@ -336,7 +336,7 @@ def test_round_trips_give_identical_cats(tmp_path):
     # an uninitialized component round-trips too
     fresh = make_nlp().get_pipe("adf_textcat")
     again = make_nlp().get_pipe("adf_textcat").from_bytes(fresh.to_bytes())
-    assert again.maxent is None
+    assert not again.plain_model.is_built
 
 
 def test_corrupt_and_mismatched_data_raise(tmp_path):
@@ -422,7 +422,7 @@ def test_training_is_deterministic_under_a_fixed_seed():
         examples = examples_for(nlp, synthetic_texts())
         nlp.initialize(lambda: examples)
         train(nlp, examples, epochs=5, sgd=ADF(0.1, sigma=1.0), seed=7)
-        weights.append(nlp.get_pipe("adf_textcat").maxent.weights.copy())
+        weights.append(nlp.get_pipe("adf_textcat").plain_model.params.weights.copy())
     assert numpy.abs(weights[0]).max() > 0
     assert numpy.array_equal(weights[0], weights[1])
 
@@ -439,12 +439,12 @@ def test_perceptron_objective_and_averages_through_the_component():
     _, mistakes = train(nlp, examples, epochs=15, sgd=sgd, batch=5)
     assert mistakes[-1] == 0
     tc = nlp.get_pipe("adf_textcat")
-    last = tc.maxent.weights.copy()
+    last = tc.plain_model.params.weights.copy()
     with nlp.use_params(sgd.averages):
-        avg = tc.maxent.weights.copy()
+        avg = tc.plain_model.params.weights.copy()
         assert nlp.evaluate(examples)["cats_accuracy"] == 1.0
     assert not numpy.array_equal(last, avg)
-    assert numpy.array_equal(tc.maxent.weights, last)
+    assert numpy.array_equal(tc.plain_model.params.weights, last)
     bad = ADF(0.1)
     bad.objective = "hinge"
     with pytest.raises(ValueError, match="objective"):

@@ -99,7 +99,7 @@ def test_primed_first_epoch_gives_bit_identical_weights():
         if gold is not None:
             docs.append(eg.predicted)
             golds.append(gold)
-    old_pipe.plain_model.build_from_docs(docs, golds, old_pipe.n_tags)
+    old_pipe.plain_model.build_from_docs(docs, golds, len(old_pipe.tag_names))
     old_pipe._model_changed()  # forgets the cache, primed samples included
     for key, value in _arrays(old_pipe).items():
         numpy.testing.assert_array_equal(value, built_new[key], err_msg=key)
