@@ -1,17 +1,7 @@
 # cython: language_level=3
 """Multinomial logistic regression (maximum entropy classifier) over sparse
-real-valued features, trained on-line by sparse ADF / SGD / perceptron states.
-
-Weight layout (a GroupedParams): group 0, the head block, is the label bias
-[0, L); feature f (0-based, group f + 1) owns the block [L + f L, L + (f + 1) L),
-one weight per label. A batch of samples is CSR: sample i has the features
-ids[ptr[i]:ptr[i+1]] with values vals[ptr[i]:ptr[i+1]] (ptr int64 starting
-at 0, ids int32, vals float32). A feature repeated inside a sample counts
-with the sum of its values.
-
-Costs per sample: O((features of the sample + 1) * L). The softmax is computed
-as exp(s - max s) in double precision.
-"""
+real-valued CSR features, trained on-line by sparse ADF / SGD / perceptron states
+(layout and costs: docs/architecture.md, "The numeric core")."""
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.math cimport exp, log
 from libc.stdint cimport int32_t, int64_t
