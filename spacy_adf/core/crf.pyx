@@ -732,7 +732,7 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     attributes, then the start (t = 0) and end (t = n - 1) weights; the label
     transition, then the edge weights in the order of the attributes."""
     if s.vals != NULL:
-        return _valued_viterbi(m, s, ctx, out)
+        return _valued_viterbi(NULL, m, s, ctx, out)
     return _viterbi(<BinaryFeatures*>NULL, m, s, ctx, out)
 
 
@@ -740,7 +740,7 @@ cdef double _viterbi(FeatureKind* kind, CRFModel m, Seq* s, CRFContext ctx, int3
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
     cdef int32_t a
     cdef int64_t i, k0, ke, k1
-    cdef double best, v, pv
+    cdef double best, v, pv, val
     cdef double* st = ctx.state
     cdef double* delta = ctx.alpha
     cdef double* M = ctx.scratch
@@ -773,9 +773,10 @@ cdef double _viterbi(FeatureKind* kind, CRFModel m, Seq* s, CRFContext ctx, int3
                 if t >= 1:
                     _add_edges(m, w, ke, k1, M)
             else:
-                ke = _add_states_v(m, w, k0, k1, row, s.vals[i])
+                val = s.vals[i]
+                ke = _add_states_v(m, w, k0, k1, row, val)
                 if t >= 1:
-                    _add_edges_v(m, w, ke, k1, M, s.vals[i])
+                    _add_edges_v(m, w, ke, k1, M, val)
         if t == 0:
             for y in range(L):
                 row[y] += head[LL + y]
@@ -815,17 +816,14 @@ cdef double _viterbi(FeatureKind* kind, CRFModel m, Seq* s, CRFContext ctx, int3
     return best
 
 
-ctypedef double (*ViterbiKernel)(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil
-
-
-cdef double _viterbi_valued(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
-    return _viterbi(<ValuedFeatures*>NULL, m, s, ctx, out)
+ctypedef double (*ValuedViterbi)(ValuedFeatures* kind, CRFModel m, Seq* s, CRFContext ctx,
+                                 int32_t* out) noexcept nogil
 
 
 # Called through a pointer so that the compiler does not inline the valued
 # form into crf_viterbi: the binary form then compiles alone, to the machine
 # code of a Viterbi without values.
-cdef ViterbiKernel _valued_viterbi = _viterbi_valued
+cdef ValuedViterbi _valued_viterbi = _viterbi[ValuedFeatures]
 
 
 cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,
