@@ -359,8 +359,8 @@ cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, 
 # The valued forms of the two above (an attribute of value v). Binary callers
 # pass the constant 1.0, which folds away (v * x == x, the same doubles). The
 # binary Viterbi alone keeps the two above: built on these, GCC inlined it
-# into crf_viterbi with other register choices, +0.85% instructions
-# (callgrind, 397.6M vs 394.2M); with them it is the same machine code.
+# into crf_viterbi with other register choices, +0.9% instructions
+# (callgrind, 387.6M vs 384.3M); with them it is the same machine code.
 
 cdef inline int64_t _add_states_v(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row,
                                   double v) noexcept nogil:
