@@ -27,7 +27,7 @@ def one_size(n_weights: int, n_labels: int = 5, per_attr: int = 25, n_seq: int =
              seed: int = 0) -> dict:
     from spacy_adf.core.adf import SparseADF
     from spacy_adf.core.crf import CRFModel
-    from spacy_adf.core.online import train_crf_adf
+    from spacy_adf.core.online import OnlineSteps
     from spacy_adf.core.params import SparseGrad
 
     L = n_labels
@@ -50,9 +50,9 @@ def one_size(n_weights: int, n_labels: int = 5, per_attr: int = 25, n_seq: int =
         seqs.append((ptr, attrs.astype(numpy.int32), rng.integers(0, L, n).astype(numpy.int32)))
     state = SparseADF(model, c=0.05, window=n_seq // 10, inv_n_sigma2=1.0 / (n_seq * 25))
     grad = SparseGrad(model)
-    train_crf_adf(model, state, grad, seqs[:200])  # warm up
+    OnlineSteps(model, state, grad, seqs[:200]).run()  # warm up
     t0 = time.perf_counter()
-    train_crf_adf(model, state, grad, seqs)
+    OnlineSteps(model, state, grad, seqs).run()
     train_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     state.flush()

@@ -1,23 +1,7 @@
 # cython: language_level=3
 """Sparse ADF (Sun et al. 2014): per-feature learning rates decayed by feature
-frequency, applied to grouped weights at a cost proportional to the groups a
-mini-batch touches. Real-valued features need nothing extra: their values
-are in the gradient, and a feature counts as occurring in a sample where the
-CRF touched it (a value other than 0).
-
-Lazy parts, and why they are exact:
-- The uniform part of the rate decay (alpha for features unseen in a window)
-  is a global factor G; gamma_k = G * rate[k]. At a window boundary only the
-  groups seen in that window are visited.
-- The L2 prior adds -B w / (n sigma^2) to a batch gradient of B samples, so
-  between two touches a group decays by exp(-rate_k * (C_now - C_then) / (n sigma^2)),
-  with C the running sum of G * B: one number per update, kept per segment of
-  updates with a constant increment, so catching up costs O(segments spanned).
-  (The exponential is the exact solution of the prior's decay over a step; it
-  differs from the first-order step (1 - x) by O(x^2), x ~ 1e-6.)
-- Averaged weights (the running mean of w over all updates, float32) use the
-  same segments: inside a segment the decays form a geometric series.
-"""
+frequency, with lazy L2 decay and averaging that stay exact, at a cost per step
+proportional to the groups touched (docs/architecture.md, "The numeric core")."""
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.math cimport exp, expm1, sqrt
 from libc.stdint cimport int32_t, int64_t
@@ -250,9 +234,6 @@ cdef class SparseADF:
         if self.window_fill >= self.window:
             self.end_window()
         return 0
-
-    def _end_window(self):
-        self.end_window()
 
     cdef void end_window(self) noexcept nogil:
         cdef int i, g

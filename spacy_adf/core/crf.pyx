@@ -1,20 +1,7 @@
 # cython: language_level=3
-"""Linear-chain CRF: scoring, scaled forward-backward, Viterbi, marginals and
-the exact log-likelihood gradient, all in nogil loops over flat buffers.
-
-Features are binary (every active attribute has value 1) or real-valued: a
-batch may carry one float32 value per attribute entry (`values`), and a
-state or edge weight then counts value * weight. Without values the scoring
-loops are the binary ones (bit-identical results, no product); a value of
-exactly 1.0 gives the same doubles as no value, and a value of 0.0 is an
-absent attribute (not touched by a gradient, so ADF does not count it as
-occurring).
-
-Costs per sequence: O(n * (active feature entries + L^2)). The per-position
-transition matrices (label transitions plus "rich edge" attribute x label-pair
-weights) are stored for one sequence when n*L*L is small, else recomputed on
-the fly, so a 100,000-token sequence needs O(n*L) memory.
-"""
+"""Linear-chain CRF over binary or real-valued features: scoring, scaled
+forward-backward, Viterbi, marginals and the exact log-likelihood gradient, in
+nogil loops over flat buffers (docs/architecture.md, "The numeric core")."""
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.math cimport exp, log, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint16_t
@@ -369,9 +356,11 @@ cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, 
             out[m.code[k] - L] += w[k]
 
 
-# The valued forms of the two above (an attribute of value v): kept apart so
-# that the binary loops stay as they are. A value of 1.0 gives the same
-# doubles as the binary loops (v * x == x).
+# The valued forms of the two above (an attribute of value v). Binary callers
+# pass the constant 1.0, which folds away (v * x == x, the same doubles). The
+# binary Viterbi alone keeps the two above: built on these, GCC inlined it
+# into crf_viterbi with other register choices, +0.9% instructions
+# (callgrind, 387.6M vs 384.3M); with them it is the same machine code.
 
 cdef inline int64_t _add_states_v(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row,
                                   double v) noexcept nogil:
@@ -424,7 +413,7 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
         if s.vals == NULL:
             for i in range(s.ptr[t], s.ptr[t + 1]):
                 a = s.attrs[i]
-                _add_states(m, w, m.ptr[a], m.ptr[a + 1], row)
+                _add_states_v(m, w, m.ptr[a], m.ptr[a + 1], row, 1.0)
         else:
             for i in range(s.ptr[t], s.ptr[t + 1]):
                 a = s.attrs[i]
@@ -448,7 +437,7 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
             k1 = m.ptr[a + 1]
-            _add_edges(m, w, _edges_start(m, m.ptr[a], k1), k1, out)
+            _add_edges_v(m, w, _edges_start(m, m.ptr[a], k1), k1, out, 1.0)
     else:
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
@@ -588,11 +577,10 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
     return score
 
 
-# The gradient kernels are compiled twice (a fused type picks the form at
-# compile time): for binary features, whose code has no value in it (as fast
-# as before values existed), and for real-valued ones. In the binary form
-# v is the constant 1.0, and x * 1.0 == x, so both give the same doubles
-# when every value is 1.0.
+# The Viterbi and gradient kernels are compiled twice (a fused type picks the
+# form at compile time): for binary features, whose code has no value in it,
+# and for real-valued ones. In the binary form v is the constant 1.0, and
+# x * 1.0 == x, so both give the same doubles when every value is 1.0.
 
 cdef struct BinaryFeatures:
     char unused
@@ -744,89 +732,11 @@ cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexce
     attributes, then the start (t = 0) and end (t = n - 1) weights; the label
     transition, then the edge weights in the order of the attributes."""
     if s.vals != NULL:
-        return _valued_viterbi(m, s, ctx, out)
-    cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
-    cdef int32_t a
-    cdef int64_t i, k0, ke, k1
-    cdef double best, v, pv
-    cdef double* st = ctx.state
-    cdef double* delta = ctx.alpha
-    cdef double* M = ctx.scratch
-    cdef double* bestv = ctx.scratch2        # per label: best score so far (L)
-    cdef double* row
-    cdef double* prev
-    cdef double* mrow
-    cdef int32_t* arg
-    cdef const float* w = m.w + m.off_blocks
-    cdef const float* head = m.w
-    for t in range(min(n, 2 * VITERBI_AHEAD)):
-        _prefetch_pointers(m, s, t)
-    for t in range(min(n, VITERBI_AHEAD)):
-        _prefetch_blocks(m, s, t)
-    for t in range(n):
-        _prefetch_pointers(m, s, t + 2 * VITERBI_AHEAD)
-        _prefetch_blocks(m, s, t + VITERBI_AHEAD)
-        row = st + t * L
-        for y in range(L):
-            row[y] = 0.0
-        if t >= 1:
-            for j in range(LL):
-                M[j] = head[j]
-        for i in range(s.ptr[t], s.ptr[t + 1]):
-            a = s.attrs[i]
-            k0 = m.ptr[a]
-            k1 = m.ptr[a + 1]
-            ke = _add_states(m, w, k0, k1, row)
-            if t >= 1:
-                _add_edges(m, w, ke, k1, M)
-        if t == 0:
-            for y in range(L):
-                row[y] += head[LL + y]
-        if t == n - 1:
-            for y in range(L):
-                row[y] += head[LL + L + y]
-        if t == 0:
-            for y in range(L):
-                delta[y] = row[y]
-            continue
-        # for every label y the first yp (in order) of the highest score,
-        # the previous label outermost so the inner loop runs over y
-        prev = delta + (t - 1) * L
-        arg = ctx.back + t * L
-        for y in range(L):
-            bestv[y] = -INFINITY
-            arg[y] = 0
-        for yp in range(L):
-            pv = prev[yp]
-            mrow = M + yp * L
-            for y in range(L):
-                v = pv + mrow[y]
-                if v > bestv[y]:
-                    bestv[y] = v
-                    arg[y] = yp
-        for y in range(L):
-            delta[t * L + y] = bestv[y] + row[y]
-    best = -INFINITY
-    best_y = 0
-    for y in range(L):
-        if delta[(n - 1) * L + y] > best:
-            best = delta[(n - 1) * L + y]
-            best_y = y
-    out[n - 1] = best_y
-    for t in range(n - 1, 0, -1):
-        out[t - 1] = ctx.back[t * L + out[t]]
-    return best
+        return _valued_viterbi(NULL, m, s, ctx, out)
+    return _viterbi(<BinaryFeatures*>NULL, m, s, ctx, out)
 
 
-ctypedef double (*ViterbiKernel)(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil
-
-
-cdef double _viterbi_valued(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
-    """crf_viterbi with real-valued features: the same code, each attribute's
-    weights times its value. A copy, called through a pointer so that the
-    compiler does not inline it into crf_viterbi: the binary loop keeps the
-    machine code it had before values existed (a branch inside it, or the
-    copy inlined, changed that code and its speed)."""
+cdef double _viterbi(FeatureKind* kind, CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
     cdef int L = m.n_labels, LL = L * L, n = s.n, t, y, yp, j, best_y
     cdef int32_t a
     cdef int64_t i, k0, ke, k1
@@ -858,10 +768,15 @@ cdef double _viterbi_valued(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) no
             a = s.attrs[i]
             k0 = m.ptr[a]
             k1 = m.ptr[a + 1]
-            val = s.vals[i]
-            ke = _add_states_v(m, w, k0, k1, row, val)
-            if t >= 1:
-                _add_edges_v(m, w, ke, k1, M, val)
+            if FeatureKind is BinaryFeatures:
+                ke = _add_states(m, w, k0, k1, row)
+                if t >= 1:
+                    _add_edges(m, w, ke, k1, M)
+            else:
+                val = s.vals[i]
+                ke = _add_states_v(m, w, k0, k1, row, val)
+                if t >= 1:
+                    _add_edges_v(m, w, ke, k1, M, val)
         if t == 0:
             for y in range(L):
                 row[y] += head[LL + y]
@@ -901,7 +816,14 @@ cdef double _viterbi_valued(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) no
     return best
 
 
-cdef ViterbiKernel _valued_viterbi = _viterbi_valued
+ctypedef double (*ValuedViterbi)(ValuedFeatures* kind, CRFModel m, Seq* s, CRFContext ctx,
+                                 int32_t* out) noexcept nogil
+
+
+# Called through a pointer so that the compiler does not inline the valued
+# form into crf_viterbi: the binary form then compiles alone, to the machine
+# code of a Viterbi without values.
+cdef ValuedViterbi _valued_viterbi = _viterbi[ValuedFeatures]
 
 
 cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,

@@ -1,18 +1,9 @@
 # cython: language_level=3
 """Multinomial logistic regression (maximum entropy classifier) over sparse
-real-valued features, trained on-line by sparse ADF / SGD / perceptron states.
-
-Weight layout (a GroupedParams): group 0, the head block, is the label bias
-[0, L); feature f (0-based, group f + 1) owns the block [L + f L, L + (f + 1) L),
-one weight per label. A batch of samples is CSR: sample i has the features
-ids[ptr[i]:ptr[i+1]] with values vals[ptr[i]:ptr[i+1]] (ptr int64 starting
-at 0, ids int32, vals float32). A feature repeated inside a sample counts
-with the sum of its values.
-
-Costs per sample: O((features of the sample + 1) * L). The softmax is computed
-as exp(s - max s) in double precision.
-"""
+real-valued CSR features, trained on-line by sparse ADF / SGD / perceptron states
+(layout and costs: docs/architecture.md, "The numeric core")."""
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cython cimport floating
 from libc.math cimport exp, log
 from libc.stdint cimport int32_t, int64_t
 
@@ -75,7 +66,7 @@ cdef class MaxEntModel(GroupedParams):
             return out
         with nogil:
             for i in range(n):
-                _scores(self, &a[0] if a.shape[0] else NULL, &v[0] if v.shape[0] else NULL,
+                _scores(self.w, L, &a[0] if a.shape[0] else NULL, &v[0] if v.shape[0] else NULL,
                         p[i], p[i + 1], &o[i, 0])
                 _softmax(&o[i, 0], L)
         return out
@@ -131,8 +122,9 @@ cdef class MaxEntModel(GroupedParams):
         cdef double[::1] g = g_arr
         cdef Py_ssize_t i, j, n = p.shape[0] - 1
         cdef int L = self.n_labels, k, yy
-        cdef const double* row
         cdef double* grow
+        cdef const int32_t* ap = &a[0] if a.shape[0] else NULL
+        cdef const float* vp = &v[0] if v.shape[0] else NULL
         cdef double total = 0.0, x, log_z, mx
         cdef double* s = <double*>PyMem_Malloc(sizeof(double) * L)
         if s == NULL:
@@ -140,13 +132,7 @@ cdef class MaxEntModel(GroupedParams):
         try:
             with nogil:
                 for i in range(n):
-                    for k in range(L):
-                        s[k] = wv[k]
-                    for j in range(p[i], p[i + 1]):
-                        row = &wv[0] + L + <Py_ssize_t>a[j] * L
-                        x = v[j]
-                        for k in range(L):
-                            s[k] += x * row[k]
+                    _scores(&wv[0], L, ap, vp, p[i], p[i + 1], s)
                     yy = y[i]
                     mx = s[0]
                     for k in range(1, L):
@@ -174,13 +160,13 @@ cdef class MaxEntModel(GroupedParams):
 
 # ---------------------------------------------------------------- kernels
 
-cdef inline void _scores(MaxEntModel m, const int32_t* ids, const float* vals,
+cdef inline void _scores(const floating* w, int L, const int32_t* ids, const float* vals,
                          int64_t start, int64_t end, double* s) noexcept nogil:
-    """s[y] = bias[y] + sum_j vals[j] w[ids[j], y] over j in [start, end)."""
-    cdef int L = m.n_labels, y
+    """s[y] = bias[y] + sum_j vals[j] w[ids[j], y] over j in [start, end), for
+    the float32 weights of a model or float64 weights (dense_objective)."""
+    cdef int y
     cdef int64_t j
-    cdef const float* w = m.w
-    cdef const float* row
+    cdef const floating* row
     cdef double x
     for y in range(L):
         s[y] = w[y]
@@ -215,7 +201,7 @@ cdef double maxent_loglik_grad(MaxEntModel m, const int32_t* ids, const float* v
     cdef int64_t j
     cdef Py_ssize_t off
     cdef double x, gold_score, log_z
-    _scores(m, ids, vals, start, end, buf)
+    _scores(m.w, m.n_labels, ids, vals, start, end, buf)
     gold_score = buf[gold]
     log_z = _softmax(buf, L)
     # buf becomes the residual (onehot(gold) - P)
@@ -248,7 +234,7 @@ cdef int maxent_perceptron(MaxEntModel m, const int32_t* ids, const float* vals,
     cdef int64_t j
     cdef Py_ssize_t off
     cdef double x, best = 0.0
-    _scores(m, ids, vals, start, end, buf)
+    _scores(m.w, m.n_labels, ids, vals, start, end, buf)
     for y in range(L):
         if y != gold and (pred < 0 or buf[y] > best):
             pred = y

@@ -1,19 +1,7 @@
 # cython: language_level=3
-"""On-line CRF training loop: sequential steps over mini-batches of
-sequences, without returning to Python between samples.
-
-One loop serves every on-line method: the optimizer state (SparseADF) holds
-the rates (ADF: per feature; SGD: one exponentially decaying rate;
-perceptron: rate 1, no decay, optional averaging) and the step direction is
-either the log-likelihood gradient or the perceptron's f(gold) - f(viterbi).
-
-A run (`OnlineSteps`) is checked and laid out while the GIL is held: every
-sequence validated, its arrays pinned, every buffer the steps write grown to
-the run's size. The steps themselves then touch no Python object, so they
-run either in the calling thread (`run`) or on one background thread
-(`start`, then `wait`) while Python prepares the next batch: the same code
-in the same order, so both give bit-identical weights.
-"""
+"""On-line CRF training loop over mini-batches of sequences, without returning to
+Python between samples, in the calling thread or on one background thread
+(docs/architecture.md, "The numeric core")."""
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport free, malloc
@@ -353,17 +341,3 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_drain, after_in_child=_after_fork_in_child)
 # a run still going when the interpreter exits ends before the objects it writes are torn down
 atexit.register(_drain)
-
-
-def train_crf_online(CRFModel model, SparseADF state, SparseGrad grad, list sequences,
-                     int minibatch=1, CRFContext ctx=None, bint perceptron=False):
-    """Run on-line steps over `sequences` in order, in this thread (see
-    OnlineSteps); the summed log-likelihood, or with perceptron=True minus
-    the number of wrongly labelled positions."""
-    return OnlineSteps(model, state, grad, sequences, minibatch, ctx, perceptron).run()
-
-
-def train_crf_adf(CRFModel model, SparseADF state, SparseGrad grad, list sequences,
-                  int minibatch=1, CRFContext ctx=None):
-    """The log-likelihood (ADF / SGD) form of train_crf_online."""
-    return train_crf_online(model, state, grad, sequences, minibatch=minibatch, ctx=ctx)

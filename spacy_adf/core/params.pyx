@@ -57,21 +57,6 @@ cdef class GroupedParams:
             )
         self._bind(weights, self.head_size, self._ptr_arr)
 
-    def group_indices(self, int g):
-        """Weight indices of group g (for tests and dense reference code)."""
-        cdef Py_ssize_t s, e
-        if g < 0 or g >= self.n_groups:
-            raise IndexError(g)
-        group_range(self, g, &s, &e)
-        return numpy.arange(s, e)
-
-    def group_of_weights(self):
-        """Array mapping every weight index to its group (O(weights))."""
-        out = numpy.zeros(self.n_weights, dtype=numpy.int64)
-        counts = numpy.diff(self._ptr_arr)
-        out[self.head_size:] = numpy.repeat(numpy.arange(1, self.n_groups), counts)
-        return out
-
 
 cdef class SparseGrad:
     def __cinit__(self, GroupedParams params):
@@ -158,11 +143,6 @@ cdef class SparseGrad:
 
     cpdef void clear(self):
         self.reset()
-
-    def scale(self, double factor):
-        cdef Py_ssize_t i
-        for i in range(self.n_values):
-            self.values[i] *= factor
 
     cdef double sq_norm(self) noexcept nogil:
         cdef double s = 0.0

@@ -7,10 +7,10 @@ import pytest
 
 from spacy_adf.core.adf import SparseADF
 from spacy_adf.core.crf import CRFContext, CRFModel
-from spacy_adf.core.online import OnlineSteps, train_crf_online
+from spacy_adf.core.online import OnlineSteps
 from spacy_adf.core.params import SparseGrad
 
-from tests.helpers.crf import random_batch, random_model
+from tests.helpers.crf import random_batch, random_model, train_crf_online
 
 
 def _values(rng, n, zeros=True):

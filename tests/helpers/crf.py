@@ -4,6 +4,7 @@ import itertools
 import numpy
 
 from spacy_adf.core.crf import CRFModel
+from spacy_adf.core.online import OnlineSteps
 
 
 def random_model(rng, n_labels=3, n_attrs=6, edge_mode="some", scale=1.0):
@@ -75,3 +76,10 @@ def path_score_dense(model, pos_ptr, attrs, start, n, labels):
                 if t and codes[k] == L + labels[t - 1] * L + labels[t]:
                     score += w[off + k]
     return score
+
+
+def train_crf_online(model, state, grad, sequences, minibatch=1, ctx=None, perceptron=False):
+    """Run on-line steps over `sequences` in order, in this thread: the summed
+    log-likelihood, or with perceptron=True minus the number of wrongly
+    labelled positions."""
+    return OnlineSteps(model, state, grad, sequences, minibatch, ctx, perceptron).run()

@@ -15,6 +15,16 @@ window's samples it occurred in (at most 1), and the window starts afresh.
 import numpy
 
 
+def group_of_weights(head_size, ptr):
+    """The group of every weight of a grouped layout: the head block
+    [0, head_size) is group 0, group g >= 1 the block [head_size + ptr[g-1],
+    head_size + ptr[g])."""
+    ptr = numpy.asarray(ptr, dtype=numpy.int64)
+    out = numpy.zeros(head_size + int(ptr[-1]), dtype=numpy.int64)
+    out[head_size:] = numpy.repeat(numpy.arange(1, len(ptr)), numpy.diff(ptr))
+    return out
+
+
 class DenseADFReference:
     def __init__(self, n_weights, group_of_weight, *, c, alpha, beta, window, inv_n_sigma2,
                  use_averages=False):

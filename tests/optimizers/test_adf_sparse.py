@@ -7,7 +7,7 @@ from spacy_adf.core.crf import CRFModel
 from spacy_adf.core.params import SparseGrad
 
 from tests.helpers.crf import random_batch, random_model
-from tests.helpers.dense_adf import DenseADFReference
+from tests.helpers.dense_adf import DenseADFReference, group_of_weights
 
 
 def _run_both(batch_sizes, *, use_averages, inv_n_sigma2=0.003, window=5, seed=0, n_attrs=40, valued=False):
@@ -27,7 +27,7 @@ def _run_both(batch_sizes, *, use_averages, inv_n_sigma2=0.003, window=5, seed=0
         vals[rng.random(len(attrs)) < 0.2] = 0.0
     sparse = SparseADF(model, c=0.3, alpha=0.9, beta=0.5, window=window,
                        inv_n_sigma2=inv_n_sigma2, use_averages=use_averages)
-    ref = DenseADFReference(model.n_weights, model.group_of_weights(), c=0.3, alpha=0.9,
+    ref = DenseADFReference(model.n_weights, group_of_weights(model.off_blocks, model.block_ptr), c=0.3, alpha=0.9,
                             beta=0.5, window=window, inv_n_sigma2=inv_n_sigma2)
     ref_model = CRFModel(3, model.block_ptr, model.codes)
     grad = SparseGrad(model)
@@ -128,7 +128,7 @@ def test_bad_configuration_errors():
 def test_online_loop_equals_dense_reference(minibatch):
     """The component's C training loop (catch-up, gradient, step per
     mini-batch) ends where the literal dense algorithm ends."""
-    from spacy_adf.core.online import train_crf_adf
+    from tests.helpers.crf import train_crf_online
 
     batch_sizes = [minibatch] * (45 // minibatch)
     _, _, ref = _run_both(batch_sizes, use_averages=False, seed=7)
@@ -143,7 +143,7 @@ def test_online_loop_equals_dense_reference(minibatch):
         p0, p1 = ss[i], ss[i + 1]
         seqs.append((ptr[p0:p1 + 1] - ptr[p0], attrs[ptr[p0]:ptr[p1]].copy(), gold[p0:p1].copy()))
     state = SparseADF(model, c=0.3, alpha=0.9, beta=0.5, window=5, inv_n_sigma2=0.003)
-    train_crf_adf(model, state, SparseGrad(model), seqs, minibatch=minibatch)
+    train_crf_online(model, state, SparseGrad(model), seqs, minibatch=minibatch)
     state.flush()
     numpy.testing.assert_allclose(model.weights, ref.w, atol=2e-5, rtol=1e-4)
 

@@ -8,10 +8,10 @@ import pytest
 
 from spacy_adf.core.adf import SparseADF
 from spacy_adf.core.crf import CRFContext
-from spacy_adf.core.online import OnlineSteps, train_crf_online
+from spacy_adf.core.online import OnlineSteps
 from spacy_adf.core.params import SparseGrad
 
-from tests.helpers.crf import random_batch, random_model
+from tests.helpers.crf import random_batch, random_model, train_crf_online
 
 
 def _problem(seed=0, n_seq=40, n_attrs=30, L=4, max_len=12):

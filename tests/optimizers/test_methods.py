@@ -13,12 +13,11 @@ from thinc.api import Config
 
 from spacy_adf.core.adf import SparseADF
 from spacy_adf.core.params import SparseGrad
-from spacy_adf.core.online import train_crf_online
 from spacy_adf.optimizers.perceptron import Perceptron
 from spacy_adf.optimizers.sgd import SGD
 from spacy_adf.training.lbfgs import train_lbfgs
 
-from tests.helpers.crf import path_score_dense, random_batch, random_model
+from tests.helpers.crf import path_score_dense, random_batch, random_model, train_crf_online
 from tests.helpers.tiny_data import chunk_examples
 
 

@@ -21,7 +21,7 @@ from spacy_adf.features.ngrams import FEATURES_KEY, NgramFeaturizer
 from spacy_adf.optimizers.adf import ADF
 from spacy_adf.scorers.textcat import textcat_score
 
-from tests.helpers.dense_adf import DenseADFReference
+from tests.helpers.dense_adf import DenseADFReference, group_of_weights
 
 
 # ---------------------------------------------------------------- helpers
@@ -182,7 +182,7 @@ def test_online_loop_matches_dense_reference(batch):
     grad = SparseGrad(model)
     total = train_maxent_online(model, state, grad, ptr, ids, vals, gold, minibatch=batch)
     state.flush()
-    ref = DenseADFReference(model.n_weights, model.group_of_weights(), **kw)
+    ref = DenseADFReference(model.n_weights, group_of_weights(L, numpy.arange(F + 1) * L), **kw)
     X = dense_x(ptr, ids, vals, F)
     ref_total = 0.0
     for i in range(0, n, batch):
