@@ -24,16 +24,6 @@ from preshed.maps cimport MapStruct, PreshMap, map_get
 
 # MAX_FORCED, MAX_WORD, BASE_TEMPLATES and the featurizer's fields: chars.pxd
 
-TEMPLATE_NAMES_BASE = (
-    ["c[-2]", "c[-1]", "c[0]", "c[1]", "c[2]",
-     "c[-2]c[-1]", "c[-1]c[0]", "c[0]c[1]", "c[1]c[2]", "c[-1]c[1]"]
-    + [f"same(c[{j}],c[{j + 1}])" for j in range(-2, 2)]
-    + [f"same(c[{j}],c[{j + 2}])" for j in range(-3, 2)]
-    + ["type[0]", "type[-1]type[0]type[1]",
-       "lex_end_len", "lex_begin_len", "lex_inside_len", "lex_end_len|c[0]", "lex_begin_len|c[0]",
-       "lex_end_len|lex_begin_len", "type[0]c[-1]", "type[0]c[1]", "lex_inside_len|c[0]"]
-)
-
 # Character classes: they let the model generalise over digits, Latin words,
 # kana runs and punctuation, which the Weibo and KWDLC texts are full of.
 CLASS_NAMES = ("other", "digit", "latin", "han", "hiragana", "katakana",
@@ -108,10 +98,6 @@ def char_classes(codes):
     return out
 
 
-def is_space_code(uint32_t c):
-    return char_class(c) == 8
-
-
 cdef class CharFeaturizer:
     """Hashes the segmentation templates of code sequences; owns the lexicon."""
 
@@ -137,17 +123,6 @@ cdef class CharFeaturizer:
         cdef int j
         for j in range(self.n_templates):
             self.seeds[j] = fmix(0x5eed0000ULL + <uint64_t>j * 0x10001ULL)
-
-    @property
-    def template_names(self):
-        names = list(TEMPLATE_NAMES_BASE)
-        if self.word_features:
-            lengths = range(self.min_word, self.max_word + 1)
-            names += [f"lex_word_ending_here[{l}]" for l in lengths]
-            names += [f"lex_word_starting_here[{l}]" for l in lengths]
-        if self.char_trigrams:
-            names += ["c[-2]c[-1]c[0]", "c[-1]c[0]c[1]", "c[0]c[1]c[2]", "c[-2]c[0]", "c[0]c[2]"]
-        return names
 
     def __len__(self):
         return len(self.fold_of)
@@ -584,9 +559,6 @@ cdef enum:
     RUN_HEBREW = 4
     GLUE_TABLE_SIZE = 0x20000
 
-RUN_CLASS_NAMES = ("none", "digit", "latin", "arabic", "hebrew")
-
-
 def _build_glue_table():
     import unicodedata
 
@@ -625,20 +597,6 @@ cdef inline unsigned char glue_info(uint32_t c) nogil:
     if (0xE0020 <= c <= 0xE007F) or (0xE0100 <= c <= 0xE01EF):
         return GLUE_EXTEND
     return 0  # other planes and hashed multi-character units: no rule
-
-
-def run_classes(codes):
-    """Run class (index into RUN_CLASS_NAMES, or 8 for a grapheme extender)
-    of every code: a test and debugging aid."""
-    cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
-    out = numpy.zeros(c.shape[0], dtype=numpy.int32)
-    cdef int32_t[::1] o = out
-    cdef Py_ssize_t i
-    cdef unsigned char g
-    for i in range(c.shape[0]):
-        g = glue_info(c[i])
-        o[i] = 8 if g & GLUE_EXTEND else g
-    return out
 
 
 def unit_glue(codes, bounds):
