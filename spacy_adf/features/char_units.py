@@ -1,17 +1,9 @@
-"""The unit sequences a segmenter labels, from a Doc or from raw text.
-
-A unit is one token of a character-tokenized Doc (normally one character; a
-longer token becomes one hashed code). Whitespace never joins a word: units
-are cut into runs at whitespace tokens and after tokens with a trailing space,
-and each run is labelled as its own CRF sequence.
-
-Unit rules (`UNIT_RULES`, kept in each segmenter model's cfg so that a model
-keeps the rules it was saved with):
-
-- ``"codepoints"``: every unit may start a word;
-- ``"graphemes"`` (the default): no word starts inside a grapheme cluster or
-  inside a run of Latin, Arabic or Hebrew letters or of digits
-  (`features.chars.unit_glue`). The features are the same under both.
+"""The unit sequences a segmenter labels, from a Doc or from raw text. A unit
+is one token of a character-tokenized Doc (normally one character; a longer
+token becomes one hashed code); units are cut into runs at whitespace and
+after a trailing space, and each run is labelled as its own CRF sequence.
+The unit rules (`UNIT_RULES`, kept in each model's cfg): docs/components.md,
+"Word segmentation".
 """
 from typing import Callable, List, Tuple
 

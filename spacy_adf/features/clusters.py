@@ -1,17 +1,10 @@
-"""Word clusters induced from raw text, for cluster feature columns.
-
-Each word seen at least ``min_count`` times gets a bit path: a leaf of a
-binary tree over the words, as Brown clusters give (Koo et al. 2008 and
-Turian et al. 2010 use prefixes of such paths as features: a short prefix
-is a coarse class, a long one a fine class). The tree here is built from
-distributional vectors, which is fast and needs only numpy, scipy and
-scikit-learn: each word's counts of the words just left and right of it
-(the ``n_contexts`` most frequent words, lower-cased), weighted by positive
-pointwise mutual information, reduced to ``dims`` dimensions by truncated
-SVD and length-normalised, then split in two by 2-means again and again
-(down to ``depth`` levels, or until a cluster has fewer than
-``min_size`` words). Words are matched lower-cased: case is what the
-orthography columns describe.
+"""Word clusters induced from raw text, for cluster feature columns: a bit
+path per word seen ``min_count`` times, a leaf of a binary tree as Brown
+clusters give (Koo et al. 2008 and Turian et al. 2010 use its prefixes as
+coarse and fine classes). The tree is built from distributional vectors
+(neighbour counts, PPMI, truncated SVD), which needs only numpy, scipy and
+scikit-learn; docs/training.md, "Word clusters". Words are matched
+lower-cased: case is what the orthography columns describe.
 """
 import sys
 import time

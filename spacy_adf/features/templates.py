@@ -1,20 +1,7 @@
-"""Feature templates: parsing, token-attribute columns and hashing.
-
-Template syntax: cells ``name[offset]`` joined by ``|`` (a conjunction), e.g.
-``w[-1]``, ``w[0]|w[1]``, ``t[-2]|t[-1]|t[0]``, ``shape[0]``, ``suffix3[0]``.
-Built-in names: w/orth (ORTH), lower, norm, shape, t/tag (TAG), pos (POS),
-lemma, prefixN and suffixN (N = 1..10 characters), and morph_FIELD: the
-value of one ``token.morph`` field (``morph_ConjForm``, ``morph_SrcPos``;
-off where the token has no such field), and ``ortho``: the token's
-orthography class (`ortho_class`, for biomedical NER), and ``form``: the word
-as written, except that the Penn Treebank's quote and bracket tokens and the
-running-text characters they stand for are one value each (`word_form`), so a
-model trained on treebank tokens reads raw text alike. ``cluster`` and
-``clusterN``: the word's cluster (its lower-cased form's bit path in a table
-induced from the training text, `spacy_adf.features.clusters`; ``clusterN``
-the first N bits, a coarser cluster; off for words outside the table); the
-table belongs to the model (`TemplateSet.set_clusters`). Any name registered in
-``spacy_adf.registry.extractors`` works as well.
+"""Feature templates: parsing, token-attribute columns and hashing. A template
+is cells ``name[offset]`` joined by ``|`` (``w[-1]``, ``w[0]|t[1]``); the
+column names: docs/training.md, "adf_tagger settings". Any name registered
+in ``spacy_adf.registry.extractors`` works as well.
 """
 import functools
 import re
@@ -474,24 +461,8 @@ _PIECE_RE = re.compile(r"[A-Za-z]+")
 
 def ortho_class(text: str) -> str:
     """Orthography class of a word, in the spirit of Settles (2004) and
-    Okanohara et al. (2006). Whole-word classes first:
-
-    ``EMPTY``; ``GREEK`` (a Greek letter name: "alpha", "Kappa"); ``ROMAN``
-    (an upper-case Roman numeral up to CCCXCIX, "II", "IV"; the single letters
-    "I", "V", "X", "L", "C" are ``ROMAN`` too); ``DIGITS`` ("1995");
-    ``NUMBER`` ("0.05", "1,000", "-3", "25%"); ``PUNCT`` (no letter or digit:
-    ",", "(", "+/-"); ``UPPER1`` / ``LOWER1`` (one letter: "B", "a").
-
-    Otherwise the class is composed: a case part, ``LOWER`` ("cells"),
-    ``INITCAP`` ("Jurkat"), ``ALLCAPS`` ("NF", "TCRs" is not: it is
-    ``MIXED``), ``MIXED`` ("kappaB", "mRNA") or ``NOLETTER``, followed by
-    flags: ``+D`` has a digit ("IL2", "p53"), ``+H`` has a hyphen ("IL-2"),
-    ``+S`` has a slash ("C/EBP"), ``+P`` has other punctuation ("Ca2+",
-    "PU.1"), ``+G`` a letter run of the word is a Greek letter name
-    ("NF-kappaB" does not count, "TNF-alpha" does), ``+E`` ends in a digit
-    ("IL-2", "p50"). E.g. "IL-2" -> ``ALLCAPS+D+H+E``,
-    "TNF-alpha" -> ``MIXED+H+G``.
-    """
+    Okanohara et al. (2006): the classes are in docs/training.md, "adf_tagger
+    settings" ("IL-2" -> ``ALLCAPS+D+H+E``, "TNF-alpha" -> ``MIXED+H+G``)."""
     if not text:
         return "EMPTY"
     low = text.lower()

@@ -1,32 +1,8 @@
-"""Word clusters from word vectors, for the cluster columns of the feature
-templates: the same kind of bit paths as `clusters` induces from raw text
-(recursive 2-means over length-normalised vectors, `clusters.bisecting_paths`),
-but from vectors trained elsewhere on far more text (word2vec, fastText,
-chiVe), so a tagger trained on a small corpus gets classes for words it
-never saw.
-
-Sources, as `cluster_tables.load_clusters` takes them:
-
-- ``"vectors"``: the vectors of the pipeline being initialized
-  (``nlp.vocab.vectors``, which spaCy fills from ``[initialize] vectors``);
-- ``"vectors:PATH"``: the vectors of a spaCy pipeline folder or of its
-  ``vocab`` folder (e.g. made by ``spacy init vectors``, or an installed
-  pipeline package's folder; ``pkg:PACKAGE/PATH`` names a folder inside an
-  installed package);
-- ``"word2vec:PATH"``: a word2vec or fastText text file, an ``N DIM`` header
-  line, then ``WORD V1 ... VDIM`` lines, most frequent words first (as the
-  tools write them; ``pkg:PACKAGE/PATH`` as for the other files).
-
-Words are keyed as the columns look them up (`templates.cluster_key`); of
-several words with one key the most frequent keeps its vector: the one first
-in the file, or for spaCy vectors first in the table's key order (the order
-they were added in: a vectors file's order; keys that pruning mapped to a
-kept row come after the kept rows' own words). ``max_words`` keeps that many
-keys, the most frequent, and clusters only their vectors. spaCy vectors map
-many keys to one row: the rows are clustered, once each, so words sharing a
-row share a path. A word whose vector is all zeros (a row nothing was
-written to) gets no path. The table is the model's once initialized (saved
-with it), so a trained pipeline needs no vectors at run time.
+"""Word clusters from word vectors trained elsewhere on far more text
+(word2vec, fastText, chiVe; sources ``vectors``, ``vectors:PATH`` and
+``word2vec:PATH``), split into bit paths as `clusters` splits the vectors it
+induces (`clusters.bisecting_paths`), so a tagger trained on a small corpus
+gets classes for words it never saw. docs/training.md, "Word clusters".
 """
 import time
 from pathlib import Path
