@@ -17,6 +17,8 @@ import numpy
 
 from preshed.maps cimport PreshMap, map_get
 
+from .chars cimport checked_bounds
+
 from .chars import CLASS_NAMES, char_classes
 
 __all__ = ["BoundaryVocab", "gap_keys", "gap_units", "checked_units", "checked_lexicon", "check_window", "EDGE",
@@ -92,8 +94,7 @@ def checked_units(codes, bounds):
     checking that the bounds ascend from 0 to the number of units."""
     c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
     b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
-    if b.shape[0] == 0 or b[0] != 0 or b[b.shape[0] - 1] != c.shape[0] or numpy.any(numpy.diff(b) < 0):
-        raise ValueError("bounds must ascend from 0 to the number of units")
+    checked_bounds(b, c.shape[0])
     return c, b, numpy.ascontiguousarray(char_classes(c), dtype=numpy.int32)
 
 

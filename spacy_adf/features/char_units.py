@@ -11,7 +11,7 @@ import numpy
 from spacy.attrs import IS_SPACE, ORTH, SPACY
 from spacy.tokens import Doc
 
-from .chars import texts_to_units, unit_code, unit_glue
+from .chars import unit_code, unit_glue
 
 UNIT_RULES = ("codepoints", "graphemes")
 DEFAULT_UNIT_RULES = "graphemes"
@@ -74,13 +74,6 @@ _CODE_CACHE = {}  # orth -> unit code
 def orth_codes(strings, orths: List[int]) -> List[int]:
     """The unit code of each token orth (strings: the vocab's StringStore)."""
     return cached_by_orth(_CODE_CACHE, orths, lambda orth: unit_code(strings[orth]))
-
-
-def text_units(text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """(codes uint32, char position int64 per unit, run bounds) of raw text:
-    runs are the maximal non-whitespace stretches."""
-    codes, pos, bounds, _ = texts_to_units([text])
-    return codes, pos, bounds
 
 
 def _bounds(breaks: numpy.ndarray, n: int) -> numpy.ndarray:

@@ -249,16 +249,8 @@ cdef class CharFeaturizer:
         look across a sequence boundary. mask (uint8 per unit, optional):
         only rows with mask 1 are computed, the rest stay 0."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
-        cdef Py_ssize_t n = c.shape[0]
-        if bounds is None:
-            bounds = numpy.array([0, n], dtype=numpy.int64)
-        cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
-        if b.shape[0] < 1 or b[0] != 0 or b[b.shape[0] - 1] != n:
-            raise ValueError("bounds must run from 0 to len(codes)")
-        cdef Py_ssize_t k
-        for k in range(b.shape[0] - 1):
-            if b[k + 1] < b[k]:
-                raise ValueError("bounds must be non-decreasing")
+        cdef Py_ssize_t n = c.shape[0], k
+        cdef const int64_t[::1] b = checked_bounds((0, n) if bounds is None else bounds, n)
         out = numpy.zeros((n, self.n_templates), dtype=numpy.uint64)
         if n == 0:
             return out
@@ -441,6 +433,19 @@ def _rebuild_featurizer(min_word, max_word, word_features, fold_of, char_trigram
     return f
 
 
+cdef const int64_t[::1] checked_bounds(object bounds, Py_ssize_t n) except *:
+    """The run bounds as C-contiguous int64, after checking that they go
+    from 0 to the number of units `n` without decreasing."""
+    cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
+    cdef Py_ssize_t k, nb = b.shape[0]
+    if nb < 1 or b[0] != 0 or b[nb - 1] != n:
+        raise ValueError(f"bounds must run from 0 to the number of units ({n})")
+    for k in range(nb - 1):
+        if b[k + 1] < b[k]:
+            raise ValueError("bounds must be non-decreasing")
+    return b
+
+
 def text_codes(str text):
     """Code points of a string as uint32."""
     return numpy.frombuffer(text.encode("utf-32-le"), dtype=numpy.uint32)
@@ -460,7 +465,7 @@ def texts_to_units(list texts):
     """Units of a batch of raw texts in one pass: (codes uint32, char position
     of each unit in its text int64, run bounds int64 over all units, unit
     offsets of the texts int64 (len+1)). Runs are maximal non-whitespace
-    stretches of a text (the same units as char_units.text_units)."""
+    stretches of a text."""
     cdef Py_ssize_t total = 0, k, n_texts = len(texts)
     for text in texts:
         if not isinstance(text, str):
@@ -605,10 +610,9 @@ def unit_glue(codes, bounds):
     above). Runs (``bounds``) are independent: a run's first unit is never
     glued."""
     cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
-    cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
-    cdef Py_ssize_t n = c.shape[0], nb = b.shape[0]
-    if nb < 1 or b[0] != 0 or b[nb - 1] != n:
-        raise ValueError(f"bounds must run from 0 to the number of units ({n})")
+    cdef Py_ssize_t n = c.shape[0]
+    cdef const int64_t[::1] b = checked_bounds(bounds, n)
+    cdef Py_ssize_t nb = b.shape[0]
     out = numpy.zeros(n, dtype=numpy.uint8)
     cdef unsigned char[::1] o = out
     if n:

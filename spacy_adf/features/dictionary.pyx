@@ -21,7 +21,7 @@ import numpy
 from cymem.cymem cimport Pool
 from preshed.maps cimport PreshMap
 
-from .chars cimport MAX_WORD, match_lexicon, word_key
+from .chars cimport MAX_WORD, checked_bounds, match_lexicon, word_key
 
 from .chars import text_codes
 
@@ -103,8 +103,8 @@ cdef class WordDictionary:
 
     cdef int _load_text(self, bytes text) except -1:
         # the saved form, as `text_bytes` wrote it (sorted, unique): checked
-        # to hold words that can match, but not sorted again (a model with a
-        # dictionary of 400k words loads in a third of the time)
+        # to hold words that can match, but not sorted again (large
+        # dictionaries load faster)
         joined = text.decode("utf8")
         words = joined.split("\n")
         if _WHITESPACE.search(joined) or not all(MIN_WORD <= len(w) <= self.max_word for w in words):
@@ -131,13 +131,9 @@ cdef class WordDictionary:
         lex_span_len) of the gap after unit k (0: no word; the last unit of
         a run has no gap and a zero row). No word crosses a run bound."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
-        cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
+        cdef const int64_t[::1] b = checked_bounds(bounds, c.shape[0])
         cdef Py_ssize_t n = c.shape[0], nb = b.shape[0], r, longest = 0
-        if nb < 1 or b[0] != 0 or b[nb - 1] != n:
-            raise ValueError(f"bounds must run from 0 to the number of units ({n})")
         for r in range(nb - 1):
-            if b[r + 1] < b[r]:
-                raise ValueError("bounds must be non-decreasing")
             longest = max(longest, b[r + 1] - b[r])
         out = numpy.zeros((n, N_LENGTHS), dtype=numpy.uint8)
         if n == 0 or self.n_words == 0:

@@ -4,8 +4,8 @@ import numpy
 import pytest
 
 from spacy_adf.features.boundary import BoundaryVocab, gap_keys, gap_units
-from spacy_adf.features.char_units import text_units
 from tests.helpers.reference_segmenters import boundary_template, feature_name, vocab_names
+from tests.helpers.seg_data import text_units
 
 TEXTS = ["日本語の文章です。", "ＡＢＣ１２３カタカナ、ひらがな", "a", "ab", "本日は 晴天なり\n明日も", "絵文字😀です"]
 

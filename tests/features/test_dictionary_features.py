@@ -7,9 +7,9 @@ import numpy
 import pytest
 
 from spacy_adf.features.boundary import BoundaryVocab, gap_keys
-from spacy_adf.features.char_units import text_units
 from spacy_adf.features.dictionary import GAP_LENGTH_NAMES, WordDictionary
 from tests.helpers.reference_segmenters import boundary_template, feature_name, vocab_names
+from tests.helpers.seg_data import text_units
 
 WORDS = ["日本", "日本語", "本語", "語の", "の文", "文章", "章です", "です", "カタカナ", "ひらがな", "ＡＢ",
          "本日", "晴天", "天なり", "明日", "本", "日本語の文章です", "あいうえおかきく"]

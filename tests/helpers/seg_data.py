@@ -1,11 +1,14 @@
 """Small synthetic segmentation corpora made by the tests themselves."""
 import random
-from typing import List
+from typing import List, Tuple
+
+import numpy
 
 import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from spacy_adf.features.chars import texts_to_units
 from spacy_adf.tokenizers.char import CharTokenizer
 
 WORDS = [
@@ -56,3 +59,10 @@ def template_names(featurizer) -> List[str]:
     if featurizer.char_trigrams:
         names += ["c[-2]c[-1]c[0]", "c[-1]c[0]c[1]", "c[0]c[1]c[2]", "c[-2]c[0]", "c[0]c[2]"]
     return names
+
+
+def text_units(text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """(codes uint32, char position int64 per unit, run bounds) of raw text:
+    runs are the maximal non-whitespace stretches."""
+    codes, pos, bounds, _ = texts_to_units([text])
+    return codes, pos, bounds

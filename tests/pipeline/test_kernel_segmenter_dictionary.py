@@ -10,11 +10,10 @@ import pytest
 import spacy
 import srsly
 
-from spacy_adf.features.char_units import text_units
 from spacy_adf.models.boundary_segmenter import concat_units
 from spacy_adf.pipeline.kernel_segmenter import KernelSegmenter
 from tests.helpers.reference_segmenters import boundary_segment_reference, vocab_names
-from tests.helpers.seg_data import char_nlp, seg_examples
+from tests.helpers.seg_data import char_nlp, seg_examples, text_units
 
 # With window 1 the gap 乙|丙 looks the same inside 甲乙丙 and between 丁乙
 # and 丙戊: only the words around it tell them apart.
