@@ -98,6 +98,14 @@ def checked_units(codes, bounds):
     return c, b, numpy.ascontiguousarray(char_classes(c), dtype=numpy.int32)
 
 
+cdef int64_t _count_gaps(const int64_t[::1] b) noexcept:
+    cdef Py_ssize_t r
+    cdef int64_t n = 0
+    for r in range(b.shape[0] - 1):
+        n += max(b[r + 1] - b[r] - 1, 0)
+    return n
+
+
 def gap_keys(codes, bounds, int window=3, lexicon=None):
     """(n_gaps, 4 * window) uint64: the feature keys of every gap (0 =
     absent); + LEX_SLOTS columns with `lexicon`, the dictionary lengths of
@@ -110,9 +118,7 @@ def gap_keys(codes, bounds, int window=3, lexicon=None):
     cdef const uint8_t[:, ::1] lex = checked_lexicon(lexicon, c.shape[0])
     cdef const uint8_t* lp = _lex_ptr(lex)
     cdef Py_ssize_t r, n_runs = b.shape[0] - 1, g = 0
-    cdef int64_t k, n_gaps = 0
-    for r in range(n_runs):
-        n_gaps += max(b[r + 1] - b[r] - 1, 0)
+    cdef int64_t k, n_gaps = _count_gaps(b)
     out = numpy.zeros((n_gaps, 4 * window + (LEX_SLOTS if lexicon is not None else 0)), dtype=numpy.uint64)
     if n_gaps == 0:
         return out
@@ -183,10 +189,8 @@ cdef class BoundaryVocab:
         cdef const uint8_t[:, ::1] lex = checked_lexicon(lexicon, c.shape[0])
         cdef const uint8_t* lp = _lex_ptr(lex)
         cdef Py_ssize_t r, n_runs = b.shape[0] - 1, g = 0, m
-        cdef int64_t k, n_gaps = 0, pos = 0
+        cdef int64_t k, n_gaps = _count_gaps(b), pos = 0
         cdef int width = 4 * self.window + (LEX_SLOTS if lp != NULL else 0)
-        for r in range(n_runs):
-            n_gaps += max(b[r + 1] - b[r] - 1, 0)
         indptr = numpy.zeros(n_gaps + 1, dtype=numpy.int64)
         indices = numpy.zeros(n_gaps * width, dtype=numpy.int32)
         if n_gaps == 0:
