@@ -17,7 +17,7 @@ import numpy
 
 from preshed.maps cimport PreshMap, map_get
 
-from .chars cimport checked_bounds
+from .chars cimport check_bounds
 
 from .chars import CLASS_NAMES, char_classes
 
@@ -94,7 +94,7 @@ def checked_units(codes, bounds):
     checking that the bounds ascend from 0 to the number of units."""
     c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
     b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
-    checked_bounds(b, c.shape[0])
+    check_bounds(b, c.shape[0])
     return c, b, numpy.ascontiguousarray(char_classes(c), dtype=numpy.int32)
 
 

@@ -250,7 +250,8 @@ cdef class CharFeaturizer:
         only rows with mask 1 are computed, the rest stay 0."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef Py_ssize_t n = c.shape[0], k
-        cdef const int64_t[::1] b = checked_bounds((0, n) if bounds is None else bounds, n)
+        cdef const int64_t[::1] b = numpy.ascontiguousarray((0, n) if bounds is None else bounds, dtype=numpy.int64)
+        check_bounds(b, n)
         out = numpy.zeros((n, self.n_templates), dtype=numpy.uint64)
         if n == 0:
             return out
@@ -433,17 +434,16 @@ def _rebuild_featurizer(min_word, max_word, word_features, fold_of, char_trigram
     return f
 
 
-cdef const int64_t[::1] checked_bounds(object bounds, Py_ssize_t n) except *:
-    """The run bounds as C-contiguous int64, after checking that they go
-    from 0 to the number of units `n` without decreasing."""
-    cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
+cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n) except -1:
+    """A ValueError unless the run bounds go from 0 to the number of units
+    `n` without decreasing."""
     cdef Py_ssize_t k, nb = b.shape[0]
     if nb < 1 or b[0] != 0 or b[nb - 1] != n:
         raise ValueError(f"bounds must run from 0 to the number of units ({n})")
     for k in range(nb - 1):
         if b[k + 1] < b[k]:
             raise ValueError("bounds must be non-decreasing")
-    return b
+    return 0
 
 
 def text_codes(str text):
@@ -611,7 +611,8 @@ def unit_glue(codes, bounds):
     glued."""
     cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
     cdef Py_ssize_t n = c.shape[0]
-    cdef const int64_t[::1] b = checked_bounds(bounds, n)
+    cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
+    check_bounds(b, n)
     cdef Py_ssize_t nb = b.shape[0]
     out = numpy.zeros(n, dtype=numpy.uint8)
     cdef unsigned char[::1] o = out

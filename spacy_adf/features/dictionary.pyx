@@ -21,7 +21,7 @@ import numpy
 from cymem.cymem cimport Pool
 from preshed.maps cimport PreshMap
 
-from .chars cimport MAX_WORD, checked_bounds, match_lexicon, word_key
+from .chars cimport MAX_WORD, check_bounds, match_lexicon, word_key
 
 from .chars import text_codes
 
@@ -131,8 +131,9 @@ cdef class WordDictionary:
         lex_span_len) of the gap after unit k (0: no word; the last unit of
         a run has no gap and a zero row). No word crosses a run bound."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
-        cdef const int64_t[::1] b = checked_bounds(bounds, c.shape[0])
+        cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
         cdef Py_ssize_t n = c.shape[0], nb = b.shape[0], r, longest = 0
+        check_bounds(b, n)
         for r in range(nb - 1):
             longest = max(longest, b[r + 1] - b[r])
         out = numpy.zeros((n, N_LENGTHS), dtype=numpy.uint8)
