@@ -33,7 +33,7 @@ this process; the systems are measured one after the other, never at once):
   sentence get one placeholder per offset (``__BOS-1__``, ``__EOS+2__``, as
   in ``benchmarks.chunking``) and an attribute whose cell is absent (e.g. no
   POS) is left out, as adf switches the template off. The values are
-  ``TemplateSet.column_values``, the strings behind adf's column hashes.
+  ``tests.helpers.template_values.column_values``, the strings behind adf's column hashes.
   ``--crfsuite-iterations`` caps L-BFGS (default 30, so the run stays within
   about 15 minutes; the tagging speed does not depend on it, since L2-only
   L-BFGS keeps every generated feature); the report gives CRFsuite's seconds
@@ -77,6 +77,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from benchmarks.chunking import cell_value, span_prf
 from benchmarks.harness import (BENCHMARKS_MD, DATA, REPO, fmt, machine_info, markers, read_jsonl,
                                 repo_state, run_child, write_json, write_section)
+from tests.helpers.template_values import column_values
 
 NAME = "bench_bioner_speed"
 DEFAULT_DATA = DATA / "jnlpba"
@@ -106,7 +107,7 @@ def shipped_templates(config_path: Path = SHIPPED_CONFIG) -> List[str]:
 
 class CrfsuiteFeatures:
     """CRFsuite attribute strings of adf templates: the template plus its
-    cell values, from `TemplateSet.column_values` (the strings adf hashes).
+    cell values, from `column_values` (the strings adf hashes).
     Word-derived values (text, affixes, orthography class, lower case, shape)
     are cached per word, so repeated words cost a dictionary look-up."""
 
@@ -127,14 +128,14 @@ class CrfsuiteFeatures:
     def columns(self, doc) -> List[List[Optional[str]]]:
         """Per column, the value of every token (None = absent)."""
         if not self.word_cols:
-            return self.tset.column_values(doc)
+            return column_values(self.tset, doc)
         out: List[Optional[List]] = [None] * len(self.tset.columns)
         cache = self._cache
         rows = []
         for token in doc:
             row = cache.get(token.text)
             if row is None:
-                one = self.tset.column_values(doc[token.i:token.i + 1].as_doc())
+                one = column_values(self.tset, doc[token.i:token.i + 1].as_doc())
                 row = cache[token.text] = tuple(one[i][0] for i in self.word_cols)
             rows.append(row)
         for k, i in enumerate(self.word_cols):
@@ -147,7 +148,7 @@ class CrfsuiteFeatures:
             elif name == "pos":
                 out[i] = [t.pos_ or None for t in doc]
             else:
-                full = full or self.tset.column_values(doc)
+                full = full or column_values(self.tset, doc)
                 out[i] = full[i]
         return out
 
@@ -564,7 +565,7 @@ def markdown_section(r: Dict) -> str:
         + ("the same as" if mod["matches_shipped_config"] else "**not** the same as")
         + f" `{mod['shipped_config']}`), {mod['scheme']} tags ({mod['n_tags']}), rich edges "
         f"`{mod['edge_features']}`, {mod['n_weights']:,} weights, {mod['n_features']:,} features. "
-        "crfsuite: the same templates as attribute strings (`TemplateSet.column_values`), "
+        "crfsuite: the same templates as attribute strings (`column_values`), "
         f"L-BFGS {c['params'].get('c2') and 'c2 = ' + str(c['params']['c2'])}, label transitions "
         f"only (no rich edges), trained on {c['training_sentences']:,} sentences "
         f"({c['training_tokens']:,} tokens), {capped}.", "",

@@ -1,34 +1,15 @@
 # cython: language_level=3
-"""Boundary features for Japanese word segmentation as a binary decision per
-gap (Kudo & Matsumoto 2003, section "Japanese Word Segmentation"): one
-example for every gap between two adjacent units (characters) of a run, "does
-a word start after this gap?".
-
-Template (`boundary_template` states it in plain Python; the C code below
-must agree with it): for the gap between unit k and unit k + 1 and a window
-w (3 in the paper's setting: 3 characters on each side and their types, 12
-features), the characters at relative positions -w .. -1 (-1 is unit k) and
-+1 .. +w (+1 is unit k + 1), as ``c-2=本``, and their character types
-(`chars.CLASS_NAMES`, the classification the CRF segmenter uses) as
-``t+1=hiragana``. A position beyond the run's edge has no character feature
-and the type ``EDGE``: that is how the text edges are padded (and why the
-average example has a little under 4w features).
-
-A run is what the CRF segmenter labels as one sequence (`char_units`):
-whitespace cuts runs, the gap across a cut is always a boundary, and no
-window looks across it.
-
-With a user dictionary (pke_segmenter's ``dict_features``), each gap also
-has up to three dictionary features, ``lex_end_len=L``, ``lex_begin_len=L``
-and ``lex_span_len=L``: the longest dictionary word that ends just before
-the gap, begins just after it, or spans across it (`dictionary.pyx`; L is at
-most the dictionary's max_word). They take slots of their own after every
-window's (LEX_SLOT), so a model without a dictionary has the keys it had.
-
-Each feature is a 64-bit key (slot, value) (`feature_key`); a
-`BoundaryVocab` maps the keys seen in training to dense ids. `gap_ids`
-gives the ids of every gap (the training matrix); its nogil `gap_features`
-(boundary.pxd) serves the segmentation in C (`models/boundary_decode.pyx`).
+"""Boundary features of `pke_segmenter`: one binary example per gap between
+two units of a run, "does a word start after this gap?" (Kudo & Matsumoto
+2003; docs/components.md, "Kernel taggers"). For a window w, the characters
+at -w..-1 and +1..+w (``c-2=本``), their `chars.CLASS_NAMES` types
+(``t+1=hiragana``, ``EDGE`` past the run's edge) and, with a user
+dictionary, the three lengths of `dictionary.pyx` in slots of their own
+after every window's (LEX_SLOT: a model without a dictionary keeps its
+keys). Each feature is a 64-bit key (slot, value) (`feature_key`);
+`BoundaryVocab` maps the keys seen in training to dense ids, and its nogil
+`gap_features` (boundary.pxd) serves `models/boundary_decode.pyx`. The
+plain-Python statement of the template is tests/helpers/reference_segmenters.py.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
@@ -36,11 +17,12 @@ import numpy
 
 from preshed.maps cimport PreshMap, map_get
 
-from .chars import CLASS_NAMES, char_classes
-from .dictionary import GAP_LENGTH_NAMES, MIN_WORD
+from .chars cimport check_bounds
 
-__all__ = ["BoundaryVocab", "boundary_template", "gap_keys", "gap_units", "feature_name",
-           "checked_units", "checked_lexicon", "check_window", "EDGE", "MAX_WINDOW"]
+from .chars import CLASS_NAMES, char_classes
+
+__all__ = ["BoundaryVocab", "gap_keys", "gap_units", "checked_units", "checked_lexicon", "check_window", "EDGE",
+           "MAX_WINDOW", "UNICODE_END"]
 
 EDGE = len(CLASS_NAMES)    # the type of a position beyond the run's edge
 cdef uint64_t EDGE_TYPE = EDGE
@@ -72,61 +54,6 @@ def checked_lexicon(lexicon, n_units):
 
 cdef inline const uint8_t* _lex_ptr(const uint8_t[:, ::1] lex):
     return &lex[0, 0] if lex is not None and lex.shape[0] else NULL
-
-
-def _relative(int slot, int window):
-    """Relative position (-w..-1, +1..+w) and kind ("c" or "t") of a slot."""
-    kind = "c" if slot < 2 * window else "t"
-    s = slot % (2 * window)
-    return (s - window if s < window else s - window + 1), kind
-
-
-def feature_name(uint64_t key, int window) -> str:
-    """The readable name of a feature key, as `boundary_template` writes it
-    (a hashed multi-character token shows as ``#code``)."""
-    cdef uint64_t raw = key - 2
-    slot = <int>(raw & ((1 << SLOT_BITS) - 1))
-    value = raw >> SLOT_BITS
-    if slot >= LEX_SLOT:
-        return f"{GAP_LENGTH_NAMES[slot - LEX_SLOT]}={value}"
-    rel, kind = _relative(slot, window)
-    if kind == "c":
-        text = chr(value) if value < UNICODE_END else f"#{value}"
-    else:
-        text = CLASS_NAMES[value] if value < EDGE else "EDGE"
-    return f"{kind}{rel:+d}={text}"
-
-
-def boundary_template(units, int k, int window=3, dictionary=None, int max_word=6):
-    """The features of the gap between units[k] and units[k + 1] of one run
-    (a sequence of one-character strings), in plain Python: the statement of
-    the template that the C code implements. `dictionary` (a set of words,
-    or None: no dictionary features): every substring of the run of
-    MIN_WORD .. max_word units is looked up in it."""
-    names = []
-    rels = list(range(-window, 0)) + list(range(1, window + 1))
-    for rel in rels:
-        j = k + 1 + rel if rel < 0 else k + rel
-        if 0 <= j < len(units):
-            names.append(f"c{rel:+d}={units[j]}")
-    for rel in rels:
-        j = k + 1 + rel if rel < 0 else k + rel
-        if 0 <= j < len(units):
-            t = int(char_classes(numpy.array([ord(units[j])], dtype=numpy.uint32))[0])
-            names.append(f"t{rel:+d}={CLASS_NAMES[t]}")
-        else:
-            names.append(f"t{rel:+d}=EDGE")
-    if dictionary is not None:
-        longest = [0] * len(GAP_LENGTH_NAMES)  # ends at k, begins at k + 1, spans k..k + 1
-        for s in range(len(units)):
-            for e in range(s + MIN_WORD, min(s + max_word, len(units)) + 1):
-                if "".join(units[s:e]) in dictionary:
-                    length = e - s
-                    for which, holds in enumerate((e == k + 1, s == k + 1, s <= k < e - 1)):
-                        if holds:
-                            longest[which] = max(longest[which], length)
-        names += [f"{name}={n}" for name, n in zip(GAP_LENGTH_NAMES, longest) if n]
-    return names
 
 
 cdef inline int _gap_keys(const uint32_t* codes, const int32_t* classes, const uint8_t* lex, int64_t a,
@@ -167,9 +94,16 @@ def checked_units(codes, bounds):
     checking that the bounds ascend from 0 to the number of units."""
     c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
     b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
-    if b.shape[0] == 0 or b[0] != 0 or b[b.shape[0] - 1] != c.shape[0] or numpy.any(numpy.diff(b) < 0):
-        raise ValueError("bounds must ascend from 0 to the number of units")
+    check_bounds(b, c.shape[0])
     return c, b, numpy.ascontiguousarray(char_classes(c), dtype=numpy.int32)
+
+
+cdef int64_t _count_gaps(const int64_t[::1] b) noexcept:
+    cdef Py_ssize_t r
+    cdef int64_t n = 0
+    for r in range(b.shape[0] - 1):
+        n += max(b[r + 1] - b[r] - 1, 0)
+    return n
 
 
 def gap_keys(codes, bounds, int window=3, lexicon=None):
@@ -184,9 +118,7 @@ def gap_keys(codes, bounds, int window=3, lexicon=None):
     cdef const uint8_t[:, ::1] lex = checked_lexicon(lexicon, c.shape[0])
     cdef const uint8_t* lp = _lex_ptr(lex)
     cdef Py_ssize_t r, n_runs = b.shape[0] - 1, g = 0
-    cdef int64_t k, n_gaps = 0
-    for r in range(n_runs):
-        n_gaps += max(b[r + 1] - b[r] - 1, 0)
+    cdef int64_t k, n_gaps = _count_gaps(b)
     out = numpy.zeros((n_gaps, 4 * window + (LEX_SLOTS if lexicon is not None else 0)), dtype=numpy.uint64)
     if n_gaps == 0:
         return out
@@ -233,10 +165,6 @@ cdef class BoundaryVocab:
     def __reduce__(self):  # pickling (nlp.pipe with n_process > 1)
         return (BoundaryVocab, (self.window, self.keys))
 
-    def names(self):
-        """The feature names in id order."""
-        return [feature_name(k, self.window) for k in self.keys.tolist()]
-
     cdef Py_ssize_t gap_features(self, const uint32_t* codes, const int32_t* classes, const uint8_t* lex,
                                  int64_t a, int64_t b, int64_t k, uint64_t* keys, int32_t* out) noexcept nogil:
         cdef int n = _gap_keys(codes, classes, lex, a, b, k, self.window, keys), s
@@ -261,10 +189,8 @@ cdef class BoundaryVocab:
         cdef const uint8_t[:, ::1] lex = checked_lexicon(lexicon, c.shape[0])
         cdef const uint8_t* lp = _lex_ptr(lex)
         cdef Py_ssize_t r, n_runs = b.shape[0] - 1, g = 0, m
-        cdef int64_t k, n_gaps = 0, pos = 0
+        cdef int64_t k, n_gaps = _count_gaps(b), pos = 0
         cdef int width = 4 * self.window + (LEX_SLOTS if lp != NULL else 0)
-        for r in range(n_runs):
-            n_gaps += max(b[r + 1] - b[r] - 1, 0)
         indptr = numpy.zeros(n_gaps + 1, dtype=numpy.int64)
         indices = numpy.zeros(n_gaps * width, dtype=numpy.int32)
         if n_gaps == 0:

@@ -1,37 +1,10 @@
-"""Features for bunsetsu dependency decisions (Kudo & Matsumoto 2002).
-
-A decision asks whether segment i (the modifier) depends on segment j (its
-right neighbour among the segments the cascaded parse has left). Its
-features are a set of strings, made ids by `FeatureVocab`; the polynomial
-kernel forms their combinations, so no conjunctions are written here.
-
-Static, per segment, once as modifier ("m.") and once as head ("h."):
-  head word (the `bunsetsu_head_token` rule): surface, POS, sub-POS,
-  conjugation type and form; functional word (the rightmost token after the
-  head word that is not punctuation, "-" if none): the same five; every
-  punctuation / bracket token's surface; the modifier's last word's
-  conjugation form; sentence-initial modifier, sentence-final head.
-Between i and j (the original segments strictly between): distance (1, 2-5,
-6+), the functional words that are particles, punctuation and brackets.
-Dynamic (what the parse attached so far): the functional words (surface and
-POS) of the segments already attached to the modifier ("da.") and to the
-head ("db.").
-Context (the surface context J.DepP reads): the modifier's last token
-(surface, sub-POS) and the last token of the segment before it ("BOS" at
-the sentence start); the head's first token (surface, sub-POS), last
-token's sub-POS, and the first, head and last token of the segment after it
-("EOS" at the sentence end).
-Particles: every particle token's surface, as modifier and as head.
-Coordination (per pair): the head words of i and j, of i - 1 and j, of i
-and j + 1 are the same word.
-
-Token fields come from ``token.morph`` (SrcPos, SrcSubPos, ConjType,
-ConjForm, as the bunsetsu readers write them) and fall back to ``pos_`` /
-``tag_`` when a field is missing, so Docs from other taggers work too.
-
-Training reads these strings; parsing reads the same feature sets as ids
-from `bunsetsu_fast.pyx`, which builds each token's strings with
-`token_fields` and `is_punct_token` once per distinct token.
+"""Feature strings of bunsetsu dependency decisions (Kudo & Matsumoto 2002):
+does segment i (the modifier) depend on segment j? A set of strings per
+decision, made ids by `FeatureVocab`; the polynomial kernel forms their
+combinations. The groups: docs/components.md, "Japanese dependency parsing".
+Training reads these strings; parsing reads the same sets as ids from
+`bunsetsu_fast.pyx`, which builds each token's strings with `token_fields`
+and `is_punct_token` once per distinct token.
 """
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 

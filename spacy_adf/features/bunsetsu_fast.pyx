@@ -2,27 +2,16 @@
 # distutils: language = c++
 """The bunsetsu features of `features/bunsetsu.py` as integer work: Docs in,
 flat arrays of feature ids per segment out, for the Cython parse of
-`pke_dependency` (`kernels/cascade.pyx` asks the pair questions).
+`pke_dependency` (docs/architecture.md, "pke_dependency").
 
-`TokenFeatureTable` keeps, per distinct token (its ORTH, MORPH, POS and TAG
-values, which fix every field the features read), the vocabulary ids of
-every feature string the token can give (head word, functional word, last
-conjugation form, punctuation, between, dynamic: `NCOL` columns, -1 for a
-string the vocabulary does not know or a group that is off) and its flags
-(head-rule class, punctuation, bracket, sentence ender). A token's strings
-are built in Python once, the first time its type is seen
-(`bunsetsu.token_fields` and friends: the same functions the training
-features use); after that a Doc costs one `doc.to_array` and a hash lookup
-per token.
-
-`TokenFeatureTable.read` turns a batch of (Doc, bunsetsu spans) into a
-`SegmentBatch`: per segment the ids of its features as modifier ("m."), as
-head ("h."), as a segment between a pair ("b."), and as a child of the
-modifier ("da.") or of the head ("db."), the same sets as
-`BunsetsuFeaturizer` gives as strings; sentences (one per Doc unless the
-Doc has sentence annotation or a sentence ender before its last token: then
-`bunsetsu_sentences` splits it); and the head token of each segment, for
-the token tree (`SegmentBatch.tree`).
+`TokenFeatureTable` keeps, per distinct token (its ORTH, MORPH, POS and TAG,
+which fix every field the features read), the vocabulary ids of every
+feature string the token can give (`NCOL` columns, -1 for a string the
+vocabulary does not know or a group that is off) and its flags; a token's
+strings are built in Python once, with the functions the training features
+use. `TokenFeatureTable.read` turns a batch of (Doc, bunsetsu spans) into a
+`SegmentBatch` holding the same feature sets as `BunsetsuFeaturizer` gives
+as strings.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libcpp.unordered_map cimport unordered_map
@@ -162,18 +151,6 @@ cdef class SegmentBatch:
 
     def __init__(self):
         self.docs = []
-
-    @property
-    def n_docs(self):
-        return len(self.docs)
-
-    @property
-    def n_segments(self):
-        return <Py_ssize_t>self.seg_start.size()
-
-    @property
-    def n_sentences(self):
-        return <Py_ssize_t>self.sent_seg.size()
 
     def arrays(self):
         """(feats int32, seg_off int64 [5 n_seg + 1], sent_seg int64

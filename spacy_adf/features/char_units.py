@@ -1,17 +1,9 @@
-"""The unit sequences a segmenter labels, from a Doc or from raw text.
-
-A unit is one token of a character-tokenized Doc (normally one character; a
-longer token becomes one hashed code). Whitespace never joins a word: units
-are cut into runs at whitespace tokens and after tokens with a trailing space,
-and each run is labelled as its own CRF sequence.
-
-Unit rules (`UNIT_RULES`, kept in each segmenter model's cfg so that a model
-keeps the rules it was saved with):
-
-- ``"codepoints"``: every unit may start a word;
-- ``"graphemes"`` (the default): no word starts inside a grapheme cluster or
-  inside a run of Latin, Arabic or Hebrew letters or of digits
-  (`features.chars.unit_glue`). The features are the same under both.
+"""The unit sequences a segmenter labels, from a Doc or from raw text. A unit
+is one token of a character-tokenized Doc (normally one character; a longer
+token becomes one hashed code); units are cut into runs at whitespace and
+after a trailing space, and each run is labelled as its own CRF sequence.
+The unit rules (`UNIT_RULES`, kept in each model's cfg): docs/components.md,
+"Word segmentation".
 """
 from typing import Callable, List, Tuple
 
@@ -19,7 +11,7 @@ import numpy
 from spacy.attrs import IS_SPACE, ORTH, SPACY
 from spacy.tokens import Doc
 
-from .chars import texts_to_units, unit_code, unit_glue
+from .chars import unit_code, unit_glue
 
 UNIT_RULES = ("codepoints", "graphemes")
 DEFAULT_UNIT_RULES = "graphemes"
@@ -82,13 +74,6 @@ _CODE_CACHE = {}  # orth -> unit code
 def orth_codes(strings, orths: List[int]) -> List[int]:
     """The unit code of each token orth (strings: the vocab's StringStore)."""
     return cached_by_orth(_CODE_CACHE, orths, lambda orth: unit_code(strings[orth]))
-
-
-def text_units(text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """(codes uint32, char position int64 per unit, run bounds) of raw text:
-    runs are the maximal non-whitespace stretches."""
-    codes, pos, bounds, _ = texts_to_units([text])
-    return codes, pos, bounds
 
 
 def _bounds(breaks: numpy.ndarray, n: int) -> numpy.ndarray:

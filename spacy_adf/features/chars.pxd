@@ -45,3 +45,7 @@ cdef uint64_t word_key(const uint32_t* c, Py_ssize_t n) noexcept nogil
 cdef void match_lexicon(const MapStruct* lexicon, const uint32_t* c, Py_ssize_t a, Py_ssize_t e,
                         int min_word, int max_word, int fold, uint64_t* pre, unsigned char* hit,
                         int32_t* ends, int32_t* begins, int32_t* inside) noexcept nogil
+
+
+# a ValueError unless run bounds go from 0 to n, non-decreasing
+cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n) except -1

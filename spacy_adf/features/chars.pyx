@@ -24,16 +24,6 @@ from preshed.maps cimport MapStruct, PreshMap, map_get
 
 # MAX_FORCED, MAX_WORD, BASE_TEMPLATES and the featurizer's fields: chars.pxd
 
-TEMPLATE_NAMES_BASE = (
-    ["c[-2]", "c[-1]", "c[0]", "c[1]", "c[2]",
-     "c[-2]c[-1]", "c[-1]c[0]", "c[0]c[1]", "c[1]c[2]", "c[-1]c[1]"]
-    + [f"same(c[{j}],c[{j + 1}])" for j in range(-2, 2)]
-    + [f"same(c[{j}],c[{j + 2}])" for j in range(-3, 2)]
-    + ["type[0]", "type[-1]type[0]type[1]",
-       "lex_end_len", "lex_begin_len", "lex_inside_len", "lex_end_len|c[0]", "lex_begin_len|c[0]",
-       "lex_end_len|lex_begin_len", "type[0]c[-1]", "type[0]c[1]", "lex_inside_len|c[0]"]
-)
-
 # Character classes: they let the model generalise over digits, Latin words,
 # kana runs and punctuation, which the Weibo and KWDLC texts are full of.
 CLASS_NAMES = ("other", "digit", "latin", "han", "hiragana", "katakana",
@@ -108,10 +98,6 @@ def char_classes(codes):
     return out
 
 
-def is_space_code(uint32_t c):
-    return char_class(c) == 8
-
-
 cdef class CharFeaturizer:
     """Hashes the segmentation templates of code sequences; owns the lexicon."""
 
@@ -137,17 +123,6 @@ cdef class CharFeaturizer:
         cdef int j
         for j in range(self.n_templates):
             self.seeds[j] = fmix(0x5eed0000ULL + <uint64_t>j * 0x10001ULL)
-
-    @property
-    def template_names(self):
-        names = list(TEMPLATE_NAMES_BASE)
-        if self.word_features:
-            lengths = range(self.min_word, self.max_word + 1)
-            names += [f"lex_word_ending_here[{l}]" for l in lengths]
-            names += [f"lex_word_starting_here[{l}]" for l in lengths]
-        if self.char_trigrams:
-            names += ["c[-2]c[-1]c[0]", "c[-1]c[0]c[1]", "c[0]c[1]c[2]", "c[-2]c[0]", "c[0]c[2]"]
-        return names
 
     def __len__(self):
         return len(self.fold_of)
@@ -274,16 +249,9 @@ cdef class CharFeaturizer:
         look across a sequence boundary. mask (uint8 per unit, optional):
         only rows with mask 1 are computed, the rest stay 0."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
-        cdef Py_ssize_t n = c.shape[0]
-        if bounds is None:
-            bounds = numpy.array([0, n], dtype=numpy.int64)
-        cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
-        if b.shape[0] < 1 or b[0] != 0 or b[b.shape[0] - 1] != n:
-            raise ValueError("bounds must run from 0 to len(codes)")
-        cdef Py_ssize_t k
-        for k in range(b.shape[0] - 1):
-            if b[k + 1] < b[k]:
-                raise ValueError("bounds must be non-decreasing")
+        cdef Py_ssize_t n = c.shape[0], k
+        cdef const int64_t[::1] b = numpy.ascontiguousarray((0, n) if bounds is None else bounds, dtype=numpy.int64)
+        check_bounds(b, n)
         out = numpy.zeros((n, self.n_templates), dtype=numpy.uint64)
         if n == 0:
             return out
@@ -466,6 +434,18 @@ def _rebuild_featurizer(min_word, max_word, word_features, fold_of, char_trigram
     return f
 
 
+cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n) except -1:
+    """A ValueError unless the run bounds go from 0 to the number of units
+    `n` without decreasing."""
+    cdef Py_ssize_t k, nb = b.shape[0]
+    if nb < 1 or b[0] != 0 or b[nb - 1] != n:
+        raise ValueError(f"bounds must run from 0 to the number of units ({n})")
+    for k in range(nb - 1):
+        if b[k + 1] < b[k]:
+            raise ValueError("bounds must be non-decreasing")
+    return 0
+
+
 def text_codes(str text):
     """Code points of a string as uint32."""
     return numpy.frombuffer(text.encode("utf-32-le"), dtype=numpy.uint32)
@@ -485,7 +465,7 @@ def texts_to_units(list texts):
     """Units of a batch of raw texts in one pass: (codes uint32, char position
     of each unit in its text int64, run bounds int64 over all units, unit
     offsets of the texts int64 (len+1)). Runs are maximal non-whitespace
-    stretches of a text (the same units as char_units.text_units)."""
+    stretches of a text."""
     cdef Py_ssize_t total = 0, k, n_texts = len(texts)
     for text in texts:
         if not isinstance(text, str):
@@ -584,9 +564,6 @@ cdef enum:
     RUN_HEBREW = 4
     GLUE_TABLE_SIZE = 0x20000
 
-RUN_CLASS_NAMES = ("none", "digit", "latin", "arabic", "hebrew")
-
-
 def _build_glue_table():
     import unicodedata
 
@@ -627,30 +604,16 @@ cdef inline unsigned char glue_info(uint32_t c) nogil:
     return 0  # other planes and hashed multi-character units: no rule
 
 
-def run_classes(codes):
-    """Run class (index into RUN_CLASS_NAMES, or 8 for a grapheme extender)
-    of every code: a test and debugging aid."""
-    cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
-    out = numpy.zeros(c.shape[0], dtype=numpy.int32)
-    cdef int32_t[::1] o = out
-    cdef Py_ssize_t i
-    cdef unsigned char g
-    for i in range(c.shape[0]):
-        g = glue_info(c[i])
-        o[i] = 8 if g & GLUE_EXTEND else g
-    return out
-
-
 def unit_glue(codes, bounds):
     """uint8 flag per unit: 1 where no word may start (the unit continues a
     grapheme cluster or a same-class letter or digit run begun before it, see
     above). Runs (``bounds``) are independent: a run's first unit is never
     glued."""
     cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
+    cdef Py_ssize_t n = c.shape[0]
     cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
-    cdef Py_ssize_t n = c.shape[0], nb = b.shape[0]
-    if nb < 1 or b[0] != 0 or b[nb - 1] != n:
-        raise ValueError(f"bounds must run from 0 to the number of units ({n})")
+    check_bounds(b, n)
+    cdef Py_ssize_t nb = b.shape[0]
     out = numpy.zeros(n, dtype=numpy.uint8)
     cdef unsigned char[::1] o = out
     if n:

@@ -1,25 +1,7 @@
-"""Word cluster tables from outside the training corpus, for the cluster
-columns of the feature templates (word -> bit path, keyed by
-`templates.cluster_key`: the word's form, lower-cased).
-
-A source is named by a string, as `adf_tagger`'s ``initialize`` takes it:
-
-- ``"lookups:TABLE"``: a table of spaCy's lookups for the pipeline's
-  language (``spacy-lookups-data``; e.g. ``lookups:lexeme_cluster``, the
-  Brown clusters of 1M English words). Its values are the bit paths as
-  integers behind a leading 1 (spaCy's ``Lexeme.cluster``: ``0b1`` + path).
-- a file path: one word a line as Brown clustering tools write it
-  (``PATH<TAB>WORD[<TAB>COUNT]``, e.g. Percy Liang's ``wcluster`` output, or
-  ``python -m spacy_adf clusters`` or ``vector-clusters``), most frequent
-  words first or with counts.
-- ``"vectors"``, ``"vectors:PATH"`` or ``"word2vec:PATH"``: word vectors
-  (the pipeline's own, filled by spaCy's ``[initialize] vectors``; a spaCy
-  pipeline or vectors folder; a word2vec/fastText text file), clustered
-  into bit paths at initialize (`vector_clusters`).
-
-Several forms of a word that share a key keep the path of the most frequent
-one (the first in the table, or the one with the highest count);
-``max_words`` keeps the most frequent words only.
+"""Word cluster tables from outside the training corpus (word -> bit path,
+keyed by `templates.cluster_key`), named by a source string: ``lookups:TABLE``
+(spaCy's lookups), a ``PATH<TAB>WORD[<TAB>COUNT]`` file, or word vectors
+(`vector_clusters`). docs/training.md, "Word clusters".
 """
 import weakref
 from typing import Dict, Iterable, Optional, Tuple

@@ -1,28 +1,40 @@
-"""Word clusters induced from raw text, for cluster feature columns.
-
-Each word seen at least ``min_count`` times gets a bit path: a leaf of a
-binary tree over the words, as Brown clusters give (Koo et al. 2008 and
-Turian et al. 2010 use prefixes of such paths as features: a short prefix
-is a coarse class, a long one a fine class). The tree here is built from
-distributional vectors, which is fast and needs only numpy, scipy and
-scikit-learn: each word's counts of the words just left and right of it
-(the ``n_contexts`` most frequent words, lower-cased), weighted by positive
-pointwise mutual information, reduced to ``dims`` dimensions by truncated
-SVD and length-normalised, then split in two by 2-means again and again
-(down to ``depth`` levels, or until a cluster has fewer than
-``min_size`` words). Words are matched lower-cased: case is what the
-orthography columns describe.
+"""Word clusters induced from raw text, for cluster feature columns: a bit
+path per word seen ``min_count`` times, a leaf of a binary tree as Brown
+clusters give (Koo et al. 2008 and Turian et al. 2010 use its prefixes as
+coarse and fine classes). The tree is built from distributional vectors
+(neighbour counts, PPMI, truncated SVD), which needs only numpy, scipy and
+scikit-learn; docs/training.md, "Word clusters". Words are matched
+lower-cased: case is what the orthography columns describe.
 """
 import sys
 import time
 from collections import Counter
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
 
 
 def progress(message: str) -> None:
     print(f"[clusters] {message}", file=sys.stderr, flush=True)
+
+
+def run_command(argv, prog: str, description: str, arguments: Sequence[Tuple[str, dict]],
+                run: Callable[[Any], None]) -> int:
+    """A command of ``python -m spacy_adf PROG``: its arguments ((name,
+    argparse options) pairs) and ``run(args)``, whose ValueError is printed
+    as the error (exit status 1)."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog=f"python -m spacy_adf {prog}", description=description)
+    for name, options in arguments:
+        p.add_argument(name, **options)
+    args = p.parse_args(argv)
+    try:
+        run(args)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _check_options(min_count: int, n_contexts: int, dims: int, depth: int, min_size: int) -> None:
@@ -200,36 +212,32 @@ def write_cluster_file(table: Dict[str, str], counts: Counter, path) -> int:
 
 
 def main(argv=None) -> int:
-    import argparse
+    return run_command(argv, "clusters", "Induce word clusters from a large text file (one sentence a line), "
+                       "streamed, and write them as PATH<TAB>WORD<TAB>COUNT lines for a config's "
+                       "[initialize.components.X] clusters.", [
+                           ("text", dict(help="a UTF-8 text file, one sentence (or paragraph) a line")),
+                           ("output", dict(help="the cluster table to write")),
+                           ("--tokenize", dict(default=None, metavar="LANG",
+                                               help="split lines with spacy.blank(LANG)'s tokenizer (default: at "
+                                                    "whitespace, for tokenized text)")),
+                           ("--min-count", dict(type=int, default=3)),
+                           ("--n-contexts", dict(type=int, default=2000)),
+                           ("--dims", dict(type=int, default=64)),
+                           ("--depth", dict(type=int, default=12)),
+                           ("--min-size", dict(type=int, default=4)),
+                           ("--seed", dict(type=int, default=0)),
+                       ], _write_clusters)
 
-    p = argparse.ArgumentParser(
-        prog="python -m spacy_adf clusters",
-        description="Induce word clusters from a large text file (one sentence a line), streamed, and write "
-                    "them as PATH<TAB>WORD<TAB>COUNT lines for a config's [initialize.components.X] clusters.")
-    p.add_argument("text", help="a UTF-8 text file, one sentence (or paragraph) a line")
-    p.add_argument("output", help="the cluster table to write")
-    p.add_argument("--tokenize", default=None, metavar="LANG",
-                   help="split lines with spacy.blank(LANG)'s tokenizer (default: at whitespace, for tokenized text)")
-    p.add_argument("--min-count", type=int, default=3)
-    p.add_argument("--n-contexts", type=int, default=2000)
-    p.add_argument("--dims", type=int, default=64)
-    p.add_argument("--depth", type=int, default=12)
-    p.add_argument("--min-size", type=int, default=4)
-    p.add_argument("--seed", type=int, default=0)
-    args = p.parse_args(argv)
+
+def _write_clusters(args) -> None:
     tokenize = None
     if args.tokenize:
         import spacy
 
         tokenizer = spacy.blank(args.tokenize).tokenizer
         tokenize = lambda line: [t.text for t in tokenizer(line) if not t.is_space]  # noqa: E731
-    try:
-        table, counts = induce_clusters_from_file(
-            args.text, min_count=args.min_count, n_contexts=args.n_contexts, dims=args.dims, depth=args.depth,
-            min_size=args.min_size, seed=args.seed, tokenize=tokenize)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
+    table, counts = induce_clusters_from_file(
+        args.text, min_count=args.min_count, n_contexts=args.n_contexts, dims=args.dims, depth=args.depth,
+        min_size=args.min_size, seed=args.seed, tokenize=tokenize)
     n = write_cluster_file(table, counts, args.output)
     progress(f"wrote {n:,} words to {args.output}")
-    return 0

@@ -28,6 +28,12 @@ def check_feature_modes(state_features: str, edge_features: str, min_freq: int) 
         raise ValueError(f"min_freq must be a positive integer, got {min_freq!r}")
 
 
+def _check_build(n_labels: int, state_features: str, edge_features: str, min_freq: int) -> None:
+    check_feature_modes(state_features, edge_features, min_freq)
+    if edge_features != "none" and n_labels > 255:
+        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
+
+
 def build_crf(
     hash_mats: Sequence[numpy.ndarray],
     golds: Sequence[numpy.ndarray],
@@ -46,9 +52,7 @@ def build_crf(
     golds[i]: int32 (n_i,) gold label ids. edge_template_mask: bool (T,),
     which templates also get label-pair ("rich edge") weights.
     """
-    check_feature_modes(state_features, edge_features, min_freq)
-    if edge_features != "none" and n_labels > 255:
-        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
+    _check_build(n_labels, state_features, edge_features, min_freq)
     if isinstance(hash_mats, RowBuffer):  # every sequence's rows, stacked already
         golds = [g for g in golds if len(g)]
         if not len(hash_mats) or len(hash_mats) != sum(len(g) for g in golds):
@@ -63,8 +67,8 @@ def build_crf(
         golds = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
     stacked.extend(stack_golds(golds))
     # the stacked hashes are dropped as soon as they are read
-    return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features,
-                      dense_keys=dense_keys)
+    return build_crf_stacked(stacked, n_labels, edge_template_mask=edge_template_mask, min_freq=min_freq,
+                             state_features=state_features, edge_features=edge_features, dense_keys=dense_keys)
 
 
 def stack_hashes(hash_mats) -> numpy.ndarray:
@@ -103,24 +107,12 @@ def build_crf_stacked(
     hashes of every token, y, yp int64 (N,) from `stack_golds`], emptied so
     that H is freed after its last read unless the caller holds it. With
     `with_lookup`, returns (table, crf, table.lookup(H)), the lookup made
-    before the weights are allocated so the hash matrix is freed first."""
-    check_feature_modes(state_features, edge_features, min_freq)
-    if edge_features != "none" and n_labels > 255:
-        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
-    return _build_crf(stacked, n_labels, edge_template_mask, min_freq, state_features, edge_features,
-                      with_lookup, dense_keys)
-
-
-def _build_crf(stacked: list, n_labels: int, edge_template_mask, min_freq: int, state_features: str,
-               edge_features: str, with_lookup: bool = False, dense_keys: Optional[numpy.ndarray] = None):
-    """The build from stacked = [H, y, yp]; empties the list, so the hashes
-    are freed after their last read unless the caller holds them. With
-    `with_lookup`, also returns table.lookup(H) (made while H still exists).
+    before the weights are allocated so the hash matrix is freed first.
     `dense_keys` (uint64) get the attribute ids after the template values'."""
+    _check_build(n_labels, state_features, edge_features, min_freq)
     H, y, yp = stacked
     stacked.clear()
     L = int(n_labels)
-    n_codes = L + L * L
     T = len(edge_template_mask)
     if H.shape[0] == 0:
         raise ValueError("no training tokens: cannot build a feature dictionary")
@@ -188,30 +180,6 @@ def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, 
         code = code[numpy.concatenate([[True], code[1:] != code[:-1]])]
     block_ptr, codes = _csr(code // n_codes, code % n_codes, A)
     return block_ptr, codes.astype(numpy.uint16)
-
-
-def _blocks_all_states(observed: numpy.ndarray, A: int, L: int):
-    """`_blocks_generic` for state_features="all" without "all" edges, with
-    no (attribute x label) int64 arrays, which would be a build's peak
-    memory. Each block is the L state codes 0..L-1, then the attribute's
-    observed edge codes; the i-th observed edge code (in sorted order) of
-    attribute a sits at i + (a + 1) * L."""
-    n_codes = L + L * L
-    observed = numpy.asarray(observed, dtype=numpy.int64)
-    owner = observed // n_codes
-    value = observed - owner * n_codes
-    if len(value) and value.min() < L:  # observed states: not this layout
-        return _blocks_generic(observed, None, A, L, "all", "observed")
-    counts = numpy.bincount(owner, minlength=A) if len(owner) else numpy.zeros(A, numpy.int64)
-    counts += L
-    block_ptr = numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64)
-    codes = numpy.empty(int(block_ptr[-1]), dtype=numpy.uint16)
-    edge_pos = numpy.arange(len(owner), dtype=numpy.int64) + (owner + 1) * L
-    is_state = numpy.ones(len(codes), dtype=bool)
-    is_state[edge_pos] = False
-    codes[edge_pos] = value
-    codes[is_state] = numpy.tile(numpy.arange(L, dtype=numpy.uint16), A)
-    return block_ptr, codes
 
 
 def _csr(owner: numpy.ndarray, value: numpy.ndarray, n_owner: int):

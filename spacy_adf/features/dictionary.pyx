@@ -1,26 +1,15 @@
 # cython: language_level=3
-"""The user dictionary of `pke_segmenter` and its matches around each gap.
-
-A `WordDictionary` holds the words of a user dictionary that can match
-(MIN_WORD .. max_word code points, no whitespace): their lexicon keys in a
-hashed set (the keys and the matching of adf_segmenter's lexicon,
-`chars.word_key` / `chars.match_lexicon`, so the two segmenters see the same
-matches) and their text, sorted, for saving with the model.
-
-`gap_lengths` gives, for the gap after unit k of a run, three lengths
-(0: no such word), the gap's view of adf_segmenter's lexicon features:
-
-- ``lex_end_len``: the longest dictionary word ending at unit k, just
-  before the gap (the CRF's lex_end_len of unit k);
-- ``lex_begin_len``: the longest word starting at unit k + 1, just after
-  it (the CRF's lex_begin_len of unit k + 1);
-- ``lex_span_len``: the longest word covering units k and k + 1, across
-  the gap (where the CRF has lex_inside_len, "covers the unit strictly
-  inside", a gap is inside a word exactly when a word spans it).
-
-Matching probes max_word prefixes at each unit, one hash lookup each: the
-cost follows the text and its matches, never the size of the dictionary, and
-the result depends on nothing else (no randomised hashing).
+"""The user dictionary of `pke_segmenter` and its matches around each gap
+(docs/components.md, "Kernel taggers"). A `WordDictionary` holds the words
+that can match (MIN_WORD .. max_word code points, no whitespace): their keys
+in a hashed set, with adf_segmenter's matching (`chars.word_key` /
+`chars.match_lexicon`, so the two segmenters see the same matches), and
+their text, sorted, for saving with the model. `gap_lengths` gives the
+three lengths of each gap: the longest word ending just before it
+(adf_segmenter's lex_end_len), starting just after it (lex_begin_len) and
+spanning it (where a unit is lex_inside_len, a gap is inside a word exactly
+when a word spans it). Matching probes max_word prefixes at each unit, one
+hash lookup each: the cost follows the text, never the dictionary's size.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
@@ -32,7 +21,7 @@ import numpy
 from cymem.cymem cimport Pool
 from preshed.maps cimport PreshMap
 
-from .chars cimport MAX_WORD, match_lexicon, word_key
+from .chars cimport MAX_WORD, check_bounds, match_lexicon, word_key
 
 from .chars import text_codes
 
@@ -114,8 +103,8 @@ cdef class WordDictionary:
 
     cdef int _load_text(self, bytes text) except -1:
         # the saved form, as `text_bytes` wrote it (sorted, unique): checked
-        # to hold words that can match, but not sorted again (a model with a
-        # dictionary of 400k words loads in a third of the time)
+        # to hold words that can match, but not sorted again (large
+        # dictionaries load faster)
         joined = text.decode("utf8")
         words = joined.split("\n")
         if _WHITESPACE.search(joined) or not all(MIN_WORD <= len(w) <= self.max_word for w in words):
@@ -144,11 +133,8 @@ cdef class WordDictionary:
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
         cdef Py_ssize_t n = c.shape[0], nb = b.shape[0], r, longest = 0
-        if nb < 1 or b[0] != 0 or b[nb - 1] != n:
-            raise ValueError(f"bounds must run from 0 to the number of units ({n})")
+        check_bounds(b, n)
         for r in range(nb - 1):
-            if b[r + 1] < b[r]:
-                raise ValueError("bounds must be non-decreasing")
             longest = max(longest, b[r + 1] - b[r])
         out = numpy.zeros((n, N_LENGTHS), dtype=numpy.uint8)
         if n == 0 or self.n_words == 0:

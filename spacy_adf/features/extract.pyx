@@ -57,6 +57,31 @@ cdef inline void _sort_u16(uint16_t* v, Py_ssize_t n) noexcept nogil:
         v[j + 1] = x
 
 
+cdef inline void _bucket_codes(const MapStruct* m, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
+                        const int64_t[::1] yp, int64_t L, const unsigned char[::1] edge_mask, bint state_observed,
+                        bint edge_observed, int64_t* pos, uint16_t* out, unsigned char* edge_attrs) noexcept nogil:
+    """The two passes of `FeatureTable.observed_blocks`: with out NULL,
+    pos[a] counts attribute a's codes (and edge_attrs flags the attributes
+    of edge templates); else each code is written at out[pos[a]++]."""
+    cdef Py_ssize_t t, j
+    cdef int64_t a
+    for t in range(hashes.shape[0]):
+        for j in range(hashes.shape[1]):
+            a = _attr_of(m, hashes[t, j])
+            if a < 0:
+                continue
+            if state_observed:
+                if out != NULL:
+                    out[pos[a]] = <uint16_t>y[t]
+                pos[a] += 1
+            if edge_mask[j]:
+                edge_attrs[a] = 1
+                if edge_observed and yp[t] >= 0:
+                    if out != NULL:
+                        out[pos[a]] = <uint16_t>(L + yp[t] * L + y[t])
+                    pos[a] += 1
+
+
 cdef int _check_templates(Py_ssize_t n_cols, const int32_t[:, ::1] tcols,
                           const int32_t[::1] tlen, const uint64_t[::1] tseed) except -1:
     cdef Py_ssize_t j, c, T = tlen.shape[0]
@@ -206,17 +231,7 @@ cdef class FeatureTable:
         cdef int64_t[::1] st = starts
         cdef MapStruct* m = self.map.c_map
         with nogil:
-            for t in range(n):
-                for j in range(T):
-                    a = _attr_of(m, hashes[t, j])
-                    if a < 0:
-                        continue
-                    if state_observed:
-                        st[a + 1] += 1
-                    if edge_mask[j]:
-                        ea[a] = 1
-                        if edge_observed and yp[t] >= 0:
-                            st[a + 1] += 1
+            _bucket_codes(m, hashes, y, yp, L, edge_mask, state_observed, edge_observed, &st[1], NULL, &ea[0])
             for a in range(A):
                 st[a + 1] += st[a]
         total = st[A]
@@ -224,18 +239,9 @@ cdef class FeatureTable:
         fill = starts[:A].copy()
         cdef uint16_t[::1] b = buf
         cdef int64_t[::1] f = fill
-        with nogil:
-            for t in range(n):
-                for j in range(T):
-                    a = _attr_of(m, hashes[t, j])
-                    if a < 0:
-                        continue
-                    if state_observed:
-                        b[f[a]] = <uint16_t>y[t]
-                        f[a] += 1
-                    if edge_mask[j] and edge_observed and yp[t] >= 0:
-                        b[f[a]] = <uint16_t>(L + yp[t] * L + y[t])
-                        f[a] += 1
+        if total:
+            with nogil:
+                _bucket_codes(m, hashes, y, yp, L, edge_mask, state_observed, edge_observed, &f[0], &b[0], &ea[0])
         del fill
         # distinct codes of each bucket, written over the bucket's front
         seen = numpy.zeros(n_codes, dtype=numpy.uint8)

@@ -1,21 +1,9 @@
-"""Bag-of-n-gram features of a Doc for the MaxEnt text classifier.
-
-A Doc's features are n-gram strings with counts:
-- by default the token n-grams of the sizes in `ngram_sizes` (default 1 and
-  2), tokens joined by "_" (the convention of Blitzer et al.'s processed
-  sentiment data, so a model trained on those files reads raw text the same
-  way), lower-cased if `lowercase`; whitespace tokens are skipped;
-- if the Doc carries precomputed features, a {feature string: count} dict in
-  ``doc.user_data["spacy_adf.features"]`` (the Blitzer reader stores one),
-  those are used instead, as they are: `ngram_sizes` and `lowercase` do
-  not apply to them (counts must be positive numbers).
-
-Each feature string is hashed to 64 bits with spaCy's murmurhash
-(``spacy.strings.hash_string``). A `FeatureIndex` built from the training
-Docs maps the hashes to dense ids: it keeps the features that occur in at
-least `min_count` training Docs; other features (and unseen ones at
-prediction time) are dropped. The feature value is the count ("count"),
-1 ("binary") or log(1 + count) ("log1p").
+"""Bag-of-n-gram features of a Doc for the MaxEnt text classifier
+(docs/components.md, "Text classification"): n-gram strings with counts
+(tokens joined by "_", the convention of Blitzer et al.'s processed data, so
+a model trained on those files reads raw text the same way), or the
+precomputed ``doc.user_data["spacy_adf.features"]``, hashed to 64 bits; a
+`FeatureIndex` built from the training Docs maps them to dense ids.
 """
 from collections import Counter
 from typing import Dict, Iterable, List, Sequence, Tuple

@@ -26,15 +26,9 @@ CLUSTER_TEMPLATES = ["cluster4[0]", "cluster6[0]", "cluster10[0]", "cluster[0]",
 
 @registry.misc("spacy_adf.templates.chunking_rich.v1")
 def chunking_rich_templates(words: str = "w", clusters: bool = False) -> List[str]:
-    """The paper's chunking templates plus POS unigrams at +-2, word|POS
-    conjunctions and a few orthographic features (suffixes, shape, lower
-    case).
-
-    words: the column of the word cells, "w" (as written) or "form" (treebank
-    quote and bracket tokens read as the characters of running text, for
-    chunkers that see raw text; see `spacy_adf.features.templates.word_form`).
-    clusters: add CLUSTER_TEMPLATES (word clusters induced from the training
-    text)."""
+    """The paper's chunking templates plus POS at +-2, word|POS and a few
+    orthographic features; ``words``: "w" or "form" (for chunkers that see
+    raw text); ``clusters``: add CLUSTER_TEMPLATES. docs/training.md."""
     if words not in ("w", "form"):
         raise ValueError(f"words must be 'w' or 'form', not {words!r}")
     templates = chunking_templates() + [
@@ -67,12 +61,10 @@ def ner_templates() -> List[str]:
 
 @registry.misc("spacy_adf.templates.bunsetsu.v1")
 def bunsetsu_templates() -> List[str]:
-    """Japanese bunsetsu chunking over morphemes with POS and morphs (as the
-    bunsetsu corpus readers write them): words and tags at +-2 and their
-    bigrams; the source sub-POS, POS pair and conjugation fields at the
-    boundary (a bunsetsu starts at a content word; what ends one is a
-    particle, a conjugation form or punctuation on the left); the characters
-    on either side of the boundary (noun compounds)."""
+    """Japanese bunsetsu chunking over morphemes with POS and morphs: words
+    and tags at +-2, the morph fields and characters at the boundary (a
+    bunsetsu starts at a content word; a particle, a conjugation form or
+    punctuation on the left ends one; noun compounds)."""
     words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
     tags = [
         "t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]",
@@ -91,11 +83,9 @@ def bunsetsu_templates() -> List[str]:
 
 @registry.misc("spacy_adf.templates.ja_morph.v1")
 def ja_morph_templates(clusters: bool = False) -> List[str]:
-    """Japanese morphological tagging from words alone (the raw-text
-    pipeline's POS and conjugation taggers): words at +-2 and their bigrams,
-    the first and last characters of the word (inflection endings, unknown
-    words) and the characters across each word boundary. ``clusters=True``
-    adds CLUSTER_TEMPLATES (a cluster table named at initialize)."""
+    """Japanese POS and conjugation from words alone: words at +-2, the
+    word's first and last characters (inflection endings, unknown words) and
+    the characters across each word boundary; ``clusters``: as above."""
     return [
         "w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]",
         "w[-1]|w[0]", "w[0]|w[1]", "w[-1]|w[0]|w[1]",
@@ -106,14 +96,11 @@ def ja_morph_templates(clusters: bool = False) -> List[str]:
 
 @registry.misc("spacy_adf.templates.pos_en.v1")
 def pos_en_templates(clusters: bool = False) -> List[str]:
-    """English POS tagging that reads running text as well as Penn Treebank
-    tokens: the word window in spaCy's norm form (the PTB quote tokens and
-    typographic quotes all become a straight double quote, a typographic
-    apostrophe a straight one; lower case), the current word as written
-    (case), orthography classes at +-2 and their bigrams, prefixes and
-    suffixes of 2-4 characters. norm cannot tell an opening quote from a
-    closing one, so the raw-text pipeline tags quotes by rule after the
-    tagger (python -m spacy_adf assemble --quote-tags-after)."""
+    """English POS tagging of running text as well as Penn Treebank tokens:
+    the word window in spaCy's norm form (quotes made straight, lower case),
+    the word as written, ortho classes and affixes. norm cannot tell an
+    opening quote from a closing one, so the raw-text pipeline tags quotes by
+    rule after the tagger (python -m spacy_adf assemble --quote-tags-after)."""
     norms = ["norm[-2]", "norm[-1]", "norm[0]", "norm[1]", "norm[2]", "norm[-1]|norm[0]", "norm[0]|norm[1]"]
     ortho = [
         "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",
@@ -126,24 +113,10 @@ def pos_en_templates(clusters: bool = False) -> List[str]:
 @registry.misc("spacy_adf.templates.bioner.v1")
 def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False,
                      wide: bool = False, clusters: bool = False) -> List[str]:
-    """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): words
-    w[-2..2], w[-1]w[0], w[0]w[1]; orthography classes (the ``ortho`` column,
-    see `spacy_adf.features.templates.ortho_class`) o[-2..2] and their
-    bigrams; with ``pos=True`` also the POS windows t[-2..2], their bigrams and
-    trigrams (the Docs then need ``token.tag_``, e.g. from an upstream
-    tagger; the JNLPBA, NCBI-disease and BC5CDR files have no POS column).
-    ``affixes=True`` adds prefixes and suffixes of 2-4 characters and the
-    lower-cased word of the current token (not in the paper's table).
-    ``context=True`` (with or without affixes) adds more of the same kind
-    around the token: prefixes/suffixes of 1 and 5 characters, suffix3 and
-    prefix3 of the neighbours, lower-cased words at -1/+1 and their bigrams
-    with the current one, spaCy's word shape at -1..1, the skip pair
-    w[-1]w[1], and ortho[0] conjoined with the current word's suffix3.
-    ``wide=True`` reaches two tokens out with the case-free forms: lower-cased
-    words and shapes at -2/+2, the lower-cased bigrams beside the token, and
-    (with ``pos``) the current tag with the word and its suffix (an entity's
-    edges are often two words away: "the human IL-2 gene"). ``clusters=True``
-    adds CLUSTER_TEMPLATES (word clusters induced from the training text)."""
+    """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): word
+    windows and ``ortho`` classes; ``pos``, ``affixes``, ``context``, ``wide``
+    and ``clusters`` add the groups below (docs/components.md, "Biomedical
+    NER")."""
     words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
     ortho = [
         "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",

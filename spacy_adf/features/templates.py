@@ -1,20 +1,7 @@
-"""Feature templates: parsing, token-attribute columns and hashing.
-
-Template syntax: cells ``name[offset]`` joined by ``|`` (a conjunction), e.g.
-``w[-1]``, ``w[0]|w[1]``, ``t[-2]|t[-1]|t[0]``, ``shape[0]``, ``suffix3[0]``.
-Built-in names: w/orth (ORTH), lower, norm, shape, t/tag (TAG), pos (POS),
-lemma, prefixN and suffixN (N = 1..10 characters), and morph_FIELD: the
-value of one ``token.morph`` field (``morph_ConjForm``, ``morph_SrcPos``;
-off where the token has no such field), and ``ortho``: the token's
-orthography class (`ortho_class`, for biomedical NER), and ``form``: the word
-as written, except that the Penn Treebank's quote and bracket tokens and the
-running-text characters they stand for are one value each (`word_form`), so a
-model trained on treebank tokens reads raw text alike. ``cluster`` and
-``clusterN``: the word's cluster (its lower-cased form's bit path in a table
-induced from the training text, `spacy_adf.features.clusters`; ``clusterN``
-the first N bits, a coarser cluster; off for words outside the table); the
-table belongs to the model (`TemplateSet.set_clusters`). Any name registered in
-``spacy_adf.registry.extractors`` works as well.
+"""Feature templates: parsing, token-attribute columns and hashing. A template
+is cells ``name[offset]`` joined by ``|`` (``w[-1]``, ``w[0]|t[1]``); the
+column names: docs/training.md, "adf_tagger settings". Any name registered
+in ``spacy_adf.registry.extractors`` works as well.
 """
 import functools
 import re
@@ -311,41 +298,6 @@ class TemplateSet:
                 cache.add(orth, row)
             out[pos, self._word_cols] = row
 
-    def column_values(self, doc: Doc) -> List[List[Optional[str]]]:
-        """The string behind every column value of `doc`, one list per
-        column (None where the column is absent, i.e. its hash is 0): what
-        `columns_for` hashes, for tools that need readable features (e.g.
-        CRFsuite attribute strings in benchmarks/bioner_speed.py)."""
-        out: List[List[Optional[str]]] = []
-        texts = [t.text for t in doc]
-        for name in self.columns:
-            if name in ("w", "orth"):
-                values = texts
-            elif name in _DOC_ATTRS:
-                attr = {"t": "tag", "w": "orth"}.get(name, name)
-                values = [getattr(t, attr + "_") or None for t in doc]
-            elif _AFFIX_RE.match(name):
-                m = _AFFIX_RE.match(name)
-                size = int(m.group(2))
-                values = ([x[:size] for x in texts] if m.group(1) == "prefix"
-                          else [x[-size:] for x in texts])
-            elif name == "ortho":
-                values = [ortho_class(x) for x in texts]
-            elif name == "form":
-                values = [word_form(x) for x in texts]
-            elif _CLUSTER_RE.match(name):
-                self._check_clusters(None)
-                values = [_cluster_value(self.clusters, int(_CLUSTER_RE.match(name).group(1) or 0), x)
-                          for x in texts]
-            elif _MORPH_RE.match(name):
-                field = _MORPH_RE.match(name).group(1)
-                values = [_morph_value(str(t.morph), field) for t in doc]
-            else:
-                raw = extractors.get(name)(doc)
-                values = [None if v is None or v == "" else str(v) for v in raw]
-            out.append(list(values))
-        return out
-
     def _morph_column(self, doc: Doc, field: str) -> numpy.ndarray:
         # Cached per morph analysis: a corpus has few distinct ones.
         cache = self._morph_cache.setdefault(field, {})
@@ -382,16 +334,6 @@ class TemplateSet:
         """Template hashes of one sequence's columns, or of several stacked
         ones (row ranges seq_starts[i]:seq_starts[i+1], as columns_for_docs)."""
         return template_hashes(cols, self.tcols, self.toffs, self.tlen, self.tseed, seq_starts)
-
-
-def _morph_value(morph: str, field: str) -> Optional[str]:
-    """The value of `field` in a morph string ("A=x|B=y"), as _morph_column reads it."""
-    value = None
-    for feat in (morph.split("|") if morph else ()):
-        name, _, v = feat.partition("=")
-        if name == field and v:
-            value = v
-    return value
 
 
 def _affix_hash(kind: str, size: int, text: str) -> int:
@@ -474,24 +416,8 @@ _PIECE_RE = re.compile(r"[A-Za-z]+")
 
 def ortho_class(text: str) -> str:
     """Orthography class of a word, in the spirit of Settles (2004) and
-    Okanohara et al. (2006). Whole-word classes first:
-
-    ``EMPTY``; ``GREEK`` (a Greek letter name: "alpha", "Kappa"); ``ROMAN``
-    (an upper-case Roman numeral up to CCCXCIX, "II", "IV"; the single letters
-    "I", "V", "X", "L", "C" are ``ROMAN`` too); ``DIGITS`` ("1995");
-    ``NUMBER`` ("0.05", "1,000", "-3", "25%"); ``PUNCT`` (no letter or digit:
-    ",", "(", "+/-"); ``UPPER1`` / ``LOWER1`` (one letter: "B", "a").
-
-    Otherwise the class is composed: a case part, ``LOWER`` ("cells"),
-    ``INITCAP`` ("Jurkat"), ``ALLCAPS`` ("NF", "TCRs" is not: it is
-    ``MIXED``), ``MIXED`` ("kappaB", "mRNA") or ``NOLETTER``, followed by
-    flags: ``+D`` has a digit ("IL2", "p53"), ``+H`` has a hyphen ("IL-2"),
-    ``+S`` has a slash ("C/EBP"), ``+P`` has other punctuation ("Ca2+",
-    "PU.1"), ``+G`` a letter run of the word is a Greek letter name
-    ("NF-kappaB" does not count, "TNF-alpha" does), ``+E`` ends in a digit
-    ("IL-2", "p50"). E.g. "IL-2" -> ``ALLCAPS+D+H+E``,
-    "TNF-alpha" -> ``MIXED+H+G``.
-    """
+    Okanohara et al. (2006): the classes are in docs/training.md, "adf_tagger
+    settings" ("IL-2" -> ``ALLCAPS+D+H+E``, "TNF-alpha" -> ``MIXED+H+G``)."""
     if not text:
         return "EMPTY"
     low = text.lower()

@@ -1,43 +1,19 @@
-"""Word clusters from word vectors, for the cluster columns of the feature
-templates: the same kind of bit paths as `clusters` induces from raw text
-(recursive 2-means over length-normalised vectors, `clusters.bisecting_paths`),
-but from vectors trained elsewhere on far more text (word2vec, fastText,
-chiVe), so a tagger trained on a small corpus gets classes for words it
-never saw.
-
-Sources, as `cluster_tables.load_clusters` takes them:
-
-- ``"vectors"``: the vectors of the pipeline being initialized
-  (``nlp.vocab.vectors``, which spaCy fills from ``[initialize] vectors``);
-- ``"vectors:PATH"``: the vectors of a spaCy pipeline folder or of its
-  ``vocab`` folder (e.g. made by ``spacy init vectors``, or an installed
-  pipeline package's folder; ``pkg:PACKAGE/PATH`` names a folder inside an
-  installed package);
-- ``"word2vec:PATH"``: a word2vec or fastText text file, an ``N DIM`` header
-  line, then ``WORD V1 ... VDIM`` lines, most frequent words first (as the
-  tools write them; ``pkg:PACKAGE/PATH`` as for the other files).
-
-Words are keyed as the columns look them up (`templates.cluster_key`); of
-several words with one key the most frequent keeps its vector: the one first
-in the file, or for spaCy vectors first in the table's key order (the order
-they were added in: a vectors file's order; keys that pruning mapped to a
-kept row come after the kept rows' own words). ``max_words`` keeps that many
-keys, the most frequent, and clusters only their vectors. spaCy vectors map
-many keys to one row: the rows are clustered, once each, so words sharing a
-row share a path. A word whose vector is all zeros (a row nothing was
-written to) gets no path. The table is the model's once initialized (saved
-with it), so a trained pipeline needs no vectors at run time.
+"""Word clusters from word vectors trained elsewhere on far more text
+(word2vec, fastText, chiVe; sources ``vectors``, ``vectors:PATH`` and
+``word2vec:PATH``), split into bit paths as `clusters` splits the vectors it
+induces (`clusters.bisecting_paths`), so a tagger trained on a small corpus
+gets classes for words it never saw. docs/training.md, "Word clusters".
 """
-import sys
 import time
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional
 
 import numpy
 
-from ..serialization.text_lines import check_file, read_lines, resolve_path
-from .clusters import bisecting_paths, progress
+from ..serialization.text_lines import resolve_path
+from .clusters import bisecting_paths, progress, run_command
 from .templates import cluster_key
+from .word2vec import open_word2vec
 
 VECTORS_SOURCE = "vectors"
 VECTORS_PREFIX = "vectors:"
@@ -108,70 +84,27 @@ class _Collector:
 # ------------------------------------------------------------ word2vec text files
 
 def read_word2vec(path, max_words: int = 0, every: int = 100_000) -> WordVectors:
-    """The vectors of a word2vec/fastText text file (module docstring),
-    read line by line into one preallocated array: memory is the kept rows.
-    Errors name the file and the line."""
-    path = check_file(path, "word2vec vectors", hint="")
-    try:
-        return _read_word2vec(path, max_words, every)
-    except ValueError as e:
-        if "not valid UTF-8" not in str(e):
-            raise
-        raise ValueError(f"word2vec file {e} (the binary word2vec format is not read: save the vectors as "
-                         "text)") from None
-
-
-def _read_word2vec(path: Path, max_words: int, every: int) -> WordVectors:
+    """The vectors of a word2vec/fastText text file (`word2vec.open_word2vec`),
+    read line by line into one preallocated array: memory is the kept rows."""
     start = time.time()
-    lines = read_lines(path)
-    header = next((item for item in lines if item[1].strip()), None)
-    if header is None:
-        raise ValueError(f"word2vec file {path} is empty")
-    n, dims = _header(path, *header)
+    path, n, dims, vectors = open_word2vec(path)
     collect = _Collector(max_words)
     rows = numpy.empty((min(n, max_words) if max_words else n, dims), dtype=numpy.float32)
     n_vectors = 0
-    for lineno, line in lines:
-        if collect.full:
-            break
-        if not line.strip():
-            continue
+    for word, vector in vectors:
         n_vectors += 1
-        if n_vectors > n:
-            raise ValueError(f"word2vec file {path}, line {lineno}: more vectors than the {n:,} of its header")
-        # split at the space alone: a word may be another whitespace character (U+3000 in Japanese text)
-        cols = line.rstrip(" ").split(" ")
-        if len(cols) != dims + 1:
-            raise ValueError(f"word2vec file {path}, line {lineno}: {len(cols) - 1} values after the word "
-                             f"{cols[0]!r}, but the header says {dims} dimensions")
-        key = collect.new_key(cols[0])
+        key = collect.new_key(word)
         if key is None:
             continue
-        try:
-            vector = numpy.array(cols[1:], dtype=numpy.float32)
-        except ValueError as e:
-            raise ValueError(f"word2vec file {path}, line {lineno}: a value of {cols[0]!r} is not a number "
-                             f"({e})") from None
-        if not numpy.isfinite(vector).all():
-            raise ValueError(f"word2vec file {path}, line {lineno}: the vector of {cols[0]!r} is not finite")
         rows[len(collect.source_rows)] = vector
         collect.add(key, len(collect.source_rows))
         if n_vectors % every == 0:
             progress(f"reading {path.name}: {n_vectors:,} of {n:,} vectors, {time.time() - start:.1f} s")
-    if not collect.full and n_vectors < n:
-        raise ValueError(f"word2vec file {path} has {n_vectors:,} vectors, but its header says {n:,}: "
-                         "is it cut short?")
+        if collect.full:
+            break
     progress(f"read {n_vectors:,} vectors of {dims} dimensions from {path.name}: {len(collect.words):,} words, "
              f"{time.time() - start:.1f} s")
     return collect.result(rows[:len(collect.source_rows)], f"word2vec file {path}")
-
-
-def _header(path: Path, lineno: int, line: str):
-    cols = line.split()
-    if len(cols) != 2 or not all(c.isdigit() and int(c) > 0 for c in cols):
-        raise ValueError(f"word2vec file {path}, line {lineno}: expected the header 'N DIM' (the numbers of "
-                         f"vectors and dimensions, as word2vec and fastText write it), got {line[:80]!r}")
-    return int(cols[0]), int(cols[1])
 
 
 # ------------------------------------------------------------ spaCy vectors
@@ -303,76 +236,79 @@ def write_ranked_cluster_file(table: Dict[str, str], path) -> int:
     return len(table)
 
 
-def main(argv=None) -> int:
-    import argparse
+VECTORS_HELP = ("a word2vec/fastText text file ('N DIM' header), or a spaCy pipeline or vectors folder "
+                "(pkg:PACKAGE/PATH: inside an installed package)")
 
-    p = argparse.ArgumentParser(
-        prog="python -m spacy_adf vector-clusters",
-        description="Cluster word vectors into bit paths by recursive 2-means and write them as PATH<TAB>WORD "
-                    "lines, most frequent words first, for a config's [initialize.components.X] clusters.")
-    p.add_argument("vectors", help="a word2vec/fastText text file ('N DIM' header), or a spaCy pipeline or "
-                                   "vectors folder (pkg:PACKAGE/PATH: inside an installed package)")
-    p.add_argument("output", help="the cluster table to write")
-    p.add_argument("--depth", type=int, default=12, help="levels of 2-means splits: the longest path (default 12)")
-    p.add_argument("--min-size", type=int, default=4, help="a cluster of fewer vectors is not split (default 4)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-words", type=int, default=0, help="keep the most frequent words only (0: all)")
-    args = p.parse_args(argv)
-    try:
-        check_options(args.depth, args.min_size, args.max_words)
-        start = time.time()
-        table = cluster_word_vectors(read_vectors(args.vectors, args.max_words), depth=args.depth,
-                                     min_size=args.min_size, seed=args.seed, start=start)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
+
+def main(argv=None) -> int:
+    return run_command(argv, "vector-clusters", "Cluster word vectors into bit paths by recursive 2-means and write "
+                       "them as PATH<TAB>WORD lines, most frequent words first, for a config's "
+                       "[initialize.components.X] clusters.", [
+                           ("vectors", dict(help=VECTORS_HELP)),
+                           ("output", dict(help="the cluster table to write")),
+                           ("--depth", dict(type=int, default=12,
+                                            help="levels of 2-means splits: the longest path (default 12)")),
+                           ("--min-size", dict(type=int, default=4,
+                                               help="a cluster of fewer vectors is not split (default 4)")),
+                           ("--seed", dict(type=int, default=0)),
+                           ("--max-words", dict(type=int, default=0,
+                                                help="keep the most frequent words only (0: all)")),
+                       ], _write_vector_clusters)
+
+
+def _write_vector_clusters(args) -> None:
+    check_options(args.depth, args.min_size, args.max_words)
+    start = time.time()
+    table = cluster_word_vectors(read_vectors(args.vectors, args.max_words), depth=args.depth,
+                                 min_size=args.min_size, seed=args.seed, start=start)
     n = write_ranked_cluster_file(table, args.output)
     progress(f"wrote {n:,} words in {len(set(table.values())):,} clusters to {args.output}")
-    return 0
 
 
 def vector_words(path, max_words: int = 0) -> List[str]:
     """The words of a vectors table as written (every form: a lexicon keeps
-    case), in its order, words of all-zero rows left out."""
+    case), in its order, words of all-zero rows left out; one read."""
     resolved = resolve_path(path)
-    if resolved.is_dir():  # one load: the keys with a non-zero row, then every form in key order
+    if resolved.is_dir():
         vocab, folder = _spacy_vocab(resolved)
         keyed = set(spacy_word_vectors(vocab.vectors, vocab.strings, 0, f"the vectors of {folder}").words)
-        raw = (vocab.strings[k] for k in vocab.vectors.key2row if k in vocab.strings)
+        usable = ((w, cluster_key(w) in keyed)
+                  for w in (vocab.strings[k] for k in vocab.vectors.key2row if k in vocab.strings))
+        what, rest = f"the vectors of {folder}", ()
     else:
-        keyed = set(read_word2vec(resolved).words)
-        raw = (line.split(" ", 1)[0] for n, line in read_lines(check_file(resolved, "word2vec file", hint=""))
-               if n > 1)
+        resolved, _, _, rest = open_word2vec(resolved)
+        nonzero: Dict[str, bool] = {}  # a key's vector is its first form's
+        usable = ((w, bool(cluster_key(w)) and nonzero.setdefault(cluster_key(w), bool(v.any())))
+                  for w, v in rest)
+        what = f"word2vec file {resolved}"
     words, seen = [], set()
-    for word in raw:
-        if word not in seen and cluster_key(word) in keyed:
+    for word, ok in usable:
+        if ok and word not in seen:
             seen.add(word)
             words.append(word)
             if max_words and len(words) >= max_words:
                 break
+    for _ in rest:  # the rest of a file is checked all the same
+        pass
+    if not words:
+        raise ValueError(f"{what} has no word with a vector to cluster")
     return words
 
 
 def words_main(argv=None) -> int:
-    import argparse
+    return run_command(argv, "vector-words", "Write the words of a word-vector table, most frequent first, one a "
+                       "line: a lexicon for a segmenter's user_dict (vectors are trained on far more text than a "
+                       "segmentation corpus).", [
+                           ("vectors", dict(help=VECTORS_HELP)),
+                           ("output", dict(help="the word list to write")),
+                           ("--max-words", dict(type=int, default=0, help="the most frequent words only (0: all)")),
+                       ], _write_vector_words)
 
-    p = argparse.ArgumentParser(
-        prog="python -m spacy_adf vector-words",
-        description="Write the words of a word-vector table, most frequent first, one a line: a lexicon for "
-                    "a segmenter's user_dict (vectors are trained on far more text than a segmentation corpus).")
-    p.add_argument("vectors", help="a word2vec/fastText text file ('N DIM' header), or a spaCy pipeline or "
-                                   "vectors folder (pkg:PACKAGE/PATH: inside an installed package)")
-    p.add_argument("output", help="the word list to write")
-    p.add_argument("--max-words", type=int, default=0, help="the most frequent words only (0: all)")
-    args = p.parse_args(argv)
-    try:
-        check_options(1, 2, args.max_words)
-        words = vector_words(args.vectors, args.max_words)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
+
+def _write_vector_words(args) -> None:
+    check_options(1, 2, args.max_words)
+    words = vector_words(args.vectors, args.max_words)
     path = Path(args.output)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(w + "\n" for w in words), encoding="utf8")
     progress(f"wrote {len(words):,} words to {path}")
-    return 0

@@ -1,20 +1,9 @@
 """Word-vector features of the sequence CRF (`spacy_adf.vector_features.v1`,
-used by `spacy_adf.CRF.v2`'s ``vectors``): for each window offset o, the
-vector of the token at t + o in the pipeline's vectors table
-(``nlp.vocab.vectors``, what spaCy's ``[initialize] vectors`` fills) as one
-real-valued attribute per dimension, valued vector[d] * scale / |vector|.
-
-Unit length times `scale` (1.0 by default) makes the whole vector weigh like
-one binary feature in an update (the squared values sum to scale^2), so ADF's
-rates suit it as they suit the templates. A word without a vector (or with a
-vector of length 0), and an offset outside the sentence, contribute nothing.
-Each dimension's attribute has one state weight per label and no edge
-weights.
-
-The model keeps the attribute keys of its dimensions in its feature table
-and the vectors' width in its file, not the vectors: a trained model reads
-the pipeline's table, and refuses to run when the pipeline has no vectors or
-vectors of another width (`check_table`).
+`spacy_adf.CRF.v2`'s ``vectors``): for each window offset, the pipeline's
+vector of the token there as one real-valued attribute per dimension,
+valued vector[d] * scale / |vector| (docs/training.md, "adf_tagger
+settings"). The model keeps the attributes' keys and the vectors' width,
+not the vectors, and refuses a pipeline without them (`check_table`).
 """
 import math
 from typing import List, Optional, Sequence, Tuple

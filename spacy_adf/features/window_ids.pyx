@@ -1,23 +1,14 @@
 # cython: language_level=3
-"""Window features for the left-to-right pairwise-SVM tagger, in C
+"""Window features of the left-to-right pairwise-SVM tagger in C
 (`kernels/left_to_right.pyx` decodes with them; `models/kernel_tagger.py`
-holds the Python reference of both).
-
-Static features of token t: the value of each group (words "w", POS "p") at
-each relative position d in -window..+window, as the strings
-``f"{group}{d:+d}={value}"`` ("w-1=the", "p+0=NN", "p+2=NNS"), with padding
-values "<BOS>" / "<EOS>" outside the sentence. `WindowTable` turns these
-into feature ids for whole arrays of tokens: one hash-map lookup per token
-and group (spaCy's 64-bit string hashes of the token's text and POS), then a
-row of ids per offset; a value the vocabulary does not know gives -1, which
-the decoder drops. (A token whose text is literally "<BOS>" shares the
-padding's id: harmless.)
-
-Dynamic features: the chunk tags of the two previous tokens, "t-1=B" and
-"t-2=O" ("<BOS>" before the sentence start), looked up in a (2, K + 1)
-table: row 0 for t-1, row 1 for t-2, column K for <BOS>.
-
-`kernels.left_to_right.decode` tags with these ids and the dynamic table.
+holds the Python reference of both). Static features of token t: each
+group's value (words "w", POS "p") at each offset d in -window..+window,
+``f"{group}{d:+d}={value}"`` ("w-1=the", "p+2=NNS"), "<BOS>" / "<EOS>"
+outside the sentence; `WindowTable` gives their ids for arrays of tokens,
+one hash-map lookup per token and group (-1 for a value the vocabulary does
+not know; a token whose text is "<BOS>" shares the padding's id: harmless).
+The dynamic features, the chunk tags of the two previous tokens ("t-1=B",
+"t-2=O"), come from a (2, K + 1) table (column K: <BOS>).
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
 

@@ -1,75 +1,86 @@
-"""Word vectors from a word2vec text file: a header line "N DIM", then N
-lines "word v1 ... vDIM", separated by spaces (so a word cannot contain one;
-GloVe files without the header are not this format). What `python -m spacy_adf vectors` reads into a blank
-pipeline for ``[initialize] vectors``, as `spacy init vectors` does, but
-with errors that name the file and line: an empty file, a bad header, a
-line with another number of values than the header says, a value that is
-not a finite number, a word given twice, fewer or more lines than the
-header says, bytes that are not UTF-8.
+"""Word2vec/fastText text files (docs/training.md, "Word vectors"): the one
+reader of the format, for `python -m spacy_adf vectors` (a blank pipeline
+for ``[initialize] vectors``) and for the word clusters of `vector_clusters`.
 """
-import math
 import sys
 from pathlib import Path
-from typing import List, Tuple, Union
+from typing import Dict, Iterator, List, Tuple, Union
 
 import numpy
 from spacy.vocab import Vocab
 
 from ..serialization.text_lines import check_file, read_lines
+from .clusters import run_command
 
 
-def read_word2vec(path: Union[str, Path]) -> Tuple[List[str], numpy.ndarray]:
-    """(words, float32 array (N, DIM)) of a word2vec text file; ValueError
-    naming the file (and line) for anything else."""
-    path = check_file(path, "word vectors", hint="")
-    lines = read_lines(path)
-    for lineno, header in lines:
-        if header.strip():
-            break
-    else:
-        raise ValueError(f"{path}: the word vectors file is empty (a word2vec text file starts with a line "
-                         "'N DIM': the number of words and of dimensions)")
-    parts = header.split()
-    if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise ValueError(f"{path}, line {lineno}: expected the header 'N DIM' (two positive integers: words "
-                         f"and dimensions), got {header[:60]!r}")
-    n, dim = int(parts[0]), int(parts[1])
-    data = numpy.empty((n, dim), dtype=numpy.float32)
-    words: List[str] = []
-    seen = {}
+def open_word2vec(path: Union[str, Path]) -> Tuple[Path, int, int, Iterator[Tuple[str, numpy.ndarray]]]:
+    """(the file, the header's numbers of vectors and dimensions, the
+    (word, float32 vector) of each line in file order). The lines are
+    checked as they are read and the count against the header when the
+    iterator ends; errors name the file and the line."""
+    path = check_file(path, "word2vec vectors", hint="")
+    lines = _lines(path)
+    header = next((item for item in lines if item[1].strip()), None)
+    if header is None:
+        raise ValueError(f"word2vec file {path} is empty (a word2vec text file starts with a line 'N DIM': "
+                         "the numbers of vectors and dimensions)")
+    lineno, line = header
+    cols = line.split()
+    if len(cols) != 2 or not all(c.isdigit() and int(c) > 0 for c in cols):
+        raise ValueError(f"word2vec file {path}, line {lineno}: expected the header 'N DIM' (the numbers of "
+                         f"vectors and dimensions, as word2vec and fastText write it), got {line[:80]!r}")
+    n, dims = int(cols[0]), int(cols[1])
+    return path, n, dims, _vectors(path, lines, n, dims)
+
+
+def _lines(path: Path) -> Iterator[Tuple[int, str]]:
+    try:
+        yield from read_lines(path)
+    except ValueError as e:  # bytes that are not UTF-8
+        raise ValueError(f"word2vec file {e} (the binary word2vec format is not read: save the vectors as "
+                         "text)") from None
+
+
+def _vectors(path: Path, lines: Iterator[Tuple[int, str]], n: int, dims: int
+             ) -> Iterator[Tuple[str, numpy.ndarray]]:
+    line_of: Dict[str, int] = {}
     for lineno, line in lines:
         if not line.strip():
             continue
-        pieces = [p for p in line.rstrip().split(" ") if p]
-        word = pieces[0]
-        if len(pieces) != dim + 1:
-            raise ValueError(f"{path}, line {lineno}: {len(pieces) - 1} values, but the header says {dim} "
-                             "dimensions")
-        if len(words) == n:
-            raise ValueError(f"{path}, line {lineno}: more words than the {n} the header announces")
+        if len(line_of) == n:
+            raise ValueError(f"word2vec file {path}, line {lineno}: more vectors than the {n:,} of its header")
+        # split at the space alone: a word may be another whitespace character (U+3000 in Japanese text)
+        cols = [c for c in line.rstrip(" ").split(" ") if c]
+        word = cols[0]
+        if len(cols) != dims + 1:
+            raise ValueError(f"word2vec file {path}, line {lineno}: {len(cols) - 1} values after the word "
+                             f"{word!r}, but the header says {dims} dimensions")
         try:
-            row = [float(x) for x in pieces[1:]]
-        except ValueError:
-            bad = next(x for x in pieces[1:] if not _is_number(x))
-            raise ValueError(f"{path}, line {lineno}: {bad!r} is not a number") from None
-        if not all(math.isfinite(x) and abs(x) < 3.4e38 for x in row):
-            raise ValueError(f"{path}, line {lineno}: the vector of {word!r} has a value that is not finite")
-        if word in seen:
-            raise ValueError(f"{path}, line {lineno}: the word {word!r} has a vector already (line {seen[word]})")
-        seen[word] = lineno
-        data[len(words)] = row
+            vector = numpy.array(cols[1:], dtype=numpy.float32)
+        except ValueError as e:
+            raise ValueError(f"word2vec file {path}, line {lineno}: a value of {word!r} is not a number "
+                             f"({e})") from None
+        if not numpy.isfinite(vector).all():
+            raise ValueError(f"word2vec file {path}, line {lineno}: the vector of {word!r} is not finite")
+        if word in line_of:
+            raise ValueError(f"word2vec file {path}, line {lineno}: the word {word!r} has a vector already "
+                             f"(line {line_of[word]})")
+        line_of[word] = lineno
+        yield word, vector
+    if len(line_of) < n:
+        raise ValueError(f"word2vec file {path} has {len(line_of):,} vectors, but its header says {n:,}: "
+                         "is it cut short?")
+
+
+def read_word2vec(path: Union[str, Path]) -> Tuple[List[str], numpy.ndarray]:
+    """(words, float32 array (N, DIM)) of a word2vec text file."""
+    _, n, dims, vectors = open_word2vec(path)
+    data = numpy.empty((n, dims), dtype=numpy.float32)
+    words: List[str] = []
+    for word, vector in vectors:
+        data[len(words)] = vector
         words.append(word)
-    if len(words) != n:
-        raise ValueError(f"{path}: the header announces {n} words, the file has {len(words)}")
     return words, data
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def set_vectors(vocab: Vocab, words: List[str], data: numpy.ndarray, name: str) -> None:
@@ -82,28 +93,23 @@ def set_vectors(vocab: Vocab, words: List[str], data: numpy.ndarray, name: str) 
 
 
 def main(argv=None) -> int:
-    import argparse
+    return run_command(argv, "vectors", "Read a word2vec text file ('N DIM' header, then 'word v1 ... vDIM' lines) "
+                       "into a blank pipeline saved at OUTPUT, for a config's [initialize] vectors (what spacy "
+                       "init vectors does, with errors that name the file and line).", [
+                           ("lang", dict(help="the pipeline's language code, e.g. en")),
+                           ("vectors", dict(help="the word2vec text file (UTF-8)")),
+                           ("output", dict(help="the folder to write the pipeline to")),
+                           ("--name", dict(default=None,
+                                           help="the vectors' name (default: LANG_FILE-NAME.vectors)")),
+                       ], _write_vectors)
 
+
+def _write_vectors(args) -> None:
     import spacy
 
-    p = argparse.ArgumentParser(
-        prog="python -m spacy_adf vectors",
-        description="Read a word2vec text file ('N DIM' header, then 'word v1 ... vDIM' lines) into a blank "
-                    "pipeline saved at OUTPUT, for a config's [initialize] vectors (what spacy init vectors "
-                    "does, with errors that name the file and line).")
-    p.add_argument("lang", help="the pipeline's language code, e.g. en")
-    p.add_argument("vectors", help="the word2vec text file (UTF-8)")
-    p.add_argument("output", help="the folder to write the pipeline to")
-    p.add_argument("--name", default=None, help="the vectors' name (default: LANG_FILE-NAME.vectors)")
-    args = p.parse_args(argv)
-    try:
-        words, data = read_word2vec(args.vectors)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
+    words, data = read_word2vec(args.vectors)
     nlp = spacy.blank(args.lang)
     name = args.name or f"{args.lang}_{Path(args.vectors).stem}.vectors"
     set_vectors(nlp.vocab, words, data, name)
     nlp.to_disk(args.output)
     print(f"{len(words):,} vectors of {data.shape[1]} dimensions in {args.output}", file=sys.stderr)
-    return 0

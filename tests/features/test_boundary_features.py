@@ -3,10 +3,9 @@ statement of the template, and the vocabulary's checks."""
 import numpy
 import pytest
 
-from spacy_adf.features.boundary import (
-    BoundaryVocab, boundary_template, feature_name, gap_keys, gap_units,
-)
-from spacy_adf.features.char_units import text_units
+from spacy_adf.features.boundary import BoundaryVocab, gap_keys, gap_units
+from tests.helpers.reference_segmenters import boundary_template, feature_name, vocab_names
+from tests.helpers.seg_data import text_units
 
 TEXTS = ["日本語の文章です。", "ＡＢＣ１２３カタカナ、ひらがな", "a", "ab", "本日は 晴天なり\n明日も", "絵文字😀です"]
 
@@ -22,7 +21,7 @@ def test_c_features_equal_the_python_template(window):
     for text in TEXTS:
         codes, bounds, runs = _runs(text)
         vocab = BoundaryVocab.from_keys(gap_keys(codes, bounds, window), window)
-        names = vocab.names()
+        names = vocab_names(vocab)
         indptr, indices = vocab.gap_ids(codes, bounds)
         expected = [sorted(boundary_template(run, k, window)) for run in runs for k in range(len(run) - 1)]
         got = [sorted(names[i] for i in indices[indptr[g]:indptr[g + 1]]) for g in range(len(indptr) - 1)]
@@ -48,7 +47,7 @@ def test_unknown_features_are_dropped():
     vocab = BoundaryVocab.from_keys(gap_keys(codes, bounds), 3)
     other, obounds, _ = _runs("英国語")
     indptr, indices = vocab.gap_ids(other, obounds)
-    names = vocab.names()
+    names = vocab_names(vocab)
     assert sorted(names[i] for i in indices[indptr[1]:indptr[2]]) == sorted(
         f for f in boundary_template(list("英国語"), 1) if f in names)
     assert all(0 <= i < len(vocab) for i in indices)
@@ -59,9 +58,9 @@ def test_min_count_and_key_order():
     keys = gap_keys(codes, bounds)
     every = BoundaryVocab.from_keys(keys, 3)
     common = BoundaryVocab.from_keys(keys, 3, min_count=3)
-    assert set(common.names()) < set(every.names())
+    assert set(vocab_names(common)) < set(vocab_names(every))
     assert numpy.all(numpy.diff(every.keys.astype(numpy.float64)) > 0)
-    assert feature_name(int(every.keys[0]), 3) == every.names()[0]
+    assert feature_name(int(every.keys[0]), 3) == vocab_names(every)[0]
 
 
 def test_vocab_checks_its_input():

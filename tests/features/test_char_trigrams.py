@@ -8,7 +8,7 @@ import numpy
 import spacy
 
 from spacy_adf.features.chars import CharFeaturizer, text_codes, texts_to_units
-from tests.helpers.seg_data import char_nlp
+from tests.helpers.seg_data import char_nlp, template_names
 from tests.models.test_crf_segment import ODD, random_texts, train_small
 
 TRIGRAM_NAMES = ["c[-2]c[-1]c[0]", "c[-1]c[0]c[1]", "c[0]c[1]c[2]", "c[-2]c[0]", "c[0]c[2]"]
@@ -24,7 +24,7 @@ def _featurizers():
 def test_trigram_columns_come_after_the_others():
     plain, tri = _featurizers()
     assert tri.n_templates == plain.n_templates + 5
-    assert tri.template_names == plain.template_names + TRIGRAM_NAMES
+    assert template_names(tri) == template_names(plain) + TRIGRAM_NAMES
     codes = text_codes("中国人民银行和中国人民")
     a, b = plain.hashes(codes), tri.hashes(codes)
     assert numpy.array_equal(a, b[:, :plain.n_templates])  # the old columns are unchanged
@@ -35,7 +35,7 @@ def test_trigram_columns_follow_their_characters():
     _, tri = _featurizers()
     text = "中国人民银行和中国人民"
     h = tri.hashes(text_codes(text))
-    col = {name: tri.template_names.index(name) for name in TRIGRAM_NAMES}
+    col = {name: template_names(tri).index(name) for name in TRIGRAM_NAMES}
     # "国人民" is centred on position 2 and on position 9 ("中国人民" twice)
     assert h[2, col["c[-1]c[0]c[1]"]] == h[9, col["c[-1]c[0]c[1]"]]
     assert h[3, col["c[-2]c[-1]c[0]"]] == h[10, col["c[-2]c[-1]c[0]"]]

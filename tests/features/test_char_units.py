@@ -8,12 +8,12 @@ import numpy
 import pytest
 import srsly
 
-from spacy_adf.features.char_units import apply_unit_rules, check_unit_rules, text_units
-from spacy_adf.features.chars import RUN_CLASS_NAMES, run_classes, unit_glue, words_from_starts
+from spacy_adf.features.char_units import apply_unit_rules, check_unit_rules
+from spacy_adf.features.chars import _build_glue_table, unit_glue, words_from_starts
 from spacy_adf.tokenizers.char import char_split
 from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
 from tests.helpers.reference_segmenters import boundary_segment_reference
-from tests.helpers.seg_data import char_nlp, make_sentences, seg_examples
+from tests.helpers.seg_data import char_nlp, make_sentences, seg_examples, text_units
 from tests.pipeline.test_segmenter import train_segmenter
 
 
@@ -62,9 +62,11 @@ def test_runs_at_whitespace_are_independent():
     assert unit_glue(numpy.array([0x300000, 0x300001], numpy.uint32), numpy.array([0, 2])).tolist() == [0, 0]
 
 
-def test_run_classes_aid():
-    names = [RUN_CLASS_NAMES[c] if c < 8 else "extend" for c in run_classes(numpy.array(
-        [ord("a"), ord("1"), ord("م"), ord("ש"), 0x0301, ord("日")], numpy.uint32))]
+def test_run_classes_of_the_glue_table():
+    table = _build_glue_table()  # bit 7: extends the character before; bits 0-2: the run class
+    run_names = ("none", "digit", "latin", "arabic", "hebrew")
+    names = ["extend" if table[c] & 0x80 else run_names[table[c] & 7] for c in
+             [ord("a"), ord("1"), ord("م"), ord("ש"), 0x0301, ord("日")]]
     assert names == ["latin", "digit", "arabic", "hebrew", "extend", "none"]
 
 

@@ -14,6 +14,7 @@ from spacy.training import Example
 from spacy_adf.features.clusters import induce_clusters
 from spacy_adf.features.templates import TemplateSet
 from spacy_adf.optimizers.adf import ADF
+from tests.helpers.template_values import column_values
 
 PEOPLE = ["alice", "bob", "carol", "dave", "erin", "frank"]
 CITIES = ["paris", "rome", "berlin", "oslo", "lima", "cairo"]
@@ -65,7 +66,7 @@ def test_cluster_columns_read_the_table():
     with pytest.raises(ValueError, match="bit paths"):
         t.set_clusters({"paris": "012"})
     t.set_clusters({"paris": "0110"})
-    values = t.column_values(doc)
+    values = column_values(t, doc)
     assert values[0] == ["0110", None] and values[1] == ["01", None]
     cols = t.columns_for(doc)
     assert cols[0, 0] != 0 and cols[0, 1] != 0 and cols[1, 0] == 0 and cols[1, 1] == 0
@@ -87,7 +88,7 @@ def test_treebank_tokens_and_running_text_share_a_cluster():
     t = TemplateSet(["cluster[0]"])
     t.set_clusters({'"': "01", "(": "10"})
     doc = Doc(nlp.vocab, words=["``", '"', "''", "-LRB-", "("])
-    assert t.column_values(doc)[0] == ["01", "01", "01", "10", "10"]
+    assert column_values(t, doc)[0] == ["01", "01", "01", "10", "10"]
     # the model induces its table under the same keys
     quoted = [["``"] + s + ["''"] for s in _sentences(120)]
     ner = _ner(["cluster[0]"]).get_pipe("ner")

@@ -6,9 +6,10 @@ import pickle
 import numpy
 import pytest
 
-from spacy_adf.features.boundary import BoundaryVocab, boundary_template, feature_name, gap_keys
-from spacy_adf.features.char_units import text_units
+from spacy_adf.features.boundary import BoundaryVocab, gap_keys
 from spacy_adf.features.dictionary import GAP_LENGTH_NAMES, WordDictionary
+from tests.helpers.reference_segmenters import boundary_template, feature_name, vocab_names
+from tests.helpers.seg_data import text_units
 
 WORDS = ["日本", "日本語", "本語", "語の", "の文", "文章", "章です", "です", "カタカナ", "ひらがな", "ＡＢ",
          "本日", "晴天", "天なり", "明日", "本", "日本語の文章です", "あいうえおかきく"]
@@ -58,7 +59,7 @@ def test_c_features_equal_the_python_template(window):
         codes, _, bounds = text_units(text)
         lexicon = dictionary.gap_lengths(codes, bounds)
         vocab = BoundaryVocab.from_keys(gap_keys(codes, bounds, window, lexicon), window)
-        names = vocab.names()
+        names = vocab_names(vocab)
         indptr, indices = vocab.gap_ids(codes, bounds, lexicon)
         runs = [[chr(c) for c in codes[a:b].tolist()] for a, b in zip(bounds[:-1], bounds[1:])]
         expected = [sorted(boundary_template(run, k, window, set(WORDS), 6))
@@ -78,7 +79,7 @@ def test_feature_names_and_vocab_slots():
     assert {"lex_end_len=3", "lex_begin_len=2", "lex_span_len=3", "lex_span_len=2"} <= names
     assert all(n.split("=")[0] in GAP_LENGTH_NAMES or n[0] in "ct" for n in names)
     vocab = BoundaryVocab.from_keys(keys, 1)
-    assert BoundaryVocab(1, vocab.keys).names() == vocab.names()  # dictionary slots fit any window
+    assert vocab_names(BoundaryVocab(1, vocab.keys)) == vocab_names(vocab)  # dictionary slots fit any window
     with pytest.raises(ValueError, match="shape"):
         vocab.gap_ids(codes, bounds, lexicon[1:])
 

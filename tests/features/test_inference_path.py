@@ -18,6 +18,7 @@ from spacy_adf.features.templates import TemplateSet, ortho_class
 from spacy_adf.optimizers.adf import ADF
 from spacy_adf.pipeline.targets import _outside_split_spans, _typed, make_target
 from spacy_adf.tags.iob import iob_to_spans
+from tests.helpers.template_values import column_values
 
 WORDS = ["IL-2", "gene", "expression", "in", "T", "cells", "requires", "NF-kappa", "B", ".",
          "Activation", "of", "the", "p50", "protein", "TNF-alpha", "induced", "Jurkat", "c-Rel",
@@ -222,7 +223,7 @@ def test_column_values_are_the_strings_behind_the_hashes():
     doc = Doc(nlp.vocab, words=["IL-2", "gene", "in", "T", "cells"], tags=["NN", "NN", "", "NN", "NNS"],
               morphs=["Case=Nom", "", "Case=Acc|Num=Sg", "", ""])
     cols = tset.columns_for(doc)
-    values = tset.column_values(doc)
+    values = column_values(tset, doc)
     for j, name in enumerate(tset.columns):
         for t in range(len(doc)):
             v = values[j][t]

@@ -102,7 +102,7 @@ def test_build_from_a_row_buffer_equals_the_build_from_a_list():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_all_states_layout_from_blocks_equals_the_layout_from_codes(seed):
-    from spacy_adf.features.crf_layout import _blocks_all_states
+    from tests.helpers.crf import blocks_all_states
     from spacy_adf.features.extract import layout_all_states
 
     rng = numpy.random.default_rng(seed)
@@ -113,6 +113,6 @@ def test_all_states_layout_from_blocks_equals_the_layout_from_codes(seed):
     counts, codes16, _ = table.observed_blocks(H, y, yp, L, mask, False, True)
     observed, _ = table.observed_codes(H, y, yp, L, mask, False, True)
     ptr_a, codes_a = layout_all_states(counts, codes16, L)
-    ptr_b, codes_b = _blocks_all_states(observed, len(table), L)
+    ptr_b, codes_b = blocks_all_states(observed, len(table), L)
     assert numpy.array_equal(ptr_a, ptr_b) and numpy.array_equal(codes_a, codes_b)
     assert codes_a.dtype == numpy.uint16

@@ -127,6 +127,7 @@ def test_spacy_folder_word2vec_and_pipeline_vectors_give_one_table(tmp_path, cap
     (b"2 2\nParis 1 0\nRome 1 nan\n", "line 3: the vector of 'Rome' is not finite"),
     (b"3 2\nParis 1 0\nRome 1 0\n", "has 2 vectors, but its header says 3"),
     (b"1 2\nParis 1 0\nRome 1 0\n", "line 3: more vectors than the 1 of its header"),
+    (b"2 2\nParis 1 0\nParis 1 0\n", r"line 3: the word 'Paris' has a vector already \(line 2\)"),
     (b"2 2\nParis 1 0\nR\xffme 1 0\n", "line 3: not valid UTF-8.*binary word2vec format"),
 ])
 def test_bad_word2vec_files_name_the_file(tmp_path, content, message):

@@ -5,6 +5,7 @@ import numpy
 
 from spacy_adf.core.crf import CRFModel
 from spacy_adf.core.online import OnlineSteps
+from spacy_adf.features.crf_layout import _blocks_generic
 
 
 def random_model(rng, n_labels=3, n_attrs=6, edge_mode="some", scale=1.0):
@@ -83,3 +84,26 @@ def train_crf_online(model, state, grad, sequences, minibatch=1, ctx=None, perce
     log-likelihood, or with perceptron=True minus the number of wrongly
     labelled positions."""
     return OnlineSteps(model, state, grad, sequences, minibatch, ctx, perceptron).run()
+
+
+def blocks_all_states(observed: numpy.ndarray, A: int, L: int):
+    """`crf_layout._blocks_generic` for state_features="all" without "all"
+    edges, in numpy: a reference of `extract.layout_all_states`. Each block
+    is the L state codes 0..L-1, then the attribute's observed edge codes; the i-th observed edge code (in sorted order) of
+    attribute a sits at i + (a + 1) * L."""
+    n_codes = L + L * L
+    observed = numpy.asarray(observed, dtype=numpy.int64)
+    owner = observed // n_codes
+    value = observed - owner * n_codes
+    if len(value) and value.min() < L:  # observed states: not this layout
+        return _blocks_generic(observed, None, A, L, "all", "observed")
+    counts = numpy.bincount(owner, minlength=A) if len(owner) else numpy.zeros(A, numpy.int64)
+    counts += L
+    block_ptr = numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64)
+    codes = numpy.empty(int(block_ptr[-1]), dtype=numpy.uint16)
+    edge_pos = numpy.arange(len(owner), dtype=numpy.int64) + (owner + 1) * L
+    is_state = numpy.ones(len(codes), dtype=bool)
+    is_state[edge_pos] = False
+    codes[edge_pos] = value
+    codes[is_state] = numpy.tile(numpy.arange(L, dtype=numpy.uint16), A)
+    return block_ptr, codes

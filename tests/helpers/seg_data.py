@@ -1,11 +1,14 @@
 """Small synthetic segmentation corpora made by the tests themselves."""
 import random
-from typing import List
+from typing import List, Tuple
+
+import numpy
 
 import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
+from spacy_adf.features.chars import texts_to_units
 from spacy_adf.tokenizers.char import CharTokenizer
 
 WORDS = [
@@ -33,3 +36,33 @@ def seg_examples(nlp, sentences: List[List[str]]) -> List[Example]:
         ref = Doc(nlp.vocab, words=words, spaces=[False] * len(words))
         out.append(Example(nlp.make_doc(ref.text), ref))
     return out
+
+
+# the names of CharFeaturizer's hash columns, in order (chars.pyx `_fill`)
+TEMPLATE_NAMES_BASE = (
+    ["c[-2]", "c[-1]", "c[0]", "c[1]", "c[2]",
+     "c[-2]c[-1]", "c[-1]c[0]", "c[0]c[1]", "c[1]c[2]", "c[-1]c[1]"]
+    + [f"same(c[{j}],c[{j + 1}])" for j in range(-2, 2)]
+    + [f"same(c[{j}],c[{j + 2}])" for j in range(-3, 2)]
+    + ["type[0]", "type[-1]type[0]type[1]",
+       "lex_end_len", "lex_begin_len", "lex_inside_len", "lex_end_len|c[0]", "lex_begin_len|c[0]",
+       "lex_end_len|lex_begin_len", "type[0]c[-1]", "type[0]c[1]", "lex_inside_len|c[0]"]
+)
+
+
+def template_names(featurizer) -> List[str]:
+    names = list(TEMPLATE_NAMES_BASE)
+    if featurizer.word_features:
+        lengths = range(featurizer.min_word, featurizer.max_word + 1)
+        names += [f"lex_word_ending_here[{l}]" for l in lengths]
+        names += [f"lex_word_starting_here[{l}]" for l in lengths]
+    if featurizer.char_trigrams:
+        names += ["c[-2]c[-1]c[0]", "c[-1]c[0]c[1]", "c[0]c[1]c[2]", "c[-2]c[0]", "c[0]c[2]"]
+    return names
+
+
+def text_units(text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """(codes uint32, char position int64 per unit, run bounds) of raw text:
+    runs are the maximal non-whitespace stretches."""
+    codes, pos, bounds, _ = texts_to_units([text])
+    return codes, pos, bounds

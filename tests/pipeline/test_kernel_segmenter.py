@@ -4,11 +4,10 @@ import numpy
 import pytest
 import spacy
 
-from spacy_adf.features.char_units import text_units
 from spacy_adf.models.boundary_segmenter import BoundarySegmenter, concat_units
 from spacy_adf.pipeline.kernel_segmenter import KernelSegmenter
 from tests.helpers.reference_segmenters import boundary_segment_reference
-from tests.helpers.seg_data import char_nlp, make_sentences, seg_examples
+from tests.helpers.seg_data import char_nlp, make_sentences, seg_examples, text_units
 
 RAW = "我们喜欢吃苹果。今天天气很好 研究生命科学的学生"
 

@@ -10,11 +10,10 @@ import pytest
 import spacy
 import srsly
 
-from spacy_adf.features.char_units import text_units
 from spacy_adf.models.boundary_segmenter import concat_units
 from spacy_adf.pipeline.kernel_segmenter import KernelSegmenter
-from tests.helpers.reference_segmenters import boundary_segment_reference
-from tests.helpers.seg_data import char_nlp, seg_examples
+from tests.helpers.reference_segmenters import boundary_segment_reference, vocab_names
+from tests.helpers.seg_data import char_nlp, seg_examples, text_units
 
 # With window 1 the gap 乙|丙 looks the same inside 甲乙丙 and between 丁乙
 # and 丙戊: only the words around it tell them apart.
@@ -72,7 +71,7 @@ def test_the_dictionary_learns_what_the_characters_cannot(dict_nlp):
     assert [t.text for t in dict_nlp("甲乙丙丁乙丙戊")] == ["甲乙丙", "丁乙", "丙戊"]
     seg = dict_nlp.get_pipe("pke_segmenter")
     assert seg.cfg["stats"]["dict_words"] == len(VOCAB) - 1  # 子 is too short to match
-    assert any(name.startswith("lex_span_len=") for name in seg.plain_model.vocab.names())
+    assert any(name.startswith("lex_span_len=") for name in vocab_names(seg.plain_model.vocab))
 
 
 def test_c_segmentation_equals_the_python_reference(dict_nlp):
@@ -187,6 +186,6 @@ def test_dictionary_lengths_follow_dict_max_word(tmp_path):
     nlp = _train(_dict_file(tmp_path), n=40, dict_features=True, dict_max_word=2)
     words = nlp.get_pipe("pke_segmenter").plain_model.dictionary.words()
     assert words == sorted(w for w in VOCAB if len(w) == 2)
-    names = nlp.get_pipe("pke_segmenter").plain_model.vocab.names()
+    names = vocab_names(nlp.get_pipe("pke_segmenter").plain_model.vocab)
     assert not any(n.endswith("=3") for n in names if n.startswith("lex_"))
     assert numpy.all([int(n.split("=")[1]) == 2 for n in names if n.startswith("lex_")])

@@ -9,10 +9,10 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from tests.helpers.seg_data import WORDS, char_nlp, make_sentences, seg_examples
+from tests.helpers.seg_data import WORDS, char_nlp, make_sentences, seg_examples, template_names, text_units
 from tests.helpers.trained import FIXTURES
 from spacy_adf.tags.bmes import decode_starts, encode, word_lengths_to_flags
-from spacy_adf.features.char_units import doc_units, text_units
+from spacy_adf.features.char_units import doc_units
 from spacy_adf.features.chars import CharFeaturizer, text_codes
 from spacy_adf.optimizers.adf import ADF
 from spacy_adf.scorers.segmentation import doc_words, segmentation_prf
@@ -132,12 +132,12 @@ def test_features_match_plain_reference():
         for i in range(len(chars)):
             for t in range(f.n_templates):
                 on = hashes[i, t] != 0
-                assert on == (ref[i][t] is not None), (text, i, f.template_names[t])
+                assert on == (ref[i][t] is not None), (text, i, template_names(f)[t])
                 if on:
                     # same value <-> same hash, within a template
                     key = (t, ref[i][t] if t >= 2 else (ref[i][t],))
                     prev = seen.setdefault(key, hashes[i, t])
-                    assert prev == hashes[i, t], (text, i, f.template_names[t])
+                    assert prev == hashes[i, t], (text, i, template_names(f)[t])
     by_hash = {}
     for (t, value), h in seen.items():
         assert by_hash.setdefault(int(h), (t, value)) == (t, value)
@@ -148,7 +148,7 @@ def test_lexicon_folds_hide_words_from_their_own_fold():
     f.add_word("北京", fold=3)
     f.add_word("上海", fold=1)
     f.add_word("上海", fold=2)  # seen in two folds: always visible
-    lex_end = f.template_names.index("lex_end_len")
+    lex_end = template_names(f).index("lex_end_len")
     h = lambda text, fold: f.hashes(text_codes(text), fold=fold)[:, lex_end]
     assert h("北京", 3)[1] == 0
     assert h("北京", 0)[1] != 0 and h("北京", -1)[1] != 0
