@@ -16,7 +16,7 @@ from typing import Dict, List, Tuple
 import spacy
 
 from benchmarks.raw_text import _joined
-from spacy_adf.tools.assemble import keep_hyphenated_words
+from spacy_adf.packaging.assemble import keep_hyphenated_words
 from spacy_adf.corpora.conll import read_conll
 from spacy_adf.tokenizers.english import ABBREVIATIONS, CONTRACTIONS, ptb_english_tokenizer
 

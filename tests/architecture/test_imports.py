@@ -27,8 +27,8 @@ LAYERS = [
     {"pipeline"},
     {"tokenizers"},  # a segmenting tokenizer carries a trained component's model
     {"distributed"},
-    {"tools"},  # the library code behind scripts/ (assembling pipelines, protocols)
-    {"__main__"},  # python -m spacy_adf: the command line over tools
+    {"packaging"},  # assembling, shrinking and checking pipelines for spacy package
+    {"__main__"},  # python -m spacy_adf: the command line
 ]
 LAYER_OF = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 
@@ -263,7 +263,7 @@ def test_platform_probes_are_still_there_and_the_finder_sees_them():
 
 def test_tests_import_no_script():
     """scripts/ are thin command lines; what tests need lives in the package
-    (spacy_adf.tools) or tests/helpers."""
+    (spacy_adf.packaging) or tests/helpers."""
     bad = []
     for path in sorted((REPO / "tests").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):

@@ -126,7 +126,7 @@ def _train(config, out, train, dev, *overrides):
 def japanese(tmp_path_factory, dep_corpus):
     """The raw-text pipeline (segmenter tokenizer -> morph taggers ->
     bunsetsu chunker -> pke_dependency) trained on the synthetic corpus."""
-    from spacy_adf.tools.assemble import assemble
+    from spacy_adf.packaging.assemble import assemble
 
     tmp = tmp_path_factory.mktemp("ja_sents")
     train, dev = dep_corpus / "train.knp", dep_corpus / "dev.knp"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import spacy
 
-from spacy_adf.tools.assemble import assemble, parse_source
+from spacy_adf.packaging.assemble import assemble, parse_source
 from spacy_adf.corpora.bunsetsu import bunsetsu_docs
 from spacy_adf.corpora.conll import conll_to_docs
 from spacy_adf.lang.ja.bunsetsu import BUNSETSU_KEY
@@ -74,7 +74,7 @@ def test_parse_source():
 
 
 def test_meta_sources_name_their_licence(tmp_path):
-    from spacy_adf.tools.assemble import parse_meta_source
+    from spacy_adf.packaging.assemble import parse_meta_source
 
     assert parse_meta_source("jieba (dict.txt)|https://github.com/fxsjy/jieba|MIT") == {
         "name": "jieba (dict.txt)", "url": "https://github.com/fxsjy/jieba", "license": "MIT"}
@@ -85,7 +85,7 @@ def test_meta_sources_name_their_licence(tmp_path):
 
 
 def test_assembled_pipelines_pipe_in_small_batches(tmp_path):
-    from spacy_adf.tools.assemble import BATCH_SIZE
+    from spacy_adf.packaging.assemble import BATCH_SIZE
 
     assemble("blank:en", []).to_disk(tmp_path / "p")
     assert spacy.load(tmp_path / "p").batch_size == BATCH_SIZE < 1000

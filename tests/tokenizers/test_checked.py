@@ -9,7 +9,7 @@ import spacy
 from spacy.tokenizer import Tokenizer
 
 from spacy_adf.tokenizers.checked import CheckedTokenizer
-from spacy_adf.tools.assemble import assemble
+from spacy_adf.packaging.assemble import assemble
 
 TEXT = "He 'd say the well-known U.S. firm's '86 results (IL-2-induced, CD8+) doubled."
 

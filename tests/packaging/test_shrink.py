@@ -5,7 +5,7 @@ import spacy
 from spacy.tokens import DocBin
 
 from spacy_adf.__main__ import main
-from spacy_adf.tools.shrink import FRACTIONS, crf_parts, shrink_pipeline, weighted_score
+from spacy_adf.packaging.shrink import FRACTIONS, crf_parts, shrink_pipeline, weighted_score
 from tests.helpers.tiny_data import make_ner_nlp, ner_examples
 from tests.helpers.trained import FIXTURES, load_trained
 
