@@ -1,18 +1,6 @@
-"""CoNLL-U files with ``BunsetuBILabel`` in MISC (UD Japanese-GSD,
--PUDLUW) as bunsetsu dependency Docs: the bunsetsu from the B/I labels, the
-bunsetsu heads from the UD word heads (`ud_to_bunsetsu_heads`).
-
-Bunsetsu are the runs of words from a ``BunsetuBILabel=B`` to the next B. A
-bunsetsu's head is the bunsetsu holding the UD head of its words that point
-outside it (the root if one of them is the UD root; if there are several,
-the rightmost word's wins). UD heads coordination on the first conjunct
-(``conj`` arcs go left); those are made head-final as in KNP: if bunsetsu
-c1 < c2 < ... < ck point left to bunsetsu h, then h -> c1 -> c2 ... -> ck ->
-the old head of h (groups done from left to right). On GSD dev/test the
-result equals the CaboCha copy's heads (docs/corpora.md); crossing arcs are
-left to ``bad_heads``. CoNLL-U has no bunsetsu labels: every ``dep_types``
-is "D".
-"""
+"""CoNLL-U files with ``BunsetuBILabel`` in MISC (UD Japanese-GSD, -PUDLUW)
+as bunsetsu dependency Docs: the bunsetsu from the B/I labels, their heads
+from the UD word heads (docs/corpora.md, "CoNLL-U with BunsetuBILabel")."""
 import re
 from collections import Counter
 from pathlib import Path

@@ -1,12 +1,6 @@
-"""CaboCha dependency files (lattice format, ``cabocha -f1``; UD
-Japanese-GSD's CaboCha copies) as `KNPSentence` objects: morphemes with
-UniDic or IPADIC features and bunsetsu with heads, no basic phrases.
-
-Dependency labels are kept as written, not interpreted: GSD has D, and F, B,
-Z with an optional X suffix (BCCWJ-DepPara style). Heads are not checked
-here; `spacy_adf.corpora.bunsetsu` (``cabocha_to_doc``) makes Docs and
-handles bad heads.
-"""
+"""CaboCha dependency files (lattice format, ``cabocha -f1``) as
+`KNPSentence` objects: morphemes and bunsetsu with heads, labels as written,
+heads unchecked (docs/corpora.md, "CaboCha files")."""
 import re
 from pathlib import Path
 from typing import Iterator, List, Union

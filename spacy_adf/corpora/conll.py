@@ -1,10 +1,5 @@
-"""Read CoNLL-style column files into spaCy docs and training examples.
-
-A file has one token a line, columns separated by whitespace (or by ``sep``),
-and a blank line after each sentence. ``-DOCSTART-`` lines (CoNLL-2003,
-MTL-Bioinformatics) and ``###MEDLINE:`` lines (JNLPBA Eval2) mark document
-boundaries and carry no token, so they are skipped.
-"""
+"""Read CoNLL-style column files into spaCy docs and training examples
+(the format: docs/corpora.md, "CoNLL column files")."""
 from array import array
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union

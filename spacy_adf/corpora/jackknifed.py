@@ -1,27 +1,7 @@
-"""Folds of a corpus and jack-knifed input annotation, for any reader.
-
-A component that reads another component's output (chunkers on POS, NER on
-POS, a bunsetsu chunker on morphemes) should train on that output as it is at
-run time, not on gold: `python -m spacy_adf jackknife` trains the upstream components on
-k-1 folds of a corpus and annotates the held-out fold with them, k times,
-and writes every sentence's annotated Doc to one DocBin. Two readers use it:
-
-- ``spacy_adf.FoldSplit.v1`` wraps any reader and keeps the examples of some
-  folds (``part = "heldout"``) or of the others (``part = "train"``): the
-  jack-knife trains fold models with it, and a config can carve its dev set
-  out of its training file with the same folds.
-- ``spacy_adf.JackknifedCorpus.v1`` wraps any reader and replaces the input
-  annotation (token attributes, span groups, entities) of each Example's
-  *predicted* Doc with the jack-knifed one; the reference Doc stays gold. The
-  adf_tagger reads its features from ``eg.predicted`` (its training samples
-  are cached by the predicted Doc's feature signature), so this is what it
-  learns from.
-
-A sentence's fold is a keyed hash of its words (`fold_of`), not its position:
-the same under any reader order or shuffling, deterministic under a seed, and
-identical sentences always fall in the same fold, so a held-out fold never
-shares a sentence with the folds trained on.
-"""
+"""Folds of a corpus and jack-knifed input annotation, for any reader:
+``spacy_adf.FoldSplit.v1`` and ``spacy_adf.JackknifedCorpus.v1``. A
+sentence's fold is a keyed hash of its words (`fold_of`), so identical
+sentences share a fold (docs/corpora.md, "Folds and jack-knifed input")."""
 import hashlib
 from collections import defaultdict
 from pathlib import Path
@@ -77,7 +57,7 @@ def select_part(examples: Iterable[Example], n_folds: int, folds: Sequence[int],
 
 
 class FoldSplit:
-    """Reader: the examples of `corpus` in a part of its folds (see module)."""
+    """Reader: the examples of `corpus` in a part of its folds."""
 
     def __init__(self, corpus: Callable[..., Iterable[Example]], *, n_folds: int, folds: Sequence[int],
                  part: str, seed: int = 0) -> None:
@@ -173,7 +153,7 @@ class JackknifeAnnotations:
 
 class JackknifedCorpus:
     """Reader: `corpus`'s examples with jack-knifed input annotation on the
-    predicted Doc (see module); ``annotations = null`` leaves them as read."""
+    predicted Doc; ``annotations = null`` leaves them as read."""
 
     def __init__(self, corpus: Callable[..., Iterable[Example]], annotations: Optional[JackknifeAnnotations]) -> None:
         self.corpus = corpus

@@ -1,46 +1,6 @@
-"""KNP-format files (Kyoto University corpora: KWDLC, KU Wikipedia, ...).
-
-A sentence is::
-
-    # S-ID:w201106-0002000000-1 KNP:4.2 ...    comment line(s), optional
-    * 5D <features>                            bunsetsu: head bunsetsu, type D/P/A/I
-    + 6D <features>                            basic phrase (tag): head tag, type
-    ゲスト げすと ゲスト 名詞 6 普通名詞 1 * 0 * 0 NIL     morpheme (JUMAN format)
-    EOS
-
-A morpheme line has 11 space-separated fixed fields (surface, reading, lemma,
-POS, POS id, sub-POS, sub-POS id, conjugation type, its id, conjugation form,
-its id); whatever follows (``NIL``, ``"代表表記:..."``, ``<NE:...>`` features)
-is kept as one ``features`` string and may contain spaces. ``* `` / ``+ ``
-lines may also carry their own index first (``* 0 5D``, the Kyoto Corpus
-style); it must then equal the position. Basic phrases are kept in
-``KNPSentence.tags`` (same dataclass as bunsetsu, heads index tags).
-
-Escaped surfaces. The fields are separated by spaces, so a half-width space
-inside the surface, reading or lemma is escaped. Writers differ:
-
-- the shared KNP corpora (one morpheme, in ku_annotated_fkc/train.knp) write a
-  space morpheme as ``\\ \\ \\ 特殊 1 空白 6 * 0 * 0 NIL``: each field is a
-  backslash whose space is also the field separator;
-- JUMAN 7 writes ``\\  \\  \\  特殊 ...`` (backslash-space, then the separator),
-  sometimes with a raw space as the first field, and ``\\ P`` for " P";
-- Juman++ 2 writes ``\\␣`` (U+2423) and ``\\"`` for a double quote.
-
-All of these are turned back into the real characters (`` ``, ``"``); other
-backslashes are kept as they are (so a field that is one backslash reads as a
-space). Other whitespace is written unescaped and kept: KU Wikipedia has
-U+3000 morphemes (one of them two U+3000), U+00A0 and U+2002; KWDLC has no
-whitespace morphemes. Such morphemes stay whitespace tokens in the Doc.
-
-Heads: a head outside ``[-1, number of units)`` raises a ValueError by default
-(``bad_heads="raise"``); ``"skip"`` drops the sentence and ``"ignore"`` keeps
-it. Backward heads and self-loops are not checked; the corpora have some
-(docs/corpora.md).
-
-`spacy_adf.KNPCorpus.v1` yields segmentation Examples: the reference Doc has
-one token per morpheme and no spaces (``doc.text`` is the sentence exactly),
-the predicted Doc is ``nlp.make_doc(reference.text)``.
-"""
+"""KNP-format files (Kyoto University corpora: KWDLC, KU Wikipedia, ...) and
+the segmentation reader `spacy_adf.KNPCorpus.v1`. The format, its escaped
+surfaces and the head checks: docs/corpora.md, "KNP files"."""
 import itertools
 import re
 from dataclasses import dataclass, field

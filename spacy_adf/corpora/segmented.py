@@ -1,12 +1,5 @@
-"""Word-segmented text (SIGHAN / NLPCC format): one sentence per line, words
-separated by one or more ASCII spaces or tabs (CRLF tolerated). Other
-whitespace characters (U+3000, U+00A0), which occur inside the NLPCC data,
-stay part of the text.
-
-`spacy_adf.SegmentedCorpus.v1` yields Examples whose reference Doc has the
-gold words and whose predicted Doc is `nlp.make_doc` of the unspaced text
-(with `spacy_adf.CharTokenizer.v1`, one token per character).
-"""
+"""Word-segmented text (SIGHAN / NLPCC format) and the reader
+`spacy_adf.SegmentedCorpus.v1` (docs/corpora.md, "Word-segmented text")."""
 from pathlib import Path
 from typing import Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
