@@ -18,7 +18,6 @@ PathLike = Union[str, Path]
 # commas (what a `--paths.train a.knp,b.knp` override on the command line gives).
 PathsLike = Union[PathLike, Sequence[PathLike]]
 
-DEP_TYPES = "DPAI"
 _PHRASE_LINE = re.compile(r"[*+] (?:([0-9]+) )?(-?[0-9]+)([DPAI])(?: (.*))?\Z")
 # The eight fixed fields after surface/reading/lemma, then the features.
 _MORPH_TAIL = re.compile(r" (\S+) ([0-9]+) (\S+) ([0-9]+) (\S+) ([0-9]+) (\S+) ([0-9]+)(?: (.*))?\Z")

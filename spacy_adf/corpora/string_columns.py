@@ -82,11 +82,6 @@ class StringColumns:
         strings = self._strings
         return [strings[j] for j in self._values[name][s:e]]
 
-    def ids_of(self, i: int, name: str) -> numpy.ndarray:
-        """Row i of column `name` as int32 ids into the string table."""
-        s, e = self._starts[i], self._starts[i + 1]
-        return numpy.frombuffer(self._values[name], dtype=numpy.int32)[s:e]
-
     def row_bounds(self, i: int) -> Tuple[int, int]:
         """Row i's first value and the end of its values in every column."""
         return self._starts[i], self._starts[i + 1]
@@ -122,11 +117,6 @@ class StringColumns:
     @property
     def n_values(self) -> int:
         return self._starts[-1]
-
-    @property
-    def nbytes(self) -> int:
-        """The id arrays and row starts (the distinct strings come on top)."""
-        return sum(a.itemsize * len(a) for a in self._values.values()) + 8 * len(self._starts)
 
 
 class CompactCorpus:

@@ -105,8 +105,3 @@ def spans_to_tags(n: int, spans: Iterable[Span], scheme: str = "BIO") -> List[st
         if scheme_u == "BILUO":
             tags[end - 1] = f"L-{label}"
     return tags
-
-
-def iob_to_bio(tags: Sequence[str]) -> List[str]:
-    """Normalise IOB1/IOB2/IOBES/BILUO tags to IOB2 (BIO)."""
-    return spans_to_tags(len(tags), iob_to_spans(tags), "BIO")

@@ -13,7 +13,8 @@ def doc_text(sentence):
     """The text spelled by a sentence's words and spaces."""
     return "".join(w + (" " if s else "") for w, s in zip(sentence.words, sentence.spaces))
 from spacy_adf.corpora.knp import Bunsetsu, KNPCorpus, parse_morpheme, read_knp
-from spacy_adf.corpora.segmented import read_segmented, write_segmented
+from benchmarks.segmentation import write_segmented
+from spacy_adf.corpora.segmented import read_segmented
 from spacy_adf.tokenizers.char import CharTokenizer
 
 

@@ -1,7 +1,8 @@
 """Small synthetic segmentation corpora made by the tests themselves."""
 import random
-from typing import List
+from typing import List, Sequence
 
+import numpy
 import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -33,3 +34,18 @@ def seg_examples(nlp, sentences: List[List[str]]) -> List[Example]:
         ref = Doc(nlp.vocab, words=words, spaces=[False] * len(words))
         out.append(Example(nlp.make_doc(ref.text), ref))
     return out
+
+
+def word_lengths_to_flags(lengths: Sequence[int]):
+    """(starts, ends) flags of a unit sequence split into words of these lengths."""
+    n = int(sum(lengths))
+    starts = numpy.zeros(n, bool)
+    ends = numpy.zeros(n, bool)
+    pos = 0
+    for length in lengths:
+        if length < 1:
+            raise ValueError("word lengths must be positive")
+        starts[pos] = True
+        pos += length
+        ends[pos - 1] = True
+    return starts, ends
