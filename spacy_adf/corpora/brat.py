@@ -371,13 +371,6 @@ class BratCorpus:
         keep_heldout = self.part == "heldout"
         return [p for k, p in enumerate(docs) if (k % self.n_folds == self.fold) == keep_heldout]
 
-    def read(self, nlp) -> Tuple[List[Tuple[Doc, Doc]], List[BratIssue], Dict[str, int]]:
-        """All (predicted, reference) pairs, the issues and counts."""
-        pairs: List[Tuple[Doc, Doc]] = []
-        for pair in self._iter(nlp):
-            pairs.append(pair)
-        return pairs, self.last_issues, self.last_stats
-
     def _iter(self, nlp) -> Iterator[Tuple[Doc, Doc]]:
         reader = _DocReader(nlp, self.alignment_mode, self.sentences, self.span_key, self.keep_labels)
         issues: List[BratIssue] = []

@@ -17,9 +17,7 @@ _SENT_ID_ATTR = re.compile(r"sent_id\s*=\s*([^<\s]+)")
 
 
 def _cabocha_morpheme(fields: List[str]) -> Morpheme:
-    """Surface + comma-separated features; UniDic (>= 10 features: pos1-4,
-    cType, cForm, lForm, lemma, orth, pron, ...) or IPADIC (pos1-4, cType,
-    cForm, base form, reading, pronunciation)."""
+    """Surface + comma-separated UniDic (>= 10) or IPADIC features."""
     surface = fields[0]
     feats = fields[1].split(",")
     feats += [""] * (10 - len(feats))
@@ -45,18 +43,8 @@ def _cabocha_morpheme(fields: List[str]) -> Morpheme:
 
 def read_cabocha(path: PathLike, limit: int = 0) -> Iterator[KNPSentence]:
     """Yield every sentence of a CaboCha (lattice, ``-f1``) file as a
-    `KNPSentence` (bunsetsu, no basic phrases).
-
-    Lines: ``#! ...`` comments (``#! DOCATTR`` may carry ``sent_id = ...``,
-    kept as ``sid``), ``* id headLABEL [head/func score]`` chunk lines,
-    TAB-separated morpheme lines (surface, comma-separated features, anything
-    else), ``EOS``. A morpheme whose surface is ``#`` or ``*`` is a morpheme
-    (comments begin with ``#! ``, chunk lines with ``* ``). The label is kept
-    as the dependency type (``D``, ``F``, ``DX`` ...). Heads are not checked.
-    A ValueError names file and line for a missing file, non-UTF-8 input, a
-    malformed line, a chunk number out of order, a chunk without morphemes,
-    morphemes before the first chunk line and a sentence without ``EOS``.
-    """
+    `KNPSentence` (bunsetsu, no basic phrases; heads unchecked); a ValueError
+    names the file and line of a malformed input."""
     return limited(_iter_cabocha(check_file(path, "CaboCha")), limit)
 
 

@@ -23,10 +23,6 @@ def fold_of(words: Sequence[str], n_folds: int, seed: int = 0) -> int:
     return int.from_bytes(digest, "little") % n_folds
 
 
-def doc_fold(doc: Doc, n_folds: int, seed: int = 0) -> int:
-    return fold_of([t.text for t in doc], n_folds, seed)
-
-
 def check_split(n_folds: int, folds: Iterable[int], part: str) -> List[int]:
     """`folds` as a sorted list; ValueError for settings that select nothing
     sensible (shared by FoldSplit and the readers with fold settings)."""
@@ -52,7 +48,7 @@ def select_part(examples: Iterable[Example], n_folds: int, folds: Sequence[int],
     wanted = frozenset(folds)
     keep_heldout = part == "heldout"
     for eg in examples:
-        if (doc_fold(eg.reference, n_folds, seed) in wanted) == keep_heldout:
+        if (fold_of([t.text for t in eg.reference], n_folds, seed) in wanted) == keep_heldout:
             yield eg
 
 
@@ -160,11 +156,8 @@ class JackknifedCorpus:
         self.annotations = annotations
 
     def __call__(self, nlp) -> Iterator[Example]:
-        if self.annotations is None:
-            yield from self.corpus(nlp)
-            return
-        for eg in self.corpus(nlp):
-            yield self.annotations.apply(eg)
+        examples = self.corpus(nlp)
+        yield from examples if self.annotations is None else map(self.annotations.apply, examples)
 
 
 @registry.readers("spacy_adf.JackknifedCorpus.v1")

@@ -180,26 +180,10 @@ def check_files(paths: PathsLike, what: str) -> List[Path]:
     return [check_file(p, what) for p in parts]
 
 
-def read_knp_files(paths: PathsLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
-    """`read_knp` over several files in order (`check_files`); ``limit``
-    counts the sentences of all of them together (0 = all)."""
-    check_bad_heads(bad_heads)
-    files = check_files(paths, "KNP")
-    return limited(itertools.chain.from_iterable(_iter_knp(path, bad_heads) for path in files), limit)
-
-
 def read_knp(path: PathLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
-    """Yield every sentence (``EOS``-terminated block) of a KNP file.
-
-    ``limit=0`` reads everything. Parenthetical sub-sentences (KWDLC writes the
-    content of brackets as extra sentences whose comment has ``括弧始:``) are
-    yielded like any other sentence. A ValueError names the file and line for a
-    missing file, non-UTF-8 input, a malformed line, a sentence without
-    ``EOS``, a bunsetsu or basic phrase without morphemes or after the first
-    morphemes, and (``bad_heads="raise"``) a head index outside
-    ``[-1, number of units)``; ``bad_heads="skip"`` drops such sentences,
-    ``"ignore"`` keeps them unchanged. Heads are not checked further.
-    """
+    """Yield every sentence (``EOS``-terminated block) of a KNP file
+    (``limit=0``: all); a ValueError names the file and line of a malformed
+    input. ``bad_heads``: docs/corpora.md, "KNP files"."""
     check_bad_heads(bad_heads)
     # Checked here, not when the first sentence is asked for.
     return limited(_iter_knp(check_file(path, "KNP"), bad_heads), limit)
@@ -272,7 +256,8 @@ class KNPCorpus:
         self.bad_heads = bad_heads
 
     def __call__(self, nlp) -> Iterator[Example]:
-        for sentence in read_knp_files(self.paths, self.limit, self.bad_heads):
+        sentences = itertools.chain.from_iterable(_iter_knp(path, self.bad_heads) for path in self.paths)
+        for sentence in limited(sentences, self.limit):
             if sentence.morphemes:
                 yield Example(*segmentation_pair(nlp, sentence.words))
 
@@ -280,8 +265,8 @@ class KNPCorpus:
 @registry.readers("spacy_adf.KNPCorpus.v1")
 def create_knp_reader(path: Optional[PathsLike], limit: int = 0, bad_heads: str = "ignore") -> KNPCorpus:
     """Segmentation Examples from one or more KNP files (a list, or paths
-    separated by commas: `check_files`), read in order. Heads are not used here, so
-    out-of-range heads are ignored by default (``bad_heads`` as in `read_knp`)."""
+    separated by commas: `check_files`), read in order; heads are not used,
+    so ``bad_heads`` is "ignore" by default."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return KNPCorpus(path, limit=limit, bad_heads=bad_heads)

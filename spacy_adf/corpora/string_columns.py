@@ -1,25 +1,8 @@
 """`compact` of the corpus readers: a corpus held as columns of interned
-strings instead of Docs, each call's Examples built from them as they are
-read and dropped when the caller is done with them.
-
-spaCy's training loop keeps every training Example (two Docs a sentence,
-about a hundred times the text's size) for all epochs when ``[training]
-max_epochs`` is 0 or more. With ``max_epochs = -1`` it calls the reader
-again for every epoch and holds only the batch in progress; a compact
-reader then keeps one int32 id per token and column and builds the same
-Docs the plain reader builds, so nothing is lost but the time to build them
-(docs/training.md). The file is read once, and again only when it changes
-(path, size, mtime).
-
-Each reference Doc carries its place in the corpus under ``ITEM_KEY`` in
-``user_data`` (an identity of the loaded contents and the row), so the
-components' sample caches (`spacy_adf.training.example_cache`) recognise a
-sentence they have seen in an earlier epoch although its Docs are new.
-
-``shuffle`` (either form): every call yields the sentences in a new order,
-``random.shuffle`` of the file order as spaCy's own ``Corpus(shuffle=True)``
-does, so the order follows spaCy's seed (``[training] seed``).
-"""
+strings (one int32 id per token and column) instead of Docs, each call's
+Examples built from them, each reference Doc marked with its corpus item
+(`ITEM_KEY`) for the sample caches; the file is read again only when it
+changes (docs/architecture.md, docs/training.md)."""
 from array import array
 import itertools
 from pathlib import Path
