@@ -4,7 +4,7 @@ Docs and the fixed train/test/fold protocol: docs/corpora.md, "Blitzer
 sentiment reviews"."""
 import hashlib
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -20,13 +20,10 @@ FOLD_PARTS = ("train", "heldout")
 TEST_FRACTION = 0.2
 
 
-class BlitzerReview:
-    __slots__ = ("label", "features", "line_no")
-
-    def __init__(self, label: str, features: Dict[str, int], line_no: int):
-        self.label = label
-        self.features = features
-        self.line_no = line_no
+class BlitzerReview(NamedTuple):
+    label: str
+    features: Dict[str, int]
+    line_no: int
 
     @property
     def words(self) -> List[str]:

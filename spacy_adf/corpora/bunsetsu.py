@@ -15,10 +15,11 @@ from spacy.vocab import Vocab
 from ..lang.ja.bunsetsu import BUNSETSU_KEY
 from ..lang.ja.pos import juman_upos, main_subpos, make_morph, make_tag, unidic_upos
 from .bunsetsu_conllu import conllu_bunsetsu_docs
-from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc, predicted_reference
+from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc, predicted_reference
 from .docbin import docbin_files
 from .cabocha import read_cabocha
 from .knp import KNPSentence, PathsLike, check_files, limited, read_knp
+from .reader_state import check_choice
 
 __all__ = ["FORMATS", "sentence_to_doc", "bunsetsu_docs", "make_predicted",
            "BunsetsuCorpus", "create_bunsetsu_reader"]
@@ -60,9 +61,8 @@ def sentence_to_doc(
 
 def _check_source(path: PathsLike, format: str, bad_heads: str) -> List[Path]:
     """The corpus files, with ``format`` and ``bad_heads`` checked."""
-    check_bad_heads_mode(bad_heads)
-    if format not in FORMATS:
-        raise ValueError(f"format must be one of {list(FORMATS)}, not {format!r}")
+    check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
+    check_choice("format", format, FORMATS)
     return check_files(path, format)
 
 

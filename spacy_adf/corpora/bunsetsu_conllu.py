@@ -13,7 +13,8 @@ from spacy.vocab import Vocab
 from ..lang.ja.pos import make_morph, make_tag, split_xpos, unidic_upos
 from ..lang.ja.ud_heads import ud_to_bunsetsu_heads
 from ..serialization.text_lines import check_file, read_lines
-from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
+from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc
+from .reader_state import check_choice
 
 __all__ = ["ud_to_bunsetsu_heads", "conllu_bunsetsu_docs"]
 
@@ -36,7 +37,7 @@ def conllu_bunsetsu_docs(
     (docs/corpora.md). ``bad_heads`` and ``stats`` as in `make_bunsetsu_doc`;
     ``limit`` counts sentences read (0 = all); a ValueError names the file
     and line of a malformed input."""
-    check_bad_heads_mode(bad_heads)
+    check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
     if upos not in ("column", "unidic"):
         raise ValueError(f"upos must be 'column' or 'unidic', not {upos!r}")
     return _iter_conllu_docs(check_file(path, "CoNLL-U"), vocab, limit, bad_heads, upos, stats)

@@ -10,16 +10,11 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..lang.ja.bunsetsu import BUNSETSU_KEY, check_bunsetsu_heads, repair_bunsetsu_heads, set_bunsetsu_tree
+from .reader_state import check_choice
 
-__all__ = ["BAD_HEADS_MODES", "check_bad_heads_mode", "make_bunsetsu_doc", "project_heads", "predicted_reference"]
+__all__ = ["BAD_HEADS_MODES", "make_bunsetsu_doc", "project_heads", "predicted_reference"]
 
 BAD_HEADS_MODES = ("raise", "repair", "skip")
-
-
-def check_bad_heads_mode(bad_heads: str) -> None:
-    """ValueError unless ``bad_heads`` is one of `BAD_HEADS_MODES`."""
-    if bad_heads not in BAD_HEADS_MODES:
-        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
 
 
 def make_bunsetsu_doc(
@@ -40,7 +35,7 @@ def make_bunsetsu_doc(
     bunsetsu spans ``bounds`` (token start, end), the tree from ``heads`` /
     ``dep_types``. ``bad_heads`` and ``stats`` as in `sentence_to_doc` (None
     also for a sentence without words)."""
-    check_bad_heads_mode(bad_heads)
+    check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
     if stats is not None:
         stats["sentences"] += 1
     if not words:

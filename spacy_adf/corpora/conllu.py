@@ -10,6 +10,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import check_file, read_lines
+from .reader_state import check_choice
 from .segmented import segmentation_pair
 
 PathLike = Union[str, Path]
@@ -82,8 +83,7 @@ def read_conllu(path: PathLike, limit: int = 0, spaces: str = "auto") -> Iterato
     input, a line without 10 tab-separated columns or with a bad ID, and for
     tokens that do not spell the sentence's ``# text`` (``spaces="auto"``).
     """
-    if spaces not in SPACES_MODES:
-        raise ValueError(f"spaces must be one of {list(SPACES_MODES)}, not {spaces!r}")
+    check_choice("spaces", spaces, SPACES_MODES)
     # Checked here, not when the first sentence is asked for.
     return _iter_conllu(check_file(path, "CoNLL-U"), limit, spaces)
 
@@ -174,8 +174,7 @@ def _iter_conllu(path: Path, limit: int, spaces: str) -> Iterator[ConlluSentence
 
 class ConlluCorpus:
     def __init__(self, path: PathLike, limit: int = 0, spaces: str = "auto"):
-        if spaces not in SPACES_MODES:
-            raise ValueError(f"spaces must be one of {list(SPACES_MODES)}, not {spaces!r}")
+        check_choice("spaces", spaces, SPACES_MODES)
         self.path = check_file(path, "CoNLL-U")
         self.limit = limit
         self.spaces = spaces

@@ -76,8 +76,8 @@ SENTENCE_FORMATS = ("segmented", "knp", "cabocha", "conllu")
 
 def convert_sentences(input_path: Union[str, Path], output_path: Union[str, Path], *,
                       format: str) -> Tuple[int, int]:
-    """Write the reference docs of a segmented or dependency corpus (module
-    docstring); return ``(n_docs, n_tokens)``. A DocBin holds no language, so
+    """Write the reference docs of a segmented or dependency corpus
+    (docs/corpora.md); return ``(n_docs, n_tokens)``. A DocBin holds no language, so
     a plain Vocab does (spaCy's Japanese one would need SudachiPy)."""
     if format not in SENTENCE_FORMATS:
         raise ValueError(f"format must be conll or one of {list(SENTENCE_FORMATS)}, not {format!r}")

@@ -11,6 +11,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import check_file, read_lines
+from .reader_state import check_choice
 from .segmented import segmentation_pair
 
 PathLike = Union[str, Path]
@@ -161,11 +162,6 @@ def limited(items: Iterable, limit: int) -> Iterator:
     return itertools.islice(items, limit) if limit else iter(items)
 
 
-def check_bad_heads(bad_heads: str) -> None:
-    if bad_heads not in BAD_HEADS_MODES:
-        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
-
-
 def check_files(paths: PathsLike, what: str) -> List[Path]:
     """The corpus files of ``paths``, each checked to exist (a ValueError names
     the first that does not). ``paths``: one path, a list of paths, or one
@@ -184,7 +180,7 @@ def read_knp(path: PathLike, limit: int = 0, bad_heads: str = "raise") -> Iterat
     """Yield every sentence (``EOS``-terminated block) of a KNP file
     (``limit=0``: all); a ValueError names the file and line of a malformed
     input. ``bad_heads``: docs/corpora.md, "KNP files"."""
-    check_bad_heads(bad_heads)
+    check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
     # Checked here, not when the first sentence is asked for.
     return limited(_iter_knp(check_file(path, "KNP"), bad_heads), limit)
 
@@ -250,7 +246,7 @@ def _iter_knp(path: Path, bad_heads: str) -> Iterator[KNPSentence]:
 
 class KNPCorpus:
     def __init__(self, path: PathsLike, limit: int = 0, bad_heads: str = "ignore"):
-        check_bad_heads(bad_heads)
+        check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
         self.paths = check_files(path, "KNP")
         self.limit = limit
         self.bad_heads = bad_heads

@@ -73,24 +73,16 @@ class StringColumns:
         """uint64 (n values, len(names)): every value of columns `names` as
         its string hash (added to `strings`), rows of a Doc.from_array
         array: a row's values are rows ``row_bounds(i)`` of it."""
-        hashes = self.string_hashes(strings, names)
-        table = numpy.empty((self.n_values, len(names)), dtype=numpy.uint64)
-        for k, name in enumerate(names):
-            table[:, k] = hashes[numpy.frombuffer(self._values[name], dtype=numpy.int32)]
-        return table
-
-    def string_hashes(self, strings: StringStore, names: Sequence[str]) -> numpy.ndarray:
-        """uint64 (n strings,): the hash of each string of columns `names`,
-        added to `strings` (spaCy's StringStore; 0 for the strings of other
-        columns, which are not added): a row's ids of those columns index it
-        to give their values for Doc.from_array."""
-        out = numpy.zeros(len(self._strings), dtype=numpy.uint64)
+        hashes = numpy.zeros(len(self._strings), dtype=numpy.uint64)  # 0: strings of other columns
         used = set()
         for name in names:
             used.update(self._values[name])
         for j in sorted(used):
-            out[j] = strings.add(self._strings[j])
-        return out
+            hashes[j] = strings.add(self._strings[j])
+        table = numpy.empty((self.n_values, len(names)), dtype=numpy.uint64)
+        for k, name in enumerate(names):
+            table[:, k] = hashes[numpy.frombuffer(self._values[name], dtype=numpy.int32)]
+        return table
 
     def has_empty(self, name: str) -> bool:
         """Whether some value of column `name` is the empty string."""

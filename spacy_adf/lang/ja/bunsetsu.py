@@ -523,9 +523,7 @@ def bunsetsu_heads(doc: Doc, spans_key: str = BUNSETSU_KEY) -> List[int]:
     spans = bunsetsu_group(doc, spans_key)
     if not doc.has_annotation("DEP"):
         raise ValueError("the Doc has no dependency tree (token.head / token.dep_)")
-    owner = numpy.zeros(len(doc), dtype="int64")
-    for b, span in enumerate(spans):
-        owner[span.start:span.end] = b
+    owner = _owners([(span.start, span.end) for span in spans], len(doc))
     heads: List[int] = []
     for b, span in enumerate(spans):
         head: Optional[int] = None
