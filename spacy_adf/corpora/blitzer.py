@@ -4,16 +4,15 @@ Docs and the fixed train/test/fold protocol: docs/corpora.md, "Blitzer
 sentiment reviews"."""
 import hashlib
 from pathlib import Path
-from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
 from ..features.ngrams import FEATURES_KEY
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 
-PathLike = Union[str, Path]
 LABELS = ("positive", "negative")
 SPLITS = ("train", "test", "all")
 FOLD_PARTS = ("train", "heldout")

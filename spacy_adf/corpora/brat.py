@@ -6,16 +6,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import read_text
+from ..serialization.text_lines import PathLike, read_text
 from .conll import parse_iob_target
 
-PathLike = Union[str, Path]
 logger = logging.getLogger("spacy_adf.brat")
 
 ALIGNMENT_MODES = ("strict", "contract", "expand", "split")

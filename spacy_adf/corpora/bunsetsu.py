@@ -5,7 +5,7 @@ policy: docs/corpora.md, "Bunsetsu dependency Docs"."""
 import itertools
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Union
+from typing import Dict, Iterator, List, Optional
 
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
@@ -18,13 +18,11 @@ from .bunsetsu_conllu import conllu_bunsetsu_docs
 from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc, predicted_reference
 from .docbin import docbin_files
 from .cabocha import read_cabocha
-from .knp import KNPSentence, PathsLike, check_files, limited, read_knp
+from .knp import KNPSentence, PathLike, PathsLike, check_files, limited, read_knp
 from .reader_state import check_choice
 
 __all__ = ["FORMATS", "sentence_to_doc", "bunsetsu_docs", "make_predicted",
            "BunsetsuCorpus", "create_bunsetsu_reader"]
-
-PathLike = Union[str, Path]
 
 FORMATS = ("knp", "cabocha", "conllu")
 

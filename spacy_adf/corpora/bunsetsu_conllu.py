@@ -4,21 +4,18 @@ from the UD word heads (docs/corpora.md, "CoNLL-U with BunsetuBILabel")."""
 import itertools
 import re
 from collections import Counter
-from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..lang.ja.pos import make_morph, make_tag, split_xpos, unidic_upos
 from ..lang.ja.ud_heads import ud_to_bunsetsu_heads
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc
 from .reader_state import check_choice
 
 __all__ = ["ud_to_bunsetsu_heads", "conllu_bunsetsu_docs"]
-
-PathLike = Union[str, Path]
 
 
 def _misc_dict(misc: str) -> Dict[str, str]:

@@ -3,14 +3,12 @@
 heads unchecked (docs/corpora.md, "CaboCha files")."""
 import re
 from pathlib import Path
-from typing import Iterator, List, Union
+from typing import Iterator, List
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from .knp import KNPSentence, Morpheme, RawPhrase, limited, phrase_units, sentence_of
 
 __all__ = ["read_cabocha"]
-
-PathLike = Union[str, Path]
 
 _CHUNK_LINE = re.compile(r"\* (-?[0-9]+) (-?[0-9]+)([A-Za-z]+)(?: (.*))?\Z")
 _SENT_ID_ATTR = re.compile(r"sent_id\s*=\s*([^<\s]+)")

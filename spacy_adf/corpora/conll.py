@@ -12,14 +12,12 @@ from spacy.training import Example
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from ..tags.iob import iob_to_spans
 from .string_columns import StringColumns, shared as shared_compact
 from .jackknifed import JackknifeAnnotations, check_split, select_part
 from .reader_state import check_held_form, in_call_order
 from .reused_docs import shared as shared_reuse
-
-PathLike = Union[str, Path]
 
 COLUMN_NAMES = ("words", "tag", "pos", "lemma", "iob", "_")
 INPUT_ATTRS = ("tag", "pos", "lemma")

@@ -4,16 +4,14 @@ segmentation") and the reader `spacy_adf.ConlluCorpus.v1`."""
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional, Union
+from typing import Iterator, List, Optional
 
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from .reader_state import check_choice
 from .segmented import segmentation_pair
-
-PathLike = Union[str, Path]
 
 SPACES_MODES = ("auto", "misc", "none")
 _N_COLUMNS = 10
@@ -76,13 +74,10 @@ def _spaces_from_text(
 
 
 def read_conllu(path: PathLike, limit: int = 0, spaces: str = "auto") -> Iterator[ConlluSentence]:
-    """Yield the surface tokens of each sentence of a CoNLL-U file.
-
-    ``spaces``: docs/corpora.md. ``limit=0`` reads every sentence.
-    A ValueError (with file and line) is raised for a missing file, non-UTF-8
-    input, a line without 10 tab-separated columns or with a bad ID, and for
-    tokens that do not spell the sentence's ``# text`` (``spaces="auto"``).
-    """
+    """Yield the surface tokens of each sentence of a CoNLL-U file
+    (``spaces``: docs/corpora.md; ``limit=0``: all); a ValueError names the
+    file and line of a malformed input or of tokens that do not spell the
+    sentence's ``# text``."""
     check_choice("spaces", spaces, SPACES_MODES)
     # Checked here, not when the first sentence is asked for.
     return _iter_conllu(check_file(path, "CoNLL-U"), limit, spaces)

@@ -10,11 +10,10 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from .reader_state import check_choice
 from .segmented import segmentation_pair
 
-PathLike = Union[str, Path]
 # One corpus file, several as a list, or several in one string separated by
 # commas (what a `--paths.train a.knp,b.knp` override on the command line gives).
 PathsLike = Union[PathLike, Sequence[PathLike]]

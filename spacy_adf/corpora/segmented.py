@@ -1,18 +1,16 @@
 """Word-segmented text (SIGHAN / NLPCC format) and the reader
 `spacy_adf.SegmentedCorpus.v1` (docs/corpora.md, "Word-segmented text")."""
-from pathlib import Path
-from typing import Iterator, List, Optional, Tuple, Union
+from typing import Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from .string_columns import shared as shared_compact
 from .reader_state import check_held_form, in_call_order
 from .reused_docs import shared as shared_reuse
 
-PathLike = Union[str, Path]
 
 
 def read_segmented(path: PathLike, limit: int = 0) -> Iterator[List[str]]:

@@ -56,9 +56,7 @@ class StringColumns:
         return len(self._starts) - 1
 
     def __getitem__(self, i: int) -> Row:
-        s, e = self._starts[i], self._starts[i + 1]
-        strings = self._strings
-        return {name: [strings[j] for j in self._values[name][s:e]] for name in self.names}
+        return {name: self.strings_of(i, name) for name in self.names}
 
     def strings_of(self, i: int, name: str) -> List[str]:
         s, e = self._starts[i], self._starts[i + 1]
