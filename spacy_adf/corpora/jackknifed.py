@@ -5,15 +5,15 @@ sentences share a fold (docs/corpora.md, "Folds and jack-knifed input")."""
 import hashlib
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from spacy.attrs import IDS as ATTR_IDS
 from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import PathLike
-
+# spaCy only: `spacy train --code` loads this file on its own (training/jackknife.py)
+PathLike = Union[str, Path]
 PARTS = ("all", "train", "heldout")
 
 
