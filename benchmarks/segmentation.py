@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set
+from typing import Dict, Iterable, List, Optional, Sequence, Set
 
 from benchmarks.config_epochs import epochs_of
 from benchmarks.harness import BENCHMARKS_MD, DATA, REPO, Child, fmt, machine_info, publish, read_jsonl, run_child
@@ -76,9 +76,47 @@ def read_words(path: Path, fmt: str, limit: int = 0) -> List[List[str]]:
     return read_gold_words(path, fmt, limit)
 
 
-def write_sighan(path: Path, sentences: Sequence[Sequence[str]]) -> Path:
-    from spacy_adf.corpora.segmented import write_segmented
+_UNWRITABLE = (" ", "\t", "\r", "\n")
 
+
+def write_segmented(sentences: Iterable[Sequence[str]], path: Path) -> int:
+    """Write word lists as SIGHAN lines (words joined by one space, LF endings).
+
+    For other tools, e.g. spacy-pkuseg training files. A word that is empty or
+    holds an ASCII space, tab, CR or LF cannot be written in this format (it
+    would not read back as one word), nor can a sentence without words: both
+    raise a ValueError, and ``path`` is then left as it was (the
+    lines go to a temporary file first). Other whitespace
+    (U+3000 ...) is written as it is and reads back as part of a word.
+    Returns the number of lines written.
+    """
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    count = 0
+    try:
+        with tmp.open("w", encoding="utf8", newline="\n") as f:
+            for i, words in enumerate(sentences):
+                if isinstance(words, str):
+                    raise ValueError(f"sentence {i}: expected a list of words, got the string {words[:50]!r}")
+                if not words:
+                    raise ValueError(f"sentence {i} has no words; the segmented format cannot hold it")
+                for word in words:
+                    if not word or any(c in word for c in _UNWRITABLE):
+                        raise ValueError(
+                            f"sentence {i}: the word {word!r} is empty or contains an ASCII space, "
+                            "tab or line break; the segmented format cannot hold it"
+                        )
+                f.write(" ".join(words))
+                f.write("\n")
+                count += 1
+        tmp.replace(path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return count
+
+
+def write_sighan(path: Path, sentences: Sequence[Sequence[str]]) -> Path:
     write_segmented(sentences, path)
     return path
 

@@ -1,60 +1,28 @@
-"""Blitzer, Dredze and Pereira (2007) multi-domain sentiment data, the
-``processed_acl`` format: a domain directory holds ``positive.review`` and
-``negative.review``, one review per line, as space-separated
-``feature:count`` pairs (unigrams, and bigrams joined by "_") ending with
-``#label#:positive`` or ``#label#:negative``.
-
-`spacy_adf.BlitzerCorpus.v1` yields one Example per review:
-- words: the unigram features (those without "_"), each repeated by its
-  count, in file order (the order of the words in the review is lost in this
-  format; the Doc is for reading only);
-- ``doc.user_data["spacy_adf.features"]``: the full {feature: count} dict
-  (unigrams and bigrams), on the predicted and the reference Doc; adf_textcat
-  uses it instead of its own n-grams;
-- reference ``doc.cats``: {"positive": 1.0, "negative": 0.0} or the reverse.
-
-Protocol (fixed; chosen before any result was seen):
-- split="train" / "test" / "all": within each class, the reviews are ordered
-  by sha256 of "<seed>|<label>|<line number>" and the first 20% (rounded)
-  are the test set. With the 1,000 + 1,000 reviews of a domain and seed 0
-  that is 800 + 800 training and 200 + 200 test reviews. The split depends
-  only on the seed and the line numbers (not on numpy or Python versions).
-- n_folds=k > 1 with fold=i: stratified k-fold cross-validation inside the
-  chosen split: within each class, the reviews (in the order above) are dealt
-  to folds round-robin; fold_part="train" gives the other k-1 folds,
-  "heldout" fold i.
-The Examples come in the order of the same hash (classes mixed).
-
-Malformed lines (a pair without ":", a count that is not a positive integer,
-no "#label#:" field at the end, an unknown label, or a label that contradicts
-the file name) raise a ValueError naming the file and the line. Blank lines
-are skipped; a feature listed twice in one line has its counts summed.
-"""
+"""Blitzer, Dredze and Pereira (2007) multi-domain sentiment data (the
+``processed_acl`` format) and the reader `spacy_adf.BlitzerCorpus.v1`; the
+Docs and the fixed train/test/fold protocol: docs/corpora.md, "Blitzer
+sentiment reviews"."""
 import hashlib
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
 from ..features.ngrams import FEATURES_KEY
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 
-PathLike = Union[str, Path]
 LABELS = ("positive", "negative")
 SPLITS = ("train", "test", "all")
 FOLD_PARTS = ("train", "heldout")
 TEST_FRACTION = 0.2
 
 
-class BlitzerReview:
-    __slots__ = ("label", "features", "line_no")
-
-    def __init__(self, label: str, features: Dict[str, int], line_no: int):
-        self.label = label
-        self.features = features
-        self.line_no = line_no
+class BlitzerReview(NamedTuple):
+    label: str
+    features: Dict[str, int]
+    line_no: int
 
     @property
     def words(self) -> List[str]:
@@ -117,7 +85,7 @@ def select_reviews(
     fold: int = 0,
     fold_part: str = "train",
 ) -> List[BlitzerReview]:
-    """The reviews of one protocol cell, in hash order (see module docstring)."""
+    """The reviews of one protocol cell, in hash order (docs/corpora.md)."""
     check_protocol(split, seed, n_folds, fold, fold_part)
     chosen: List[Tuple[bytes, BlitzerReview]] = []
     for label in LABELS:
@@ -194,8 +162,8 @@ def create_blitzer_reader(
     fold_part: str = "train",
     limit: int = 0,
 ) -> BlitzerCorpus:
-    """path: a domain directory (e.g. .../blitzer_sentiment/books). See the
-    module docstring for split, seed, n_folds, fold and fold_part. limit:
+    """path: a domain directory (e.g. .../blitzer_sentiment/books). See
+    docs/corpora.md for split, seed, n_folds, fold and fold_part. limit:
     read at most this many reviews of the selection (0 = all)."""
     if path is None:
         raise ValueError("no Blitzer domain directory: pass --paths.blitzer")

@@ -1,97 +1,20 @@
-"""Read brat standoff folders (``NAME.txt`` + ``NAME.ann``) into NER examples.
-
-Format
-------
-Only text-bound annotations are used: ``T<n><TAB><type> <start> <end><TAB><text>``
-(character offsets into the ``.txt`` file, end exclusive). Every other line
-(relations ``R``, events ``E``, attributes ``A``/``M``, notes ``#``,
-normalizations ``N``, equivalences ``*``) is skipped and counted. A
-discontinuous span (``<type> 0 5;10 15``) is reported and, by default,
-skipped (``discontinuous="outer"`` keeps the span from the first start to the
-last end instead). A ``.txt`` without an ``.ann`` is read as a text with no
-entities (and reported).
-
-Checks and reports
-------------------
-Every entity that does not end up in the output exactly as annotated is
-reported as a `BratIssue` (kinds below). The reader logs one summary warning
-per corpus (counts per kind plus the first examples) the first time it is
-read; `BratCorpus.issues(nlp)` / `read_brat_issues(...)` return the full list
-and `alignment_stats(...)` the counts.
-
-* ``text_mismatch``: the ``.ann`` text differs from ``txt[start:end]``
-  (compared after collapsing runs of whitespace, since brat writes line breaks
-  inside a span as spaces). ``mismatch="skip"`` (default) drops the entity,
-  ``"keep"`` trusts the offsets.
-* ``out_of_range``: offsets outside the text, or start >= end. Dropped.
-* ``discontinuous``: see above.
-* ``crosses_line``: the span contains a line break (sentences never cross
-  lines). Dropped.
-* ``misaligned``: an entity boundary falls inside a token of ``nlp.make_doc``.
-  What happens depends on ``alignment_mode``:
-  ``"strict"`` drops it; ``"contract"``/``"expand"`` keep the tokens inside /
-  covering it, as in ``Doc.char_span`` (dropped if nothing is left; the
-  changed span is still reported); ``"split"`` cuts the token at the entity
-  boundary, so the entity aligns exactly (both the reference and the
-  predicted Doc get the cut tokens: the original JNLPBA tokenisation was made
-  the same way, e.g. ``IL-2`` ``-induced``). Leading/trailing whitespace
-  inside a span is trimmed silently before alignment.
-* ``overlap``: entities that share a token with an entity kept earlier.
-  ``doc.ents`` cannot nest, so the longer one (in tokens; ties: the earlier
-  start, then the earlier line in the .ann) is kept and the other reported
-  and dropped.
-* ``bad_line``: a ``T`` line that cannot be parsed. Skipped.
-
-Sentences
----------
-In the JNLPBA standoff texts each document is two lines: the title and the
-whole abstract. ``sentences="lines"`` makes one example per non-empty line;
-``sentences="rules"`` (default) further splits a line after a token ``.``,
-``?`` or ``!`` when whitespace and a token starting with an upper-case
-letter, a digit or an opening bracket follow, unless the token before the
-period is a known abbreviation (``al``, ``e.g``, ``Fig``, ...) or the split
-would cut an entity (on JNLPBA nearly every gold sentence comes out whole:
-docs/corpora.md). ``sentences="none"`` makes one example per document (the
-line breaks become whitespace tokens).
-
-Tokenisation and JNLPBA
------------------------
-``alignment_mode="split"`` aligns every JNLPBA entity with either tokenizer.
-What matters for training is that the tokens look like the JNLPBA test
-file's: the bio tokenizer (``spacy_adf.BioTokenizer.v1``, no hyphen/slash
-splits) with "split" gives most sentences exactly the original tokens,
-spaCy's English tokenizer (which splits at every hyphen between letters:
-"T - cell", "NF - kappaB") few of them (docs/corpora.md).
-
-Documents and splits
---------------------
-Files are read in sorted order of their names. ``n_folds``/``fold``/``part``
-give a deterministic document-level hold-out: document k (in sorted order)
-belongs to fold ``k % n_folds``; ``part="train"`` reads the documents not in
-``fold``, ``part="heldout"`` those in ``fold``, ``part="all"`` everything.
-
-Output
-------
-Examples whose reference and predicted Docs have the same tokens; the
-reference has ``doc.ents`` set with ``default="outside"`` (tokens outside an
-entity are gold ``O``), which is what the ``adf_tagger`` target ``"ents"``
-reads; ``iob_target="spans:KEY"`` writes ``doc.spans[KEY]`` instead.
-"""
+"""Read brat standoff folders (``NAME.txt`` + ``NAME.ann``) into NER examples:
+the entity checks and their reports, sentence splitting, alignment modes and
+document folds are described in docs/corpora.md, "Brat standoff folders"."""
 import logging
 import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import read_text
+from ..serialization.text_lines import PathLike, read_text
 from .conll import parse_iob_target
 
-PathLike = Union[str, Path]
 logger = logging.getLogger("spacy_adf.brat")
 
 ALIGNMENT_MODES = ("strict", "contract", "expand", "split")
@@ -447,13 +370,6 @@ class BratCorpus:
         keep_heldout = self.part == "heldout"
         return [p for k, p in enumerate(docs) if (k % self.n_folds == self.fold) == keep_heldout]
 
-    def read(self, nlp) -> Tuple[List[Tuple[Doc, Doc]], List[BratIssue], Dict[str, int]]:
-        """All (predicted, reference) pairs, the issues and counts."""
-        pairs: List[Tuple[Doc, Doc]] = []
-        for pair in self._iter(nlp):
-            pairs.append(pair)
-        return pairs, self.last_issues, self.last_stats
-
     def _iter(self, nlp) -> Iterator[Tuple[Doc, Doc]]:
         reader = _DocReader(nlp, self.alignment_mode, self.sentences, self.span_key, self.keep_labels)
         issues: List[BratIssue] = []
@@ -557,7 +473,7 @@ def create_brat_reader(
     part: str = "all",
     limit: int = 0,
 ) -> Callable[..., Iterator[Example]]:
-    """Config reader for a folder of brat ``.txt``/``.ann`` files (see module doc)."""
+    """Config reader for a folder of brat ``.txt``/``.ann`` files (docs/corpora.md)."""
     return BratCorpus(
         path, alignment_mode=alignment_mode, sentences=sentences, discontinuous=discontinuous,
         mismatch=mismatch, iob_target=iob_target, keep_labels=keep_labels, n_folds=n_folds,

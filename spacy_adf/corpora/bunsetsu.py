@@ -1,48 +1,11 @@
-"""Japanese bunsetsu dependency corpora as spaCy Docs: the reader
-``spacy_adf.BunsetsuCorpus.v1`` (`create_bunsetsu_reader`, `BunsetsuCorpus`,
-`bunsetsu_docs`) over KNP (KWDLC, KU Wikipedia, ...), CaboCha (UD
-Japanese-GSD CaboCha files) and CoNLL-U with ``BunsetuBILabel`` (UD
-Japanese-GSD), KNP / CaboCha sentences as Docs (`knp_to_doc`,
-`cabocha_to_doc`) and the parser's input Doc (`make_predicted`).
-
-Where the rest lives: the file formats in `corpora.knp`, `corpora.cabocha`
-and `corpora.bunsetsu_conllu`; building one Doc and the ``bad_heads`` policy
-in `corpora.bunsetsu_doc`; the Japanese rules (tags, the head-word rule, head
-checks and repair, the token tree) in `spacy_adf.lang.ja.pos` and
-`spacy_adf.lang.ja.bunsetsu`.
-
-Data model (one sentence per Doc)
----------------------------------
-
-- Tokens are the morphemes (KNP, CaboCha) or UD words (CoNLL-U); every
-  ``spaces`` flag is False, so ``doc.text`` is the sentence without the spaces
-  the original may have had between words (UD "CS Web" becomes "CSWeb").
-- ``token.tag_``, ``token.pos_``, ``token.morph``: the source tags as
-  `spacy_adf.lang.ja.pos` describes them (JUMAN for KNP, UniDic for CaboCha
-  and CoNLL-U); the CoNLL-U reader takes ``pos_`` from the UPOS column
-  (``upos="unidic"`` maps XPOS instead).
-- ``token.lemma_``: the JUMAN 原形 / UniDic 語彙素 (``lemma`` field) / LEMMA.
-- ``doc.spans["bunsetsu"]``: one span per bunsetsu, in order, covering the Doc,
-  with the gold heads in ``attrs["heads"]`` (`spacy_adf.lang.ja.bunsetsu`).
-  ``attrs["dep_types"]``: KNP D/P/A/I; CaboCha labels as written (BCCWJ-
-  DepPara style: D, F, B, Z, with an ``X`` suffix on some); "D" for CoNLL-U
-  (it has no bunsetsu labels).
-- ``doc.user_data["sent_id"]``: the S-ID / sent_id, if any.
-- The token tree (``token.head``, ``token.dep_``, sentence boundaries) is set
-  from the bunsetsu heads by `set_bunsetsu_tree`.
-
-Bad heads
----------
-
-Heads that are not a head-final projective tree raise a ValueError naming the
-sentence; ``bad_heads="repair"`` repairs them (`repair_bunsetsu_heads`) and
-``"skip"`` (the reader's default) drops the sentence (a few in the shared
-corpora: docs/corpora.md).
-"""
+"""Japanese bunsetsu dependency corpora (KNP, CaboCha, CoNLL-U with
+``BunsetuBILabel``) as spaCy Docs and the reader
+``spacy_adf.BunsetsuCorpus.v1``; the data model and the ``bad_heads``
+policy: docs/corpora.md, "Bunsetsu dependency Docs"."""
 import itertools
 from collections import Counter
 from pathlib import Path
-from typing import Dict, Iterator, Optional, Union
+from typing import Dict, Iterator, List, Optional
 
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
@@ -52,27 +15,30 @@ from spacy.vocab import Vocab
 from ..lang.ja.bunsetsu import BUNSETSU_KEY
 from ..lang.ja.pos import juman_upos, main_subpos, make_morph, make_tag, unidic_upos
 from .bunsetsu_conllu import conllu_bunsetsu_docs
-from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc, predicted_reference
+from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc, predicted_reference
 from .docbin import docbin_files
 from .cabocha import read_cabocha
-from .knp import KNPSentence, PathsLike, check_files, limited, read_knp
+from .knp import KNPSentence, PathLike, PathsLike, check_files, limited, read_knp
+from .reader_state import check_choice
 
-__all__ = ["FORMATS", "knp_to_doc", "cabocha_to_doc", "bunsetsu_docs", "make_predicted",
+__all__ = ["FORMATS", "sentence_to_doc", "bunsetsu_docs", "make_predicted",
            "BunsetsuCorpus", "create_bunsetsu_reader"]
-
-PathLike = Union[str, Path]
 
 FORMATS = ("knp", "cabocha", "conllu")
 
 
-# --------------------------------------------------------------------------
-# KNP and CaboCha sentences
-# --------------------------------------------------------------------------
-
-
-def _sentence_to_doc(
-    vocab: Vocab, sentence: KNPSentence, scheme: str, bad_heads: str, stats: Optional[Counter]
+def sentence_to_doc(
+    vocab: Vocab, sentence: KNPSentence, bad_heads: str = "raise", stats: Optional[Counter] = None,
+    scheme: str = "juman",
 ) -> Optional[Doc]:
+    """A Doc (docs/corpora.md, "Bunsetsu dependency Docs") from a `read_knp`
+    sentence (``scheme="juman"``) or a `read_cabocha` one (``"unidic"``).
+
+    Bad heads raise a ValueError (``bad_heads="raise"``), are repaired
+    (``"repair"``) or give None (``"skip"``); None also for a sentence without
+    morphemes. ``stats`` (a Counter) counts sentences, docs, repaired, skipped
+    and empty.
+    """
     morphemes = sentence.morphemes
     upos = juman_upos if scheme == "juman" else unidic_upos
     return make_bunsetsu_doc(
@@ -91,29 +57,11 @@ def _sentence_to_doc(
     )
 
 
-def knp_to_doc(
-    vocab: Vocab, sentence: KNPSentence, bad_heads: str = "raise", stats: Optional[Counter] = None
-) -> Optional[Doc]:
-    """A Doc (the data model of the module docstring) from a `read_knp` sentence.
-
-    Bad heads raise a ValueError (``bad_heads="raise"``), are repaired
-    (``"repair"``) or give None (``"skip"``); None also for a sentence without
-    morphemes. ``stats`` (a Counter) counts sentences, docs, repaired, skipped
-    and empty.
-    """
-    return _sentence_to_doc(vocab, sentence, "juman", bad_heads, stats)
-
-
-def cabocha_to_doc(
-    vocab: Vocab, sentence: KNPSentence, bad_heads: str = "raise", stats: Optional[Counter] = None
-) -> Optional[Doc]:
-    """A Doc from a `read_cabocha` sentence (UniDic tags); as `knp_to_doc`."""
-    return _sentence_to_doc(vocab, sentence, "unidic", bad_heads, stats)
-
-
-# --------------------------------------------------------------------------
-# Reader
-# --------------------------------------------------------------------------
+def _check_source(path: PathsLike, format: str, bad_heads: str) -> List[Path]:
+    """The corpus files, with ``format`` and ``bad_heads`` checked."""
+    check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
+    check_choice("format", format, FORMATS)
+    return check_files(path, format)
 
 
 def bunsetsu_docs(
@@ -127,10 +75,7 @@ def bunsetsu_docs(
     """Reference Docs of one or more KNP, CaboCha or CoNLL-U files, read in
     order (a list, or paths separated by commas: `corpora.knp.check_files`;
     ``limit`` counts sentences read over all of them, 0 = all)."""
-    check_bad_heads_mode(bad_heads)
-    if format not in FORMATS:
-        raise ValueError(f"format must be one of {list(FORMATS)}, not {format!r}")
-    files = check_files(path, format)
+    files = _check_source(path, format, bad_heads)
     if format == "conllu":
         docs = itertools.chain.from_iterable(
             conllu_bunsetsu_docs(p, vocab, limit=limit, bad_heads=bad_heads, stats=stats) for p in files
@@ -140,19 +85,13 @@ def bunsetsu_docs(
     if format == "knp":
         # read_knp's own out-of-range check is replaced by ours (repair / skip)
         read = lambda p: read_knp(p, bad_heads="ignore")  # noqa: E731
-        convert = knp_to_doc
+        scheme = "juman"
     else:
         read = read_cabocha
-        convert = cabocha_to_doc
+        scheme = "unidic"
     sentences = limited(itertools.chain.from_iterable(read(p) for p in files), limit)
-    return _convert_all(sentences, vocab, convert, bad_heads, stats)
-
-
-def _convert_all(sentences, vocab, convert, bad_heads, stats) -> Iterator[Doc]:
-    for sentence in sentences:
-        doc = convert(vocab, sentence, bad_heads, stats)
-        if doc is not None:
-            yield doc
+    docs = (sentence_to_doc(vocab, sentence, bad_heads, stats, scheme) for sentence in sentences)
+    return (doc for doc in docs if doc is not None)
 
 
 def make_predicted(reference: Doc, predicted_bunsetsu: bool = True, predicted_tags: bool = True) -> Doc:
@@ -201,16 +140,9 @@ def read_jackknifed(paths, vocab: Vocab) -> Dict[str, Doc]:
 class BunsetsuCorpus:
     """Examples for bunsetsu dependency parsing; ``self.stats`` counts the
     sentences read, docs made, repaired, skipped and empty over all passes.
-
-    ``jackknifed``: DocBin(s) of the same sentences (same words) annotated by
-    upstream models that never trained on them (k-fold jack-knifing, see
-    project.yml), paired by S-ID (else text). The Examples then hold what the
-    component will see at prediction time: with ``predicted_bunsetsu=False``
-    (the bunsetsu chunker) the predicted Doc has the jack-knifed tags, POS and
-    morphs and the reference keeps the gold bunsetsu; with
-    ``predicted_bunsetsu=True`` (the parser, which learns from the reference)
-    the reference has the jack-knifed tags and bunsetsu with the gold heads
-    projected onto them (`bunsetsu_doc.project_heads`)."""
+    ``jackknifed``: DocBin(s) of the same sentences annotated by upstream
+    models that never trained on them, paired by S-ID, else text
+    (docs/corpora.md, "Bunsetsu dependency Docs")."""
 
     def __init__(
         self,
@@ -222,10 +154,7 @@ class BunsetsuCorpus:
         predicted_tags: bool = True,
         jackknifed: Optional[PathLike] = None,
     ):
-        check_bad_heads_mode(bad_heads)
-        if format not in FORMATS:
-            raise ValueError(f"format must be one of {list(FORMATS)}, not {format!r}")
-        self.paths = check_files(path, format)
+        self.paths = _check_source(path, format, bad_heads)
         self.format = format
         self.limit = limit
         self.bad_heads = bad_heads
@@ -272,13 +201,8 @@ def create_bunsetsu_reader(
     jackknifed: Optional[PathLike] = None,
 ) -> BunsetsuCorpus:
     """Bunsetsu dependency Examples from one or more KNP, CaboCha or CoNLL-U
-    (BunsetuBILabel) files (a list, or paths separated by commas): the reference Doc has tokens, POS, morphs, bunsetsu
-    spans with gold heads and the token tree; the predicted Doc the same tokens
-    and attributes and (``predicted_bunsetsu=True``) the bunsetsu spans, no
-    heads; with ``predicted_tags=False`` just the tokens (to train the
-    morphological taggers of the raw-text pipeline). ``bad_heads``: "skip"
-    (default), "repair" or "raise". ``jackknifed``: DocBin(s) of the same
-    sentences annotated by jack-knifed upstream models (see `BunsetsuCorpus`)."""
+    (BunsetuBILabel) files (a list, or paths separated by commas); the
+    options: docs/corpora.md, "Bunsetsu dependency Docs"."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads,

@@ -1,34 +1,21 @@
-"""CoNLL-U files with ``BunsetuBILabel`` in MISC (UD Japanese-GSD,
--PUDLUW) as bunsetsu dependency Docs: the bunsetsu from the B/I labels, the
-bunsetsu heads from the UD word heads (`ud_to_bunsetsu_heads`).
-
-Bunsetsu are the runs of words from a ``BunsetuBILabel=B`` to the next B. A
-bunsetsu's head is the bunsetsu holding the UD head of its words that point
-outside it (the root if one of them is the UD root; if there are several,
-the rightmost word's wins). UD heads coordination on the first conjunct
-(``conj`` arcs go left); those are made head-final as in KNP: if bunsetsu
-c1 < c2 < ... < ck point left to bunsetsu h, then h -> c1 -> c2 ... -> ck ->
-the old head of h (groups done from left to right). On GSD dev/test the
-result equals the CaboCha copy's heads (docs/corpora.md); crossing arcs are
-left to ``bad_heads``. CoNLL-U has no bunsetsu labels: every ``dep_types``
-is "D".
-"""
+"""CoNLL-U files with ``BunsetuBILabel`` in MISC (UD Japanese-GSD, -PUDLUW)
+as bunsetsu dependency Docs: the bunsetsu from the B/I labels, their heads
+from the UD word heads (docs/corpora.md, "CoNLL-U with BunsetuBILabel")."""
+import itertools
 import re
 from collections import Counter
-from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..lang.ja.pos import make_morph, make_tag, split_xpos, unidic_upos
 from ..lang.ja.ud_heads import ud_to_bunsetsu_heads
-from ..serialization.text_lines import check_file, read_lines
-from .bunsetsu_doc import check_bad_heads_mode, make_bunsetsu_doc
+from ..serialization.text_lines import check_file, PathLike, read_lines
+from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc
+from .reader_state import check_choice
 
 __all__ = ["ud_to_bunsetsu_heads", "conllu_bunsetsu_docs"]
-
-PathLike = Union[str, Path]
 
 
 def _misc_dict(misc: str) -> Dict[str, str]:
@@ -43,19 +30,11 @@ def conllu_bunsetsu_docs(
     upos: str = "column",
     stats: Optional[Counter] = None,
 ) -> Iterator[Doc]:
-    """Docs (the data model of `spacy_adf.corpora.bunsetsu`) from a CoNLL-U file with
-    ``BunsetuBILabel`` in MISC (UD Japanese-GSD, -PUDLUW).
-
-    Tokens are the UD words (multiword-token ranges and empty nodes are
-    skipped); ``upos="column"`` takes ``pos_`` from UPOS, ``"unidic"`` maps
-    XPOS with `UNIDIC_UPOS`. ``tag_``/morph come from XPOS (no ConjForm).
-    Bunsetsu heads: `ud_to_bunsetsu_heads`; ``dep_types`` are all ``"D"``.
-    ``bad_heads`` and ``stats`` as in `make_bunsetsu_doc`; ``limit`` counts sentences
-    read (0 = all). A ValueError names file and
-    line for a line without 10 columns, a word without ``BunsetuBILabel`` or
-    a bad HEAD.
-    """
-    check_bad_heads_mode(bad_heads)
+    """Bunsetsu Docs from a CoNLL-U file with ``BunsetuBILabel`` in MISC
+    (docs/corpora.md). ``bad_heads`` and ``stats`` as in `make_bunsetsu_doc`;
+    ``limit`` counts sentences read (0 = all); a ValueError names the file
+    and line of a malformed input."""
+    check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
     if upos not in ("column", "unidic"):
         raise ValueError(f"upos must be 'column' or 'unidic', not {upos!r}")
     return _iter_conllu_docs(check_file(path, "CoNLL-U"), vocab, limit, bad_heads, upos, stats)
@@ -90,19 +69,15 @@ def _iter_conllu_docs(path, vocab, limit, bad_heads, upos_mode, stats) -> Iterat
             morphs.append(make_morph(pos1, sub, conj))
             word_heads.append(head)
             bunsetsu_of.append(b)
-        bounds = []
-        for i, owner in enumerate(bunsetsu_of):
-            if i == 0 or owner != bunsetsu_of[i - 1]:
-                bounds.append([i, i + 1])
-            else:
-                bounds[-1][1] = i + 1
+        starts = [i for i, owner in enumerate(bunsetsu_of) if i == 0 or owner != bunsetsu_of[i - 1]]
+        bounds = list(zip(starts, starts[1:] + [len(bunsetsu_of)]))
         heads = ud_to_bunsetsu_heads(word_heads, bunsetsu_of)
         return make_bunsetsu_doc(
-            vocab, words, tags, pos, lemmas, morphs, [tuple(x) for x in bounds], heads,
+            vocab, words, tags, pos, lemmas, morphs, bounds, heads,
             ["D"] * len(bounds), sent_id, bad_heads, stats,
         )
 
-    for lineno, line in read_lines(path):
+    for lineno, line in itertools.chain(read_lines(path), [(0, "")]):  # a blank line ends the last sentence
         if not line.strip():
             if rows:
                 doc = convert()
@@ -124,7 +99,3 @@ def _iter_conllu_docs(path, vocab, limit, bad_heads, upos_mode, stats) -> Iterat
         if not cols[0].isdigit():
             continue  # multiword-token range or empty node
         rows.append((lineno, cols))
-    if rows:
-        doc = convert()
-        if doc is not None:
-            yield doc

@@ -10,16 +10,11 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from ..lang.ja.bunsetsu import BUNSETSU_KEY, check_bunsetsu_heads, repair_bunsetsu_heads, set_bunsetsu_tree
+from .reader_state import check_choice
 
-__all__ = ["BAD_HEADS_MODES", "check_bad_heads_mode", "make_bunsetsu_doc", "project_heads", "predicted_reference"]
+__all__ = ["BAD_HEADS_MODES", "make_bunsetsu_doc", "project_heads", "predicted_reference"]
 
 BAD_HEADS_MODES = ("raise", "repair", "skip")
-
-
-def check_bad_heads_mode(bad_heads: str) -> None:
-    """ValueError unless ``bad_heads`` is one of `BAD_HEADS_MODES`."""
-    if bad_heads not in BAD_HEADS_MODES:
-        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
 
 
 def make_bunsetsu_doc(
@@ -36,16 +31,11 @@ def make_bunsetsu_doc(
     bad_heads: str,
     stats: Optional[Counter] = None,
 ) -> Optional[Doc]:
-    """One sentence as a Doc (the data model of `spacy_adf.corpora.bunsetsu`):
-    tokens with ``spaces`` all False, bunsetsu spans ``bounds`` (token start,
-    end) in `BUNSETSU_KEY`, and the tree from ``heads`` / ``dep_types``.
-
-    Bad heads raise a ValueError (``bad_heads="raise"``), are repaired
-    (``"repair"``) or give None (``"skip"``); None also for a sentence without
-    words. ``stats`` (a Counter) counts sentences, docs, repaired, skipped and
-    empty.
-    """
-    check_bad_heads_mode(bad_heads)
+    """One sentence as a Doc (docs/corpora.md, "Bunsetsu dependency Docs"):
+    bunsetsu spans ``bounds`` (token start, end), the tree from ``heads`` /
+    ``dep_types``. ``bad_heads`` and ``stats`` as in `sentence_to_doc` (None
+    also for a sentence without words)."""
+    check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
     if stats is not None:
         stats["sentences"] += 1
     if not words:
@@ -85,18 +75,11 @@ def project_heads(
 ) -> List[int]:
     """Heads for predicted bunsetsu ``pred_bounds`` over the same tokens as
     the gold bunsetsu ``gold_bounds`` / ``gold_heads`` (one sentence, a valid
-    head-final tree): the parser then learns from the bunsetsu the chunker
-    will give it.
-
-    A predicted bunsetsu stands for the gold bunsetsu that holds its last
-    token (where the head word and the function words that decide the arc
-    are). If the next predicted bunsetsu stands for the same gold bunsetsu
-    (the chunker split it), the head is that next piece; otherwise it is the
-    predicted bunsetsu that holds the last token of the gold head (the last
-    piece of a split head, which carries the head's own arc), and -1 for the
-    root. Equal bounds give the gold heads back. The result is repaired into a
-    head-final projective tree (`repair_bunsetsu_heads`) in case a merge of
-    bunsetsu across arcs makes it cross."""
+    head-final tree), so the parser learns from the bunsetsu the chunker will
+    give it. A predicted bunsetsu stands for the gold bunsetsu that holds its
+    last token, where the head word and the function words that decide the
+    arc are (the rule: docs/corpora.md). Equal bounds give the gold heads
+    back."""
     n_tokens = gold_bounds[-1][1] if gold_bounds else 0
     if not pred_bounds or pred_bounds[-1][1] != n_tokens or pred_bounds[0][0] != 0:
         raise ValueError(f"predicted bunsetsu {pred_bounds[:3]}... do not cover the {n_tokens} tokens of the gold ones")
@@ -123,10 +106,9 @@ def project_heads(
 def predicted_reference(reference: Doc, predicted: Doc, use_bunsetsu: bool = True) -> Doc:
     """A training reference made of what the pipeline will see: the tokens of
     ``reference`` (a gold bunsetsu Doc, one sentence) with the tags, POS,
-    morphs and lemmas of ``predicted`` (the same words, annotated by upstream
-    models that did not train on this sentence: jack-knifing) and, if
-    ``use_bunsetsu``, its bunsetsu spans with the gold heads projected onto
-    them (`project_heads`); else the gold bunsetsu and heads."""
+    morphs and lemmas of ``predicted`` (jack-knifed) and, if ``use_bunsetsu``,
+    its bunsetsu spans with the gold heads projected onto them
+    (`project_heads`); else the gold bunsetsu and heads."""
     words = [t.text for t in reference]
     if [t.text for t in predicted] != words:
         sid = reference.user_data.get("sent_id")

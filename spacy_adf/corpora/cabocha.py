@@ -1,31 +1,21 @@
-"""CaboCha dependency files (lattice format, ``cabocha -f1``; UD
-Japanese-GSD's CaboCha copies) as `KNPSentence` objects: morphemes with
-UniDic or IPADIC features and bunsetsu with heads, no basic phrases.
-
-Dependency labels are kept as written, not interpreted: GSD has D, and F, B,
-Z with an optional X suffix (BCCWJ-DepPara style). Heads are not checked
-here; `spacy_adf.corpora.bunsetsu` (``cabocha_to_doc``) makes Docs and
-handles bad heads.
-"""
+"""CaboCha dependency files (lattice format, ``cabocha -f1``) as
+`KNPSentence` objects: morphemes and bunsetsu with heads, labels as written,
+heads unchecked (docs/corpora.md, "CaboCha files")."""
 import re
 from pathlib import Path
-from typing import Iterator, List, Union
+from typing import Iterator, List
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from .knp import KNPSentence, Morpheme, RawPhrase, limited, phrase_units, sentence_of
 
 __all__ = ["read_cabocha"]
-
-PathLike = Union[str, Path]
 
 _CHUNK_LINE = re.compile(r"\* (-?[0-9]+) (-?[0-9]+)([A-Za-z]+)(?: (.*))?\Z")
 _SENT_ID_ATTR = re.compile(r"sent_id\s*=\s*([^<\s]+)")
 
 
 def _cabocha_morpheme(fields: List[str]) -> Morpheme:
-    """Surface + comma-separated features; UniDic (>= 10 features: pos1-4,
-    cType, cForm, lForm, lemma, orth, pron, ...) or IPADIC (pos1-4, cType,
-    cForm, base form, reading, pronunciation)."""
+    """Surface + comma-separated UniDic (>= 10) or IPADIC features."""
     surface = fields[0]
     feats = fields[1].split(",")
     feats += [""] * (10 - len(feats))
@@ -51,18 +41,8 @@ def _cabocha_morpheme(fields: List[str]) -> Morpheme:
 
 def read_cabocha(path: PathLike, limit: int = 0) -> Iterator[KNPSentence]:
     """Yield every sentence of a CaboCha (lattice, ``-f1``) file as a
-    `KNPSentence` (bunsetsu, no basic phrases).
-
-    Lines: ``#! ...`` comments (``#! DOCATTR`` may carry ``sent_id = ...``,
-    kept as ``sid``), ``* id headLABEL [head/func score]`` chunk lines,
-    TAB-separated morpheme lines (surface, comma-separated features, anything
-    else), ``EOS``. A morpheme whose surface is ``#`` or ``*`` is a morpheme
-    (comments begin with ``#! ``, chunk lines with ``* ``). The label is kept
-    as the dependency type (``D``, ``F``, ``DX`` ...). Heads are not checked.
-    A ValueError names file and line for a missing file, non-UTF-8 input, a
-    malformed line, a chunk number out of order, a chunk without morphemes,
-    morphemes before the first chunk line and a sentence without ``EOS``.
-    """
+    `KNPSentence` (bunsetsu, no basic phrases; heads unchecked); a ValueError
+    names the file and line of a malformed input."""
     return limited(_iter_cabocha(check_file(path, "CaboCha")), limit)
 
 

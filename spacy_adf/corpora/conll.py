@@ -1,10 +1,5 @@
-"""Read CoNLL-style column files into spaCy docs and training examples.
-
-A file has one token a line, columns separated by whitespace (or by ``sep``),
-and a blank line after each sentence. ``-DOCSTART-`` lines (CoNLL-2003,
-MTL-Bioinformatics) and ``###MEDLINE:`` lines (JNLPBA Eval2) mark document
-boundaries and carry no token, so they are skipped.
-"""
+"""Read CoNLL-style column files into spaCy docs and training examples
+(the format: docs/corpora.md, "CoNLL column files")."""
 from array import array
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -17,14 +12,12 @@ from spacy.training import Example
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from ..tags.iob import iob_to_spans
 from .string_columns import StringColumns, shared as shared_compact
 from .jackknifed import JackknifeAnnotations, check_split, select_part
 from .reader_state import check_held_form, in_call_order
 from .reused_docs import shared as shared_reuse
-
-PathLike = Union[str, Path]
 
 COLUMN_NAMES = ("words", "tag", "pos", "lemma", "iob", "_")
 INPUT_ATTRS = ("tag", "pos", "lemma")
@@ -144,8 +137,7 @@ def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc
 def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:
     """`make_predicted` of the reference `_make_reference` builds from the
     same fields, without walking the reference's tokens (a large part of
-    reading a corpus): the words, every token followed by a space (the reference's
-    unknown spacing read back), and each input column that has a value."""
+    reading a corpus)."""
     kwargs: Dict[str, List[str]] = {}
     for attr, key in (("tag", "tags"), ("pos", "pos"), ("lemma", "lemmas")):
         column = fields.get(attr)
@@ -254,11 +246,10 @@ def _pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Op
 def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Optional[Iterable[str]],
                           input_attrs: Iterable[str]) -> Callable[[StringColumns, int, int], Tuple[Doc, Doc]]:
     """build(columns, i, lineno) -> the (predicted, reference) `_pair_builder`
-    gives row i, faster: the words through Doc(words=...), the
-    tag and lemma columns set by Doc.from_array from their string hashes
-    (what Doc(tags=..., lemmas=...) does a value at a time in Python), so an
-    epoch of a streamed corpus costs little to build. A column with a POS
-    (checked and mapped by spaCy) or an empty value goes the general way."""
+    gives row i, faster: tag and lemma set by Doc.from_array from their
+    string hashes, so an epoch of a streamed corpus costs little to build. A
+    POS column (checked and mapped by spaCy) or an empty value goes the
+    general way."""
     slow = _pair_builder(vocab, path, iob_target, keep_labels, input_attrs)
     span_key = parse_iob_target(iob_target)
     attrs = check_input_attrs(input_attrs)
@@ -266,9 +257,7 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
     cache: Dict[str, Any] = {}
 
     def prepare(columns: StringColumns):
-        """What every row of these columns shares, worked out once: the
-        token attribute arrays of all rows (8 bytes a value and column) and
-        the span labels' hashes."""
+        """The token attribute tables and span labels of all rows, once."""
         if cache.get("columns") is not columns:
             cache.clear()
             fast = "pos" not in columns.names and not any(columns.has_empty(c) for c in columns.names)
@@ -339,17 +328,12 @@ def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
 
 class ConllCorpus:
     """Callable reader: ``corpus(nlp)`` re-reads the file on every call,
-    unless ``reuse_docs`` (see `spacy_adf.corpora.reused_docs`): then the Docs of
-    the first call are handed out again while the file is unchanged; or
-    ``compact`` (see `spacy_adf.corpora.string_columns`): the file is read once
-    into string columns and every call builds its Docs from them.
-    ``shuffle``: each call in a new random order. ``part`` "train" or
-    "heldout": only the sentences outside or inside ``folds`` of
-    ``n_folds`` (`spacy_adf.corpora.jackknifed.fold_of`, a hash of the words
-    under ``fold_seed``), so a dev set can be carved from a training file.
-    ``annotations``: a DocBin written by ``python -m spacy_adf jackknife``; the
-    predicted Docs' ``annotation_attrs`` are taken from it (jack-knifed
-    input annotation, e.g. predicted POS for a chunker)."""
+    unless ``reuse_docs`` (`corpora.reused_docs`) or ``compact``
+    (`corpora.string_columns`). ``part`` "train" or "heldout": only the
+    sentences outside or inside ``folds`` of ``n_folds`` (`jackknifed.fold_of`
+    under ``fold_seed``). ``annotations``: a DocBin written by ``python -m
+    spacy_adf jackknife``, from which the predicted Docs' ``annotation_attrs``
+    are taken."""
 
     def __init__(
         self,
@@ -399,11 +383,7 @@ class ConllCorpus:
 
     def __call__(self, nlp) -> Iterator[Example]:
         examples = select_part(self._examples(nlp), self.n_folds, self.folds, self.part, self.fold_seed)
-        if self.annotations is None:
-            yield from examples
-        else:
-            for eg in examples:
-                yield self.annotations.apply(eg)
+        yield from examples if self.annotations is None else map(self.annotations.apply, examples)
 
     def _examples(self, nlp) -> Iterator[Example]:
         def pairs():

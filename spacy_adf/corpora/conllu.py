@@ -1,36 +1,17 @@
-"""CoNLL-U files (Universal Dependencies) as word-segmentation corpora.
-
-`read_conllu` yields the *surface* tokens of each sentence: a multiword token
-range (``3-4``) gives one token, the FORM of its range line, and its parts are
-skipped; empty nodes (``5.1``) and comment lines are skipped. Each token gets a
-``spaces`` flag (a space after it or not):
-
-- ``spaces="misc"``: ``SpaceAfter=No`` in MISC means no space, anything else a
-  space; the last token of a sentence never has one.
-- ``spaces="none"``: no spaces anywhere (UD v1 Chinese has neither
-  ``SpaceAfter`` nor ``# text``, and Chinese has no spaces between words).
-- ``spaces="auto"`` (default): from the ``# text`` comment when the sentence has
-  one, else as ``"misc"``. The tokens must spell the text: a ValueError names the
-  file and line if they do not. A run of whitespace in the text other than one
-  ASCII space (two spaces, U+3000 between words) becomes one space, since a
-  spaCy token holds one space at most.
-
-`spacy_adf.ConlluCorpus.v1` yields Examples like `spacy_adf.SegmentedCorpus.v1`:
-the reference Doc has the surface tokens and spaces, the predicted Doc is
-``nlp.make_doc(reference.text)``.
-"""
+"""CoNLL-U files (Universal Dependencies) as word-segmentation corpora: the
+surface tokens and their spaces (docs/corpora.md, "CoNLL-U for
+segmentation") and the reader `spacy_adf.ConlluCorpus.v1`."""
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Optional, Union
+from typing import Iterator, List, Optional
 
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
+from .reader_state import check_choice
 from .segmented import segmentation_pair
-
-PathLike = Union[str, Path]
 
 SPACES_MODES = ("auto", "misc", "none")
 _N_COLUMNS = 10
@@ -55,13 +36,6 @@ class ConlluSentence:
     text: Optional[str] = None
     line: int = 0
     text_line: int = 0
-    # MISC of each surface token: SpaceAfter, and the bunsetsu labels the bunsetsu reader reads
-    misc: List[str] = field(default_factory=list, repr=False)
-
-    @property
-    def doc_text(self) -> str:
-        """The text spelled by ``words`` and ``spaces``."""
-        return "".join(w + (" " if s else "") for w, s in zip(self.words, self.spaces))
 
 
 def _misc_space(misc: str) -> bool:
@@ -100,15 +74,11 @@ def _spaces_from_text(
 
 
 def read_conllu(path: PathLike, limit: int = 0, spaces: str = "auto") -> Iterator[ConlluSentence]:
-    """Yield the surface tokens of each sentence of a CoNLL-U file.
-
-    See the module docstring for ``spaces``. ``limit=0`` reads every sentence.
-    A ValueError (with file and line) is raised for a missing file, non-UTF-8
-    input, a line without 10 tab-separated columns or with a bad ID, and for
-    tokens that do not spell the sentence's ``# text`` (``spaces="auto"``).
-    """
-    if spaces not in SPACES_MODES:
-        raise ValueError(f"spaces must be one of {list(SPACES_MODES)}, not {spaces!r}")
+    """Yield the surface tokens of each sentence of a CoNLL-U file
+    (``spaces``: docs/corpora.md; ``limit=0``: all); a ValueError names the
+    file and line of a malformed input or of tokens that do not spell the
+    sentence's ``# text``."""
+    check_choice("spaces", spaces, SPACES_MODES)
     # Checked here, not when the first sentence is asked for.
     return _iter_conllu(check_file(path, "CoNLL-U"), limit, spaces)
 
@@ -138,7 +108,6 @@ def _iter_conllu(path: Path, limit: int, spaces: str) -> Iterator[ConlluSentence
             text=state["text"],
             line=state["line"],
             text_line=state["text_line"],
-            misc=misc,
         )
 
     for lineno, line in read_lines(path):
@@ -200,8 +169,7 @@ def _iter_conllu(path: Path, limit: int, spaces: str) -> Iterator[ConlluSentence
 
 class ConlluCorpus:
     def __init__(self, path: PathLike, limit: int = 0, spaces: str = "auto"):
-        if spaces not in SPACES_MODES:
-            raise ValueError(f"spaces must be one of {list(SPACES_MODES)}, not {spaces!r}")
+        check_choice("spaces", spaces, SPACES_MODES)
         self.path = check_file(path, "CoNLL-U")
         self.limit = limit
         self.spaces = spaces

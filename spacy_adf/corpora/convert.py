@@ -1,20 +1,6 @@
 """Convert a corpus to a ``.spacy`` DocBin of reference docs, for `spacy
-evaluate` and `spacy_adf.DocBinCorpus.v1`.
-
-Usage::
-
-    python -m spacy_adf convert INPUT OUTPUT.spacy --columns words,tag,iob \\
-        [--iob-target spans:chunks] [--keep-labels NP] [--also-spans KEY=LABELS] [--lang en] [--sep TAB]
-    python -m spacy_adf convert INPUT OUTPUT.spacy --format segmented|knp|cabocha|conllu
-
-A CoNLL column file read back with ``spacy_adf.DocBinCorpus.v1`` gives the
-same examples as ``spacy_adf.ConllCorpus.v1`` on INPUT with the same
-settings. A word-segmented file (SIGHAN / NLPCC) gives Docs of the gold words
-with no spaces between them (spaCy scores the tokenizer on them: token_p,
-token_r, token_f); a KNP, CaboCha or CoNLL-U dependency corpus gives the
-bunsetsu Docs of `corpora.bunsetsu` (tags, morphs, bunsetsu and their heads;
-sentences whose heads cross are left out, as `scripts/evaluate_dependency.py` leaves them out).
-"""
+evaluate` and `spacy_adf.DocBinCorpus.v1` (``python -m spacy_adf convert``;
+docs/corpora.md, "Converting to DocBin")."""
 import argparse
 import sys
 from pathlib import Path
@@ -90,8 +76,8 @@ SENTENCE_FORMATS = ("segmented", "knp", "cabocha", "conllu")
 
 def convert_sentences(input_path: Union[str, Path], output_path: Union[str, Path], *,
                       format: str) -> Tuple[int, int]:
-    """Write the reference docs of a segmented or dependency corpus (module
-    docstring); return ``(n_docs, n_tokens)``. A DocBin holds no language, so
+    """Write the reference docs of a segmented or dependency corpus
+    (docs/corpora.md); return ``(n_docs, n_tokens)``. A DocBin holds no language, so
     a plain Vocab does (spaCy's Japanese one would need SudachiPy)."""
     if format not in SENTENCE_FORMATS:
         raise ValueError(f"format must be conll or one of {list(SENTENCE_FORMATS)}, not {format!r}")

@@ -1,14 +1,13 @@
 """Read reference docs from ``.spacy`` DocBin files as training examples."""
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Union
+from typing import Callable, Iterable, Iterator, List, Optional
 
 from spacy.tokens import DocBin
 from spacy.training import Example
 from spacy.util import registry
 
+from ..serialization.text_lines import PathLike
 from .conll import check_input_attrs, check_path, make_predicted
-
-PathLike = Union[str, Path]
 
 
 def docbin_files(path: PathLike) -> List[Path]:

@@ -1,27 +1,7 @@
-"""Folds of a corpus and jack-knifed input annotation, for any reader.
-
-A component that reads another component's output (chunkers on POS, NER on
-POS, a bunsetsu chunker on morphemes) should train on that output as it is at
-run time, not on gold: `python -m spacy_adf jackknife` trains the upstream components on
-k-1 folds of a corpus and annotates the held-out fold with them, k times,
-and writes every sentence's annotated Doc to one DocBin. Two readers use it:
-
-- ``spacy_adf.FoldSplit.v1`` wraps any reader and keeps the examples of some
-  folds (``part = "heldout"``) or of the others (``part = "train"``): the
-  jack-knife trains fold models with it, and a config can carve its dev set
-  out of its training file with the same folds.
-- ``spacy_adf.JackknifedCorpus.v1`` wraps any reader and replaces the input
-  annotation (token attributes, span groups, entities) of each Example's
-  *predicted* Doc with the jack-knifed one; the reference Doc stays gold. The
-  adf_tagger reads its features from ``eg.predicted`` (its training samples
-  are cached by the predicted Doc's feature signature), so this is what it
-  learns from.
-
-A sentence's fold is a keyed hash of its words (`fold_of`), not its position:
-the same under any reader order or shuffling, deterministic under a seed, and
-identical sentences always fall in the same fold, so a held-out fold never
-shares a sentence with the folds trained on.
-"""
+"""Folds of a corpus and jack-knifed input annotation, for any reader:
+``spacy_adf.FoldSplit.v1`` and ``spacy_adf.JackknifedCorpus.v1``. A
+sentence's fold is a keyed hash of its words (`fold_of`), so identical
+sentences share a fold (docs/corpora.md, "Folds and jack-knifed input")."""
 import hashlib
 from collections import defaultdict
 from pathlib import Path
@@ -32,6 +12,7 @@ from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 from spacy.util import registry
 
+# spaCy only: `spacy train --code` loads this file on its own (training/jackknife.py)
 PathLike = Union[str, Path]
 PARTS = ("all", "train", "heldout")
 
@@ -41,10 +22,6 @@ def fold_of(words: Sequence[str], n_folds: int, seed: int = 0) -> int:
     key = seed.to_bytes(8, "little", signed=True)
     digest = hashlib.blake2b("\x1f".join(words).encode("utf8"), digest_size=8, key=key).digest()
     return int.from_bytes(digest, "little") % n_folds
-
-
-def doc_fold(doc: Doc, n_folds: int, seed: int = 0) -> int:
-    return fold_of([t.text for t in doc], n_folds, seed)
 
 
 def check_split(n_folds: int, folds: Iterable[int], part: str) -> List[int]:
@@ -72,12 +49,12 @@ def select_part(examples: Iterable[Example], n_folds: int, folds: Sequence[int],
     wanted = frozenset(folds)
     keep_heldout = part == "heldout"
     for eg in examples:
-        if (doc_fold(eg.reference, n_folds, seed) in wanted) == keep_heldout:
+        if (fold_of([t.text for t in eg.reference], n_folds, seed) in wanted) == keep_heldout:
             yield eg
 
 
 class FoldSplit:
-    """Reader: the examples of `corpus` in a part of its folds (see module)."""
+    """Reader: the examples of `corpus` in a part of its folds."""
 
     def __init__(self, corpus: Callable[..., Iterable[Example]], *, n_folds: int, folds: Sequence[int],
                  part: str, seed: int = 0) -> None:
@@ -173,18 +150,15 @@ class JackknifeAnnotations:
 
 class JackknifedCorpus:
     """Reader: `corpus`'s examples with jack-knifed input annotation on the
-    predicted Doc (see module); ``annotations = null`` leaves them as read."""
+    predicted Doc; ``annotations = null`` leaves them as read."""
 
     def __init__(self, corpus: Callable[..., Iterable[Example]], annotations: Optional[JackknifeAnnotations]) -> None:
         self.corpus = corpus
         self.annotations = annotations
 
     def __call__(self, nlp) -> Iterator[Example]:
-        if self.annotations is None:
-            yield from self.corpus(nlp)
-            return
-        for eg in self.corpus(nlp):
-            yield self.annotations.apply(eg)
+        examples = self.corpus(nlp)
+        yield from examples if self.annotations is None else map(self.annotations.apply, examples)
 
 
 @registry.readers("spacy_adf.JackknifedCorpus.v1")

@@ -1,46 +1,6 @@
-"""KNP-format files (Kyoto University corpora: KWDLC, KU Wikipedia, ...).
-
-A sentence is::
-
-    # S-ID:w201106-0002000000-1 KNP:4.2 ...    comment line(s), optional
-    * 5D <features>                            bunsetsu: head bunsetsu, type D/P/A/I
-    + 6D <features>                            basic phrase (tag): head tag, type
-    ゲスト げすと ゲスト 名詞 6 普通名詞 1 * 0 * 0 NIL     morpheme (JUMAN format)
-    EOS
-
-A morpheme line has 11 space-separated fixed fields (surface, reading, lemma,
-POS, POS id, sub-POS, sub-POS id, conjugation type, its id, conjugation form,
-its id); whatever follows (``NIL``, ``"代表表記:..."``, ``<NE:...>`` features)
-is kept as one ``features`` string and may contain spaces. ``* `` / ``+ ``
-lines may also carry their own index first (``* 0 5D``, the Kyoto Corpus
-style); it must then equal the position. Basic phrases are kept in
-``KNPSentence.tags`` (same dataclass as bunsetsu, heads index tags).
-
-Escaped surfaces. The fields are separated by spaces, so a half-width space
-inside the surface, reading or lemma is escaped. Writers differ:
-
-- the shared KNP corpora (one morpheme, in ku_annotated_fkc/train.knp) write a
-  space morpheme as ``\\ \\ \\ 特殊 1 空白 6 * 0 * 0 NIL``: each field is a
-  backslash whose space is also the field separator;
-- JUMAN 7 writes ``\\  \\  \\  特殊 ...`` (backslash-space, then the separator),
-  sometimes with a raw space as the first field, and ``\\ P`` for " P";
-- Juman++ 2 writes ``\\␣`` (U+2423) and ``\\"`` for a double quote.
-
-All of these are turned back into the real characters (`` ``, ``"``); other
-backslashes are kept as they are (so a field that is one backslash reads as a
-space). Other whitespace is written unescaped and kept: KU Wikipedia has
-U+3000 morphemes (one of them two U+3000), U+00A0 and U+2002; KWDLC has no
-whitespace morphemes. Such morphemes stay whitespace tokens in the Doc.
-
-Heads: a head outside ``[-1, number of units)`` raises a ValueError by default
-(``bad_heads="raise"``); ``"skip"`` drops the sentence and ``"ignore"`` keeps
-it. Backward heads and self-loops are not checked; the corpora have some
-(docs/corpora.md).
-
-`spacy_adf.KNPCorpus.v1` yields segmentation Examples: the reference Doc has
-one token per morpheme and no spaces (``doc.text`` is the sentence exactly),
-the predicted Doc is ``nlp.make_doc(reference.text)``.
-"""
+"""KNP-format files (Kyoto University corpora: KWDLC, KU Wikipedia, ...) and
+the segmentation reader `spacy_adf.KNPCorpus.v1`. The format, its escaped
+surfaces and the head checks: docs/corpora.md, "KNP files"."""
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -50,15 +10,14 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
+from .reader_state import check_choice
 from .segmented import segmentation_pair
 
-PathLike = Union[str, Path]
 # One corpus file, several as a list, or several in one string separated by
 # commas (what a `--paths.train a.knp,b.knp` override on the command line gives).
 PathsLike = Union[PathLike, Sequence[PathLike]]
 
-DEP_TYPES = "DPAI"
 _PHRASE_LINE = re.compile(r"[*+] (?:([0-9]+) )?(-?[0-9]+)([DPAI])(?: (.*))?\Z")
 # The eight fixed fields after surface/reading/lemma, then the features.
 _MORPH_TAIL = re.compile(r" (\S+) ([0-9]+) (\S+) ([0-9]+) (\S+) ([0-9]+) (\S+) ([0-9]+)(?: (.*))?\Z")
@@ -202,11 +161,6 @@ def limited(items: Iterable, limit: int) -> Iterator:
     return itertools.islice(items, limit) if limit else iter(items)
 
 
-def check_bad_heads(bad_heads: str) -> None:
-    if bad_heads not in BAD_HEADS_MODES:
-        raise ValueError(f"bad_heads must be one of {list(BAD_HEADS_MODES)}, not {bad_heads!r}")
-
-
 def check_files(paths: PathsLike, what: str) -> List[Path]:
     """The corpus files of ``paths``, each checked to exist (a ValueError names
     the first that does not). ``paths``: one path, a list of paths, or one
@@ -221,27 +175,11 @@ def check_files(paths: PathsLike, what: str) -> List[Path]:
     return [check_file(p, what) for p in parts]
 
 
-def read_knp_files(paths: PathsLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
-    """`read_knp` over several files in order (`check_files`); ``limit``
-    counts the sentences of all of them together (0 = all)."""
-    check_bad_heads(bad_heads)
-    files = check_files(paths, "KNP")
-    return limited(itertools.chain.from_iterable(_iter_knp(path, bad_heads) for path in files), limit)
-
-
 def read_knp(path: PathLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
-    """Yield every sentence (``EOS``-terminated block) of a KNP file.
-
-    ``limit=0`` reads everything. Parenthetical sub-sentences (KWDLC writes the
-    content of brackets as extra sentences whose comment has ``括弧始:``) are
-    yielded like any other sentence. A ValueError names the file and line for a
-    missing file, non-UTF-8 input, a malformed line, a sentence without
-    ``EOS``, a bunsetsu or basic phrase without morphemes or after the first
-    morphemes, and (``bad_heads="raise"``) a head index outside
-    ``[-1, number of units)``; ``bad_heads="skip"`` drops such sentences,
-    ``"ignore"`` keeps them unchanged. Heads are not checked further.
-    """
-    check_bad_heads(bad_heads)
+    """Yield every sentence (``EOS``-terminated block) of a KNP file
+    (``limit=0``: all); a ValueError names the file and line of a malformed
+    input. ``bad_heads``: docs/corpora.md, "KNP files"."""
+    check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
     # Checked here, not when the first sentence is asked for.
     return limited(_iter_knp(check_file(path, "KNP"), bad_heads), limit)
 
@@ -307,13 +245,14 @@ def _iter_knp(path: Path, bad_heads: str) -> Iterator[KNPSentence]:
 
 class KNPCorpus:
     def __init__(self, path: PathsLike, limit: int = 0, bad_heads: str = "ignore"):
-        check_bad_heads(bad_heads)
+        check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
         self.paths = check_files(path, "KNP")
         self.limit = limit
         self.bad_heads = bad_heads
 
     def __call__(self, nlp) -> Iterator[Example]:
-        for sentence in read_knp_files(self.paths, self.limit, self.bad_heads):
+        sentences = itertools.chain.from_iterable(_iter_knp(path, self.bad_heads) for path in self.paths)
+        for sentence in limited(sentences, self.limit):
             if sentence.morphemes:
                 yield Example(*segmentation_pair(nlp, sentence.words))
 
@@ -321,8 +260,8 @@ class KNPCorpus:
 @registry.readers("spacy_adf.KNPCorpus.v1")
 def create_knp_reader(path: Optional[PathsLike], limit: int = 0, bad_heads: str = "ignore") -> KNPCorpus:
     """Segmentation Examples from one or more KNP files (a list, or paths
-    separated by commas: `check_files`), read in order. Heads are not used here, so
-    out-of-range heads are ignored by default (``bad_heads`` as in `read_knp`)."""
+    separated by commas: `check_files`), read in order; heads are not used,
+    so ``bad_heads`` is "ignore" by default."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return KNPCorpus(path, limit=limit, bad_heads=bad_heads)

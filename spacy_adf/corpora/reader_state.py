@@ -2,7 +2,8 @@
 of the same settings: spaCy resolves ``[corpora]`` twice, once for
 ``nlp.initialize`` and once for the training loop, so one config block
 gives two readers, and what the first one read (Docs with ``reuse_docs``,
-string columns with ``compact``) should serve the second.
+string columns with ``compact``) should serve the second. Also the
+checks of the readers' options.
 """
 from collections import OrderedDict
 import os
@@ -47,6 +48,12 @@ def in_call_order(items: Sequence[T], shuffle: bool) -> Iterator[T]:
     """The items of one call, in `call_order`."""
     for i in call_order(len(items), shuffle):
         yield items[i]
+
+
+def check_choice(name: str, value: str, choices: Sequence[str]) -> None:
+    """ValueError unless the reader option ``name`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, not {value!r}")
 
 
 def check_held_form(reuse_docs: bool, compact: bool) -> None:

@@ -1,21 +1,8 @@
-"""`reuse_docs` of the corpus readers: keep the Examples a reader built
-and hand them out again on later calls, as long as the files are unchanged.
-
-spaCy's training loop calls the dev reader before every evaluation, and
-`Language.evaluate` copies each Example (and its predicted Doc) before it
-runs the pipeline and only reads the references, so re-reading and
-re-building the same Docs each time is wasted work: with a fast pipeline,
-most of an evaluation (building an Example alone walks the tokens of both
-Docs). A caller that changes an Example or a Doc in place changes it for the
-next call too, so the readers do it only when asked (`reuse_docs = true`).
-
-spaCy resolves ``[corpora]`` twice, once for ``nlp.initialize`` and once
-for the training loop, so the same settings give two reader objects; they
-share one `ReusedDocs` (`shared`), and with ``reuse_docs`` on a training
-corpus the loop takes the Examples that initialize read instead of reading
-and building them again (the loop keeps its list of them for all epochs
-anyway, so this holds nothing it would not hold).
-"""
+"""`reuse_docs` of the corpus readers: keep the Examples a reader built and
+hand them out again on later calls, as long as the files are unchanged
+(`Language.evaluate` copies them anyway). A caller that changes an Example
+in place changes it for the next call too, so the readers do it only when
+asked (docs/training.md)."""
 from pathlib import Path
 from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, Tuple
 

@@ -1,26 +1,16 @@
-"""Word-segmented text (SIGHAN / NLPCC format): one sentence per line, words
-separated by one or more ASCII spaces or tabs (CRLF tolerated). Other
-whitespace characters (U+3000, U+00A0), which occur inside the NLPCC data,
-stay part of the text.
-
-`spacy_adf.SegmentedCorpus.v1` yields Examples whose reference Doc has the
-gold words and whose predicted Doc is `nlp.make_doc` of the unspaced text
-(with `spacy_adf.CharTokenizer.v1`, one token per character).
-"""
-from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+"""Word-segmented text (SIGHAN / NLPCC format) and the reader
+`spacy_adf.SegmentedCorpus.v1` (docs/corpora.md, "Word-segmented text")."""
+from typing import Iterator, List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from .string_columns import shared as shared_compact
 from .reader_state import check_held_form, in_call_order
 from .reused_docs import shared as shared_reuse
 
-PathLike = Union[str, Path]
-_UNWRITABLE = (" ", "\t", "\r", "\n")
 
 
 def read_segmented(path: PathLike, limit: int = 0) -> Iterator[List[str]]:
@@ -35,48 +25,6 @@ def read_segmented(path: PathLike, limit: int = 0) -> Iterator[List[str]]:
         count += 1
         if limit and count >= limit:
             break
-
-
-def write_segmented(sentences: Iterable[Sequence[str]], path: PathLike) -> int:
-    """Write word lists as SIGHAN lines (words joined by one space, LF endings).
-
-    For other tools, e.g. spacy-pkuseg training files. A word that is empty or
-    holds an ASCII space, tab, CR or LF cannot be written in this format (it
-    would not read back as one word), nor can a sentence without words: both
-    raise a ValueError, and ``path`` is then left as it was (the
-    lines go to a temporary file first). Other whitespace
-    (U+3000 ...) is written as it is and reads back as part of a word.
-    Returns the number of lines written.
-    """
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    count = 0
-    try:
-        with tmp.open("w", encoding="utf8", newline="\n") as f:
-            for i, words in enumerate(sentences):
-                if isinstance(words, str):
-                    raise ValueError(f"sentence {i}: expected a list of words, got the string {words[:50]!r}")
-                if not words:
-                    raise ValueError(f"sentence {i} has no words; the segmented format cannot hold it")
-                for word in words:
-                    if not word or any(c in word for c in _UNWRITABLE):
-                        raise ValueError(
-                            f"sentence {i}: the word {word!r} is empty or contains an ASCII space, "
-                            "tab or line break; the segmented format cannot hold it"
-                        )
-                f.write(" ".join(words))
-                f.write("\n")
-                count += 1
-        tmp.replace(path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return count
-
-
-def training_lexicon(path: PathLike) -> Set[str]:
-    """The set of words of a segmented corpus (for OOV recall and dictionary features)."""
-    return {w for words in read_segmented(path) for w in words}
 
 
 class SegmentedCorpus:

@@ -1,25 +1,8 @@
 """`compact` of the corpus readers: a corpus held as columns of interned
-strings instead of Docs, each call's Examples built from them as they are
-read and dropped when the caller is done with them.
-
-spaCy's training loop keeps every training Example (two Docs a sentence,
-about a hundred times the text's size) for all epochs when ``[training]
-max_epochs`` is 0 or more. With ``max_epochs = -1`` it calls the reader
-again for every epoch and holds only the batch in progress; a compact
-reader then keeps one int32 id per token and column and builds the same
-Docs the plain reader builds, so nothing is lost but the time to build them
-(docs/training.md). The file is read once, and again only when it changes
-(path, size, mtime).
-
-Each reference Doc carries its place in the corpus under ``ITEM_KEY`` in
-``user_data`` (an identity of the loaded contents and the row), so the
-components' sample caches (`spacy_adf.training.example_cache`) recognise a
-sentence they have seen in an earlier epoch although its Docs are new.
-
-``shuffle`` (either form): every call yields the sentences in a new order,
-``random.shuffle`` of the file order as spaCy's own ``Corpus(shuffle=True)``
-does, so the order follows spaCy's seed (``[training] seed``).
-"""
+strings (one int32 id per token and column) instead of Docs, each call's
+Examples built from them, each reference Doc marked with its corpus item
+(`ITEM_KEY`) for the sample caches; the file is read again only when it
+changes (docs/architecture.md, docs/training.md)."""
 from array import array
 import itertools
 from pathlib import Path
@@ -73,19 +56,12 @@ class StringColumns:
         return len(self._starts) - 1
 
     def __getitem__(self, i: int) -> Row:
-        s, e = self._starts[i], self._starts[i + 1]
-        strings = self._strings
-        return {name: [strings[j] for j in self._values[name][s:e]] for name in self.names}
+        return {name: self.strings_of(i, name) for name in self.names}
 
     def strings_of(self, i: int, name: str) -> List[str]:
         s, e = self._starts[i], self._starts[i + 1]
         strings = self._strings
         return [strings[j] for j in self._values[name][s:e]]
-
-    def ids_of(self, i: int, name: str) -> numpy.ndarray:
-        """Row i of column `name` as int32 ids into the string table."""
-        s, e = self._starts[i], self._starts[i + 1]
-        return numpy.frombuffer(self._values[name], dtype=numpy.int32)[s:e]
 
     def row_bounds(self, i: int) -> Tuple[int, int]:
         """Row i's first value and the end of its values in every column."""
@@ -95,24 +71,16 @@ class StringColumns:
         """uint64 (n values, len(names)): every value of columns `names` as
         its string hash (added to `strings`), rows of a Doc.from_array
         array: a row's values are rows ``row_bounds(i)`` of it."""
-        hashes = self.string_hashes(strings, names)
-        table = numpy.empty((self.n_values, len(names)), dtype=numpy.uint64)
-        for k, name in enumerate(names):
-            table[:, k] = hashes[numpy.frombuffer(self._values[name], dtype=numpy.int32)]
-        return table
-
-    def string_hashes(self, strings: StringStore, names: Sequence[str]) -> numpy.ndarray:
-        """uint64 (n strings,): the hash of each string of columns `names`,
-        added to `strings` (spaCy's StringStore; 0 for the strings of other
-        columns, which are not added): a row's ids of those columns index it
-        to give their values for Doc.from_array."""
-        out = numpy.zeros(len(self._strings), dtype=numpy.uint64)
+        hashes = numpy.zeros(len(self._strings), dtype=numpy.uint64)  # 0: strings of other columns
         used = set()
         for name in names:
             used.update(self._values[name])
         for j in sorted(used):
-            out[j] = strings.add(self._strings[j])
-        return out
+            hashes[j] = strings.add(self._strings[j])
+        table = numpy.empty((self.n_values, len(names)), dtype=numpy.uint64)
+        for k, name in enumerate(names):
+            table[:, k] = hashes[numpy.frombuffer(self._values[name], dtype=numpy.int32)]
+        return table
 
     def has_empty(self, name: str) -> bool:
         """Whether some value of column `name` is the empty string."""
@@ -122,11 +90,6 @@ class StringColumns:
     @property
     def n_values(self) -> int:
         return self._starts[-1]
-
-    @property
-    def nbytes(self) -> int:
-        """The id arrays and row starts (the distinct strings come on top)."""
-        return sum(a.itemsize * len(a) for a in self._values.values()) + 8 * len(self._starts)
 
 
 class CompactCorpus:

@@ -1,31 +1,6 @@
-"""Bunsetsu dependency scores, as Japanese dependency papers report them.
-
-Sentences are those of the gold tree: a Doc's gold heads have one root (-1)
-per sentence, and each root ends its sentence (`head_sentences`; the corpus
-readers give one sentence per Doc, `pke_dependency` parses a multi-sentence
-Doc into one tree per sentence).
-
-Bunsetsu are compared by their characters, so the predicted Doc may have
-other tokens than the reference (raw text in, as `spacy evaluate` runs a
-pipeline whose tokenizer segments): the scores are those of Japanese
-raw-text evaluation, which match a bunsetsu by its last character.
-
-- ``bunsetsu_dep_acc``: the fraction of gold bunsetsu, leaving out each
-  sentence's last one (its head, the root, is given), whose head is right:
-  a predicted bunsetsu ends where the gold one ends, and its predicted head
-  ends where the gold head ends. With the gold bunsetsu this is plain head
-  accuracy.
-- ``bunsetsu_sent_acc``: the fraction of gold sentences with every head
-  right, the same bunsetsu (same characters) and, in a multi-sentence Doc,
-  no predicted arc from or into the sentence across its ends. A
-  one-bunsetsu sentence is right by definition (it is counted; the paper's
-  tables do). For one-sentence Docs this is the fraction of Docs.
-- ``bunsetsu_seg_f``: F1 of bunsetsu with exactly the gold characters (100
-  with gold bunsetsu).
-Gold heads come from ``doc.spans[KEY].attrs["heads"]`` of the reference Doc,
-predicted heads from the same attribute of the predicted Doc (set by
-`pke_dependency`), or from its token tree if the attribute is missing.
-"""
+"""Bunsetsu dependency scores: bunsetsu_dep_acc, bunsetsu_sent_acc and
+bunsetsu_seg_f, by the gold tree's sentences, bunsetsu compared by their
+characters (docs/components.md, "Bunsetsu scores")."""
 from bisect import bisect_right
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -93,7 +68,7 @@ def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Boun
 
 
 def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_KEY) -> Dict[str, float]:
-    """bunsetsu_dep_acc, bunsetsu_sent_acc and bunsetsu_seg_f (module docstring)."""
+    """bunsetsu_dep_acc, bunsetsu_sent_acc and bunsetsu_seg_f (docs/components.md)."""
     correct = scored = right = n = 0
     tp = n_gold = n_pred = 0
     for eg in examples:
@@ -123,9 +98,8 @@ def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_K
 
 @registry.scorers("spacy_adf.bunsetsu_dep_scorer.v1")
 def make_bunsetsu_dep_scorer(spans_key: str = BUNSETSU_KEY):
-    """`score_bunsetsu_deps` as a component scorer. A ``spans_key`` given at
-    call time wins over this one: `pke_dependency` passes its own, so the
-    scores always read the span group the component parsed."""
+    """`score_bunsetsu_deps` as a component scorer; a ``spans_key`` given at
+    call time wins (`pke_dependency` passes the group it parsed)."""
     def scorer(examples: Iterable[Example], **kwargs) -> Dict[str, float]:
         return score_bunsetsu_deps(examples, spans_key=kwargs.get("spans_key", spans_key))
 

@@ -1,15 +1,12 @@
 """Span P/R/F with the result of spaCy's `Scorer.score_spans`, faster.
 
-spaCy aligns every predicted span to the reference tokens through
-`Example.get_aligned_spans_x2y`, which walks Python Token objects; for a
-tagger evaluated on pre-tokenised data that is most of the evaluation time.
-When an example's predicted and reference Docs have the same tokens (equal
-ORTH arrays) and the predicted spans do not overlap, that alignment is the
-identity, so the spans are compared as (label, start, end) directly. Any
-other example takes spaCy's own alignment, so the scores are always the ones
-`Scorer.score_spans(labeled=True, allow_overlap=False)` gives
-(tests/scorers/test_spans.py checks this).
-"""
+spaCy aligns every predicted span to the reference tokens by walking Python
+Token objects (`Example.get_aligned_spans_x2y`), most of a tagger's
+evaluation time on pre-tokenised data. When both Docs have the same tokens
+and the predicted spans do not overlap, that alignment is the identity, so
+the spans are compared directly; any other example takes spaCy's own
+alignment (the scores of `Scorer.score_spans(labeled=True,
+allow_overlap=False)`: tests/scorers/test_spans.py)."""
 from typing import Any, Callable, Dict, Iterable, Optional, Set, Tuple
 
 from spacy.attrs import ORTH

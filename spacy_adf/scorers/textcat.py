@@ -1,9 +1,6 @@
-"""Scores of adf_textcat (exclusive classes): spaCy's textcat scores
-(``Scorer.score_cats`` with multi_label=False: cats_score, cats_micro_p/r/f,
-cats_macro_p/r/f, cats_macro_auc, per-type scores) plus ``cats_accuracy``:
-the share of examples whose highest-scoring predicted label is the gold
-label. Examples whose gold cats have no positive label (value > 0) among the
-labels are left out of cats_accuracy (None if no example is left)."""
+"""Scores of adf_textcat (exclusive classes): spaCy's ``Scorer.score_cats``
+plus ``cats_accuracy``, the share of examples whose top predicted label is
+the gold one (docs/components.md, "Text classification")."""
 from typing import Any, Dict, Iterable, Optional
 
 from spacy.scorer import Scorer

@@ -8,8 +8,6 @@ B2 and B3 neither open nor close a word. Decoding never fails: any tag
 sequence maps to a segmentation (a word starts at a B or S, after an E or S,
 and at every run start).
 """
-from typing import Sequence
-
 import numpy
 
 SCHEMES = {"BMES": ("B", "M", "E", "S"), "BI": ("B", "I"),
@@ -41,21 +39,6 @@ def encode(starts: numpy.ndarray, ends: numpy.ndarray, scheme: str) -> numpy.nda
     tags[~starts & ends] = 2
     tags[starts & ends] = 3
     return tags
-
-
-def word_lengths_to_flags(lengths: Sequence[int]):
-    """(starts, ends) flags of a unit sequence split into words of these lengths."""
-    n = int(sum(lengths))
-    starts = numpy.zeros(n, bool)
-    ends = numpy.zeros(n, bool)
-    pos = 0
-    for length in lengths:
-        if length < 1:
-            raise ValueError("word lengths must be positive")
-        starts[pos] = True
-        pos += length
-        ends[pos - 1] = True
-    return starts, ends
 
 
 def decode_starts(tags: numpy.ndarray, scheme: str) -> numpy.ndarray:

@@ -1,26 +1,6 @@
-"""Chunk-tag sequences <-> labelled spans, with conlleval.pl semantics.
-
-No spaCy dependency: these functions work on plain lists of strings so the
-scorers and the readers can share them.
-
-A tag is either the bare ``O`` or ``PREFIX-TYPE`` where PREFIX is one of
-``B``, ``I``, ``E``/``L`` (end) or ``S``/``U`` (single). Everything after the
-first hyphen is the chunk type (``B-cell_line``, ``I-DNA-family`` are fine).
-
-Chunk boundaries follow conlleval.pl, so IOB1 input (where a chunk may begin
-with ``I-``) and IOB2 input give the same spans the official scorer counts:
-
-* a chunk starts at ``B-X``, at ``I-X`` after ``O`` and at any tag whose type
-  differs from the previous tag's type;
-* a chunk ends before ``B``, before ``O`` and before a change of type.
-
-conlleval.pl knows ``E`` only as the IOE1 tag and has no ``S``. We extend it
-the way IOBES/BILUO are meant to be read: ``E``/``L`` and ``S``/``U`` always
-close the chunk they are in, ``S``/``U`` always opens one, and ``I``/``E``
-right after a closed chunk open a new one. The only input where this differs
-from the Perl script is ``E-X B-X``, which the script (having no rule for it)
-would merge into one chunk.
-"""
+"""Chunk-tag sequences <-> labelled spans, with conlleval.pl semantics
+extended to IOBES/BILUO (docs/corpora.md, "Chunk tags"). No spaCy
+dependency: plain lists of strings, shared by the scorers and the readers."""
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 Span = Tuple[int, int, str]
@@ -125,8 +105,3 @@ def spans_to_tags(n: int, spans: Iterable[Span], scheme: str = "BIO") -> List[st
         if scheme_u == "BILUO":
             tags[end - 1] = f"L-{label}"
     return tags
-
-
-def iob_to_bio(tags: Sequence[str]) -> List[str]:
-    """Normalise IOB1/IOB2/IOBES/BILUO tags to IOB2 (BIO)."""
-    return spans_to_tags(len(tags), iob_to_spans(tags), "BIO")

@@ -2,13 +2,14 @@
 .cabocha, .bunsetsu_conllu) and the Japanese rules they use (spacy_adf.lang.ja)."""
 import random
 from collections import Counter
+from functools import partial
 
 import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 
-from spacy_adf.corpora.bunsetsu import BunsetsuCorpus, bunsetsu_docs, cabocha_to_doc, knp_to_doc
+from spacy_adf.corpora.bunsetsu import BunsetsuCorpus, bunsetsu_docs, sentence_to_doc
 from spacy_adf.corpora.bunsetsu_conllu import conllu_bunsetsu_docs, ud_to_bunsetsu_heads
 from spacy_adf.corpora.cabocha import read_cabocha
 from spacy_adf.corpora.knp import read_knp
@@ -22,6 +23,9 @@ from spacy_adf.lang.ja.bunsetsu import (
     set_bunsetsu_tree,
 )
 from spacy_adf.lang.ja.pos import juman_upos, make_morph, make_tag, split_xpos, unidic_upos
+
+knp_to_doc = partial(sentence_to_doc, scheme="juman")
+cabocha_to_doc = partial(sentence_to_doc, scheme="unidic")
 
 
 @pytest.fixture(scope="module")

@@ -5,13 +5,14 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import List, Sequence
 
 import pytest
 import spacy
 from spacy.tokens import DocBin
 from spacy.util import registry
 
-from spacy_adf.tags.iob import iob_to_bio, iob_to_spans, spans_to_tags
+from spacy_adf.tags.iob import iob_to_spans, spans_to_tags
 from spacy_adf.corpora.conll import conll_to_docs, create_conll_reader, read_conll
 from spacy_adf.corpora.convert import main as convert_main
 from spacy_adf.corpora.docbin import create_docbin_reader
@@ -122,6 +123,11 @@ def test_iob_to_spans_rejects_malformed_tags(bad):
         iob_to_spans(["O", bad])
     assert repr(bad) in str(info.value)
     assert "position 1" in str(info.value)
+
+
+def iob_to_bio(tags: Sequence[str]) -> List[str]:
+    """Normalise IOB1/IOB2/IOBES/BILUO tags to IOB2 (BIO)."""
+    return spans_to_tags(len(tags), iob_to_spans(tags), "BIO")
 
 
 def _random_spans(rng, n):

@@ -53,7 +53,7 @@ def test_string_columns_give_back_every_row():
     for row in rows:
         cols.append(row)
     assert [cols[i] for i in range(len(cols))] == rows
-    assert cols.n_values == 5 and cols.nbytes > 0
+    assert cols.n_values == 5
     with pytest.raises(ValueError, match="columns"):
         cols.append({"words": ["a"]})
     with pytest.raises(ValueError, match="values"):

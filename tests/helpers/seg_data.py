@@ -1,9 +1,8 @@
 """Small synthetic segmentation corpora made by the tests themselves."""
 import random
-from typing import List, Tuple
+from typing import List, Sequence, Tuple
 
 import numpy
-
 import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -66,3 +65,18 @@ def text_units(text: str) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
     runs are the maximal non-whitespace stretches."""
     codes, pos, bounds, _ = texts_to_units([text])
     return codes, pos, bounds
+
+
+def word_lengths_to_flags(lengths: Sequence[int]):
+    """(starts, ends) flags of a unit sequence split into words of these lengths."""
+    n = int(sum(lengths))
+    starts = numpy.zeros(n, bool)
+    ends = numpy.zeros(n, bool)
+    pos = 0
+    for length in lengths:
+        if length < 1:
+            raise ValueError("word lengths must be positive")
+        starts[pos] = True
+        pos += length
+        ends[pos - 1] = True
+    return starts, ends

@@ -69,7 +69,7 @@ def test_segmentation_scores_reject_different_text():
 
 
 def test_segmented_reader(tmp_path):
-    from spacy_adf.corpora.segmented import create_segmented_reader, training_lexicon
+    from spacy_adf.corpora.segmented import create_segmented_reader, read_segmented
 
     path = tmp_path / "seg.txt"
     path.write_text("我  爱 北京\r\n\n小武哥 来 了 。\n", encoding="utf8")
@@ -79,7 +79,7 @@ def test_segmented_reader(tmp_path):
     assert [t.text for t in examples[0].reference] == ["我", "爱", "北京"]
     assert [t.text for t in examples[0].predicted] == ["我", "爱", "北", "京"]
     assert examples[1].reference.text == examples[1].predicted.text == "小武哥来了。"
-    assert training_lexicon(path) == {"我", "爱", "北京", "小武哥", "来", "了", "。"}
+    assert {w for words in read_segmented(path) for w in words} == {"我", "爱", "北京", "小武哥", "来", "了", "。"}
     with pytest.raises(ValueError, match="does not exist"):
         create_segmented_reader(tmp_path / "missing.txt")
 

@@ -9,9 +9,10 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from tests.helpers.seg_data import WORDS, char_nlp, make_sentences, seg_examples, template_names, text_units
+from tests.helpers.seg_data import (WORDS, char_nlp, make_sentences, seg_examples, template_names, text_units,
+                                    word_lengths_to_flags)
 from tests.helpers.trained import FIXTURES
-from spacy_adf.tags.bmes import decode_starts, encode, word_lengths_to_flags
+from spacy_adf.tags.bmes import decode_starts, encode
 from spacy_adf.features.char_units import doc_units
 from spacy_adf.features.chars import CharFeaturizer, text_codes
 from spacy_adf.optimizers.adf import ADF

@@ -1,99 +1,7 @@
-"""Japanese bunsetsu (文節) dependency rules on spaCy Docs: the span group
-that holds the bunsetsu, valid heads and their repair, the head-word rule,
-and the conversion between bunsetsu heads and the token tree
-(`set_bunsetsu_tree`, its inverse `bunsetsu_heads`).
-
-Bunsetsu on a Doc
------------------
-
-``doc.spans["bunsetsu"]`` (`BUNSETSU_KEY`): one span per bunsetsu, in order,
-covering the Doc (`bunsetsu_group` checks this). Its ``attrs`` hold the
-dependencies (they survive ``Doc.to_bytes`` and ``DocBin``):
-
-  ``heads``           list of int: index of the head bunsetsu, -1 for the root
-  ``dep_types``       list of str: the label of each bunsetsu's arc, if known
-                      (the readers store the corpus labels, see
-                      `spacy_adf.corpora.bunsetsu`)
-  ``original_heads``  only when the heads were repaired: the heads as given
-
-Head-word rule (`bunsetsu_head_token`)
---------------------------------------
-
-The head token of a bunsetsu is the rightmost token whose ``SrcPos`` is a
-content POS, i.e. not in `FUNCTION_POS` (助詞, 助動詞, 判定詞, 特殊, 接尾辞 for
-JUMAN; 助詞, 助動詞, 補助記号, 空白, 接尾辞 for UniDic); if there is none, the
-rightmost token that is not punctuation / symbol / space (`PUNCT_POS`: 特殊,
-補助記号, 空白); else the rightmost token. Suffixes count as function words, so
-``3 人 が`` heads on ``3`` and ``変更 後 は`` on ``変更``. Tokens without
-``SrcPos`` fall back to ``pos_`` (function: ADP, AUX, PART, SCONJ, PUNCT, SYM,
-SPACE; punctuation: PUNCT, SYM, SPACE). This is the "rightmost content word"
-head of chunk-based parsers; it is not UD's semantic head. The schemes differ:
-JUMAN makes the いる of 食べている a suffix (head 食べ), UniDic a verb (head
-いる), and both make the する of 出演して a verb (head して). Where it differs
-from UD's ``BunsetuPositionType=SEM_HEAD`` it is mostly over such verbs and
-nouns before a 接尾辞 (docs/corpora.md).
-
-Token tree: every other token of a bunsetsu attaches to its head token with the
-label ``"intra"`` (`INTRA_LABEL`); the head token attaches to the head token of
-the head bunsetsu with the bunsetsu's label (``labels``; ``"dep"`` if none are
-given); the root bunsetsu's head token is the ROOT (label ``"ROOT"``). A valid
-(head-final, projective) bunsetsu tree gives a projective token tree with one
-root, so ``doc.sents`` is one sentence. With ``sentences`` (bunsetsu index
-ranges, see below) every sentence is its own tree with its own ROOT, and
-``doc.sents`` yields those sentences.
-
-Sentences (`bunsetsu_sentences`, `head_sentences`)
---------------------------------------------------
-
-A Doc may hold several sentences; a sentence is a run of whole bunsetsu
-(bunsetsu never span a sentence end). `bunsetsu_sentences` finds them:
-
-- if the Doc has sentence annotation (``doc.has_annotation("SENT_START")``,
-  e.g. from a sentencizer, ``token.is_sent_start`` set by hand, or an earlier
-  parse), from ``doc.sents``: a sentence ends after the bunsetsu that holds
-  the last token of a ``doc.sents`` sentence; a boundary that falls inside a
-  bunsetsu ends the sentence after that bunsetsu;
-- otherwise by punctuation: a sentence ends after a bunsetsu whose last token
-  is a sentence ender (a token made only of 。｡．.！!？?‼⁇⁈⁉, `SENTENCE_ENDERS`),
-  possibly followed by closing brackets or quotes (」』）)］]｝}〕〉》】〙〛”’"'
-  ..., `CLOSING_BRACKETS`), as in ``行った。`` or ``行こう！」``, unless that
-  position is inside a matched pair of brackets or quotes (「...」, 『...』,
-  （...）, “...” ...: an ender inside a quotation or title such as
-  ``「どうなるの！？どうなるの！？」って`` or ``『学校へ行こう！ＭＡＸ』`` ends
-  no sentence; a bracket that is never closed is ignored). A bunsetsu made
-  only of closing brackets and enders that follows a sentence end joins that
-  sentence. A whitespace token with a line break is a sentence ender too
-  (one-sentence-per-line input needs no punctuation), inside brackets or not.
-  The last bunsetsu always ends a sentence.
-
-A chunker may still put a bunsetsu across a sentence end (``'盛り込んだ。総額は'``)
-or start one with the line break before a sentence (``'\\n彼が'``);
-`respect_sentence_ends`, which ``pke_dependency`` runs before it parses,
-re-cuts such bunsetsu: a new bunsetsu starts after every sentence end of
-`sentence_end_tokens` (a line break; a strong ender 。！？...; a weak ender
-．. only before whitespace, so ``３．５`` and ``U.S.`` stay whole; not
-inside brackets, and not before a closing quote, as in ``「行こう！」と``,
-where the chunker decides), and whitespace joins the bunsetsu on its left,
-so no bunsetsu but the first starts with whitespace.
-
-`head_sentences` reads the sentences back from bunsetsu heads: each root
-(-1) ends a sentence (a valid multi-sentence tree has its roots exactly at
-the sentence ends).
-
-Valid heads and repair (`check_bunsetsu_heads`, `repair_bunsetsu_heads`)
--------------------------------------------------------------------------
-
-Japanese is head-final: every bunsetsu but the last must point to a bunsetsu to
-its right, the last is the root (-1), and arcs must not cross. Repair goes from
-right to left: the last bunsetsu becomes the root; bunsetsu i may take any
-bunsetsu on the path from i + 1 to the root (exactly the heads that cross no
-arc already fixed); it keeps its head if that is on the path, else takes the
-first bunsetsu on the path at or right of its head (a -1 that is not the last,
-or a head past the end, means the last bunsetsu; a head at or left of i means
-i + 1). So crossing arcs are moved up to the bunsetsu that covers their old
-head, self-loops and backward heads attach to the next bunsetsu, and every
-valid arc of the sentence that does not cross an arc to its right is kept.
-"""
+"""Japanese bunsetsu (文節) dependency rules on spaCy Docs: the span group,
+the head-word rule, valid heads and their repair, sentence ends, and the
+conversion between bunsetsu heads and the token tree. The conventions:
+docs/components.md, "Bunsetsu on a Doc"."""
 from typing import List, Optional, Sequence, Tuple
 
 import numpy
@@ -166,7 +74,7 @@ def check_bunsetsu_heads(heads: Sequence[int]) -> Optional[str]:
 
 
 def repair_bunsetsu_heads(heads: Sequence[int]) -> List[int]:
-    """The nearest head-final projective tree (the repair of the module docstring)."""
+    """The nearest head-final projective tree (the repair of docs/components.md)."""
     n = len(heads)
     fixed = [-1] * n
     for i in range(n - 2, -1, -1):
@@ -212,8 +120,7 @@ def token_class(token) -> int:
 
 
 def bunsetsu_head_token(span: Span) -> int:
-    """The Doc index of the head token of a bunsetsu (the head-word rule of
-    the module docstring)."""
+    """The Doc index of the head token of a bunsetsu (the head-word rule)."""
     best, best_class = span.end - 1, 3
     for token in reversed(span):
         cls = token_class(token)
@@ -340,7 +247,7 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
     """The sentences of a Doc as bunsetsu index ranges ``[(start, end), ...]``
     covering ``spans`` (the bunsetsu, in order, covering the Doc): from
     ``doc.sents`` if the Doc has sentence annotation, else by sentence-final
-    punctuation (the rule of the module docstring). [] for no bunsetsu."""
+    punctuation (docs/components.md). [] for no bunsetsu."""
     n_spans = len(spans)
     if n_spans == 0:
         return []
@@ -395,17 +302,7 @@ def _has_line_break(doc: Doc, start: int, end: int) -> bool:
 
 def sentence_end_tokens(doc: Doc) -> List[int]:
     """Token indices after which a sentence must end (the last token not
-    included), whatever the bunsetsu: after a line break; after a token of
-    strong enders (。！？ ..., `is_sentence_ender`) or of weak ones (．.,
-    `WEAK_ENDERS`) followed by whitespace, together with the enders and
-    whitespace that follow it, unless that point is inside a matched bracket
-    or quote pair (as `bunsetsu_sentences`). An ender followed by a closing
-    bracket or quote (``行こう！」と``) is not among them: the quotative
-    particle after it usually continues the sentence, so only a bunsetsu end
-    that the chunker put there ends it (`bunsetsu_sentences`); nor is ！ or
-    ？ right before a quotative particle (``がっかりだよ！と言う``, an
-    unbracketed quotation: `QUOTATIVE`). A sentence has
-    a token that is not whitespace: leading line breaks end nothing."""
+    included), whatever the bunsetsu (the rule: docs/components.md)."""
     n = len(doc)
     if n < 2:
         return []
@@ -444,14 +341,11 @@ def sentence_end_tokens(doc: Doc) -> List[int]:
 
 
 def respect_sentence_ends(doc: Doc, spans_key: str = BUNSETSU_KEY) -> bool:
-    """Re-cut ``doc.spans[spans_key]`` (bunsetsu covering the Doc, e.g. from a
-    chunker) so that no bunsetsu spans a sentence end (`sentence_end_tokens`)
-    and no bunsetsu but the first starts with whitespace: such whitespace
-    joins the bunsetsu before it. Returns whether the spans changed (the new
-    group then has no ``attrs``: it has not been parsed). Run by
-    ``pke_dependency`` before it parses, so a chunker's mistake at a sentence
-    end (``'盛り込んだ。総額は'``, ``'\\n彼が'``) cannot make one tree of two
-    sentences."""
+    """Re-cut ``doc.spans[spans_key]`` so that no bunsetsu spans a sentence
+    end (`sentence_end_tokens`) and no bunsetsu but the first starts with
+    whitespace; whether the spans changed. Run by ``pke_dependency`` before
+    it parses, so a chunker's mistake at a sentence end cannot make one tree
+    of two sentences."""
     n = len(doc)
     if n < 2:
         return False
@@ -552,23 +446,10 @@ def set_bunsetsu_tree(
     sentences: Optional[Sequence[Tuple[int, int]]] = None,
 ) -> List[int]:
     """Set ``token.head`` / ``token.dep_`` (and so ``doc.sents``) from bunsetsu
-    heads; return the heads used.
-
-    ``heads`` (default: ``doc.spans[spans_key].attrs["heads"]``) has one entry
-    per bunsetsu span, the index of its head bunsetsu or -1; ``labels`` the
-    label of each bunsetsu's arc (default ``"dep"``). Heads that are not a
-    head-final projective tree raise a ValueError naming the sentence (``name``
-    or ``doc.user_data["sent_id"]``), or are repaired with ``repair=True``.
-    The heads used are stored in the span group's ``attrs["heads"]`` (with
-    ``attrs["original_heads"]`` if they were repaired) and the labels, if
-    given, in ``attrs["dep_types"]``.
-
-    ``sentences``: bunsetsu index ranges ``[(start, end), ...]`` covering the
-    bunsetsu in order (e.g. `bunsetsu_sentences` or `head_sentences`); each
-    is its own tree with its own root (its last bunsetsu, head -1), heads are
-    Doc-level indices and must not cross a sentence end, repair works per
-    sentence, and ``doc.sents`` then yields these sentences. None: the Doc is
-    one sentence.
+    heads (default: ``doc.spans[spans_key].attrs["heads"]``) and ``labels``
+    (default ``"dep"``); return the heads used. ``sentences``: bunsetsu index
+    ranges ``[(start, end), ...]``, each its own tree, heads Doc-level; None:
+    one sentence. The rules: docs/components.md, "Bunsetsu on a Doc".
     """
     spans = bunsetsu_group(doc, spans_key)
     if heads is None:
@@ -634,22 +515,15 @@ def set_bunsetsu_tree(
 
 
 def bunsetsu_heads(doc: Doc, spans_key: str = BUNSETSU_KEY) -> List[int]:
-    """The bunsetsu heads of the token tree (the inverse of `set_bunsetsu_tree`).
-
-    A bunsetsu holding a root token is the root (-1); otherwise its head is the
-    bunsetsu of the head of its rightmost token whose head is outside it.
-    An empty Doc, or one of whitespace only with an empty span group, has
-    an empty tree: [].
-    """
+    """The bunsetsu heads of the token tree (the inverse of `set_bunsetsu_tree`;
+    [] for an empty Doc, or one of whitespace only with an empty span group)."""
     if len(doc) == 0 or (spans_key in doc.spans and len(doc.spans[spans_key]) == 0
                          and doc.to_array(IS_SPACE).all()):
         return []
     spans = bunsetsu_group(doc, spans_key)
     if not doc.has_annotation("DEP"):
         raise ValueError("the Doc has no dependency tree (token.head / token.dep_)")
-    owner = numpy.zeros(len(doc), dtype="int64")
-    for b, span in enumerate(spans):
-        owner[span.start:span.end] = b
+    owner = _owners([(span.start, span.end) for span in spans], len(doc))
     heads: List[int] = []
     for b, span in enumerate(spans):
         head: Optional[int] = None

@@ -1,28 +1,6 @@
 """Japanese part-of-speech rules shared by the bunsetsu readers, features
-and parser: JUMAN and UniDic tags as spaCy token attributes.
-
-- ``token.tag_``: ``"POS-subPOS"`` of the source tag set, e.g. ``名詞-普通名詞``,
-  ``助詞-格助詞``; just ``"POS"`` when the sub-POS is ``*`` (``動詞``, ``判定詞``,
-  ``副詞``) (`make_tag`). JUMAN for KNP, UniDic (大分類-中分類) for CaboCha and
-  CoNLL-U.
-- ``token.pos_``: UD POS from `JUMAN_UPOS` / `UNIDIC_UPOS` (`juman_upos`,
-  `unidic_upos`).
-- ``token.morph``: the source tag kept exactly, so that features can use it
-  (`make_morph`):
-
-  ``SrcPos``     JUMAN 品詞 / UniDic 大分類, exactly (名詞, 助詞, 特殊, 補助記号 ...)
-  ``SrcSubPos``  JUMAN 細分類 / UniDic 中分類-小分類-細分類 (levels that are not
-                 ``*``, joined by ``-``); left out if there is none
-  ``ConjType``   JUMAN 活用型 / UniDic 活用型 (``子音動詞ワ行``, ``五段-ワア行``)
-  ``ConjForm``   JUMAN 活用形 / UniDic 活用形 (``タ形``, ``連用形-促音便``)
-
-  A feature whose value is ``*`` or empty is left out. (The name ``Pos`` can't
-  be used: spaCy turns a morph field ``Pos`` into ``POS``.) UD Japanese XPOS
-  has no ConjForm: it carries POS and 活用型 only (`split_xpos`).
-- `FUNCTION_POS` / `PUNCT_POS` (and their UD fallbacks `FUNCTION_UPOS` /
-  `PUNCT_UPOS`): the word classes of the bunsetsu head-word rule
-  (`spacy_adf.lang.ja.bunsetsu.bunsetsu_head_token`).
-"""
+and parser: JUMAN and UniDic tags as ``token.tag_``, ``pos_`` and ``morph``
+(docs/corpora.md, "Japanese tags")."""
 from functools import lru_cache
 from typing import Dict, Tuple, Union
 
