@@ -22,7 +22,7 @@ import numpy
 from benchmarks.harness import write_json
 from spacy_adf.kernels import (PKB, PKE, PKI, SupportVectors, subset_weights, to_csr,
                                train_svm)
-from spacy_adf.kernels.mining import enumerate_subsets, mine_subsets, transactions
+from spacy_adf.kernels.mining import mine_subsets, transactions
 
 
 def make_problem(n, n_features, n_templates, seed, n_pairs=12, n_triples=12, noise=0.01):
@@ -84,6 +84,8 @@ def compare_mining(sv, sigma, xi, max_occ):
     row = {"sigma": sigma, "xi": xi, "subset_occurrences": occ, "dfs_s": t_dfs,
            "dfs_visited": rec[5], "dfs_kept": int(rec[4].sum())}
     if occ <= max_occ:
+        from benchmarks.cython_modules import enumerate_subsets
+
         t0 = time.perf_counter()
         size, sp, sn, cnt = enumerate_subsets(tptr, titem, sv.coef, d)
         c = numpy.array(subset_weights(d), dtype=float)

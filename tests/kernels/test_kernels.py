@@ -12,7 +12,7 @@ pytest.importorskip("sklearn")
 from spacy_adf.kernels import (PKB, PKE, PKI, SupportVectors, load_classifier,
                                make_classifier, subset_weights, to_csr, train_svm)
 from spacy_adf.kernels.coefficients import stirling2
-from spacy_adf.kernels.mining import enumerate_subsets, mine_subsets, transactions
+from spacy_adf.kernels.mining import mine_subsets, transactions
 
 V = 60  # vocabulary of the toy problems
 
@@ -170,6 +170,8 @@ def test_xi_pruning_counts(d):
 
 
 def test_mining_agrees_with_enumeration():
+    from benchmarks.cython_modules import enumerate_subsets
+
     _, _, sv, _ = problem(3)
     tptr, titem, _, n_items = transactions(sv, 0.0, 0.0, 1)
     size, sp, sn, cnt = enumerate_subsets(tptr, titem, sv.coef, 3)
@@ -328,7 +330,7 @@ def test_degree_one_and_empty_support_rows():
 def test_double_array_trie_gives_the_pke_decisions():
     """The paper's double-array trie, built from PKE's trie, scores every
     input as PKE does (it is the yardstick for PKE's own structure)."""
-    from spacy_adf.kernels.datrie import DoubleArrayPKE
+    from benchmarks.cython_modules import DoubleArrayPKE
 
     rng = numpy.random.default_rng(7)
     n_sv, n_feat = 200, 300
