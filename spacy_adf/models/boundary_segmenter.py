@@ -1,19 +1,7 @@
 """Word segmentation as one binary decision per character gap with a
 polynomial-kernel SVM (Kudo & Matsumoto 2003, JWS), without spaCy pipeline
-concerns (the `pke_segmenter` component and the benchmark share it):
-boundary features and their vocabulary (`features/boundary.pyx`), training
-(libsvm support vectors, or the primal trainer), the classifier form (PKB,
-PKI, PKE) rebuilt from the trained SVM without retraining, segmentation of
-unit sequences in C, and the serialization of the trained parts.
-
-Units and runs are those of the CRF segmenter (`features/char_units.py`):
-``codes`` (uint32 per unit) and run ``bounds``; a word never spans a run
-boundary.
-
-A model with a user dictionary (``dictionary``, `features/dictionary.pyx`)
-adds the dictionary features of each gap to its window features, in
-training and in segmentation alike; the dictionary is saved with the model.
-"""
+concerns (the `pke_segmenter` component and the benchmark share it). Its
+units, features and dictionary: docs/architecture.md, "The boundary segmenter"."""
 from typing import Iterable, Optional, Tuple
 
 import numpy
