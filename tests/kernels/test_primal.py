@@ -121,12 +121,12 @@ def test_pruning_follows_sigma_and_xi():
     sid_of = {subset_of(model, i): i for i in range(1, model.weight.shape[0])}
     for sigma, xi in [(0.01, 1), (0.0, 3), (0.005, 2)]:
         pke = model.to_pke(sigma=sigma, xi=xi)
-        omega = omega(pke)
+        kept = omega(pke)
         want = {}
         for s, w in primal_weights(model).items():
             if model.support[sid_of[s]] >= xi and (w >= pke.sigma_pos or w <= pke.sigma_neg):
                 want[s] = w
-        assert omega == pytest.approx(want)
+        assert kept == pytest.approx(want)
         assert pke.n_kept == len(want) < exact.n_kept
         # the decisions are the bias plus the kept weights of the input's subsets
         x = train[0]
