@@ -45,7 +45,6 @@ MODULES = [
     "spacy_adf.features.boundary",
     "spacy_adf.kernels.mining",
     "spacy_adf.kernels.classifiers",
-    "spacy_adf.kernels.datrie",
     "spacy_adf.kernels.expansion",
     "spacy_adf.kernels.cascade",
     "spacy_adf.kernels.tournament",

@@ -131,7 +131,7 @@ def bench_form(pipe, refs, kind: str, sigma: float = 0.0, xi: int = 1, repeats: 
 def bench_double_array(pipe, refs, sigma: float, xi: int, repeats: int = 1) -> Dict:
     """PKE's subsets in a double-array trie (the paper's structure) instead
     of PKE's own trie: same decisions, compared on speed and bytes."""
-    from spacy_adf.kernels.datrie import DoubleArrayPKE
+    from benchmarks.cython_modules import DoubleArrayPKE
 
     pipe.set_classifier("pke", sigma=sigma, xi=xi)
     pke = pipe.plain_model.classifier

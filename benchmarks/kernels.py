@@ -18,11 +18,11 @@ import time
 from math import comb
 
 import numpy
+import scipy.sparse
 
 from benchmarks.harness import write_json
-from spacy_adf.kernels import (PKB, PKE, PKI, SupportVectors, subset_weights, to_csr,
-                               train_svm)
-from spacy_adf.kernels.mining import enumerate_subsets, mine_subsets, transactions
+from spacy_adf.kernels import PKB, PKE, PKI, SupportVectors, subset_weights, train_svm
+from spacy_adf.kernels.mining import mine_subsets, transactions
 
 
 def make_problem(n, n_features, n_templates, seed, n_pairs=12, n_triples=12, noise=0.01):
@@ -56,6 +56,14 @@ def make_problem(n, n_features, n_templates, seed, n_pairs=12, n_triples=12, noi
     return [values[i][on[i]] for i in range(n)], y
 
 
+def to_csr(examples, n_features):
+    """Binary CSR matrix of feature-id sets (repeated ids merge)."""
+    rows = [numpy.unique(numpy.asarray(x, dtype=numpy.int64)) for x in examples]
+    indptr = numpy.concatenate([[0], numpy.cumsum([len(r) for r in rows])])
+    indices = numpy.concatenate(rows).astype(numpy.int32) if rows else numpy.zeros(0, dtype=numpy.int32)
+    return scipy.sparse.csr_matrix((numpy.ones(len(indices)), indices, indptr), shape=(len(rows), n_features))
+
+
 def best_time(fn, repeat=3):
     best = float("inf")
     for _ in range(repeat):
@@ -84,6 +92,8 @@ def compare_mining(sv, sigma, xi, max_occ):
     row = {"sigma": sigma, "xi": xi, "subset_occurrences": occ, "dfs_s": t_dfs,
            "dfs_visited": rec[5], "dfs_kept": int(rec[4].sum())}
     if occ <= max_occ:
+        from benchmarks.cython_modules import enumerate_subsets
+
         t0 = time.perf_counter()
         size, sp, sn, cnt = enumerate_subsets(tptr, titem, sv.coef, d)
         c = numpy.array(subset_weights(d), dtype=float)

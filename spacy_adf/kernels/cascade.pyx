@@ -1,29 +1,8 @@
 # cython: language_level=3
-"""Cascaded chunking (Kudo & Matsumoto 2002; `models/cascaded_chunking.py`
-describes it and gives its training oracle) over flat per-segment feature
-ids, with a kernel classifier's nogil decision (`classifiers.pxd`): the
-whole parse of a batch of sentences in C, no Python call per round or per
-question.
-
-Input, as `features.bunsetsu_fast.SegmentBatch.arrays` gives it: segment g's
-features are five id lists in ``feats``, list k at
-``seg_off[5g + k]:seg_off[5g + k + 1]``: as modifier, as head, between a
-pair, as a child of the modifier (da), as a child of the head (db);
-sentence s is segments ``sent_seg[s]:sent_seg[s + 1]``. The question "does
-i modify j?" has the features: i as modifier, j as head, the distance id
-(`distance`: ids of 1, 2-5, 6+, -1 if unknown), the "between" lists of the
-segments strictly between them, the da lists of i's children and the db
-lists of j's children (the children the parse has attached so far), the set
-`BunsetsuFeaturizer.pair` gives as strings. The classifiers sort and
-deduplicate, so the order does not matter.
-
-A question asked again with nothing changed (same head candidate, same
-children on both sides: children only grow, so equal counts mean equal
-sets) has the same feature set and so the same answer: it is answered from
-the previous round instead of the classifier (`n_calls` counts the
-classifier's work, `n_questions` every question, as the test oracle
-`tests/helpers/reference_parsers.py` counts).
-"""
+"""Cascaded chunking (`models/cascaded_chunking.py`) over flat per-segment
+feature ids with a kernel classifier's nogil decision: the whole parse of a
+batch in C. Its input and question features: docs/architecture.md, "The C
+cascade"."""
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport free, malloc
 

@@ -344,24 +344,6 @@ cdef class PKE(KernelClassifier):
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays.values())
 
-    def omega(self):
-        """{sorted feature-id tuple: w(s)} of the stored subsets with w != 0
-        (for inspection and tests; walks the whole trie in Python)."""
-        fr = self.arrays["feat_rank"]
-        feat_of = numpy.zeros(self.n_items, dtype=numpy.int64)
-        feat_of[fr[fr >= 0]] = numpy.flatnonzero(fr >= 0)
-        cptr, item, weight = self.arrays["cptr"], self.arrays["item"], self.arrays["weight"]
-        out = {}
-        n1 = int(cptr[0]) if item.shape[0] else 0  # the size-1 subsets
-        stack = [(i, (int(feat_of[item[i]]),)) for i in range(n1)]
-        while stack:
-            node, feats = stack.pop()
-            if weight[node] != 0:
-                out[tuple(sorted(feats))] = float(weight[node])
-            for c in range(cptr[node], cptr[node + 1]):
-                stack.append((c, feats + (int(feat_of[item[c]]),)))
-        return out
-
     cdef int alloc_scratch(self, Scratch* s, Py_ssize_t max_len) except -1:
         KernelClassifier.alloc_scratch(self, s, max_len)
         s.present = <uint8_t*>calloc(self.n_items + 1, sizeof(uint8_t))

@@ -1,8 +1,8 @@
 """Input conversion for the kernel classifiers: feature-id sets and CSR
 batches as the contiguous int32 / int64 arrays their nogil loops read.
 
-Shared by `classifiers.pyx` (PKB, PKI, PKE) and `datrie.pyx`
-(DoubleArrayPKE), so that every classifier form accepts the same inputs.
+Shared by every classifier form (and benchmarks/datrie.pyx), so that they
+accept the same inputs.
 """
 import numpy
 import scipy.sparse

@@ -1,28 +1,8 @@
 # cython: language_level=3
-"""The explicit feature map of the polynomial kernel over binary features,
-for the primal trainer (`primal.py`).
-
-For sets X, Y: (1 + |X & Y|)^d = sum_{s subset of X & Y, |s| <= d} c_d(|s|)
-(`coefficients.py`), so K(X, Y) = phi(X) . phi(Y) with one coordinate per
-subset s of X with |s| <= d, of value sqrt(c_d(|s|)). The empty subset is a
-coordinate too: column 0, value sqrt(c_d(0)) = 1 in every row (the kernel's
-constant term; see `primal.py` for how it stands in for the bias).
-
-`SubsetIndex` interns the subsets that occur in the examples it is given and
-writes phi as a CSR matrix. A subset is interned exactly, as the pair (id of
-its prefix, last feature id) over its sorted feature ids, so subsets form a
-trie: every id knows its parent (the subset without its largest feature), its
-last feature and its size, which is what PKE's trie layout needs. The pair is
-the 64-bit key ((parent + 1) << 32) | feature of an open-addressing table
-(linear probing, slots picked by a bijective 64-bit mixer of the key): no
-hash collisions merge two subsets. Ids are dense, in order of first
-occurrence; id 0 is the empty set. The enumeration, the table and the CSR
-writing are nogil loops over flat arrays.
-
-Memory: per distinct subset 12 bytes in the table (at most half full, so
-16-24 bytes) plus 17 bytes of per-id arrays; per non-zero of phi 12 bytes
-(int32 column, float64 value) in the output.
-"""
+"""The explicit feature map phi of the polynomial kernel over binary
+features, for the primal trainer (`primal.py`): `SubsetIndex` interns the
+subsets of the examples and writes phi as CSR (docs/architecture.md, "The
+subset index")."""
 from libc.math cimport sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
@@ -43,6 +23,10 @@ cdef enum:
     MAX_DEGREE = 15
 
 
+# Near-copy of subset_learner.pyx's table with another slot layout: keys apart
+# from ids here, since the learner's 16-byte key-and-id slots made this
+# interning 20-55% slower and the table larger (benchmarks.subset_index_memory,
+# docs/components.md "Which trainer"); the key and hash are shared (subset_keys.pxd).
 cdef struct Table:
     uint64_t* keys      # 0 = empty slot (real keys are >= 2^32)
     int32_t* vals       # subset id of the key
@@ -348,18 +332,3 @@ cdef class SubsetIndex:
         memcpy(&a_size[0], self.t.size, n * sizeof(int8_t))
         memcpy(&a_support[0], self.t.support, n * sizeof(int64_t))
         return {"parent": parent, "item": item, "size": size, "support": support}
-
-    def lookup(self, feature_ids) -> int:
-        """The id of a subset given as feature ids (any order), -1 if absent."""
-        self._check_slots()
-        ids = sorted(set(int(f) for f in feature_ids))
-        if len(ids) > self.degree:
-            return -1
-        cdef int64_t sid = 0
-        for f in ids:
-            if f < 0 or f > 2147483647:
-                return -1
-            sid = _lookup(&self.t, subset_key(<int32_t>sid, <int32_t>f))
-            if sid < 0:
-                return -1
-        return sid

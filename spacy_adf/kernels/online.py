@@ -1,28 +1,7 @@
 """The on-line trainer of the polynomial-kernel models: averaged PA-I over
 the explicit subset features, streamed example by example
-(`subset_learner.SubsetLearner`), straight to PKE's subset weights.
-
-Unlike the primal trainer (`primal.py`), nothing of the size of the whole
-training set's expansion is ever held: each example's subsets are
-enumerated when it is scored, and only the examples that take a step
-intern theirs, so the weight table follows the updated examples. The input
-rows (a binary CSR matrix of the base features) are the only corpus-sized
-array.
-
-The result is a `PrimalSVM` (trainer "online"): the same per-subset arrays
-(parent, item, size, support, weight) and `to_pke(sigma, xi)`, so PKE comes
-out in the same trie layout and file format. Sigma and xi prune as for the
-primal trainer: sigma_pos = sigma * n_pos / n_sv with the training examples
-on or inside the averaged model's margin (y f(x) <= 1) as support
-vectors, and the support of a subset is the number of training examples
-that contain it (counted in one pass after training). The averaged
-weights are on the SVM's scale (margins near 1 at the boundary), so the
-sigma values of the libsvm and primal trainers are a sensible start; tune
-them on a dev set.
-
-Deterministic: each pass visits the examples in a permutation drawn from
-``numpy.random.default_rng(seed)``; the learner's arithmetic is sequential.
-"""
+(`subset_learner.SubsetLearner`), straight to PKE's subset weights
+(docs/architecture.md, "The on-line trainer")."""
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor

@@ -1,22 +1,7 @@
 # cython: language_level=3
-"""Multi-class classification as a layer over the binary kernel classifiers
-(Kudo & Matsumoto 2001, 2003 §5.1): one binary PKB, PKI or PKE per pair of
-classes i < j, K(K-1)/2 of them, and one-against-one majority voting.
-
-Pair order and signs. The pairs are (0,1), (0,2), ..., (0,K-1), (1,2), ...
-(K-2,K-1). The binary SVM of pair (i, j) is trained with y = +1 for class i
-and y = -1 for class j (its positive class, ``classes[1]``, is class i), so
-its decision value f > 0 votes for i and f < 0 for j; f == 0 exactly votes
-for neither.
-
-The tie rule (deterministic): the class with the most votes wins; among
-classes with equally many votes, the one with the larger summed margin in
-its favour (sum over its K-1 pairs of f for pairs where it is i, -f where it
-is j); if that ties too, the lowest class index.
-
-The votes run in C: `decide_ids` (declared in pairwise.pxd, nogil) calls each
-binary classifier's nogil ``decide_ids`` with its own scratch memory.
-"""
+"""Multi-class classification over the binary kernel classifiers (Kudo &
+Matsumoto 2001, 2003 §5.1): one per pair of classes, one-against-one voting,
+in C. Pair order, signs and the tie rule: docs/architecture.md, "Pairwise voting"."""
 from cpython.ref cimport PyObject
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, malloc
@@ -24,11 +9,11 @@ from libc.stdlib cimport calloc, free, malloc
 import numpy
 
 from ..serialization.framed import pack, unpack
-from .classifiers import load_classifier, make_classifier
+from .classifiers import load_classifier
 from .csr import as_csr, as_ids
 from .classifiers cimport KernelClassifier, Scratch
 
-__all__ = ["PairwiseClassifier", "n_pairs", "pair_index", "class_pairs"]
+__all__ = ["PairwiseClassifier", "n_pairs", "class_pairs"]
 
 FORMAT = "spacy_adf.kernels.pairwise"
 VERSION = 1
@@ -44,21 +29,11 @@ def class_pairs(int n_classes):
     return [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
 
 
-def pair_index(int i, int j, int n_classes) -> int:
-    """The position of pair (i, j), i < j, in `class_pairs(n_classes)`."""
-    if not 0 <= i < j < n_classes:
-        raise ValueError(f"pair ({i}, {j}) is not i < j < {n_classes}")
-    return i * n_classes - i * (i + 1) // 2 + (j - i - 1)
-
-
 cdef class PairwiseClassifier:
     """K classes by one-against-one voting over K(K-1)/2 binary kernel
     classifiers of one form (PKB, PKI or PKE), one degree and one feature
-    space (see the module docstring for pair order, signs and ties).
-
-    Build it with `from_support_vectors` (any form, from per-pair libsvm
-    `SupportVectors`) or `from_primal` (PKE from per-pair `PrimalSVM`), or
-    directly from already built binary classifiers.
+    space (see the module docstring for pair order, signs and ties), built
+    from the binary classifiers in `class_pairs` order.
     """
     FORMAT = FORMAT
 
@@ -96,27 +71,6 @@ cdef class PairwiseClassifier:
         free(self._clfs)
         free(self._pair_i)
         free(self._pair_j)
-
-    # ------------------------------------------------------------ building
-
-    @classmethod
-    def from_support_vectors(cls, support_vectors, int n_classes, kind="pke", double sigma=0.0, int xi=1):
-        """Build form `kind` ("pkb", "pki", "pke"; sigma and xi prune PKE)
-        from per-pair `SupportVectors` in `class_pairs` order (y = +1 for the
-        pair's lower class)."""
-        svs = list(support_vectors)
-        for sv in svs:
-            _check_classes(sv.classes)
-        return cls([make_classifier(kind, sv, sigma=sigma, xi=xi) for sv in svs], n_classes)
-
-    @classmethod
-    def from_primal(cls, primals, int n_classes, double sigma=0.0, int xi=1):
-        """PKE (the only form the primal trainer gives) from per-pair
-        `PrimalSVM` in `class_pairs` order."""
-        ps = list(primals)
-        for p in ps:
-            _check_classes(p.classes)
-        return cls([p.to_pke(sigma=sigma, xi=xi) for p in ps], n_classes)
 
     # ------------------------------------------------------------ C interface
 
@@ -184,10 +138,6 @@ cdef class PairwiseClassifier:
         self.release_scratch(&s)
         return int(out)
 
-    def predict_batch(self, X):
-        """The class (int32) of each row of a CSR matrix (or (indptr, indices))."""
-        return self.votes(X)[0]
-
     def votes(self, X):
         """(classes int32 (n,), votes int32 (n, K), margins float64 (n, K))
         of the rows of a CSR matrix (or (indptr, indices))."""
@@ -237,12 +187,6 @@ cdef class PairwiseClassifier:
         """|Omega| summed over the pairs (PKE); 0 for PKB / PKI."""
         return sum(c.n_kept for c in self.classifiers) if self.kind == "pke" else 0
 
-    def omega(self):
-        """Per pair, PKE's {feature-id tuple: w(s)} (PKE only)."""
-        if self.kind != "pke":
-            raise ValueError("omega (the expanded subsets) exists for PKE only")
-        return [c.omega() for c in self.classifiers]
-
     @property
     def nbytes(self) -> int:
         return sum(c.nbytes for c in self.classifiers)
@@ -270,8 +214,3 @@ cdef class PairwiseClassifier:
     def __reduce__(self):
         return (PairwiseClassifier.from_bytes, (self.to_bytes(),))
 
-
-def _check_classes(classes):
-    if tuple(classes) != (-1, 1):
-        raise ValueError("a pairwise binary SVM must be trained with labels -1 / +1 "
-                         "(+1 for the lower class of its pair)")

@@ -1,42 +1,7 @@
 """The primal trainer: the polynomial-kernel SVM solved as a linear SVM on
 the explicit subset features, giving PKE's subset weights without support
-vectors and without mining.
-
-For binary features (1 + |X & Y|)^d = sum_{s subset of X & Y, |s| <= d}
-c_d(|s|), so the kernel is the dot product of phi(X)_s = sqrt(c_d(|s|)) over
-the subsets s of X with |s| <= d (`expansion.SubsetIndex`). A linear SVM on
-phi (L1-loss hinge, the same C; liblinear through scikit-learn's
-``LinearSVC(loss="hinge", dual=True)``) solves the kernel SVM's problem,
-and its weight v_s gives PKE's subset weight directly:
-w(s) = sqrt(c_d(|s|)) v_s (= c_d(|s|) sum_j y_j a_j [s in X_j], the
-mined weight).
-
-The bias. libsvm's SVM has a free, unregularised bias b. liblinear has none:
-``fit_intercept`` appends a constant feature of value ``intercept_scaling``
-whose weight is regularised like the others, i.e. a bias b costs
-b^2 / (2 intercept_scaling^2). phi already has a constant feature: the empty
-subset (column 0, value sqrt(c_d(0)) = 1), the kernel's own "+1", whose
-weight is regularised in the kernel SVM as well. So:
-
-- ``intercept_scaling=None`` (the default): no liblinear intercept; the bias
-  is w(empty set) = v_0. This is exactly the kernel SVM without libsvm's free
-  b (equivalently, a bias regularised as if intercept_scaling were 1). When
-  the optimal b of libsvm is far from 0 the two solutions differ a little.
-- ``intercept_scaling=s``: liblinear's intercept as well, penalised by
-  b^2 / (2 s^2): the larger s, the closer to libsvm's free b (and, for the
-  usual phi with ||phi(x)||^2 = (1 + |x|)^d in the thousands, s up to ~10
-  hardly slows the solver down).
-
-The PKE bias is intercept + w(empty set). Sigma and xi prune these weights
-as they prune mined ones: sigma_pos = sigma * n_pos / n_sv and sigma_neg =
--sigma * n_neg / n_sv, counting as support vectors the training examples
-(with their multiplicity) on or inside the margin (y f(x) <= 1 + 1e-6,
-where the dual variables can be non-zero); xi is the number of training
-examples (with multiplicity) that contain s. The result is a `PKE` in the
-same format and trie layout as a mined one (`mining.trie_layout`), so
-`load_classifier` and `decision` work unchanged. PKB and PKI need support
-vectors: the primal route gives PKE only.
-"""
+vectors and without mining. The feature map, the bias and the pruning:
+docs/architecture.md, "The primal trainer"."""
 import time
 from typing import Optional
 
@@ -114,19 +79,6 @@ class PrimalSVM:
     def n_subsets(self) -> int:
         """Distinct subsets of the training examples (the empty set excluded)."""
         return self.weight.shape[0] - 1
-
-    def subset(self, sid: int):
-        """The sorted feature ids of subset `sid`."""
-        out = []
-        while sid > 0:
-            out.append(int(self.item[sid]))
-            sid = int(self.parent[sid])
-        return tuple(reversed(out))
-
-    def weights(self):
-        """{sorted feature-id tuple: w(s)} of the subsets with w != 0 (for tests)."""
-        return {self.subset(i): float(self.weight[i]) for i in numpy.flatnonzero(self.weight)
-                if i > 0}
 
     def to_pke(self, sigma: float = 0.0, xi: int = 1) -> PKE:
         """The PKE of these weights: keep s with w(s) >= sigma_pos or

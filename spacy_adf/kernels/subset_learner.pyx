@@ -1,41 +1,12 @@
 # cython: language_level=3
 """The on-line learner of the polynomial-kernel models (`online.py` drives
-it): averaged passive-aggressive (PA-I, Crammer et al. 2006) on the explicit
-subset features of the kernel (1 + |X & Y|)^d, as kernel slicing
-(Yoshinaga & Kitsuregawa 2010) trains its conjunctive features, with exact
-interned subsets instead of a hash kernel's collisions, so that the weights
-become PKE's trie directly.
-
-The feature map. For binary X, (1 + |X & Y|)^d = sum over the subsets s of
-X & Y with |s| <= d of c_d(|s|) (`coefficients.py`), so a weight vector v
-over phi(X)_s = sqrt(c_d(|s|)) is stored as w(s) = sqrt(c_d(|s|)) v_s: the
-decision is bias + sum_{s subset of X, |s| <= d} w(s) (PKE's form), and a
-step of v along y phi(X) adds tau y c_d(|s|) to w(s) for every subset s of
-X (the empty set is the bias, c_d(0) = 1). ||phi(X)||^2 = (1 + |X|)^d.
-
-A PA-I step on (X, y) with y f(X) < 1: tau = min(C, (1 - y f(X)) /
-||phi(X)||^2). The average over all steps of a run (Collins 2002; kept with
-Daume's trick: one more accumulator per weight, u += t * delta at step t,
-average = w - u / t) is what `finish` leaves in w.
-
-Only examples that take a step add subsets, so the table holds the subsets
-of the updated examples, not of the whole training set: memory follows the
-mistakes (the "support"), not the expansion. Subsets are interned exactly
-as (prefix id, last feature) over sorted ids (a trie, as in
-`expansion.SubsetIndex`): every interned subset has its prefixes interned,
-so scoring skips every superset of an absent prefix.
-
-Memory per interned subset: 29 bytes of per-id arrays (parent and item
-int32, size int8, w and u float64, support int32) plus the open-addressing
-table's 16-byte slots, 35-70% full (23-46 bytes); the id arrays grow by
-half when full, so up to 1.5 x 29 bytes. The slots double at 70% full
-(`_rehash`). Every loop over examples is nogil and touches only C arrays;
-an example costs its subsets.
-"""
+it): averaged PA-I on the explicit subset features, interned exactly so that
+the weights become PKE's trie (docs/architecture.md, "The on-line learner")."""
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 from .growth cimport grow_block
+from .idsets cimport ipow
 from .subset_keys cimport mix64, subset_key
 
 import numpy
@@ -65,6 +36,9 @@ cdef extern from *:
     const bint SL_ATOMIC_COUNTS
 
 
+# The table is a near-copy of expansion.pyx's, whose split key / id layout
+# interns 20-55% faster there (docs/components.md "Which trainer"); here the
+# scoring probes of a table far larger than the caches want one line a probe.
 cdef struct Slot:
     # key and id side by side: a probe costs one cache line, not two
     uint64_t key        # 0 = empty (real keys are >= 2^32)
@@ -243,14 +217,6 @@ cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth
     return total
 
 
-cdef inline double _ipow(double x, int d) noexcept nogil:
-    cdef double r = 1.0
-    while d > 0:
-        r *= x
-        d -= 1
-    return r
-
-
 cdef class SubsetLearner:
     """Averaged PA-I over the subset features of degree <= ``degree`` (see
     the module doc). Rows are given as CSR arrays (indptr int64, indices
@@ -372,7 +338,7 @@ cdef class SubsetLearner:
                 if margin < 1.0:
                     loss_sum += 1.0 - margin
                     # ||phi(x)||^2 = (1 + |x|)^d
-                    tau = (1.0 - margin) / _ipow(1.0 + m, d)
+                    tau = (1.0 - margin) / ipow(1.0 + m, d)
                     if tau > self.C:
                         tau = self.C
                     for k in range(d + 1):

@@ -5,7 +5,7 @@ Examples are sets of int feature ids, i.e. rows of a binary CSR matrix, and
 the kernel is SVC(kernel="poly", gamma=1, coef0=1): (1 + |X & Y|)^d.
 """
 import time
-from typing import Iterable, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy
 import scipy.sparse
@@ -17,23 +17,6 @@ from .progress import Progress
 FORMAT = "spacy_adf.kernels.support_vectors"
 VERSION = 1
 _DTYPES = {"indptr": "int64", "indices": "int32", "coef": "float64"}
-
-
-def to_csr(examples: Iterable[Iterable[int]], n_features: Optional[int] = None) -> scipy.sparse.csr_matrix:
-    """Binary CSR matrix (float64 ones) from sets of feature ids; duplicates merge."""
-    rows = [numpy.unique(numpy.asarray(list(x), dtype=numpy.int64)) for x in examples]
-    indptr = numpy.zeros(len(rows) + 1, dtype=numpy.int64)
-    indptr[1:] = numpy.cumsum([len(r) for r in rows])
-    indices = numpy.concatenate(rows) if rows else numpy.zeros(0, dtype=numpy.int64)
-    if indices.size and indices.min() < 0:
-        raise ValueError("feature ids must be >= 0")
-    width = int(indices.max()) + 1 if indices.size else 0
-    if n_features is not None:
-        if n_features < width:
-            raise ValueError(f"a feature id is >= n_features={n_features}")
-        width = n_features
-    data = numpy.ones(indices.shape[0], dtype=numpy.float64)
-    return scipy.sparse.csr_matrix((data, indices.astype(numpy.int32), indptr), shape=(len(rows), width))
 
 
 def binary_csr(X) -> scipy.sparse.csr_matrix:
@@ -100,10 +83,6 @@ class SupportVectors:
     @property
     def n_neg(self) -> int:
         return int((self.coef < 0).sum())
-
-    def rows(self):
-        """Support examples as a list of int32 arrays (for tests and inspection)."""
-        return [self.indices[self.indptr[j]:self.indptr[j + 1]] for j in range(self.n_sv)]
 
     def summary(self) -> dict:
         """The paper's Table 1 figures of this SVM: support vectors (all,
@@ -182,18 +161,6 @@ def merge_duplicates(X, y, sample_weight=None):
     return X[first], y[first], weights, first
 
 
-def fit_svc(X, y, degree: int = 2, C: float = 1.0, sample_weight=None, **svc_kwargs):
-    """Fit sklearn's SVC(kernel="poly", degree, gamma=1, coef0=1, C) on binary X
-    (sample_weight scales C per example)."""
-    from sklearn.svm import SVC
-
-    subset_weights(degree)
-    X = binary_csr(X)
-    svc = SVC(kernel="poly", degree=int(degree), gamma=1.0, coef0=1.0, C=C, **svc_kwargs)
-    svc.fit(X, numpy.asarray(y), sample_weight=sample_weight)
-    return svc
-
-
 def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
               stats: Optional[dict] = None, progress=None, **svc_kwargs) -> Tuple[SupportVectors, object]:
     """Train with libsvm and return (SupportVectors, the fitted SVC).
@@ -204,6 +171,8 @@ def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
     then move slightly (docs/components.md, benchmarks/dependency_merge.py).
     A dict `stats` gets n_examples, n_unique, merge_seconds and fit_seconds.
     `progress` (a `progress.Progress`) prints a line during the fit."""
+    from sklearn.svm import SVC
+
     progress = progress or Progress("kernel SVM", quiet=True)
     start = time.perf_counter()
     weights = None
@@ -213,8 +182,10 @@ def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
         if weights.shape[0] == n:  # nothing merged: no weights, exactly the unmerged call
             weights = None
     merged = time.perf_counter()
+    subset_weights(degree)
+    svc = SVC(kernel="poly", degree=int(degree), gamma=1.0, coef0=1.0, C=C, **svc_kwargs)
     with progress.running(f"libsvm: fitting {X.shape[0]:,} examples (degree {degree})"):
-        svc = fit_svc(X, y, degree=degree, C=C, sample_weight=weights, **svc_kwargs)
+        svc.fit(binary_csr(X), numpy.asarray(y), sample_weight=weights)
     if stats is not None:
         stats.update({"n_examples": int(n), "n_unique": int(X.shape[0]),
                       "merge_seconds": merged - start, "fit_seconds": time.perf_counter() - merged})

@@ -1,20 +1,8 @@
 # cython: language_level=3
-"""Step-ladder tournament parsing (Iwatate et al. 2008; `models/tournament.py`
-describes it and gives its training oracle) over flat per-segment feature
-ids, with a kernel classifier's nogil decision (`classifiers.pxd`): the
-whole parse of a batch of sentences in C, no Python call per game.
-
-Input as for `cascade.pyx` (`features.bunsetsu_fast.SegmentBatch.arrays`):
-segment g's five id lists in ``feats`` at ``seg_off[5g + k]:seg_off[5g + k + 1]``
-(as modifier, as head, between a pair, and the two dynamic lists, which the
-tournament does not read); sentence s is segments ``sent_seg[s]:sent_seg[s + 1]``.
-The game "does i modify `far` rather than `near`?" has the ids of
-`BunsetsuFeaturizer.game`'s strings: i as modifier, `near` as head, the
-distance id of near - i and the between lists of the segments strictly
-between i and near;
-then, each plus `n_vocab`, `far` as head, the distance id of far - i and
-the between lists of the segments strictly between near and far.
-"""
+"""Step-ladder tournament parsing (`models/tournament.py`) over flat
+per-segment feature ids with a kernel classifier's nogil decision: the whole
+parse of a batch in C. Its game features: docs/architecture.md, "The C
+tournament"."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 

@@ -1,19 +1,7 @@
 """Word segmentation as one binary decision per character gap with a
 polynomial-kernel SVM (Kudo & Matsumoto 2003, JWS), without spaCy pipeline
-concerns (the `pke_segmenter` component and the benchmark share it):
-boundary features and their vocabulary (`features/boundary.pyx`), training
-(libsvm support vectors, or the primal trainer), the classifier form (PKB,
-PKI, PKE) rebuilt from the trained SVM without retraining, segmentation of
-unit sequences in C, and the serialization of the trained parts.
-
-Units and runs are those of the CRF segmenter (`features/char_units.py`):
-``codes`` (uint32 per unit) and run ``bounds``; a word never spans a run
-boundary.
-
-A model with a user dictionary (``dictionary``, `features/dictionary.pyx`)
-adds the dictionary features of each gap to its window features, in
-training and in segmentation alike; the dictionary is saved with the model.
-"""
+concerns (the `pke_segmenter` component and the benchmark share it). Its
+units, features and dictionary: docs/architecture.md, "The boundary segmenter"."""
 from typing import Iterable, Optional, Tuple
 
 import numpy
@@ -22,12 +10,9 @@ import scipy.sparse
 from ..features.char_units import DEFAULT_UNIT_RULES, apply_unit_rules, check_unit_rules
 from ..features.boundary import BoundaryVocab, check_window, gap_keys, gap_units
 from ..features.dictionary import WordDictionary
-from ..kernels import KernelClassifier, PrimalSVM, SupportVectors
-from ..kernels.progress import Progress
 from ..serialization.framed import pack, unpack
 from .boundary_decode import segment_starts
-from .kernel_forms import (build_forms, check_support_vectors, check_trainer, load_checked_classifier,
-                           train_model)
+from .kernel_forms import BinaryKernelModel
 
 __all__ = ["BoundarySegmenter", "concat_units"]
 
@@ -49,7 +34,7 @@ def concat_units(units) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
     return all_codes, numpy.unique(all_bounds), offsets
 
 
-class BoundarySegmenter:
+class BoundarySegmenter(BinaryKernelModel):
     """Boundary features + a kernel SVM. Trained state: the feature
     vocabulary (``features``), the support vectors (``support_vectors``,
     None after the primal trainer), the classifier (``classifier``) and the
@@ -59,20 +44,22 @@ class BoundarySegmenter:
     written before it have none)."""
 
     PARTS = ("features", "support_vectors", "classifier", "dictionary")
+    what = "segmenter"
+    one_class_error = "the training data must have both word boundaries and gaps inside words"
 
     def __init__(self, window: int = 3):
+        super().__init__("pke_segmenter")
         self.vocab = BoundaryVocab(check_window(window))
-        self.support_vectors: Optional[SupportVectors] = None
-        self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": every subset weight (not saved)
-        self.classifier: Optional[KernelClassifier] = None
-        self.train_stats: dict = {}
         self.unit_rules: str = DEFAULT_UNIT_RULES  # saved with the features
         self.dictionary: Optional[WordDictionary] = None  # set before `examples` builds the vocabulary
-        self.progress = Progress("pke_segmenter")  # training's console lines
 
     @property
     def window(self) -> int:
         return self.vocab.window
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.vocab)
 
     def lexicon(self, codes, bounds) -> Optional[numpy.ndarray]:
         """The dictionary lengths of the units (`WordDictionary.gap_lengths`),
@@ -104,30 +91,6 @@ class BoundarySegmenter:
         X.sort_indices()
         return X, y
 
-    def train(self, X, y, degree: int = 3, C: float = 1.0, trainer: str = "libsvm", cache_size: float = 1000.0,
-              max_iter: int = -1, seed: int = 0, epochs: int = 0, merge_duplicates: bool = False) -> float:
-        """Fit the SVM: "libsvm" (support vectors: any classifier form;
-        identical gaps merged with `merge_duplicates`), "primal" (liblinear
-        on the explicit subset features, identical gaps merged into one
-        weighted example: PKE only) or "online" (averaged PA-I over the
-        subset features, streamed; `epochs` passes, <= 0: the default, their
-        order from `seed`; PKE only). ``max_iter``: the solver's iteration
-        limit (<= 0: libsvm none, liblinear 1000). Returns the seconds;
-        `train_stats` gets the details."""
-        check_trainer(trainer, "pke")
-        if len(set(numpy.asarray(y).tolist())) < 2:
-            raise ValueError("the training data must have both word boundaries and gaps inside words")
-        return train_model(self, X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
-                           seed=seed, merge_duplicates=merge_duplicates)
-
-    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
-        """(Re)build the classifier form from the support vectors, or PKE
-        from the primal weights, without retraining; returns seconds."""
-        trained = [t for t in (self.support_vectors, self.primal) if t is not None]
-        (self.classifier,), seconds = build_forms("segmenter", kind, trained, sigma, xi, self.progress,
-                                                  self.classifier)
-        return seconds
-
     # ------------------------------------------------------------ segmentation
 
     def segment(self, codes, bounds) -> numpy.ndarray:
@@ -138,7 +101,6 @@ class BoundarySegmenter:
         return apply_unit_rules(starts, codes, bounds, self.unit_rules)
 
     # ------------------------------------------------------------ serialization
-    # An untrained part (no support vectors, no classifier) is stored as b"".
 
     def features_to_bytes(self) -> bytes:
         return pack(FEATURES_FORMAT, 1, {"keys": self.vocab.keys},
@@ -151,19 +113,6 @@ class BoundarySegmenter:
         self.unit_rules = check_unit_rules(meta["unit_rules"])
         self.vocab = BoundaryVocab(meta["window"], arrays["keys"])
         return self
-
-    def support_vectors_to_bytes(self) -> bytes:
-        return self.support_vectors.to_bytes() if self.support_vectors is not None else b""
-
-    def support_vectors_from_bytes(self, data: bytes) -> "BoundarySegmenter":
-        sv = SupportVectors.from_bytes(data) if data else None
-        if sv is not None:
-            check_support_vectors([sv], len(self.vocab))
-        self.support_vectors = sv
-        return self
-
-    def classifier_to_bytes(self) -> bytes:
-        return self.classifier.to_bytes() if self.classifier is not None else b""
 
     def dictionary_to_bytes(self) -> bytes:
         if self.dictionary is None:
@@ -186,12 +135,4 @@ class BoundarySegmenter:
             raise ValueError(f"the boundary dictionary has {len(dictionary)} words, its header says "
                              f"{meta['n_words']}")
         self.dictionary = dictionary
-        return self
-
-    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
-                              degree: Optional[int] = None) -> "BoundarySegmenter":
-        """Load the classifier (after the features). ValueError for corrupt
-        data; `MismatchedPartsError` for a classifier of another kind,
-        degree or vocabulary size."""
-        self.classifier = load_checked_classifier(data, len(self.vocab), kind, degree)
         return self

@@ -12,15 +12,13 @@ from spacy.tokens import Doc, Span
 
 from ..features.bunsetsu import COORDINATION_FEATURES, FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab
 from ..features.bunsetsu_fast import TokenFeatureTable
-from ..kernels import KernelClassifier, PrimalSVM, SupportVectors
+from ..kernels import KernelClassifier, SupportVectors
 from ..kernels.cascade import cascade_heads
-from ..kernels.progress import Progress
 from ..kernels.tournament import tournament_heads
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
 from ..serialization.payloads import dump_payload, load_payload
 from .cascaded_chunking import oracle_rounds
-from .kernel_forms import (build_forms, check_support_vectors, check_trainer, load_checked_classifier,
-                           train_model)
+from .kernel_forms import BinaryKernelModel
 from .tournament import oracle_games
 
 FEATURES_FORMAT = "spacy_adf.bunsetsu_features"
@@ -70,7 +68,7 @@ def check_algorithm(algorithm: str) -> str:
     return algorithm
 
 
-class BunsetsuParser:
+class BunsetsuParser(BinaryKernelModel):
     """Bunsetsu parser with a kernel SVM: cascaded chunking or a tournament
     (``algorithm``, see `ALGORITHMS`).
 
@@ -83,19 +81,18 @@ class BunsetsuParser:
 
     # the classifier is checked against the vocabulary, so it loads after it
     PARTS = ("features", "support_vectors", "classifier")
+    what = "parser"
 
     def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, vocab: Optional[FeatureVocab] = None,
                  support_vectors: Optional[SupportVectors] = None,
                  classifier: Optional[KernelClassifier] = None, algorithm: str = "cascade"):
+        super().__init__("pke_dependency")
         self.algorithm = check_algorithm(algorithm)
         self.featurizer = BunsetsuFeaturizer(groups)
         self.groups = list(groups)
         self.vocab = vocab or FeatureVocab()
         self.support_vectors = support_vectors
         self.classifier = classifier
-        self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": all subset weights (not saved)
-        self.train_stats: dict = {}
-        self.progress = Progress("pke_dependency")  # training's console lines
         self._table: Optional[TokenFeatureTable] = None  # per-token feature ids for self.vocab
 
     @property
@@ -182,34 +179,12 @@ class BunsetsuParser:
                           numpy.frombuffer(ends, dtype=numpy.int64), remap, len(self.vocab), self.n_inputs)
         return X, numpy.asarray(labels, dtype=numpy.int64)
 
-    def train(self, X, y, degree: int = 3, C: float = 1.0, cache_size: float = 1000.0,
-              max_iter: int = -1, trainer: str = "libsvm", merge_duplicates: bool = False,
-              epochs: int = 0, seed: int = 0) -> float:
-        """Fit the SVM with libsvm (support vectors), with trainer "primal"
-        as a linear SVM on the subset features (PKE only; max_iter <= 0
-        means liblinear's 1000), or with trainer "online" by `epochs`
-        passes of averaged PA-I over the subset features, streamed (PKE
-        only; epochs <= 0: `kernels.online.DEFAULT_EPOCHS`; the passes' order from
-        `seed`). Identical decisions are trained once with their count as
-        weight (always for primal; for libsvm with `merge_duplicates`, off
-        by default: decision values move slightly, benchmarks/dependency_merge.py).
-        Returns the training seconds; `train_stats` gets the details."""
-        check_trainer(trainer, "pke")
-        if len(set(numpy.asarray(y).tolist())) < 2:
-            if self.algorithm == "tournament":
-                raise ValueError("the training data must contain games won by the nearer and by the farther "
-                                 "candidate (give sentences with three or more bunsetsu and varied heads)")
-            raise ValueError("the training data must contain both D and O decisions "
-                             "(give sentences with three or more bunsetsu)")
-        return train_model(self, X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
-                           seed=seed, merge_duplicates=merge_duplicates)
-
-    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
-        """(Re)build the classifier form from the support vectors (or, after
-        trainer "primal" or "online", PKE from the subset weights); returns seconds."""
-        trained = [t for t in (self.support_vectors, self.primal) if t is not None]
-        (self.classifier,), seconds = build_forms("parser", kind, trained, sigma, xi, self.progress, self.classifier)
-        return seconds
+    @property
+    def one_class_error(self) -> str:
+        if self.algorithm == "tournament":
+            return ("the training data must contain games won by the nearer and by the farther "
+                    "candidate (give sentences with three or more bunsetsu and varied heads)")
+        return "the training data must contain both D and O decisions (give sentences with three or more bunsetsu)"
 
     # ------------------------------------------------------------ parsing
 
@@ -248,7 +223,6 @@ class BunsetsuParser:
         return batch.tree(heads, *labels)
 
     # ------------------------------------------------------------ serialization
-    # An untrained part (no support vectors, no classifier) is stored as b"".
 
     def features_to_bytes(self) -> bytes:
         """The feature vocabulary: its strings, in id order (a versioned payload)."""
@@ -260,31 +234,4 @@ class BunsetsuParser:
         if not _is_string_list(strings):
             raise ValueError("the bunsetsu feature data is not a list of strings")
         self.vocab = FeatureVocab(strings)
-        return self
-
-    def support_vectors_to_bytes(self) -> bytes:
-        """The trained SVM (`SupportVectors.to_bytes`), b"" if untrained."""
-        sv = self.support_vectors
-        return sv.to_bytes() if sv is not None else b""
-
-    def support_vectors_from_bytes(self, data: bytes) -> "BunsetsuParser":
-        """Load the support vectors (after the features); `MismatchedPartsError`
-        if they are over another vocabulary."""
-        sv = SupportVectors.from_bytes(data) if data else None
-        if sv is not None:
-            check_support_vectors([sv], self.n_inputs)
-        self.support_vectors = sv
-        return self
-
-    def classifier_to_bytes(self) -> bytes:
-        """The classifier in its own format (PKB, PKI or PKE), b"" if none."""
-        clf = self.classifier
-        return clf.to_bytes() if clf is not None else b""
-
-    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
-                              degree: Optional[int] = None) -> "BunsetsuParser":
-        """Load the classifier; load the features first. ValueError for
-        corrupt data; `MismatchedPartsError` for parts of different models
-        (`kernel_forms.load_checked_classifier`)."""
-        self.classifier = load_checked_classifier(data, self.n_inputs, kind, degree)
         return self

@@ -1,25 +1,6 @@
 """Cascaded chunking (Kudo & Matsumoto 2002) for head-final bunsetsu trees:
-the training oracle of `kernels/cascade.pyx`, which parses.
-
-Segments depend on a segment to their right, the last one is the root, arcs
-do not cross. Parsing runs in rounds over the segments still "remaining":
-
-1. every remaining segment but the last is tagged D (it modifies its right
-   neighbour among the remaining ones) or O;
-2. a D segment gets that head and leaves, unless its left neighbour is also
-   D: then a segment further left may still attach to it, so it stays and is
-   asked again next round. (A segment left of an O cannot attach past it
-   without crossing the O segment's future arc.)
-3. repeat until one segment is left.
-
-Termination: the remaining segment just before the last one can only modify
-the last, so it is tagged D without asking the classifier. Every round then
-has at least one D, and the leftmost D always leaves (its left neighbour is O
-or missing), so a sentence of n segments takes at most n - 1 rounds, whatever
-the classifier says. Training examples are the decisions the same loop takes
-when the gold tree answers (`oracle_rounds`); for a projective head-final
-tree that loop rebuilds the gold heads exactly.
-"""
+the training oracle of `kernels/cascade.pyx`, which parses (the algorithm:
+docs/architecture.md, "Cascaded chunking")."""
 from typing import Iterator, List, Sequence, Tuple
 
 

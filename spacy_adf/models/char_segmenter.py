@@ -252,28 +252,16 @@ class CharSegmenter(SerializedParts):
             raise ValueError(f"[{self.name}] the training examples contain no characters to segment")
         return hash_mats, golds, n_seq
 
-    def build_crf(self, sequences: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int]],
-                  n_examples: int) -> None:
-        """Feature table and zero weights from (codes, bounds, gold, fold) of
-        the training examples (after build_lexicon)."""
-        hash_mats, golds, n_seq = self._hash_sequences(sequences)
-        # build_crf sees each example as one sequence; runs inside an example
-        # are separate CRF sequences in training and inference, which only
-        # changes which label pairs are "observed" at run starts (none).
-        opts = self.options
-        self.crf.build(hash_mats, golds, len(self.tag_names),
-                   edge_template_mask=numpy.ones(self.featurizer.n_templates, dtype=bool),
-                   min_freq=opts["min_freq"], state_features=opts["state_features"],
-                   edge_features=opts["edge_features"])
-        self.cfg["n_train_examples"] = int(n_examples)
-        self.cfg["n_train_sequences"] = n_seq
-
     def build_crf_with_samples(self, sequences: List[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int]],
                                n_examples: int) -> List[List[tuple]]:
-        """`build_crf`, also returning each example's training samples (as
-        `samples` gives them) from the same hashes: the corpus is hashed
-        once. `sequences` must have non-empty codes."""
+        """Feature table and zero weights from (codes, bounds, gold, fold) of
+        the training examples (after build_lexicon), and each example's
+        training samples (as `samples` gives them) from the same hashes: the
+        corpus is hashed once. `sequences` must have non-empty codes."""
         hash_mats, golds, n_seq = self._hash_sequences(sequences)
+        # the build sees each example as one sequence; runs inside an example
+        # are separate CRF sequences in training and inference, which only
+        # changes which label pairs are "observed" at run starts (none).
         opts = self.options
         whole = self.crf.build_with_samples(
             hash_mats, golds, len(self.tag_names),

@@ -2,12 +2,14 @@
 segmenter) offers and checks the same way: the classifier forms, the
 trainers that can give them, option checks, the training of one binary SVM
 by any trainer (`train_binary`) and its classifier forms (`build_forms`),
-the `KernelModel` protocol the kernel components call, and the mismatch
-checks of loaded parts against the model they belong to
-(`check_support_vectors`, `check_classifier`): the same checks, with the
-same errors, for the three models."""
+the `KernelModel` protocol the kernel components call, the mismatch
+checks of loaded parts (`check_support_vectors`, `check_classifier`), and
+`BinaryKernelModel`, the training, forms and files of the parser and the
+segmenter."""
 import time
 from typing import List, Optional, Protocol, Sequence, Tuple, Union
+
+import numpy
 
 from ..kernels import (KernelClassifier, PrimalSVM, SupportVectors, load_classifier, make_classifier, train_online,
                        train_primal, train_svm)
@@ -144,17 +146,6 @@ def train_binary(X, y, trainer: str, degree: int, C: float, cache_size: float = 
                      cache_size=cache_size, max_iter=max_iter)[0]
 
 
-def train_model(model, X, y, trainer: str, degree: int, C: float, **settings) -> float:
-    """`train_binary` into a one-classifier kernel model: its ``train_stats``
-    and either ``support_vectors`` (libsvm) or ``primal`` (the subset
-    weights); returns seconds."""
-    start = time.perf_counter()
-    model.train_stats = {"trainer": trainer}
-    trained = train_binary(X, y, trainer, degree, C, progress=model.progress, stats=model.train_stats, **settings)
-    model.support_vectors, model.primal = (trained, None) if trainer == "libsvm" else (None, trained)
-    return time.perf_counter() - start
-
-
 def build_forms(what: str, kind: str, trained: Sequence[TrainedSVM], sigma: float, xi: int, progress: Progress,
                 loaded=None) -> Tuple[List[KernelClassifier], float]:
     """The classifiers of form `kind` of trained binary SVMs (one, or one
@@ -183,13 +174,78 @@ def build_forms(what: str, kind: str, trained: Sequence[TrainedSVM], sigma: floa
     return forms, time.perf_counter() - start
 
 
-def load_checked_classifier(data: bytes, n_features: int, kind: Optional[str] = None,
-                            degree: Optional[int] = None) -> Optional[KernelClassifier]:
-    """The binary classifier in `data` (None for b"", an untrained part).
-    ValueError for corrupt data; `MismatchedPartsError` if it is not of
-    ``kind`` ("pkb", "pki", "pke"), or its number of features or (given)
-    ``degree`` differ from the model's: parts of different models."""
-    clf = load_classifier(data) if data else None
-    if clf is not None:
-        check_classifier(type(clf).__name__.lower(), clf.n_features, clf.degree, n_features, kind, degree)
-    return clf
+class BinaryKernelModel:
+    """What the one-classifier kernel models (the bunsetsu parser, the
+    boundary segmenter) do alike: train one binary SVM (`train_binary`),
+    (re)build its classifier form (`build_forms`) and serialize the support
+    vectors and the classifier, checked against the model's `n_inputs`.
+    `what` names the model in errors, `one_class_error` is the error for
+    training labels of one class."""
+
+    what = "model"
+    one_class_error = "the training data must contain both classes"
+
+    def __init__(self, label: str) -> None:
+        self.support_vectors: Optional[SupportVectors] = None
+        self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": every subset weight (not saved)
+        self.classifier: Optional[KernelClassifier] = None
+        self.train_stats: dict = {}
+        self.progress = Progress(label)  # training's console lines
+
+    @property
+    def n_inputs(self) -> int:
+        raise NotImplementedError
+
+    def train(self, X, y, degree: int = 3, C: float = 1.0, trainer: str = "libsvm", cache_size: float = 1000.0,
+              max_iter: int = -1, epochs: int = 0, seed: int = 0, merge_duplicates: bool = False) -> float:
+        """Fit the SVM by `train_binary` with these settings: "libsvm"
+        (support vectors, any classifier form), "primal" or "online" (subset
+        weights, PKE only). Returns the seconds; `train_stats` gets the
+        details, and either ``support_vectors`` or ``primal`` the result."""
+        check_trainer(trainer, "pke")
+        if len(set(numpy.asarray(y).tolist())) < 2:
+            raise ValueError(self.one_class_error)
+        start = time.perf_counter()
+        self.train_stats = {"trainer": trainer}
+        trained = train_binary(X, y, trainer, degree, C, cache_size=cache_size, max_iter=max_iter, epochs=epochs,
+                               seed=seed, merge_duplicates=merge_duplicates, progress=self.progress,
+                               stats=self.train_stats)
+        self.support_vectors, self.primal = (trained, None) if trainer == "libsvm" else (None, trained)
+        return time.perf_counter() - start
+
+    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
+        """(Re)build the classifier form from the support vectors (or PKE
+        from the subset weights) without retraining; returns seconds."""
+        trained = [t for t in (self.support_vectors, self.primal) if t is not None]
+        (self.classifier,), seconds = build_forms(self.what, kind, trained, sigma, xi, self.progress, self.classifier)
+        return seconds
+
+    # An untrained part (no support vectors, no classifier) is stored as b"".
+
+    def support_vectors_to_bytes(self) -> bytes:
+        """The trained SVM (`SupportVectors.to_bytes`), b"" if untrained."""
+        return self.support_vectors.to_bytes() if self.support_vectors is not None else b""
+
+    def support_vectors_from_bytes(self, data: bytes):
+        """Load the support vectors (after the features); `MismatchedPartsError`
+        if they are over another vocabulary."""
+        sv = SupportVectors.from_bytes(data) if data else None
+        if sv is not None:
+            check_support_vectors([sv], self.n_inputs)
+        self.support_vectors = sv
+        return self
+
+    def classifier_to_bytes(self) -> bytes:
+        """The classifier in its own format (PKB, PKI or PKE), b"" if none."""
+        return self.classifier.to_bytes() if self.classifier is not None else b""
+
+    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None, degree: Optional[int] = None):
+        """Load the classifier (after the features). ValueError for corrupt
+        data; `MismatchedPartsError` if it is not of ``kind`` ("pkb", "pki",
+        "pke"), or its number of features or (given) ``degree`` differ from
+        the model's: parts of different models."""
+        clf = load_classifier(data) if data else None
+        if clf is not None:
+            check_classifier(type(clf).__name__.lower(), clf.n_features, clf.degree, self.n_inputs, kind, degree)
+        self.classifier = clf
+        return self

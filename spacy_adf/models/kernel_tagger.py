@@ -1,22 +1,7 @@
 """A left-to-right sequence tagger with pairwise polynomial-kernel SVMs
-(Kudo & Matsumoto 2001; the base-NP chunker of Kudo & Matsumoto 2003 §5.1),
-without spaCy pipeline concerns (the `pke_tagger` component and
-benchmarks/ebc.py share it).
-
-Each token is one decision among K classes (chunk tags such as B-NP, I-NP,
-O): the features are the words and POS in a window of -2..+2 around it
-(`features/window_ids.pyx` names them: "w-1=the", "p+2=NN", "w-2=<BOS>")
-plus the classes of the two previous tokens ("t-1=B-NP", "t-2=<BOS>"):
-gold ones in training, the tagger's own predictions when tagging (left to
-right, per sentence). One binary SVM per pair of classes decides, by
-majority vote (`kernels.pairwise`).
-
-Its trained state is three parts, each serialized on its own: the feature
-vocabulary with the class names (``features``), the per-pair support vectors
-(``support_vectors``: kept so that the classifier can be rebuilt as PKB, PKI
-or PKE at any sigma without retraining) and the pairwise classifier
-(``classifier``).
-"""
+(Kudo & Matsumoto 2001, 2003 §5.1), without spaCy pipeline concerns (the
+`pke_tagger` component and benchmarks/ebc.py share it). Its features and
+parts: docs/architecture.md, "The kernel tagger"."""
 import time
 import zlib
 from collections import Counter
@@ -316,46 +301,6 @@ class KernelTagger:
         static, sent_off, forced, doc_off = self.batch_arrays(docs)
         classes = decode(self.classifier, static, sent_off, self._dynamic_table(), forced)
         return [classes[doc_off[k]:doc_off[k + 1]] for k in range(len(docs))]
-
-    def decisions(self, docs: Sequence[Doc]):
-        """(CSR feature sets of every decision the decoder makes, with its own
-        previous tags; the class ids it chose): the classifier's input, to
-        time it apart. Forced tokens (whitespace) are not decisions."""
-        static, sent_off, forced, _ = self.batch_arrays(docs)
-        classes = decode(self.classifier, static, sent_off, self._dynamic_table(), forced)
-        X = self.rows(static, sent_off, classes)
-        asked = forced < 0
-        return X[asked], classes[asked]
-
-    # ------------------------------------------------------------ statistics
-
-    def support_stats(self) -> dict:
-        """Table 1 of Kudo & Matsumoto 2003 for the pairwise SVMs, averaged
-        over the pairs: training examples, SVs (positive / negative), the
-        average |X_j| over the SVs, |F| and B = the average length of the
-        inverted-index lists h(i). |F| and B are given two ways: over the
-        features that occur in the pair's SVs (``sv_features``, ``B``) and
-        over the whole feature vocabulary (``n_features``, ``B_vocab``)."""
-        svs = self.support_vectors
-        if not svs:
-            raise ValueError("support statistics need the libsvm support vectors")
-        pairs = self.train_stats.get("pairs") or [{}] * len(svs)
-        rows = []
-        for sv, info in zip(svs, pairs):
-            t1 = sv.summary()
-            rows.append({"pair": info.get("pair"), "n_examples": info.get("n_examples"), "n_sv": t1["n_sv"],
-                         "n_pos_sv": t1["n_pos_sv"], "n_neg_sv": t1["n_neg_sv"], "avg_sv_len": t1["avg_len"],
-                         "sv_features": t1["n_features_sv"], "B": t1["avg_list"],
-                         "B_vocab": sv.indices.shape[0] / sv.n_features if sv.n_features else 0.0,
-                         "train_seconds": info.get("seconds")})
-
-        def mean(key):
-            values = [r[key] for r in rows if r[key] is not None]
-            return float(numpy.mean(values)) if values else None
-
-        keys = ("n_examples", "n_sv", "n_pos_sv", "n_neg_sv", "avg_sv_len", "sv_features", "B", "B_vocab")
-        return {"n_pairs": len(rows), "n_features": len(self.vocab), **{key: mean(key) for key in keys},
-                "per_pair": rows}
 
     # ------------------------------------------------------------ serialization
     # An untrained part (no support vectors, no classifier) is stored as b"".

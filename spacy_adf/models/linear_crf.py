@@ -15,7 +15,7 @@ import numpy
 from ..core.crf import CRFContext, CRFModel
 from ..core.online import OnlineSteps
 from ..core.params import SparseGrad
-from ..features.crf_layout import build_crf, build_crf_stacked, prune_blocks, stack_golds, stack_hashes
+from ..features.crf_layout import build_crf_stacked, prune_blocks, stack_golds, stack_hashes
 from ..features.extract import FeatureTable
 from ..features.row_buffer import RowBuffer
 from ..serialization.framed import Chunks, pack_chunks, read_model
@@ -53,17 +53,12 @@ class LinearChainCRF(SparseModel):
 
     # ------------------------------------------------------------ building
 
-    def build(self, hash_mats: Sequence[numpy.ndarray], golds: Sequence[numpy.ndarray], n_labels: int,
-              **layout) -> None:
-        """Feature table and zero weights from the training corpus's hash
-        matrices and gold label ids (see features.crf_layout.build_crf)."""
-        table, crf = build_crf(hash_mats, golds, n_labels, **layout)
-        self.set(table, crf)
-
     def build_with_samples(self, hash_mats: Union[List[numpy.ndarray], RowBuffer], golds: Sequence[numpy.ndarray],
                            n_labels: int, **layout) -> List[Sample]:
-        """`build`, and the training samples of the same sequences from one
-        lookup of the stacked hashes: the corpus is hashed once for both.
+        """Feature table and zero weights from the training corpus's hash
+        matrices and gold label ids (see features.crf_layout.build_crf), and
+        the training samples of the same sequences from one lookup of the
+        stacked hashes: the corpus is hashed once for both.
         Every sequence must be non-empty. `hash_mats` is emptied (its
         matrices are stacked and freed). The samples' attrs are views of
         one array; each is equal to what `lookup` gives its sequence."""

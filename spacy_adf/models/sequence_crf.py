@@ -114,19 +114,12 @@ class SequenceCRF(LinearChainCRF):
         seq_starts, cols = self.templates.columns_for_docs(docs, component=self.name)
         return self.templates.hash_columns(cols, seq_starts)
 
-    def build_from_docs(self, docs: Sequence[Doc], golds: Sequence[numpy.ndarray], n_labels: int) -> None:
-        """Feature table and zero weights from training Docs and their gold label ids."""
-        width = None
-        if self.vectors is not None and docs:
-            width = self.vectors.table_of(docs, self.name, None)[0].shape[1]
-        with self._vector_width(width):
-            self.build([self.hashes(doc) for doc in docs], golds, n_labels, **self._layout(width))
-
     def build_training(self, hash_mats, golds: Sequence[numpy.ndarray], n_labels: int, *,
                        vector_rows: Optional[numpy.ndarray] = None, vector_width: Optional[int] = None,
                        vector_table: Optional[numpy.ndarray] = None) -> List[Sample]:
-        """`build_from_docs` from the Docs' hashes (`hashes`; the list is
-        emptied), returning each sequence's training sample, equal to
+        """Feature table and zero weights from the training Docs' hashes
+        (`hashes`; the list is emptied) and gold label ids, and each
+        sequence's training sample, equal to
         `training_sample(doc, gold)`: one hashing pass serves both. With
         vector features, `vector_rows` (every token's row, the sequences one
         after the other), `vector_width` and `vector_table` (the data) give

@@ -1,18 +1,7 @@
 """What every sparsely trained model (the linear-chain CRF, the MaxEnt text
-model) shares: weights in a GroupedParams and the optimizer state whose lazy
-updates may still be pending on them.
-
-ADF, SGD and the averaged perceptron decay the weights lazily: a weight that
-no recent sample touched is brought up to date only when it is read. The
-trainer hands the model that state after its steps (`hold_pending`); every
-read of the weights goes through `params`, which applies the pending updates
-first, so no caller can see stale weights.
-
-The CRF's steps may also run on a background thread (`online_steps` with
-an `on_done` callback) while Python prepares the next batch; every read of the
-weights, the optimizer state or the model's buffers waits for them first
-(`await_steps`), so no caller can see weights mid-update either.
-"""
+model) shares: weights in a GroupedParams, read only through `params`, which
+settles pending lazy updates and background steps first (docs/architecture.md,
+"Lazy updates")."""
 from contextlib import contextmanager
 from typing import Iterator, Optional
 

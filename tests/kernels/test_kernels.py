@@ -10,9 +10,10 @@ import scipy.sparse
 pytest.importorskip("sklearn")
 
 from spacy_adf.kernels import (PKB, PKE, PKI, SupportVectors, load_classifier,
-                               make_classifier, subset_weights, to_csr, train_svm)
+                               make_classifier, subset_weights, train_svm)
 from spacy_adf.kernels.coefficients import stirling2
-from spacy_adf.kernels.mining import enumerate_subsets, mine_subsets, transactions
+from spacy_adf.kernels.mining import mine_subsets, transactions
+from tests.helpers.kernel_views import omega, sv_rows, to_csr
 
 V = 60  # vocabulary of the toy problems
 
@@ -41,7 +42,7 @@ def problem(degree, seed=0, n=300):
 def brute_weights(sv, max_size):
     """{subset: (sum of coef over SVs containing it, support)} by enumeration."""
     out = {}
-    for row, c in zip(sv.rows(), sv.coef):
+    for row, c in zip(sv_rows(sv), sv.coef):
         for r in range(1, max_size + 1):
             for s in itertools.combinations(sorted(row.tolist()), r):
                 w, k = out.get(s, (0.0, 0))
@@ -134,7 +135,7 @@ def test_pke_omega_matches_brute_force(d, sigma, xi):
         if k >= xi and (w >= sig_pos or w <= sig_neg) and w != 0:
             expect[s] = w
     pke = PKE(sv, sigma=sigma, xi=xi)
-    got = pke.omega()
+    got = omega(pke)
     assert got.keys() == expect.keys()
     for s, w in expect.items():
         assert got[s] == pytest.approx(w, rel=1e-9, abs=1e-12)
@@ -170,6 +171,8 @@ def test_xi_pruning_counts(d):
 
 
 def test_mining_agrees_with_enumeration():
+    from benchmarks.cython_modules import enumerate_subsets
+
     _, _, sv, _ = problem(3)
     tptr, titem, _, n_items = transactions(sv, 0.0, 0.0, 1)
     size, sp, sn, cnt = enumerate_subsets(tptr, titem, sv.coef, 3)
@@ -318,7 +321,7 @@ def test_degree_one_and_empty_support_rows():
     # a linear kernel (d = 1) and support examples with no features
     sv = SupportVectors([0, 0, 2, 3], [1, 4, 4], [0.5, -1.0, 0.25], 0.1, 1, 6)
     ref = lambda x: sum(c * (1 + len(set(r.tolist()) & set(x))) for r, c in
-                        zip(sv.rows(), sv.coef)) + 0.1
+                        zip(sv_rows(sv), sv.coef)) + 0.1
     for kind in ("pkb", "pki", "pke"):
         clf = make_classifier(kind, sv)
         for x in ([], [4], [1, 4], [0, 5]):
@@ -328,7 +331,7 @@ def test_degree_one_and_empty_support_rows():
 def test_double_array_trie_gives_the_pke_decisions():
     """The paper's double-array trie, built from PKE's trie, scores every
     input as PKE does (it is the yardstick for PKE's own structure)."""
-    from spacy_adf.kernels.datrie import DoubleArrayPKE
+    from benchmarks.cython_modules import DoubleArrayPKE
 
     rng = numpy.random.default_rng(7)
     n_sv, n_feat = 200, 300

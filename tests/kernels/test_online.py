@@ -11,10 +11,11 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from spacy_adf.kernels import PKE, load_classifier, subset_weights, to_csr, train_online, train_primal, train_svm
+from spacy_adf.kernels import PKE, load_classifier, subset_weights, train_online, train_primal, train_svm
 from spacy_adf.kernels.classifiers import make_classifier
 from spacy_adf.kernels.progress import Progress
 from spacy_adf.kernels.subset_learner import SubsetLearner
+from tests.helpers.kernel_views import omega, primal_weights, subset_of, to_csr
 from tests.helpers.subset_data import V, label_of, random_sets
 
 
@@ -183,10 +184,10 @@ def test_pruning_support_and_the_file_round_trip():
     # the support of a subset is the number of training examples containing it
     sets = [set(int(f) for f in x) for x in train]
     for sid in rng.choice(numpy.arange(1, model.weight.shape[0]), 50, replace=False):
-        s = set(model.subset(int(sid)))
+        s = set(subset_of(model, int(sid)))
         assert model.support[sid] == sum(s <= x for x in sets)
     exact = model.to_pke(sigma=0.0, xi=1)
-    assert exact.omega() == pytest.approx(model.weights())
+    assert omega(exact) == pytest.approx(primal_weights(model))
     pruned = model.to_pke(sigma=0.01, xi=2)
     assert pruned.n_kept < exact.n_kept and pruned.stats["trainer"] == "online"
     again = load_classifier(pruned.to_bytes())

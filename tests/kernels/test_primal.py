@@ -9,12 +9,13 @@ import spacy
 
 pytest.importorskip("sklearn")
 
-from spacy_adf.kernels import PKB, PKE, load_classifier, subset_weights, to_csr, train_svm
+from spacy_adf.kernels import PKB, PKE, load_classifier, subset_weights, train_svm
 from spacy_adf.kernels.expansion import SubsetIndex, expansion_nnz
 from spacy_adf.kernels.primal import PrimalSVM, fit_linear_svc, train_primal
 from spacy_adf.kernels.svm import merge_duplicates
 
 from tests.helpers.dep_data import corpus_examples
+from tests.helpers.kernel_views import lookup, omega, primal_weights, subset_of, to_csr
 from tests.helpers.subset_data import V, label_of, random_sets
 
 
@@ -52,11 +53,11 @@ def test_subset_ids_parents_and_support():
                 expected[s] = expected.get(s, 0) + k
     assert index.n_subsets == len(expected) + 1
     for s, k in expected.items():
-        sid = index.lookup(s)
+        sid = lookup(index, s)
         assert sid > 0 and arrays["support"][sid] == k and arrays["size"][sid] == len(s)
         assert arrays["item"][sid] == s[-1]
-        assert arrays["parent"][sid] == (index.lookup(s[:-1]) if len(s) > 1 else 0)
-    assert index.lookup([2, 5, 7]) == -1 and index.lookup([1]) == -1
+        assert arrays["parent"][sid] == (lookup(index, s[:-1]) if len(s) > 1 else 0)
+    assert lookup(index, [2, 5, 7]) == -1 and lookup(index, [1]) == -1
     c = numpy.sqrt(subset_weights(3))
     assert sorted(phi[0].data.tolist()) == sorted([c[0]] + [c[1]] * 3 + [c[2]] * 3 + [c[3]])
 
@@ -79,7 +80,7 @@ def test_many_subsets_rehash():
             features.append(int(a["item"][s]))
             s = int(a["parent"][s])
         assert len(features) == a["size"][sid]
-        assert index.lookup(features) == sid
+        assert lookup(index, features) == sid
 
 
 # ---------------------------------------------------------------- primal trainer
@@ -102,7 +103,7 @@ def test_linear_decisions_equal_pke_from_converted_weights(d):
     lin = svc.decision_function(index.expand(T, add=False))
     numpy.testing.assert_allclose(pke.decision_batch(T), lin, rtol=1e-9, atol=1e-9)
     # the trie holds exactly the non-zero weights; the bias is w(empty set)
-    assert pke.omega() == pytest.approx(model.weights(), rel=1e-12, abs=0)
+    assert omega(pke) == pytest.approx(primal_weights(model), rel=1e-12, abs=0)
     assert pke.bias == pytest.approx(svc.coef_[0, 0])
     # same format as a mined PKE: it round-trips through load_classifier
     again = load_classifier(pke.to_bytes())
@@ -117,15 +118,15 @@ def test_pruning_follows_sigma_and_xi():
     model = train_primal(X, y, degree=3, C=1.0)
     exact = model.to_pke()
     ref = exact.decision_batch(X)
-    sid_of = {model.subset(i): i for i in range(1, model.weight.shape[0])}
+    sid_of = {subset_of(model, i): i for i in range(1, model.weight.shape[0])}
     for sigma, xi in [(0.01, 1), (0.0, 3), (0.005, 2)]:
         pke = model.to_pke(sigma=sigma, xi=xi)
-        omega = pke.omega()
+        kept = omega(pke)
         want = {}
-        for s, w in model.weights().items():
+        for s, w in primal_weights(model).items():
             if model.support[sid_of[s]] >= xi and (w >= pke.sigma_pos or w <= pke.sigma_neg):
                 want[s] = w
-        assert omega == pytest.approx(want)
+        assert kept == pytest.approx(want)
         assert pke.n_kept == len(want) < exact.n_kept
         # the decisions are the bias plus the kept weights of the input's subsets
         x = train[0]

@@ -8,6 +8,7 @@ from spacy.tokens import Doc
 
 from spacy_adf.models import sequence_crf
 from spacy_adf.models.sequence_crf import SequenceCRF
+from tests.helpers.crf_builds import build_from_docs
 
 TEMPLATES = ["w[0]", "w[-1]", "t[0]", "t[1]|w[0]"]
 SENTS = [
@@ -59,7 +60,7 @@ def test_prepared_samples_equal_features_of(monkeypatch):
     plain = SequenceCRF(TEMPLATES)
     kept = [(doc, tags) for doc, tags in _pairs(vocab) if tags is not None]
     golds = [numpy.array([index[t] for t in tags], dtype=numpy.int32) for _, tags in kept]
-    plain.build_from_docs([doc for doc, _ in kept], golds, len(TAG_NAMES))
+    build_from_docs(plain, [doc for doc, _ in kept], golds, len(TAG_NAMES))
     assert _same(plain.table.keys, crf.table.keys)
     for name in ("block_ptr", "codes", "weights"):
         assert _same(getattr(plain.params, name), getattr(crf.params, name))

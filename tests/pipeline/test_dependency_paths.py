@@ -271,7 +271,7 @@ def test_token_table_starts_afresh_when_full(models, random_refs, monkeypatch):
 def test_double_array_pke_gives_the_trees_of_pke(models, random_refs):
     """The double-array trie (no C-level decision: benchmarks.dependency
     parses with it on the reference) gives the trees of PKE's own trie."""
-    from spacy_adf.kernels.datrie import DoubleArrayPKE
+    from benchmarks.cython_modules import DoubleArrayPKE
 
     nlp = models[2]
     parser = nlp.get_pipe("pke_dependency").plain_model

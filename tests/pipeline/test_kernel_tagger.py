@@ -13,6 +13,7 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 
 import spacy_adf.pipeline.kernel_tagger  # noqa: F401  (registers the factory)
+from benchmarks.ebc import decisions, support_stats
 from spacy_adf.features.bunsetsu import FeatureVocab
 from spacy_adf.kernels.left_to_right import decode
 from spacy_adf.kernels import PKB, PairwiseClassifier, SupportVectors
@@ -100,7 +101,7 @@ def test_learns_a_tiny_problem(trained):
     stats = pipe.cfg["stats"]
     assert stats["n_decisions"] == sum(len(eg.predicted) for eg in train)
     assert len(stats["training"]["pairs"]) == 3
-    table = pipe.plain_model.support_stats()
+    table = support_stats(pipe.plain_model)
     assert table["n_pairs"] == 3 and table["n_sv"] > 0 and table["B"] > 0 and table["avg_sv_len"] > 0
 
 
@@ -130,7 +131,7 @@ def test_forms_agree(trained):
     out = {}
     for kind in ("pkb", "pki", "pke"):
         pipe.set_classifier(kind, sigma=0.0)
-        X, tags = pipe.plain_model.decisions(docs)
+        X, tags = decisions(pipe.plain_model, docs)
         out[kind] = (pipe.plain_model.classifier.votes(X), tags)
     for kind in ("pki", "pke"):
         assert numpy.array_equal(out[kind][1], out["pkb"][1])
@@ -177,11 +178,11 @@ def test_dynamic_features_are_the_predicted_tags():
     assert predicted.tolist() == [0, 1, 0, 1, 0, 1, 0]
     # what gold previous tags (all A) would give: B after every A
     gold = numpy.zeros(n, dtype=numpy.int64)
-    with_gold = tagger.classifier.predict_batch(tagger.rows(static, numpy.array([0, n]), gold))
+    with_gold = tagger.classifier.votes(tagger.rows(static, numpy.array([0, n]), gold))[0]
     assert with_gold.tolist() == [0] + [1] * (n - 1)
     assert with_gold.tolist() != predicted.tolist()
     # replaying the decoder's own decisions with its predicted tags gives them back
-    assert tagger.classifier.predict_batch(tagger.rows(static, numpy.array([0, n]), predicted)).tolist() == \
+    assert tagger.classifier.votes(tagger.rows(static, numpy.array([0, n]), predicted))[0].tolist() == \
         predicted.tolist()
     # two sentences: each starts again at <BOS>
     assert decode(tagger.classifier, numpy.zeros((5, 0), dtype=numpy.int32), [0, 3, 5], dyn).tolist() == \

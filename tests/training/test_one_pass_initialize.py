@@ -11,6 +11,7 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 
 from spacy_adf.optimizers.adf import ADF
+from tests.helpers.crf_builds import build_from_docs, build_segmenter_crf
 
 WORDS = ["the", "a", "dog", "cat", "saw", "big", "old", "ran", "in", "park", "John", "Mary", "."]
 TAGS = {"the": "DT", "a": "DT", "dog": "NN", "cat": "NN", "saw": "VBD", "big": "JJ", "old": "JJ",
@@ -99,7 +100,7 @@ def test_primed_first_epoch_gives_bit_identical_weights():
         if gold is not None:
             docs.append(eg.predicted)
             golds.append(gold)
-    old_pipe.plain_model.build_from_docs(docs, golds, len(old_pipe.tag_names))
+    build_from_docs(old_pipe.plain_model, docs, golds, len(old_pipe.tag_names))
     old_pipe._model_changed()  # forgets the cache, primed samples included
     for key, value in _arrays(old_pipe).items():
         numpy.testing.assert_array_equal(value, built_new[key], err_msg=key)
@@ -194,7 +195,7 @@ def test_segmenter_primed_first_epoch_gives_bit_identical_weights():
         item = old_seg.plain_model.training_item(eg.predicted, eg.reference)
         if item[2] is not None and len(item[0]):
             sequences.append(item)
-    old_seg.plain_model.build_crf(sequences, n)
+    build_segmenter_crf(old_seg.plain_model, sequences, n)
     old_seg.trainer.reset()
     numpy.testing.assert_array_equal(old_seg.plain_model.crf.table.keys, keys)
     assert old_seg.plain_model.crf.params.weights.tobytes() == weights.tobytes()

@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """A double-array trie (Aoe 1989) over PKE's subsets: the lookup structure
 of Kudo & Matsumoto (2003), kept as a yardstick for PKE's own trie
 (`classifiers.PKE`: breadth-first child lists, 16 bytes a node).
@@ -18,8 +18,8 @@ from libc.string cimport memcpy
 
 import numpy
 
-from .classifiers import PKE
-from .csr import as_csr
+from spacy_adf.kernels.classifiers import PKE
+from spacy_adf.kernels.csr import as_csr
 
 
 cdef int _cmp(const void* a, const void* b) noexcept nogil:
