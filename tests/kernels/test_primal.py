@@ -74,13 +74,19 @@ def test_many_subsets_rehash():
     # the doublings rebuild the slots from the id arrays: every id is found
     # again by its feature set, read back through its parent chain
     a = index.arrays()
-    for sid in rng.choice(index.n_subsets - 1, 3000, replace=False) + 1:
+    sids = rng.choice(index.n_subsets - 1, 3000, replace=False) + 1
+    rows = []
+    for sid in sids:
         features, s = [], int(sid)
         while s > 0:
             features.append(int(a["item"][s]))
             s = int(a["parent"][s])
         assert len(features) == a["size"][sid]
-        assert lookup(index, features) == sid
+        rows.append(sorted(features))
+    # looked up through the rebuilt slots: each set's expansion holds its id
+    found = index.expand(to_csr(rows, 2000), add=False)
+    for r, sid in enumerate(sids):
+        assert found[r, int(sid)] != 0
 
 
 # ---------------------------------------------------------------- primal trainer
