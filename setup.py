@@ -52,8 +52,8 @@ MODULES = [
     "spacy_adf.kernels.subset_learner",
     "spacy_adf.features.window_ids",
     "spacy_adf.kernels.left_to_right",
-    "spacy_adf.models.boundary_decode",
-    "spacy_adf.models.crf_segment",
+    "spacy_adf.models.boundary_segmenter_decode",
+    "spacy_adf.models.char_segmenter_decode",
 ]
 # modules that use the C++ standard library (vector, unordered_map)
 CPP_MODULES = {"spacy_adf.features.bunsetsu_fast"}

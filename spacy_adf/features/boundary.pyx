@@ -8,7 +8,7 @@ dictionary, the three lengths of `dictionary.pyx` in slots of their own
 after every window's (LEX_SLOT: a model without a dictionary keeps its
 keys). Each feature is a 64-bit key (slot, value) (`feature_key`);
 `BoundaryVocab` maps the keys seen in training to dense ids, and its nogil
-`gap_features` (boundary.pxd) serves `models/boundary_decode.pyx`. The
+`gap_features` (boundary.pxd) serves `models/boundary_segmenter_decode.pyx`. The
 plain-Python statement of the template is tests/helpers/reference_segmenters.py.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t

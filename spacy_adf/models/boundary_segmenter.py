@@ -11,7 +11,7 @@ from ..features.char_units import DEFAULT_UNIT_RULES, apply_unit_rules, check_un
 from ..features.boundary import BoundaryVocab, check_window, gap_keys, gap_units
 from ..features.dictionary import WordDictionary
 from ..serialization.framed import pack, unpack
-from .boundary_decode import segment_starts
+from .boundary_segmenter_decode import segment_starts
 from .kernel_forms import BinaryKernelModel
 
 __all__ = ["BoundarySegmenter", "concat_units"]

@@ -24,7 +24,7 @@ from ..serialization.parts import SerializedParts
 from ..serialization.payloads import dump_payload, load_payload
 from ..serialization.text_lines import check_file, read_lines
 from ..tags.bmes import SCHEMES, check_scheme, decode_starts, encode
-from .crf_segment import SegmentScratch, segment_starts
+from .char_segmenter_decode import SegmentScratch, segment_starts
 from .linear_crf import LinearChainCRF
 
 USER_WORD_MODES = ("force", "features")
@@ -296,7 +296,7 @@ class CharSegmenter(SerializedParts):
 
     def segment(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
         """Word-start flags (bool) of units cut into CRF sequences at bounds:
-        one C call (`crf_segment.segment_starts`), or with forced user words
+        one C call (`char_segmenter_decode.segment_starts`), or with forced user words
         `segment_reference`."""
         self.crf.require_built()
         if self.featurizer.max_forced:

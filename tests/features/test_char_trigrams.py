@@ -9,7 +9,7 @@ import spacy
 
 from spacy_adf.features.chars import CharFeaturizer, text_codes, texts_to_units
 from tests.helpers.seg_data import char_nlp, template_names
-from tests.models.test_crf_segment import ODD, random_texts, train_small
+from tests.models.test_char_segmenter_decode import ODD, random_texts, train_small
 
 TRIGRAM_NAMES = ["c[-2]c[-1]c[0]", "c[-1]c[0]c[1]", "c[0]c[1]c[2]", "c[-2]c[0]", "c[0]c[2]"]
 

@@ -1,6 +1,6 @@
 """The Python reference of `pke_segmenter`'s segmentation: the test oracle of
 the C path (`BoundarySegmenter.segment`: `features/boundary.pyx` and
-`models/boundary_decode.pyx`), which must give the same word starts. The
+`models/boundary_segmenter_decode.pyx`), which must give the same word starts. The
 features are `boundary_template`'s names, looked up in the vocabulary, and
 the classifier decides gap by gap."""
 from typing import List

@@ -1,4 +1,4 @@
-"""The CRF segmenter's one-call C path (`models/crf_segment.pyx`) against its
+"""The CRF segmenter's one-call C path (`models/char_segmenter_decode.pyx`) against its
 numpy reference (`CharSegmenter.segment_reference`): the same word starts for
 both schemes and both unit rules, one text or a batch, odd input included."""
 import random
@@ -7,7 +7,7 @@ import numpy
 import pytest
 
 from spacy_adf.features.chars import texts_to_units
-from spacy_adf.models.crf_segment import SegmentScratch, segment_starts
+from spacy_adf.models.char_segmenter_decode import SegmentScratch, segment_starts
 from spacy_adf.optimizers.adf import ADF
 from tests.helpers.seg_data import WORDS, char_nlp, make_sentences, seg_examples
 from tests.pipeline.test_segmenter import SEG_MODEL, train_segmenter
