@@ -71,7 +71,7 @@ BATCH_SIZE = 64  # spaCy batch size of the configs (ADF still steps per sentence
 
 
 def read_words(path: Path, fmt: str, limit: int = 0) -> List[List[str]]:
-    from spacy_adf.corpora.segmented import read_gold_words
+    from spacy_adf.corpora.convert import read_gold_words
 
     return read_gold_words(path, fmt, limit)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import spacy
 
 from spacy_adf.pipeline.segmenter import ADFSegmenter
-from spacy_adf.corpora.segmented import read_gold_words
+from spacy_adf.corpora.convert import read_gold_words
 from spacy_adf.scorers.segmentation import segmentation_prf
 from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
 

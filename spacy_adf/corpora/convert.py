@@ -10,8 +10,11 @@ import spacy
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
-from ..serialization.text_lines import check_file, read_lines
+from ..serialization.text_lines import check_file, PathLike, read_lines
 from .conll import conll_to_docs, parse_iob_target
+from .conllu import read_conllu
+from .knp import read_knp
+from .segmented import read_segmented
 
 
 def _comma_list(text: str) -> List[str]:
@@ -83,8 +86,6 @@ def convert_sentences(input_path: Union[str, Path], output_path: Union[str, Path
         raise ValueError(f"format must be conll or one of {list(SENTENCE_FORMATS)}, not {format!r}")
     vocab = Vocab()
     if format == "segmented":
-        from .segmented import read_segmented
-
         docs = (Doc(vocab, words=words, spaces=[False] * len(words)) for words in read_segmented(input_path))
     else:
         from .bunsetsu import bunsetsu_docs
@@ -182,3 +183,25 @@ def _convert_conll(args, sep: Optional[str]) -> Tuple[int, int]:
         also[key] = _comma_list(labels)
     return convert(args.input, args.output, columns=args.columns, iob_target=iob_target,
                    keep_labels=args.keep_labels, lang=args.lang, sep=sep, also_spans=also)
+
+
+def read_gold_words(path: PathLike, fmt: str, limit: int = 0) -> List[List[str]]:
+    """Gold word lists of a segmentation corpus in any supported format:
+    "segmented" (SIGHAN/NLPCC), "conllu" (words joined without spaces, as UD
+    Chinese needs) or "knp". Whitespace inside words is dropped and
+    whitespace-only words are skipped, as SIGHAN scoring does."""
+    if fmt == "segmented":
+        sents = list(read_segmented(path, limit))
+    elif fmt == "conllu":
+        sents = [s.words for s in read_conllu(path, limit, spaces="none")]
+    elif fmt == "knp":
+        sents = [s.words for s in read_knp(path, limit, bad_heads="ignore")]
+    else:
+        raise ValueError(f"unknown corpus format {fmt!r}: use segmented, conllu or knp")
+    out = []
+    for words in sents:
+        words = ["".join(w.split()) for w in words]
+        words = [w for w in words if w]
+        if words:
+            out.append(words)
+    return out

@@ -80,29 +80,3 @@ def create_segmented_reader(path: Optional[PathLike], limit: int = 0, reuse_docs
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return SegmentedCorpus(path, limit=limit, reuse_docs=reuse_docs, compact=compact, shuffle=shuffle)
-
-
-def read_gold_words(path: PathLike, fmt: str, limit: int = 0) -> List[List[str]]:
-    """Gold word lists of a segmentation corpus in any supported format:
-    "segmented" (SIGHAN/NLPCC), "conllu" (words joined without spaces, as UD
-    Chinese needs) or "knp". Whitespace inside words is dropped and
-    whitespace-only words are skipped, as SIGHAN scoring does."""
-    if fmt == "segmented":
-        sents = list(read_segmented(path, limit))
-    elif fmt == "conllu":
-        from .conllu import read_conllu
-
-        sents = [s.words for s in read_conllu(path, limit, spaces="none")]
-    elif fmt == "knp":
-        from .knp import read_knp
-
-        sents = [s.words for s in read_knp(path, limit, bad_heads="ignore")]
-    else:
-        raise ValueError(f"unknown corpus format {fmt!r}: use segmented, conllu or knp")
-    out = []
-    for words in sents:
-        words = ["".join(w.split()) for w in words]
-        words = [w for w in words if w]
-        if words:
-            out.append(words)
-    return out

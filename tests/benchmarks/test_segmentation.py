@@ -53,7 +53,7 @@ def test_compare_and_markdown():
 
 
 def test_gold_words_of_every_format(tmp_path):
-    from spacy_adf.corpora.segmented import read_gold_words
+    from spacy_adf.corpora.convert import read_gold_words
 
     seg = tmp_path / "a.txt"
     seg.write_text("我们 在\u3000 北京\n\n中国\r\n", encoding="utf8")
