@@ -178,6 +178,11 @@ def read_vectors(path, max_words: int = 0) -> WordVectors:
 
 # ------------------------------------------------------------ clusters
 
+def check_max_words(max_words: int) -> None:
+    if max_words < 0:
+        raise ValueError(f"max_words >= 0 is needed (0: all words; got {max_words})")
+
+
 def check_options(depth: int, min_size: int, max_words: int) -> None:
     if depth < 1 or min_size < 2 or max_words < 0:
         raise ValueError(f"depth >= 1, min_size >= 2 and max_words >= 0 are needed (got depth={depth}, "
@@ -306,7 +311,7 @@ def words_main(argv=None) -> int:
 
 
 def _write_vector_words(args) -> None:
-    check_options(1, 2, args.max_words)
+    check_max_words(args.max_words)
     words = vector_words(args.vectors, args.max_words)
     path = Path(args.output)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -185,3 +185,6 @@ def test_vector_words_is_the_tables_words_as_written(tmp_path, capsys):
         assert read_user_dict(out) == WORDS[:3]
     assert main(["vector-words", str(tmp_path / "missing.txt"), str(out)]) == 1
     assert "does not exist" in capsys.readouterr().err
+    assert main(["vector-words", str(path), str(out), "--max-words", "-1"]) == 1
+    err = capsys.readouterr().err
+    assert "max_words >= 0 is needed" in err and "depth" not in err  # only the options it has
