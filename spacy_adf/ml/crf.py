@@ -19,7 +19,7 @@ def build_crf_model(
     edge_features: str = "observed",
     edge_templates: Optional[List[str]] = None,
 ) -> Model:
-    """spacy_adf.CRF.v2 without word-vector features."""
+    # v2 without `vectors`: an explicit signature, so thinc's config validation refuses them
     return build_crf_model_v2(templates, min_freq, state_features, edge_features, edge_templates)
 
 

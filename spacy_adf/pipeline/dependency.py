@@ -1,9 +1,6 @@
-"""`pke_dependency`: Japanese bunsetsu dependency parsing (cascaded chunking
-or a step-ladder tournament) with a polynomial-kernel SVM classified by PKB,
-PKI or PKE. A thin adapter around `models.bunsetsu_parser.BunsetsuParser`:
-it turns Docs into (Doc, bunsetsu spans), writes the heads back as
-annotations and owns the ``cfg`` file. Input, output, sentences and
-settings: docs/components.md, "Japanese dependency parsing".
+"""`pke_dependency`: Japanese bunsetsu dependency parsing with a polynomial-kernel SVM, an
+adapter around `models.bunsetsu_parser.BunsetsuParser` (docs/components.md, "Japanese
+dependency parsing").
 """
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -29,8 +26,7 @@ TREE_ATTRS = [HEAD, DEP]
 
 
 def _span_head(span: Span) -> Optional[Span]:
-    """The head bunsetsu of a bunsetsu span (None for the root or a span
-    that is not in a parsed bunsetsu group)."""
+    """The head bunsetsu of a bunsetsu span (None for a root or a span of no parsed group)."""
     for group in span.doc.spans.values():
         heads = group.attrs.get("heads")
         if heads is None or len(heads) != len(group):
@@ -85,9 +81,8 @@ def make_pke_dependency(
 
 
 class ParsedHeads(list):
-    """What `PKEDependencyParser.predict` returns: the heads of each Doc,
-    plus its token tree (`trees`, None for an empty Doc) and a copy of its
-    heads (`given`), so `set_annotations` can tell that they are unchanged."""
+    """`predict`'s heads of each Doc, with its token tree (`trees`) and a copy of its heads
+    (`given`), so `set_annotations` can tell that they are unchanged."""
 
     def __init__(self):
         super().__init__()
@@ -102,8 +97,7 @@ class ParsedHeads(list):
 
 
 class PKEDependencyParser(KernelComponent):
-    """``pke_dependency``: its plain model is a `BunsetsuParser`; ``self.cfg``
-    holds the factory's options and, after training, ``stats``."""
+    """``pke_dependency``: its plain model is a `BunsetsuParser`."""
 
     role = "parser"
 
@@ -206,8 +200,7 @@ class PKEDependencyParser(KernelComponent):
             raise ValueError(f"[{self.name}] {e}") from None
 
     def _nothing_to_parse(self, doc: Doc) -> bool:
-        """An empty Doc, or one of whitespace only without bunsetsu: its
-        tree is empty (an empty span group, no heads)."""
+        """An empty Doc, or one of whitespace only without bunsetsu: its tree is empty."""
         if len(doc) == 0:
             return True
         key = self.cfg["spans_key"]
@@ -216,10 +209,7 @@ class PKEDependencyParser(KernelComponent):
         return bool(doc.to_array(IS_SPACE).all())
 
     def predict(self, docs: Iterable[Doc]) -> List[List[int]]:
-        """The bunsetsu heads of each Doc (Doc-level bunsetsu indices, -1 for
-        the root of each sentence; [] if `_nothing_to_parse`) as a
-        `ParsedHeads`, which also carries the token trees. The parser's
-        reader re-cuts the Docs that need it (`_recut`)."""
+        """The bunsetsu heads of each Doc (-1 for each sentence's root) as a `ParsedHeads`."""
         self.require_trained()
         docs = list(docs)
         key = self.cfg["spans_key"]
@@ -244,8 +234,7 @@ class PKEDependencyParser(KernelComponent):
         return heads
 
     def _recut(self, doc: Doc):
-        """A chunker's bunsetsu may span a sentence end: re-cut them
-        (`respect_sentence_ends`); the Doc's bunsetsu spans (None if it has none)."""
+        """The Doc's bunsetsu spans (None: none), re-cut at sentence ends (`respect_sentence_ends`)."""
         key = self.cfg["spans_key"]
         if key not in doc.spans:
             return None
@@ -256,10 +245,8 @@ class PKEDependencyParser(KernelComponent):
         return doc.spans[key]
 
     def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:
-        """Store the heads in the span group's ``attrs["heads"]`` and set the
-        token tree from them, one tree per sentence (each root, -1, ends one).
-        Unchanged heads from `predict` bring their token trees, written by
-        one `Doc.from_array` per Doc."""
+        """Store the heads in the span group's ``attrs["heads"]`` and set the token tree, one per
+        sentence (unchanged heads from `predict` by one `Doc.from_array`)."""
         key = self.cfg["spans_key"]
         trees = heads if isinstance(heads, ParsedHeads) else None
         for k, (doc, h) in enumerate(zip(docs, heads)):

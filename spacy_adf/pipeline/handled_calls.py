@@ -1,11 +1,5 @@
-"""`__call__` and `pipe` for every spacy-adf component, with errors routed
-through spaCy's error handler as `TrainablePipe` does: an exception while
-processing a Doc (or a batch, in `pipe`) goes to
-``self.get_error_handler()`` (`nlp.set_error_handler`; the default raises),
-and `pipe` goes on with the next batch. A component processes a batch in
-`process_batch`: by default predict() then set_annotations() in place; the
-segmenters return new word Docs instead. `score` goes to the configured
-scorer, with the component's own settings (`_score_settings`)."""
+"""`__call__` and `pipe` of every spacy-adf component, errors routed through spaCy's error
+handler as `TrainablePipe` does, and `score` by the configured scorer."""
 from typing import Callable, Dict, Iterable, Iterator, List, Optional
 
 from spacy import util
@@ -31,8 +25,7 @@ class HandledCalls:
             error_handler(self.name, self, [doc], e)
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
-        """Process a stream of Docs, ``batch_size`` at a time; a batch that
-        raises goes to the error handler and is not yielded (spaCy's rule)."""
+        """Process Docs ``batch_size`` at a time; a batch that raises goes to the error handler."""
         error_handler = self.get_error_handler()
         for docs in util.minibatch(stream, size=batch_size):
             try:

@@ -1,12 +1,7 @@
-"""The shell shared by the kernel components (`pke_dependency`,
-`pke_tagger`, `pke_segmenter`): the plain model carried by ``self.model``,
-the classifier form rebuilt without retraining (`set_classifier`), and the
-four files, loaded in order and checked the same way: ``cfg`` (JSON with
-``"format_version"``; loading it checks the options and makes a new,
-untrained plain model of them), ``features``, ``support_vectors`` and
-``classifier`` (checked against the features and the cfg; a mismatch is a
-ValueError naming the component). A subclass gives `_check_cfg` and
-`_new_plain_model` and may add `_cfg_loaded` and `_check_features`."""
+"""The shell shared by the kernel components (`pke_dependency`, `pke_tagger`, `pke_segmenter`):
+the plain model carried by ``self.model``, `set_classifier`, and the files ``cfg`` (loading it
+makes a new, untrained plain model), ``features``, ``support_vectors`` and ``classifier``,
+checked against each other. A subclass gives `_check_cfg` and `_new_plain_model`."""
 from typing import Dict, Optional
 
 from spacy.pipeline import Pipe
@@ -29,12 +24,10 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     cfg: Dict
 
     def _init_model(self, component: str, plain: KernelModel) -> None:
-        """Make ``self.model``, the thinc Model carrying `plain`."""
         self.model = carrier(f"spacy_adf_{component}", plain, component)
 
     @property
     def plain_model(self) -> KernelModel:
-        """The kernel model (BunsetsuParser, KernelTagger or BoundarySegmenter)."""
         return self.model.attrs[PLAIN_MODEL]
 
     def _set_plain_model(self, plain: KernelModel) -> None:
@@ -44,17 +37,14 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
 
     @property
     def is_trained(self) -> bool:
-        """Whether the model has a classifier (trained or loaded)."""
         return self.plain_model.classifier is not None
 
     def require_trained(self) -> None:
-        """A ValueError that says how to fix it, before anything predicts."""
         if not self.is_trained:
             raise ValueError(f"[{self.name}] the {self.role} is not trained: run nlp.initialize() or load a model")
 
     def set_classifier(self, kind: str, sigma: Optional[float] = None, xi: Optional[int] = None) -> float:
-        """Rebuild the classifier in another form (or PKE at another sigma /
-        xi) from the trained SVM, without retraining; returns the seconds."""
+        """Rebuild the classifier in another form (or sigma / xi) without retraining; the seconds."""
         sigma = self.cfg["sigma"] if sigma is None else float(sigma)
         xi = self.cfg["xi"] if xi is None else int(xi)
         try:
@@ -70,8 +60,7 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     # ------------------------------------------------------------ serialization
 
     def _parts(self) -> Parts:
-        # load order: cfg (a new model of its options), the vocabulary, then
-        # what is checked against it; the lambdas reach the model cfg made
+        # in load order; the lambdas reach the model that loading the cfg made
         return {
             "cfg": (self._cfg_to_bytes, self._cfg_from_bytes),
             "features": (lambda: self.plain_model.features_to_bytes(), self._features_from_bytes),
@@ -110,12 +99,11 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     # ------------------------------------------------------------ subclass hooks
 
     def _check_cfg(self, cfg: Dict) -> None:
-        """ValueError / KeyError for a loaded cfg whose options this component
-        cannot use (it may normalise `cfg` in place before it is applied)."""
+        """ValueError / KeyError for a loaded cfg this component cannot use (may normalise `cfg`)."""
         raise NotImplementedError
 
     def _cfg_loaded(self) -> None:
-        """Update what the component derives from its cfg (after a load)."""
+        """Update what the component derives from its cfg."""
 
     def _new_plain_model(self) -> KernelModel:
         """An untrained plain model of the current cfg."""

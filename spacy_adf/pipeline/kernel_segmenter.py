@@ -1,9 +1,6 @@
-"""`pke_segmenter`: Japanese (or Chinese) word segmentation as one binary
-decision per character gap with a polynomial-kernel SVM, classified by PKB,
-PKI or PKE. Like `adf_segmenter` it runs on a character-tokenized Doc and
-returns the word Doc built the same way (`segmenter.segment_docs`). The
-plain model is `models.boundary_segmenter.BoundarySegmenter`. Features,
-dictionary features and settings: docs/components.md, "Kernel taggers".
+"""`pke_segmenter`: word segmentation as one polynomial-kernel SVM decision per character gap
+(`models.boundary_segmenter.BoundarySegmenter`), on a character Doc as `adf_segmenter`
+(docs/components.md, "Kernel taggers").
 """
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Optional, Union
@@ -124,9 +121,7 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    user_dict: Optional[Union[str, Path]] = None):
-        """Train on the gold words of the examples. user_dict: the dictionary
-        file of dict_features (as adf_segmenter reads it), required with them
-        and refused without."""
+        """Train on the gold words of the examples; user_dict: the file of dict_features."""
         cfg = self.cfg
         cfg["stats"] = {}
         model = BoundarySegmenter(cfg["window"])
@@ -154,8 +149,7 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
         self.set_classifier(cfg["classifier"])
 
     def _read_dictionary(self, user_dict: Optional[Union[str, Path]]) -> Optional[WordDictionary]:
-        """The WordDictionary of the user_dict file (None without
-        dict_features); the file's errors name it."""
+        """The WordDictionary of the user_dict file (None without dict_features)."""
         if not self.cfg["dict_features"]:
             if user_dict is not None:
                 raise ValueError(f"[{self.name}] initialize() got user_dict {str(user_dict)!r}, but dict_features "
@@ -180,8 +174,7 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
     # ------------------------------------------------------------ prediction
 
     def predict(self, docs: Iterable[Doc]):
-        """Per Doc: (token index of each unit, word-start flag per unit);
-        the units of all Docs are segmented in one C call."""
+        """Per Doc: (token index of each unit, word-start flag per unit), from one C call."""
         self.require_trained()
         units = [doc_units(doc) for doc in docs]
         codes, bounds, offsets = concat_units([(c, b) for c, _, b in units])

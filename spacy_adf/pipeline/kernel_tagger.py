@@ -1,9 +1,5 @@
-"""`pke_tagger`: chunking (e.g. English base NPs) by a left-to-right tagger
-whose decisions are one-against-one votes of polynomial-kernel SVMs, one per
-pair of chunk tags, classified by PKB, PKI or PKE. A thin adapter around
-`models.kernel_tagger.KernelTagger`; it owns the target and the ``cfg``
-file. Input (Docs with POS tags), features and settings: docs/components.md,
-"Kernel taggers" and "Kernel component settings".
+"""`pke_tagger`: chunking by a left-to-right tagger voting with polynomial-kernel SVMs, an
+adapter around `models.kernel_tagger.KernelTagger` (docs/components.md, "Kernel taggers").
 """
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -73,9 +69,7 @@ def make_pke_tagger(
 
 
 class PKETagger(KernelComponent):
-    """``pke_tagger``: its plain model is a `KernelTagger` (whose ``features``
-    file holds the tag names too); ``self.cfg`` holds the factory's options
-    and, after training, ``stats``."""
+    """``pke_tagger``: its plain model is a `KernelTagger` (its ``features`` file holds the tags)."""
 
     role = "tagger"
 

@@ -9,10 +9,8 @@ def check_label(label) -> None:
 
 
 def initial_labels(current: List[str], labels: Optional[List[str]], found: Iterable[str]) -> List[str]:
-    """cfg["labels"] at initialize(): the given `labels` (in order, without
-    repeats), else the labels added so far plus those `found` in the corpus,
-    sorted. initialize() rebuilds the weights, so unlike add_label() this may
-    replace the labels of an existing model."""
+    """cfg["labels"] at initialize(): `labels` without repeats, else the labels added so far and
+    those `found`, sorted (initialize() rebuilds the weights, so this may replace labels)."""
     if labels is not None:
         for label in labels:
             check_label(label)
@@ -21,9 +19,7 @@ def initial_labels(current: List[str], labels: Optional[List[str]], found: Itera
 
 
 class LabelsInCfg:
-    """labels, label_data and add_label() of a component whose labels live
-    in cfg["labels"] and whose model (`self.trainer.model`) lays its
-    weights out per label."""
+    """labels, label_data and add_label() of a component whose labels live in cfg["labels"]."""
 
     @property
     def labels(self) -> Tuple[str, ...]:

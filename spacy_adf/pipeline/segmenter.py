@@ -35,6 +35,7 @@ edge_features = "observed"
 DEFAULT_SEGMENTER_MODEL = Config().from_str(default_model_config)["model"]
 
 
+# spaCy's component registration, explicit per component (as textcat.py's): spaCy validates configs by it
 @Language.factory(
     "adf_segmenter",
     assigns=["token.text"],
@@ -58,8 +59,7 @@ def make_adf_segmenter(
 
 
 def _content_key(codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray, fold: int) -> tuple:
-    """Everything an example's training samples are a function of (the
-    lexicon and feature table being fixed), as a dict key."""
+    """Everything an example's training samples depend on (for a fixed lexicon and feature table)."""
     return (digest(codes), digest(bounds), digest(gold), int(fold))
 
 
@@ -86,8 +86,7 @@ _STRING_CACHE = {}  # orth -> token string
 
 
 def _doc_text(doc: Doc, spaces: numpy.ndarray) -> str:
-    """doc.text from each token's string and trailing space: a Token object
-    per token would be the slowest step of a word Doc."""
+    """doc.text from the token strings and trailing spaces, without a Token object per token."""
     pieces = cached_by_orth(_STRING_CACHE, doc.to_array(ORTH).tolist(), doc.vocab.strings.__getitem__)
     for k in numpy.flatnonzero(spaces).tolist():
         pieces[k] += " "
@@ -95,10 +94,8 @@ def _doc_text(doc: Doc, spaces: numpy.ndarray) -> str:
 
 
 def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Doc:
-    """A new Doc whose tokens are the character Doc's tokens merged into the
-    predicted words (unit i is token tok_index[i]; starts[i]: a word starts
-    there). Tokens that are not units (whitespace) stay as they are; the text
-    and user_data are kept exactly."""
+    """A new Doc of the predicted words (unit i is token tok_index[i], starts[i]: a word starts
+    there); tokens that are not units (whitespace) stay, the text and user_data are kept."""
     n = len(doc)
     if n == 0:
         return doc
@@ -116,8 +113,7 @@ def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Do
 
 
 def merge_words(docs: Iterable[Doc], preds) -> None:
-    """Merge each predicted word's characters into one token, in place
-    (preds: per Doc, the token index of each unit and its word-start flags)."""
+    """Merge each predicted word's characters into one token, in place (preds: as `predict`'s)."""
     for doc, (tok_index, starts) in zip(docs, preds):
         if len(tok_index) == 0:
             continue
@@ -134,9 +130,7 @@ def merge_words(docs: Iterable[Doc], preds) -> None:
 
 
 def word_docs(docs: List[Doc], preds) -> List[Doc]:
-    """The word Docs of character Docs from predicted word starts: built anew
-    (`_merged_doc`), or merged in place when a Doc carries other annotation
-    that a new Doc would drop."""
+    """The word Docs of character Docs: built anew, or merged in place if a Doc is `_annotated`."""
     out = []
     for doc, (tok_index, starts) in zip(docs, preds):
         if _annotated(doc):
@@ -148,9 +142,7 @@ def word_docs(docs: List[Doc], preds) -> List[Doc]:
 
 
 def text_word_docs(vocab: Vocab, texts: List[str], segment: Callable) -> Iterator[Doc]:
-    """Word Docs straight from raw texts: the units of all texts in one pass,
-    their word starts in one call of ``segment(codes, bounds)``, each Doc
-    built once from its text (what the tokenizer forms return)."""
+    """Word Docs straight from raw texts, their word starts from one ``segment(codes, bounds)``."""
     codes, pos, bounds, offsets = texts_to_units(texts)
     starts = segment(codes, bounds).view(numpy.uint8)
     for k, text in enumerate(texts):
@@ -163,9 +155,8 @@ _PLAIN_CHECK = [ORTH] + [intify_attr(a) for a in ("LENGTH", "SPACY", "IS_SPACE")
 
 
 def _plain_char_text(doc: Doc) -> Optional[str]:
-    """The text of a Doc that is exactly what CharTokenizer makes of a text
-    without whitespace (one token per character, no trailing space) and
-    carries no annotation; None for any other Doc."""
+    """The text of a Doc exactly as CharTokenizer makes it of a text without whitespace, with no
+    annotation; None for any other Doc."""
     if not len(doc) or doc.spans:
         return None
     values = doc.to_array(_PLAIN_CHECK)
@@ -177,12 +168,9 @@ def _plain_char_text(doc: Doc) -> Optional[str]:
 
 
 def segment_docs(docs: List[Doc], predict: Callable, segment: Callable) -> List[Doc]:
-    """The word Docs of a batch of character Docs (shared by the segmenter
-    components). A plain character Doc (`_plain_char_text`, what
-    CharTokenizer makes of most texts) is segmented from its text as the
-    tokenizer forms do (`text_word_docs`, ``segment(codes, bounds)``), which
-    gives the same Doc with half the work; the others through
-    ``predict(docs)`` and `word_docs`. user_data is kept."""
+    """The word Docs of a batch of character Docs: a `_plain_char_text` Doc from its text as the
+    tokenizer forms do (`text_word_docs`, half the work), the others by ``predict(docs)`` and
+    `word_docs`; user_data is kept."""
     texts = [_plain_char_text(doc) for doc in docs]
     out: List[Optional[Doc]] = [None] * len(docs)
     plain = [k for k, text in enumerate(texts) if text is not None]
@@ -200,12 +188,9 @@ def segment_docs(docs: List[Doc], predict: Callable, segment: Callable) -> List[
 
 
 class WordDocsFromUnits:
-    """process_batch and set_annotations of the segmenter components: word
-    Docs built once from the predicted word starts (`segment_docs`: linear
-    in the text; spaCy's retokenizer checks each merge against all earlier
-    ones, quadratic over a long Doc), so __call__ and pipe return new Docs;
-    set_annotations merges a Doc's words in place (`merge_words`), as
-    `segment_docs` does for a Doc that carries other annotation."""
+    """process_batch and set_annotations of the segmenter components: __call__ and pipe return
+    new word Docs (`segment_docs`, linear; spaCy's retokenizer is quadratic over a long Doc);
+    set_annotations merges in place (`merge_words`)."""
 
     def process_batch(self, docs: List[Doc]) -> List[Doc]:
         self.require_trained()
@@ -216,9 +201,8 @@ class WordDocsFromUnits:
 
 
 class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
-    """Segments a character Doc into words with a CharSegmenter: units
-    (characters, or hashed codes of longer tokens) -> boundary tags (CRF) ->
-    word starts. Its cfg, lexicon and CRF are the plain model's parts."""
+    """Segments a character Doc into words with a CharSegmenter, whose parts (cfg, lexicon, CRF)
+    are its files."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_segmenter", *, scheme: str = "BMES",
                  user_words: str = "force", scorer: Optional[Callable] = None):
@@ -254,8 +238,7 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
                          "it takes no labels")
 
     def add_words(self, words: Iterable[str]) -> int:
-        """Add user-dictionary words (visible to every sentence). Returns how
-        many can match (lengths min_word..max_word); whitespace-free words only."""
+        """Add user-dictionary words; returns how many can match (`CharSegmenter.add_words`)."""
         return self.plain_model.add_words(words)
 
     def load_user_dict(self, path: Union[str, Path]) -> int:
@@ -266,11 +249,8 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    user_dict: Optional[Union[str, Path]] = None, corpus: Optional[str] = None) -> None:
-        """Build the lexicon (training words, plus the optional user
-        dictionary file) and the feature table in one pass over the corpus;
-        its feature lookups are the first epoch's samples, primed in the
-        trainer's cache by content, so the corpus is hashed once.
-        corpus: as `ADFTagger.initialize`."""
+        """Build the lexicon (training words and `user_dict`) and the feature table in one pass,
+        priming the trainer's cache with the first epoch's samples. corpus: as `ADFTagger`'s."""
         examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
         n_examples, sequences, samples = self.plain_model.build_for_training(
             ((eg.predicted, eg.reference) for eg in examples), user_dict)
@@ -299,8 +279,7 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
     # ------------------------------------------------------------ training
 
     def training_samples(self, eg: Example) -> List[tuple]:
-        """One (pos_ptr, attrs, gold) per run of the example, cached across
-        epochs (keyed by the reference Doc, checked against the text)."""
+        """One (pos_ptr, attrs, gold) per run of the example, cached across epochs."""
         if not len(eg.predicted):
             return []
         orths = digest(eg.predicted.to_array(ORTH))

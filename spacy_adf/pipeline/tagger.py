@@ -80,9 +80,8 @@ def make_adf_tagger(
 
 
 class ADFTagger(LabelsInCfg, SparseTrainedPipe):
-    """Labels tokens with a CRF (`SequenceCRF`) and writes the labels to the
-    target. Labels live in cfg["labels"]; the CRF's tags are the target's tag
-    names for them. Sequences with an unlabelled token are skipped in training."""
+    """Labels tokens with a `SequenceCRF` and writes them to the target; the CRF's tags are the
+    target's tag names for cfg["labels"]."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_tagger", *, target: str = "ents",
                  scheme: str = "BIO", covering: bool = False, store_marginals: bool = False,
@@ -118,16 +117,12 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None, corpus: Optional[str] = None,
                    clusters: Optional[str] = None, cluster_words: int = 0) -> None:
-        """Collect labels and build the feature table in one pass over the
-        examples (`SequenceCRF.read_training`); its feature lookups are the
-        first epoch's training samples (primed in the trainer's cache), so
-        the corpus is hashed once. corpus: `trainable.initialize_examples`;
-        clusters, cluster_words: the word cluster table's source
-        (None: induced from the training text; docs/training.md)."""
-        if clusters is not None and not self.plain_model.uses_clusters:
-            raise ValueError(f"[{self.name}] initialize(clusters={clusters!r}): the feature templates read no "
-                             "word clusters (turn on the templates' clusters, or leave clusters null)")
+        """Collect labels and build the feature table in one pass over the examples, priming the
+        trainer's cache with the first epoch's samples. corpus, clusters: docs/training.md."""
         if clusters is not None:
+            if not self.plain_model.uses_clusters:
+                raise ValueError(f"[{self.name}] initialize(clusters={clusters!r}): the feature templates read no "
+                                 "word clusters (turn on the templates' clusters, or leave clusters null)")
             self._load_cluster_source(clusters, cluster_words, nlp.lang if nlp is not None else self.vocab.lang)
         elif self.plain_model.uses_clusters:
             self._induce_clusters(initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus))
@@ -158,9 +153,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.trainer.cache.prime(primed, read.n_examples)
 
     def _induce_clusters(self, examples: Iterable[Example]) -> None:
-        """The word cluster table from the words of the training examples
-        (a first pass that keeps only the words; spacy_adf.features.clusters),
-        recorded in cfg with a checksum the saved table is checked against."""
+        """The word cluster table from the words of the training examples (a first pass)."""
         words = [[t.text for t in eg.predicted] for eg in examples]
         try:
             table = self.plain_model.induce_clusters(words)
@@ -179,18 +172,14 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.cfg["clusters"] = {"n_words": len(table), "checksum": _table_checksum(table), "source": source}
 
     def _upstream(self, nlp: Optional[Language]) -> list:
-        """The components before this one, if the templates need annotations
-        (see _annotate_upstream_one)."""
+        """The components before this one, if the templates need annotations."""
         if nlp is None or not self.plain_model.required_annotations:
             return []
         return [proc for _, proc in takewhile(lambda named: named[0] != self.name, nlp.components)]
 
     def _annotate_upstream_one(self, eg: Example, upstream: list) -> None:
-        """Run the components before this one on a predicted Doc that lacks
-        an annotation the templates need, e.g. tags from a sourced, frozen
-        POS tagger named in [training] annotating_components: nlp.update()
-        annotates the predicted Docs that way, but spaCy hands initialize()
-        the raw examples (and disables frozen components while it runs)."""
+        """Run the components before this one on a predicted Doc that lacks an annotation the
+        templates need: spaCy hands initialize() raw examples, not annotated as in nlp.update()."""
         doc = eg.predicted
         needed = self.plain_model.required_annotations
         if len(doc) and not all(doc.has_annotation(a) for a in needed):
@@ -245,12 +234,8 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     # ------------------------------------------------------------ training
 
     def training_samples(self, eg: Example) -> List[tuple]:
-        """[(pos_ptr, attrs, gold)] of one example (empty if it has no
-        complete gold), cached across epochs: a hit needs the same reference
-        Doc and the same token attributes in the predicted Doc (compared by
-        a 128-bit digest, so the cache holds no copy of them). With vector
-        features the cache keeps compact samples and this gives their
-        (pos_ptr, attrs, gold, values) (`SequenceCRF.expand_samples`)."""
+        """[(pos_ptr, attrs, gold[, values])] of one example (empty without complete gold), cached
+        across epochs by reference Doc and a digest of the predicted Doc's token attributes."""
         if not len(eg.predicted):
             return []
         model = self.plain_model
@@ -273,19 +258,15 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         return {"target": self.target}
 
     def pair_scorer(self, **kwargs) -> Optional[Callable[[List], Dict]]:
-        """score() over (predicted, reference) pairs (`evaluation.DocPair`),
-        or None if the configured scorer may need real Examples: only this
-        package's tagger scorer on a span target with spaCy's default span
-        options reads nothing but the two Docs and their alignment."""
+        """score() over (predicted, reference) `DocPair`s, or None unless the scorer is this
+        package's, on a span target with spaCy's default span options."""
         if self.scorer is not tagger_score or not self.target.is_spans or not self.target.fast_scores(kwargs):
             return None
         return lambda pairs: tagger_score(pairs, target=self.target, **kwargs)
 
     def prediction_scorer(self, **kwargs) -> Optional[Callable[[List[Doc], list, List[Doc]], Dict]]:
-        """score() from predict()'s output instead of annotated Docs:
-        f(docs, preds, references) gives what score() gives of the docs
-        after set_annotations (they are not changed). None where the scores
-        need annotated Docs: see pair_scorer; "ents" targets too."""
+        """f(docs, preds, references): score() of the docs as set_annotations would annotate them,
+        without changing them. None where pair_scorer is None, and for "ents" targets."""
         if self.pair_scorer(**kwargs) is None or self.target.key is None:
             return None
         names = self.tag_names
@@ -304,7 +285,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.target = make_target(self.cfg["target"], self.cfg["scheme"], self.cfg["covering"])
 
     def _parts(self):
-        """cfg, the cluster table when the templates read clusters, and the model."""
         parts = super()._parts()
         if not self.plain_model.uses_clusters:
             return parts
@@ -332,7 +312,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.plain_model.set_clusters(shared_table(table, expected["checksum"]))
 
     def _model_bytes(self):
-        """The CRF's file as Chunks (written piece by piece, see framed.Chunks)."""
         self.plain_model.require_built()
         return self.plain_model.to_chunks()
 

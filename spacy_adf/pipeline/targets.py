@@ -116,11 +116,7 @@ class SpanTarget(Target):
             raise ValueError("covering applies to span groups ('spans:KEY'), not to 'ents'")
 
     def _spans(self, doc: Doc):
-        if self.key is None:
-            return doc.ents
-        if self.key not in doc.spans:
-            return None
-        return doc.spans[self.key]
+        return doc.ents if self.key is None else doc.spans.get(self.key)
 
     def tag_names(self, labels):
         names = [] if self.covering else ["O"]
@@ -156,10 +152,7 @@ class SpanTarget(Target):
 
     def chunks(self, tags: Sequence[str]) -> List[Tuple[int, int, str]]:
         """(start, end, label) of the spans `set` writes for these tags."""
-        if self.covering:
-            chunks = covering_spans([_typed(t) for t in tags])
-        else:
-            chunks = _outside_split_spans(tags)
+        chunks = covering_spans([_typed(t) for t in tags]) if self.covering else _outside_split_spans(tags)
         return [(s, e, "" if label == _NO_LABEL else label) for s, e, label in chunks]
 
     def set(self, doc, tags, confidences):
@@ -186,19 +179,14 @@ class SpanTarget(Target):
 
     @staticmethod
     def fast_scores(kwargs) -> bool:
-        """Whether the scorer options leave spaCy's span scores (labeled,
-        no overlap), which `fast_score_spans` gives."""
+        """Whether the options leave spaCy's span scores (labeled, no overlap): `fast_score_spans`."""
         return kwargs.get("labeled", True) is True and not kwargs.get("allow_overlap", False)
 
     def score_predictions(self, docs: Sequence[Doc], tags: Iterable[Sequence[str]],
                           references: Sequence[Doc]) -> Dict[str, object]:
-        """`score` of (docs annotated with these tags, references) with the
-        default options, from the tags alone: no Span objects and no
-        annotated copy of the Docs, except for a Doc whose tokens differ from
-        its reference's (it gets both, and spaCy's alignment). Span groups
-        only. A second path to `score`'s result, kept for speed: the lean
-        evaluation of a one-tagger pipeline took 0.37 s through it against
-        0.53 s through annotated Docs (CoNLL-2000 test, best of 5)."""
+        """`score` of (docs annotated with these tags, references), span groups only, from the tags
+        alone (an annotated copy only of a Doc whose tokens differ from its reference's). Kept
+        beside `score` for speed: 0.37 s against 0.53 s (one-tagger evaluation, CoNLL-2000 test)."""
         key = self.key
         if key is None:
             raise ValueError("score_predictions scores span groups ('spans:KEY'), not 'ents'")
@@ -349,10 +337,8 @@ class MorphTarget(TokenTarget):
         return fields
 
     def set(self, doc, tags, confidences):
-        """Each token keeps its other morph fields and takes this target's
-        fields from its label. By morph keys: each (analysis, label) pair is
-        merged once per vocab, then the Doc's MORPH column is written in one
-        call (no Token objects, no parsing of the analyses per token)."""
+        """Each token keeps its other morph fields and takes this target's fields from its label;
+        each (analysis, label) pair is merged once per vocab, the MORPH column written in one call."""
         if len(tags) != len(doc):
             raise ValueError(f"[{self.spec}] {len(tags)} labels for a Doc of {len(doc)} tokens")
         morphology = doc.vocab.morphology

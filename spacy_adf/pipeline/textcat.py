@@ -62,8 +62,7 @@ def make_adf_textcat(nlp: Language, name: str, model: Model, *, scorer: Optional
 
 
 class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
-    """Classifies Docs with a MaxEntText model into doc.cats. Labels live in
-    cfg["labels"] (exclusive classes, at least two)."""
+    """Classifies Docs with a MaxEntText model into doc.cats (exclusive classes, cfg["labels"])."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_textcat", *,
                  scorer: Optional[Callable] = None):
@@ -84,8 +83,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
 
     # update() reads the examples and changes neither Doc (training.update: no copy needed)
     update_reads_examples_only = True
-
-    # ------------------------------------------------------------ labels and weights
 
     # ------------------------------------------------------------ initialize
 
@@ -146,9 +143,7 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
     # ------------------------------------------------------------ training
 
     def training_samples(self, eg: Example) -> List[tuple]:
-        """[(ids, vals, gold)] of one example (empty without gold cats),
-        cached across epochs (spaCy reuses the reference Docs; the predicted
-        Doc's text or precomputed features are checked, so a hit is exact)."""
+        """[(ids, vals, gold)] of one example (empty without gold cats), cached across epochs."""
         signature = self.plain_model.training_signature(eg.predicted)
         samples = self.trainer.cache.get(eg, signature, operator.eq)
         if samples is MISS:

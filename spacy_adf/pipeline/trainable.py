@@ -19,12 +19,9 @@ READS_EXAMPLES_ONLY = "update_reads_examples_only"
 
 
 class SparseTrainedPipe(HandledCalls, ScoredByScorer, SerializedParts, TrainablePipe):
-    """The base of the sparse-trained components. A subclass gives
-    ``self.model`` (the thinc Model carrying its `plain_model`),
-    ``self.trainer`` and must declare ``update_reads_examples_only``: True
-    only if its update() changes neither Doc of an Example (`training.update`
-    then skips spaCy's copy of every Example). No default: a component that
-    writes to Docs in update() must not inherit a promise it breaks."""
+    """The base of the sparse-trained components. A subclass gives ``self.model``, ``self.trainer``
+    and must declare ``update_reads_examples_only`` (True: update() changes neither Doc, so
+    `training.update` skips spaCy's copy of every Example); no default, as a wrong one breaks Docs."""
 
     trainer: SparseTrainer
 
@@ -44,9 +41,7 @@ class SparseTrainedPipe(HandledCalls, ScoredByScorer, SerializedParts, Trainable
 
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd: Optional[Optimizer] = None,
                losses: Optional[Dict[str, float]] = None) -> Dict[str, float]:
-        """Queue the batch; the steps run in finish_update(), where the
-        optimizer is known. The loss (-log-likelihood, or the number of
-        perceptron mistakes) is added to `losses` there. Dropout is ignored."""
+        """Queue the batch; the steps and the loss run in finish_update(). Dropout is ignored."""
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
@@ -65,8 +60,7 @@ class SparseTrainedPipe(HandledCalls, ScoredByScorer, SerializedParts, Trainable
         raise NotImplementedError(f"{type(self).__name__} computes its loss inside update()")
 
     def use_params(self, params: Optional[dict]):
-        """Swap in parameters (e.g. optimizer.averages) until the generator
-        resumes; a plain generator, as spaCy's Language.use_params expects."""
+        """Swap in parameters (e.g. optimizer.averages) until the generator resumes."""
         yield from self.trainer.use_params(params)
 
     @property
@@ -75,20 +69,16 @@ class SparseTrainedPipe(HandledCalls, ScoredByScorer, SerializedParts, Trainable
         return self.trainer.model.params
 
     def batch_objective(self, examples: Iterable[Example]) -> Callable:
-        """f(w) -> (summed log-likelihood of `examples`, gradient), float64,
-        with w a float64 vector over all weights (set into the model). No
-        prior (the driver adds it). Used by spacy_adf.training.lbfgs."""
+        """f(w) -> (summed log-likelihood of `examples`, gradient), for spacy_adf.training.lbfgs."""
         self.trainer.model.require_built()
         return self.trainer.batch_objective(examples)
 
     def _parts(self):
-        """The files, in load order: "cfg" (JSON, checked in _load_cfg) and "model"."""
         return {"cfg": (lambda: srsly.json_dumps(self.cfg, indent=2).encode("utf8"), self._load_cfg),
                 "model": (self._model_bytes, self._load_model)}
 
     def _saved_cfg(self, data: bytes, kind: str, required: Iterable[str], mine: Dict) -> Dict:
-        """A saved cfg file's dict, checked: it has the `required` keys, and
-        the settings in `mine` are this component's."""
+        """A saved cfg file's dict, checked: it has the `required` keys and the settings `mine`."""
         cfg = srsly.json_loads(data)
         for key in required:
             if not isinstance(cfg, dict) or key not in cfg:
@@ -110,8 +100,7 @@ class SparseTrainedPipe(HandledCalls, ScoredByScorer, SerializedParts, Trainable
                              dict(self.cfg), self.scorer, data))
 
     def memory_report(self) -> Dict[str, float]:
-        """Bytes held by the model and, while training, by the optimizer
-        state and gradient buffer; also per weight."""
+        """Bytes held by the model and, while training, the optimizer state; also per weight."""
         self.trainer.model.require_built()
         return self.trainer.memory_report(self.trainer.model.memory())
 
@@ -125,9 +114,7 @@ def _unpickled(cls, vocab, model, name, settings, cfg, scorer, data) -> SparseTr
 
 
 def check_batcher(nlp, method: str) -> None:
-    """ValueError for a [training.batcher] size that makes no batches:
-    spaCy's training loop would then never update, and over a streamed
-    corpus ([training] max_epochs = -1) never end."""
+    """ValueError for a [training.batcher] size that makes no batches (training would never update)."""
     size = nlp.config.get("training", {}).get("batcher", {}).get("size") if nlp is not None else None
     if isinstance(size, (int, float)) and not isinstance(size, bool) and size <= 0:
         raise ValueError(f"{method}: [training.batcher] size = {size!r} makes no batches, so training would "
@@ -135,10 +122,8 @@ def check_batcher(nlp, method: str) -> None:
 
 
 def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[str] = None) -> Iterator[Example]:
-    """The Examples a component initializes from: get_examples()'s, or with
-    `corpus` (a dot name such as "corpora.train") every Example of that
-    reader of nlp.config: spaCy hands initialize only the first 100 examples
-    of a streamed training corpus (docs/training.md)."""
+    """get_examples()'s Examples, or every Example of the reader `corpus` (e.g. "corpora.train")
+    of nlp.config (docs/training.md)."""
     check_batcher(nlp, method)
     if corpus is None:
         return checked_examples(get_examples, method)
@@ -158,9 +143,7 @@ def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[st
 
 
 def checked_examples(get_examples, method: str) -> Iterator[Example]:
-    """get_examples()'s Examples, checked as they stream by (spaCy's
-    validate_get_examples reads a generator to its end: a whole extra pass
-    over the corpus)."""
+    """get_examples()'s Examples, checked as they stream by (not in an extra pass, as spaCy's)."""
     if get_examples is None or not callable(get_examples):
         raise TypeError(Errors.E930.format(method=method, obj=type(get_examples)))
     examples = get_examples()

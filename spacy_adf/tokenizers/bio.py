@@ -1,9 +1,9 @@
 """`spacy_adf.BioTokenizer.v1`: spaCy's rule-based tokenizer with GENIA-like
 word splitting for biomedical text (docs/components.md, "Tokenizers and rule
 components")."""
-from typing import Callable, Dict
+from typing import Callable
 
-from spacy.util import registry
+from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex, registry
 
 from .checked import CheckedTokenizer
 
@@ -12,30 +12,23 @@ from .checked import CheckedTokenizer
 BIO_INFIXES = (r"\.\.+", "…", r"[()\[\]{};:=,]")
 
 
-def bio_tokenizer_settings(nlp) -> Dict:
-    """Keyword arguments for ``spacy.tokenizer.Tokenizer``: spaCy's defaults for
-    the language with GENIA-like splitting (module docstring)."""
-    from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
-
-    defaults = nlp.Defaults
-    rules = {k: v for k, v in (defaults.tokenizer_exceptions or {}).items()
-             if not (len(k) == 2 and k[0].isalpha() and k[1] == ".")}
-    suffixes = [x for x in (defaults.suffixes or []) if x != r"(?<=[0-9])\+"] + [r"(?<=[A-Z])\."]
-    return dict(
-        rules=rules,
-        prefix_search=compile_prefix_regex(defaults.prefixes).search if defaults.prefixes else None,
-        suffix_search=compile_suffix_regex(suffixes).search,
-        infix_finditer=compile_infix_regex(BIO_INFIXES).finditer,
-        token_match=defaults.token_match,
-        url_match=defaults.url_match,
-    )
-
-
 @registry.tokenizers("spacy_adf.BioTokenizer.v1")
 def create_bio_tokenizer() -> Callable:
-    """A `CheckedTokenizer` with `bio_tokenizer_settings`."""
+    """A `CheckedTokenizer` with spaCy's defaults for the language and GENIA-like splitting."""
 
-    def tokenizer_factory(nlp):
-        return CheckedTokenizer(nlp.vocab, **bio_tokenizer_settings(nlp))
+    def tokenizer_factory(nlp) -> CheckedTokenizer:
+        defaults = nlp.Defaults
+        rules = {k: v for k, v in (defaults.tokenizer_exceptions or {}).items()
+                 if not (len(k) == 2 and k[0].isalpha() and k[1] == ".")}
+        suffixes = [x for x in (defaults.suffixes or []) if x != r"(?<=[0-9])\+"] + [r"(?<=[A-Z])\."]
+        return CheckedTokenizer(
+            nlp.vocab,
+            rules=rules,
+            prefix_search=compile_prefix_regex(defaults.prefixes).search if defaults.prefixes else None,
+            suffix_search=compile_suffix_regex(suffixes).search,
+            infix_finditer=compile_infix_regex(BIO_INFIXES).finditer,
+            token_match=defaults.token_match,
+            url_match=defaults.url_match,
+        )
 
     return tokenizer_factory

@@ -35,10 +35,6 @@ ABBREVIATIONS = [
 WORDS_NOT_CONTRACTIONS = {"id", "wed", "ill", "hell", "shell", "its", "were", "well", "cant", "wont", "whore"}
 
 
-def _exception(text: str) -> List[Dict]:
-    return [{ORTH: text}]
-
-
 def clipped_years() -> List[str]:
     """"'00" .. "'99" and "'00s" .. "'90s"."""
     return [f"'{n:02d}" for n in range(100)] + [f"'{n}0s" for n in range(10)]
@@ -48,13 +44,11 @@ def ptb_special_cases() -> Dict[str, List[Dict]]:
     cases: Dict[str, List[Dict]] = {}
     for text in CONTRACTIONS:
         for form in {text, text.upper(), text.capitalize()}:
-            cases[form] = _exception(form)
+            cases[form] = [{ORTH: form}]
             curly = form.replace("'", "\u2019")
             cases[curly] = [{ORTH: curly, NORM: form.lower()}]
-    for text in clipped_years():
-        cases[text] = _exception(text)
-    for text in ABBREVIATIONS:
-        cases[text] = _exception(text)
+    for text in clipped_years() + ABBREVIATIONS:
+        cases[text] = [{ORTH: text}]
     return cases
 
 

@@ -1,7 +1,5 @@
-"""`spacy_adf.KernelSegmenter.v1`: a tokenizer that segments Japanese (or
-Chinese) text into words with a trained pke_segmenter model, building the
-word Doc straight from the text; the Doc equals the one the component makes.
-Setup: docs/components.md, "Kernel taggers" (tokenizer form).
+"""`spacy_adf.KernelSegmenter.v1`: a tokenizer that segments text into words with a trained
+pke_segmenter model (docs/components.md, "Kernel taggers").
 """
 from spacy.util import registry
 from spacy.vocab import Vocab

@@ -1,7 +1,5 @@
-"""`spacy_adf.Segmenter.v1`: a tokenizer that segments Chinese or Japanese
-text into words with a trained adf_segmenter model, building the word Doc
-straight from the text; the Doc equals the one the component makes. Setup:
-docs/components.md, "Word segmentation" (tokenizer form).
+"""`spacy_adf.Segmenter.v1`: a tokenizer that segments text into words with a trained
+adf_segmenter model (docs/components.md, "Word segmentation").
 """
 from pathlib import Path
 from typing import Optional, Union
@@ -35,8 +33,7 @@ class SegmenterTokenizer(SegmentingTokenizer):
             self.component.load_user_dict(user_dict)
 
     def from_segmenter(self, segmenter) -> "SegmenterTokenizer":
-        """Take over (a copy of) a trained segmenter model: an adf_segmenter
-        component or its CharSegmenter."""
+        """Take over (a copy of) a trained adf_segmenter's or CharSegmenter's model."""
         model = segmenter.plain_model if isinstance(segmenter, ADFSegmenter) else segmenter
         if not isinstance(model, CharSegmenter):
             raise ValueError(f"{self.registered_name}: expected an adf_segmenter or a CharSegmenter, "

@@ -1,15 +1,7 @@
-"""What the two segmenting tokenizers share: `spacy_adf.Segmenter.v1`
-(an adf_segmenter CRF) and `spacy_adf.KernelSegmenter.v1` (a pke_segmenter
-SVM) each turn raw text into a word Doc with no character Doc in between:
-the units of a batch in one pass, their word starts in one C call, each Doc
-built straight from its text (`pipeline.segmenter.text_word_docs`, as the
-components do). The tokenizer file is a msgpack map {"format", "segmenter":
-the component's own checksummed bytes, or None before training}.
-
-A subclass names itself (`registered_name`, `file_format`,
-`component_factory`, `component_class`, `component_files`), makes
-`self.component` (an untrained component of that factory, whose files are
-the tokenizer's model) and supplies `from_segmenter`.
+"""What the segmenting tokenizers `spacy_adf.Segmenter.v1` and `spacy_adf.KernelSegmenter.v1`
+share: raw text to word Docs with no character Doc in between (`text_word_docs`). The file is a
+msgpack map {"format", "segmenter": the component's bytes, or None before training}. A subclass
+sets the class attributes, makes `self.component` (an untrained component) and `from_segmenter`.
 """
 import warnings
 from pathlib import Path
@@ -41,7 +33,6 @@ class SegmentingTokenizer:
 
     @classmethod
     def of_nlp(cls, nlp) -> "SegmentingTokenizer":
-        """An untrained tokenizer for `nlp` (what the registered function makes)."""
         return cls(nlp.vocab)
 
     # ------------------------------------------------------------ the model
@@ -60,11 +51,8 @@ class SegmentingTokenizer:
 
     def initialize(self, get_examples=None, *, nlp=None, segmenter_model: Optional[Union[str, Path]] = None,
                    pkuseg_model=None, pkuseg_user_dict=None) -> None:
-        """Load the model of a trained component (`load_segmenter`), or keep
-        the one already loaded: `segmenter_model` is a pipeline directory that
-        contains one, or the component's own directory. pkuseg_model and
-        pkuseg_user_dict, which spacy.blank("zh") puts in
-        [initialize.tokenizer] for its default tokenizer, are ignored."""
+        """Load the model of a trained component from `segmenter_model` (`load_segmenter`), or keep
+        the one loaded. pkuseg_model and pkuseg_user_dict (spacy.blank("zh")'s) are ignored."""
         if segmenter_model is None:
             if not self.is_trained:
                 raise ValueError(f"{self.registered_name} needs [initialize.tokenizer] segmenter_model: "
@@ -78,8 +66,7 @@ class SegmentingTokenizer:
             self.load_segmenter(segmenter_model)
 
     def load_segmenter(self, path: Union[str, Path]) -> None:
-        """Take the model of a trained component: from its own folder, or from
-        a pipeline folder that has one (as a component or as this tokenizer)."""
+        """Take the model of a trained component from its own folder, or a pipeline folder's."""
         path = Path(path)
         if not path.exists():
             raise ValueError(f"{self.registered_name}: segmenter model {path} does not exist")
@@ -102,23 +89,19 @@ class SegmentingTokenizer:
     # ------------------------------------------------------------ tokenizing
 
     def __call__(self, text: str) -> Doc:
-        if not isinstance(text, str):
-            raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
-        self._require_model()
-        return next(text_word_docs(self.vocab, [text], self.component.plain_model.segment))
+        return next(self.pipe([text]))
 
     def pipe(self, texts: Iterable[str], batch_size: int = 1000) -> Iterator[Doc]:
         """Segment in batches: one featurization and one C call each."""
-        self._require_model()
         for batch in minibatch(texts, size=batch_size):
             for text in batch:
                 if not isinstance(text, str):
-                    raise TypeError(f"the tokenizer takes str, got {type(text).__name__}")
+                    raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
+            self._require_model()
             yield from text_word_docs(self.vocab, batch, self.component.plain_model.segment)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:
-        """spaCy's tokenizer scores (token_acc, token_p/r/f), which `spacy
-        evaluate` reports, and the component's own."""
+        """spaCy's tokenizer scores (token_acc, token_p/r/f) and the component's own."""
         examples = list(examples)
         return {**Scorer.score_tokenization(examples), **self.component.score(examples, **kwargs)}
 
@@ -148,8 +131,7 @@ class SegmentingTokenizer:
         return self._load(data, str(path / FILE_NAME))
 
     def _load(self, data: bytes, where: str):
-        """Load the tokenizer file; the map is checked field by field, the
-        model's bytes carry their own cfg checksum and part frames."""
+        """Load the tokenizer file, checked field by field (the model's bytes check themselves)."""
         name = self.registered_name
 
         def fail(reason: str) -> ValueError:
