@@ -1,7 +1,5 @@
-"""`spacy_adf.SegmenterCRF.v1`: the thinc Model of adf_segmenter, carrying a
-CharSegmenter (the feature options and, once initialized, the featurizer
-with its lexicon, the feature table and the CRF). Settings:
-docs/components.md, "Word segmentation"."""
+"""`spacy_adf.SegmenterCRF.v1`: the thinc Model of adf_segmenter, carrying a CharSegmenter
+(docs/components.md, "Word segmentation")."""
 from spacy.util import registry
 from thinc.api import Model
 

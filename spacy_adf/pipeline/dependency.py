@@ -19,6 +19,7 @@ from ..lang.ja.bunsetsu import (
 from ..models.bunsetsu_parser import BunsetsuParser, check_algorithm
 from ..models.kernel_forms import check_classifier_options, check_trainer, check_trainer_settings, trainer_settings
 from ..scorers.bunsetsu_deps import make_bunsetsu_dep_scorer
+from .handled_calls import named_errors
 from .kernel_component import KernelComponent
 from .trainable import initialize_examples
 
@@ -110,10 +111,8 @@ class PKEDependencyParser(KernelComponent):
         epochs: int = 0,
     ):
         check_classifier_options(classifier, degree, sigma, xi, C)
-        try:
+        with named_errors(name):
             check_algorithm(algorithm)
-        except ValueError as e:
-            raise ValueError(f"[{name}] {e}") from None
         check_trainer_settings(trainer, classifier, cache_size, max_iter, epochs)
         check_groups(features)
         if not spans_key:
@@ -194,10 +193,8 @@ class PKEDependencyParser(KernelComponent):
                 f"before {self.name} (an adf_tagger with target 'spans:{key}', see "
                 "configs/bunsetsu_ja_kwdlc.cfg) or read gold bunsetsu with spacy_adf.BunsetsuCorpus.v1"
             )
-        try:
+        with named_errors(self.name):
             return bunsetsu_group(doc, key)
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
 
     def _nothing_to_parse(self, doc: Doc) -> bool:
         """An empty Doc, or one of whitespace only without bunsetsu: its tree is empty."""
@@ -238,10 +235,8 @@ class PKEDependencyParser(KernelComponent):
         key = self.cfg["spans_key"]
         if key not in doc.spans:
             return None
-        try:
+        with named_errors(self.name):
             respect_sentence_ends(doc, key)
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
         return doc.spans[key]
 
     def set_annotations(self, docs: Iterable[Doc], heads: List[List[int]]) -> None:

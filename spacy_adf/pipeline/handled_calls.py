@@ -1,6 +1,7 @@
 """`__call__` and `pipe` of every spacy-adf component, errors routed through spaCy's error
 handler as `TrainablePipe` does, and `score` by the configured scorer."""
-from typing import Callable, Dict, Iterable, Iterator, List, Optional
+from contextlib import contextmanager
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union
 
 from spacy import util
 from spacy.tokens import Doc
@@ -34,6 +35,16 @@ class HandledCalls:
                 error_handler(self.name, self, docs, e)
                 continue
             yield from out
+
+
+@contextmanager
+def named_errors(name: str, errors: Union[Type[Exception], Tuple[Type[Exception], ...]] = ValueError) -> Iterator[None]:
+    """Re-raise `errors` as a ValueError whose message starts with "[name] " (once)."""
+    try:
+        yield
+    except errors as e:
+        text, prefix = str(e), f"[{name}] "
+        raise ValueError(text if text.startswith(prefix) else prefix + text) from None
 
 
 class ScoredByScorer:

@@ -1,7 +1,5 @@
-"""`ja_tags_from_morph`: ``token.tag_`` and ``token.pos_`` from the source
-POS in ``token.morph``, as the Japanese corpus readers write them
-(docs/components.md, "Tokenizers and rule components").
-"""
+"""`ja_tags_from_morph`: ``token.tag_`` and ``token.pos_`` from the source POS in ``token.morph``
+(docs/components.md, "Tokenizers and rule components")."""
 from typing import Dict, Iterable, List, Tuple
 
 from spacy.language import Language

@@ -9,7 +9,7 @@ from spacy.pipeline import Pipe
 from ..ml import PLAIN_MODEL, carrier
 from ..models.kernel_forms import KernelModel, MismatchedPartsError, check_classifier_options, check_trainer
 from ..serialization.parts import Parts, SerializedParts, read_versioned_cfg, versioned_cfg_bytes
-from .handled_calls import HandledCalls, ScoredByScorer
+from .handled_calls import HandledCalls, ScoredByScorer, named_errors
 
 # the "format_version" of a kernel component's cfg file; the other files carry their own formats
 FORMAT_VERSION = 1
@@ -47,12 +47,10 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
         """Rebuild the classifier in another form (or sigma / xi) without retraining; the seconds."""
         sigma = self.cfg["sigma"] if sigma is None else float(sigma)
         xi = self.cfg["xi"] if xi is None else int(xi)
-        try:
+        with named_errors(self.name):
             check_classifier_options(kind, self.cfg["degree"], sigma, xi, self.cfg["C"])
             check_trainer(self.cfg["trainer"], kind)
             seconds = self.plain_model.build(kind, sigma=sigma, xi=xi)
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {_unnamed(self.name, e)}") from None
         self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
         self.cfg["stats"]["build_seconds"] = seconds
         return seconds
@@ -72,10 +70,8 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
         }
 
     def _named(self, load, data, **kwargs) -> None:
-        try:
+        with named_errors(self.name, MismatchedPartsError):  # corrupt data speaks for itself
             load(data, **kwargs)
-        except MismatchedPartsError as e:  # name the component; corrupt data speaks for itself
-            raise ValueError(f"[{self.name}] {e}") from None
 
     def _cfg_to_bytes(self) -> bytes:
         return versioned_cfg_bytes(self.cfg, FORMAT_VERSION)
@@ -83,11 +79,10 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     def _cfg_from_bytes(self, data: bytes) -> None:
         cfg = read_versioned_cfg(data, FORMAT_VERSION, self.name)
         try:
-            self._check_cfg(cfg)
+            with named_errors(self.name):
+                self._check_cfg(cfg)
         except (KeyError, TypeError) as e:
             raise ValueError(f"[{self.name}] the cfg is incomplete ({e!r})") from None
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {_unnamed(self.name, e)}") from None
         self.cfg.update(cfg)
         self._cfg_loaded()
         self._set_plain_model(self._new_plain_model())
@@ -111,10 +106,3 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
 
     def _check_features(self) -> None:
         """ValueError if the loaded features disagree with the cfg."""
-
-
-def _unnamed(name: str, error: Exception) -> str:
-    """The message without a leading "[name] " (so it is named once)."""
-    text = str(error)
-    prefix = f"[{name}] "
-    return text[len(prefix):] if text.startswith(prefix) else text

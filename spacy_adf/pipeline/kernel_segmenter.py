@@ -19,6 +19,7 @@ from ..models.boundary_segmenter import BoundarySegmenter, concat_units
 from ..models.char_segmenter import read_user_dict
 from ..models.kernel_forms import check_classifier_options, check_trainer_settings, trainer_settings
 from ..scorers.segmentation import make_segmentation_scorer
+from .handled_calls import named_errors
 from .kernel_component import KernelComponent
 from .segmenter import WordDocsFromUnits
 from .trainable import initialize_examples
@@ -83,11 +84,9 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
                  trainer: str = "libsvm", min_feature_count: int = 1, cache_size: float = 1000.0,
                  max_iter: int = -1, scorer: Optional[Callable] = make_segmentation_scorer(True), epochs: int = 0,
                  merge_duplicates: bool = False, dict_features: bool = False, dict_max_word: int = DEFAULT_MAX_WORD):
-        try:
+        with named_errors(name):
             _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size,
                            max_iter, epochs, dict_features, dict_max_word)
-        except ValueError as e:
-            raise ValueError(f"[{name}] {e}") from None
         self.vocab = vocab
         self.name = name
         self.scorer = scorer
@@ -160,11 +159,9 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
                              f"dictionary file in [initialize.components.{self.name}] user_dict "
                              "(--paths.user_dict FILE with the shipped configs)")
         max_word = self.cfg["dict_max_word"]
-        try:
+        with named_errors(self.name):
             dictionary = WordDictionary(max_word)
             n_usable = dictionary.add_words(read_user_dict(user_dict))
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
         if n_usable == 0:
             raise ValueError(f"[{self.name}] user dictionary file {str(user_dict)!r} has no word of {MIN_WORD} to "
                              f"{max_word} characters (dict_max_word), the words dictionary features match")

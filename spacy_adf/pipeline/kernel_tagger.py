@@ -13,6 +13,7 @@ from spacy.vocab import Vocab
 from ..models.kernel_forms import check_classifier_options, check_trainer, check_trainer_settings, trainer_settings
 from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger
 from ..training.spacy_internals import set_score_weights
+from .handled_calls import named_errors
 from .kernel_component import KernelComponent
 from .trainable import initialize_examples
 from .targets import SpanTarget, make_target
@@ -133,11 +134,9 @@ class PKETagger(KernelComponent):
             labels = sorted(found)
         cfg["labels"] = list(labels)
         tag_names = self.target.tag_names(cfg["labels"])
-        try:
+        with named_errors(self.name):
             X, y = self.plain_model.examples(self._gold_items(initialize_examples(get_examples, method, nlp)), tag_names,
-                                        min_count=cfg["min_feature_count"])
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
+                                             min_count=cfg["min_feature_count"])
         if X.shape[0] == 0 or len(self.plain_model.classes) < 2:
             raise ValueError(f"[{self.name}] the training examples need tokens of at least two chunk tags "
                              f"(found {self.plain_model.classes}); check the corpus and the target "

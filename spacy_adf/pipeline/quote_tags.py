@@ -1,7 +1,5 @@
-"""`ptb_quote_tags`: the Penn Treebank tags of running-text quotes (straight
-quotes by direction, paired) and brackets, after a POS tagger trained on
-treebank tokens (the rules: docs/components.md, "Tokenizers and rule components").
-"""
+"""`ptb_quote_tags`: the Penn Treebank tags of quotes and brackets (docs/components.md,
+"Tokenizers and rule components")."""
 from typing import Iterable, List, Tuple
 
 import numpy

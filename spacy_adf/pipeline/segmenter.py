@@ -1,8 +1,5 @@
-"""`adf_segmenter`: Chinese / Japanese word segmentation with a character CRF
-trained by ADF, on a character-tokenized Doc. The same trained model also
-runs as a tokenizer (`tokenizers/segmenter.py`). Lexicon, user words and
-settings: docs/components.md, "Word segmentation".
-"""
+"""`adf_segmenter`: word segmentation with a character CRF trained by ADF, on a character Doc
+(docs/components.md, "Word segmentation")."""
 import operator
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Union
@@ -220,8 +217,7 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
                                      preparation=(lambda: self.plain_model.lexicon_folds(),
                                                   lambda folds: self.plain_model.set_lexicon_folds(folds)))
 
-    # update() reads the examples and changes neither Doc (training.update: no copy needed)
-    update_reads_examples_only = True
+    update_reads_examples_only = True  # update() changes neither Doc of an Example
 
     # ------------------------------------------------------------ model parts
 

@@ -1,8 +1,5 @@
-"""`adf_tagger`: a linear-chain CRF sequence labeller trained by ADF.
-
-Targets entities, span groups (e.g. chunks) or a token attribute
-(`targets.py`). Settings: docs/training.md, "`adf_tagger` settings".
-"""
+"""`adf_tagger`: a linear-chain CRF sequence labeller trained by ADF (docs/training.md,
+"`adf_tagger` settings")."""
 import operator
 import zlib
 from itertools import takewhile
@@ -98,8 +95,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         self.trainer = SparseTrainer(name, self.plain_model, (model.id, "crf_weights"),
                                      self.training_samples, lambda: self.cfg["n_train_examples"])
 
-    # update() reads the examples and changes neither Doc (training.update: no copy needed)
-    update_reads_examples_only = True
+    update_reads_examples_only = True  # update() changes neither Doc of an Example
 
     # ------------------------------------------------------------ labels and weights
 

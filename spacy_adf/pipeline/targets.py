@@ -1,9 +1,5 @@
-"""What an adf_tagger labels: entities, span groups, or a token attribute.
-
-A target turns gold annotation into one label string per token of the
-predicted Doc, names the CRF's tag set, and writes predicted labels back.
-The spec strings and the rules of morph and covering span targets:
-docs/training.md, "Targets".
+"""What an adf_tagger labels (entities, span groups, or a token attribute): gold labels per
+predicted token, the CRF's tag set, predicted labels written back (docs/training.md, "Targets").
 """
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -76,16 +72,13 @@ def covering_spans(tags: Sequence[str]) -> List[Tuple[int, int, str]]:
         span[1] = i + 1
         if span[2] is None and kind:
             span[2] = kind  # a span opened by O takes its first type
-    out = [(s, e, kind) for s, e, kind in spans]
-    if out and out[0][2] is None:
-        out[0] = (out[0][0], out[0][1], out[1][2] if len(out) > 1 else "")
-    return out
+    if spans and spans[0][2] is None:
+        spans[0][2] = spans[1][2] if len(spans) > 1 else ""
+    return [(s, e, kind) for s, e, kind in spans]
 
 
 def _outside_split_spans(tags: Sequence[str]) -> List[Tuple[int, int, str]]:
-    """`iob_to_spans` of the typed tags, reading only the runs between "O"
-    tags: an O closes any span and leaves the reader in its initial state, so
-    each run decodes alone (most tokens of a sentence are O)."""
+    """`iob_to_spans` of the typed tags, decoding only the runs between "O" tags (an O resets it)."""
     inside = [i for i, t in enumerate(tags) if t != "O"]
     if not inside:
         return []
@@ -225,9 +218,8 @@ class SpanTarget(Target):
 
 
 class TokenTarget(Target):
-    """A label per token, read from the reference token by `label` (None:
-    unknown); a predicted token aligned to several reference tokens is
-    unknown too."""
+    """A label per token by `label` of the reference token (None: unknown, as is a predicted token
+    aligned to several reference tokens)."""
 
     def label(self, token: Token) -> Optional[str]:
         raise NotImplementedError

@@ -1,8 +1,5 @@
-"""`adf_textcat`: a MaxEnt (multinomial logistic regression) text classifier
-over bag-of-n-gram features, trained by ADF (Sun et al. 2014, section 4.4).
-Exclusive classes: ``doc.cats`` gets every label, with probabilities that
-sum to 1. Features, labels and training: docs/components.md, "Text
-classification".
+"""`adf_textcat`: a MaxEnt text classifier over bag-of-n-gram features trained by ADF, for
+exclusive classes (docs/components.md, "Text classification").
 """
 import operator
 from typing import Callable, Dict, Iterable, List, Optional
@@ -18,6 +15,7 @@ from ..ml import PLAIN_MODEL
 from ..models.maxent_text import MaxEntText
 from ..training.example_cache import MISS
 from ..training.sparse_trainer import SparseTrainer
+from .handled_calls import named_errors
 from .labels import LabelsInCfg, initial_labels
 from .trainable import SparseTrainedPipe
 
@@ -41,20 +39,10 @@ DEFAULT_MAXENT_MODEL = Config().from_str(default_model_config)["model"]
         "model": DEFAULT_MAXENT_MODEL,
         "scorer": {"@scorers": "spacy_adf.textcat_scorer.v1"},
     },
-    default_score_weights={
-        "cats_accuracy": 1.0,
-        "cats_score": 0.0,
-        "cats_score_desc": None,
-        "cats_micro_p": None,
-        "cats_micro_r": None,
-        "cats_micro_f": None,
-        "cats_macro_p": None,
-        "cats_macro_r": None,
-        "cats_macro_f": None,
-        "cats_macro_auc": None,
-        "cats_f_per_type": None,
-        "cats_auc_per_type": None,
-    },
+    # accuracy is weighed, the other scores only shown
+    default_score_weights={"cats_accuracy": 1.0, "cats_score": 0.0, **dict.fromkeys((
+        "cats_score_desc", "cats_micro_p", "cats_micro_r", "cats_micro_f", "cats_macro_p", "cats_macro_r",
+        "cats_macro_f", "cats_macro_auc", "cats_f_per_type", "cats_auc_per_type"), None)},
 )
 def make_adf_textcat(nlp: Language, name: str, model: Model, *, scorer: Optional[Callable]) -> "ADFTextCat":
     """Create an adf_textcat; feature options live in the model block (spacy_adf.MaxEntTextcat.v1)."""
@@ -81,15 +69,13 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         self.trainer = SparseTrainer(name, plain, (model.id, "maxent_weights"), self.training_samples,
                                      lambda: max(int(self.cfg.get("n_train_examples", 0)), 1))
 
-    # update() reads the examples and changes neither Doc (training.update: no copy needed)
-    update_reads_examples_only = True
+    update_reads_examples_only = True  # update() changes neither Doc of an Example
 
     # ------------------------------------------------------------ initialize
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
                    nlp: Optional[Language] = None, labels: Optional[List[str]] = None) -> None:
-        """Collect the labels (unless given) and build the feature index from
-        the predicted Docs of the training examples; weights start at zero."""
+        """Collect the labels (unless given) and build the feature index; weights start at zero."""
         validate_get_examples(get_examples, f"{self.name}.initialize")
         # held, not streamed: the gold ids are checked against the labels of
         # all examples before the index is built (the errors' order)
@@ -172,8 +158,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         return self.plain_model.to_bytes()
 
     def _load_model(self, data: bytes) -> None:
-        try:
+        with named_errors(self.name):
             self.plain_model.from_bytes(data, expected_labels=len(self.cfg["labels"]))
-        except ValueError as e:
-            raise ValueError(f"[{self.name}] {e}") from None
         self.trainer.reset()

@@ -1,6 +1,5 @@
-"""The spaCy side of sparse training, shared by `adf_tagger`,
-`adf_segmenter` and `adf_textcat`: update(), finish_update() and
-use_params() forward to the component's SparseTrainer (`self.trainer`)."""
+"""The spaCy side of sparse training (`adf_tagger`, `adf_segmenter`, `adf_textcat`): forwards to
+the component's SparseTrainer (`self.trainer`)."""
 from typing import Callable, Dict, Iterable, Iterator, Optional
 
 import srsly

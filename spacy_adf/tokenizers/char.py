@@ -1,7 +1,5 @@
-"""`spacy_adf.CharTokenizer.v1`: one token per character (whitespace split
-as spaCy splits it, the text kept exactly), for Chinese and Japanese word
-segmentation. Rules: docs/components.md, "Tokenizers and rule components".
-"""
+"""`spacy_adf.CharTokenizer.v1`: one token per character (whitespace as spaCy splits it), for
+word segmentation (docs/components.md, "Tokenizers and rule components")."""
 import re
 from typing import List
 

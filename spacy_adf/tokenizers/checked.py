@@ -1,8 +1,5 @@
-"""`spacy_adf.CheckedTokenizer.v1`: spaCy's rule-based tokenizer whose file is
-written inside a checksummed part frame (`serialization.framed`), so a
-damaged, truncated or foreign file fails to load with an error that says so
-(docs/components.md, "Tokenizers and rule components").
-"""
+"""`spacy_adf.CheckedTokenizer.v1`: spaCy's rule-based tokenizer with its file in a checksummed
+frame (docs/components.md, "Tokenizers and rule components")."""
 from typing import Callable
 
 from spacy.tokenizer import Tokenizer

@@ -1,7 +1,5 @@
-"""spaCy's English tokenizer, tokenizing running text as the Penn Treebank
-does where the two disagree (`spacy_adf.PTBEnglishTokenizer.v1`; the rules:
-docs/components.md, "Tokenizers and rule components").
-"""
+"""`spacy_adf.PTBEnglishTokenizer.v1`: spaCy's English tokenizer with the Penn Treebank's rules
+(docs/components.md, "Tokenizers and rule components")."""
 from typing import Callable, Dict, List
 
 from spacy.lang.char_classes import ALPHA, HYPHENS
@@ -72,8 +70,7 @@ def _treebank_rules(tokenizer: Tokenizer, default_infixes, lang: str) -> None:
 
 @registry.tokenizers("spacy_adf.PTBEnglishTokenizer.v1")
 def create_ptb_english_tokenizer() -> Callable:
-    """spaCy's English tokenizer with the treebank's conventions (see module),
-    its file checked on load (`tokenizers.checked`)."""
+    """spaCy's English tokenizer with the treebank's conventions, its file checked on load."""
     from spacy.lang.en import English
 
     default = create_checked_tokenizer()

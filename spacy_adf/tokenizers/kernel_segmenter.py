@@ -18,16 +18,6 @@ class KernelSegmenterTokenizer(SegmentingTokenizer):
     def __init__(self, vocab: Vocab):
         super().__init__(vocab, KernelSegmenter(vocab, name="pke_segmenter_tokenizer"))
 
-    def from_segmenter(self, segmenter: KernelSegmenter) -> "KernelSegmenterTokenizer":
-        """Take over (a copy of) a trained pke_segmenter component's model."""
-        if not isinstance(segmenter, KernelSegmenter):
-            raise ValueError(f"{self.registered_name}: expected a pke_segmenter component, "
-                             f"got {type(segmenter).__name__}")
-        if not segmenter.is_trained:
-            raise ValueError(f"{self.registered_name}: the pke_segmenter is not trained")
-        self.component.from_bytes(segmenter.to_bytes())
-        return self
-
 
 @registry.tokenizers(KernelSegmenterTokenizer.registered_name)
 def create_kernel_segmenter_tokenizer():

@@ -33,13 +33,11 @@ class SegmenterTokenizer(SegmentingTokenizer):
             self.component.load_user_dict(user_dict)
 
     def from_segmenter(self, segmenter) -> "SegmenterTokenizer":
-        """Take over (a copy of) a trained adf_segmenter's or CharSegmenter's model."""
-        model = segmenter.plain_model if isinstance(segmenter, ADFSegmenter) else segmenter
-        if not isinstance(model, CharSegmenter):
-            raise ValueError(f"{self.registered_name}: expected an adf_segmenter or a CharSegmenter, "
-                             f"got {type(segmenter).__name__}")
-        model.crf.require_built()
-        self.component.from_bytes(model.to_bytes())
+        """Take over (a copy of) a trained adf_segmenter's model, or a CharSegmenter."""
+        if not isinstance(segmenter, CharSegmenter):
+            return super().from_segmenter(segmenter)
+        segmenter.crf.require_built()
+        self.component.from_bytes(segmenter.to_bytes())
         return self
 
 

@@ -1,7 +1,7 @@
 """What the segmenting tokenizers `spacy_adf.Segmenter.v1` and `spacy_adf.KernelSegmenter.v1`
 share: raw text to word Docs with no character Doc in between (`text_word_docs`). The file is a
 msgpack map {"format", "segmenter": the component's bytes, or None before training}. A subclass
-sets the class attributes, makes `self.component` (an untrained component) and `from_segmenter`.
+sets the class attributes and makes `self.component` (an untrained component).
 """
 import warnings
 from pathlib import Path
@@ -83,8 +83,15 @@ class SegmentingTokenizer:
             raise ValueError(f"{self.registered_name}: the pipeline at {path} has no trained {self.component_factory}")
         self.from_segmenter(found[0])
 
-    def from_segmenter(self, segmenter) -> "SegmentingTokenizer":  # pragma: no cover - abstract
-        raise NotImplementedError
+    def from_segmenter(self, segmenter) -> "SegmentingTokenizer":
+        """Take over (a copy of) a trained component's model."""
+        if not isinstance(segmenter, self.component_class):
+            raise ValueError(f"{self.registered_name}: expected a {self.component_factory} component, "
+                             f"got {type(segmenter).__name__}")
+        if not segmenter.is_trained:
+            raise ValueError(f"{self.registered_name}: the {self.component_factory} is not trained")
+        self.component.from_bytes(segmenter.to_bytes())
+        return self
 
     # ------------------------------------------------------------ tokenizing
 
