@@ -1,6 +1,5 @@
-"""The thinc Models of spacy-adf's components. Each carries the component's
-plain model (its model outside spaCy) in ``attrs[PLAIN_MODEL]``; thinc
-never sees the weights, as the component trains and runs that model itself."""
+"""The thinc Models of spacy-adf's components, each carrying the component's plain model (trained
+and run by the component, never by thinc) in ``attrs[PLAIN_MODEL]``."""
 from functools import partial
 from typing import Callable, Optional
 

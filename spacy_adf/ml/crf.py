@@ -1,6 +1,5 @@
-"""`spacy_adf.CRF.v1` and `spacy_adf.CRF.v2`: the thinc Model of `adf_tagger`,
-carrying a SequenceCRF; `model.predict(docs)` gives the Viterbi label ids of
-each Doc. Settings: docs/training.md, "`adf_tagger` settings"."""
+"""`spacy_adf.CRF.v1` and `.v2`: the thinc Model of `adf_tagger`, carrying a SequenceCRF
+(docs/training.md, "`adf_tagger` settings")."""
 from typing import List, Optional
 
 from spacy.util import registry

@@ -1,6 +1,5 @@
-"""`spacy_adf.MaxEntTextcat.v1`: the thinc Model of `adf_textcat`, carrying a
-MaxEntText; `model.predict(docs)` gives P(label | doc) as a float64
-(n_docs, n_labels) array. Settings: docs/components.md, "Text classification"."""
+"""`spacy_adf.MaxEntTextcat.v1`: the thinc Model of `adf_textcat`, carrying a MaxEntText
+(docs/components.md, "Text classification")."""
 from typing import List
 
 from spacy.util import registry

@@ -53,8 +53,7 @@ def make_pke_segmenter(
     trainer: str, min_feature_count: int, cache_size: float, max_iter: int, scorer: Optional[Callable],
     epochs: int = 0, merge_duplicates: bool = False, dict_features: bool = False, dict_max_word: int = DEFAULT_MAX_WORD,
 ) -> "KernelSegmenter":
-    """Create a pke_segmenter; put it first in the pipeline, after
-    `spacy_adf.CharTokenizer.v1` (settings: docs/components.md, "Kernel component settings")."""
+    """Create a pke_segmenter (docs/components.md, "Kernel component settings")."""
     return KernelSegmenter(nlp.vocab, name, window=window, degree=degree, C=C, classifier=classifier,
                            sigma=sigma, xi=xi, trainer=trainer, min_feature_count=min_feature_count,
                            cache_size=cache_size, max_iter=max_iter, scorer=scorer, epochs=epochs,

@@ -1,5 +1,4 @@
-"""Label lists in a component's cfg (adf_tagger, adf_textcat): set at
-initialize(), extended by add_label() only before the weights exist."""
+"""Label lists in a component's cfg (adf_tagger, adf_textcat)."""
 from typing import Iterable, List, Optional, Tuple
 
 

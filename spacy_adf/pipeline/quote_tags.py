@@ -77,8 +77,7 @@ class PTBQuoteTags(HandledCalls, Pipe):
 
 
 def _opens(space: numpy.ndarray, i: int, quote_open: bool) -> bool:
-    """Whether the straight quote at i opens a quotation (space: each token's
-    trailing-space flag)."""
+    """Whether the straight quote at i opens a quotation (space: the trailing-space flags)."""
     against_prev = i > 0 and not space[i - 1]
     against_next = i + 1 < len(space) and not space[i]
     if against_next and not against_prev:

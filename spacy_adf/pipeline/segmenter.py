@@ -49,8 +49,7 @@ def make_adf_segmenter(
     nlp: Language, name: str, model: Model, *, scheme: str, user_words: str,
     scorer: Optional[Callable]
 ) -> "ADFSegmenter":
-    """Create an adf_segmenter; put it first in the pipeline, after a
-    character tokenizer (settings: docs/components.md, "Word segmentation")."""
+    """Create an adf_segmenter (docs/components.md, "Word segmentation")."""
     return ADFSegmenter(nlp.vocab, model, name, scheme=scheme, user_words=user_words,
                         scorer=scorer)
 
@@ -198,8 +197,7 @@ class WordDocsFromUnits:
 
 
 class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
-    """Segments a character Doc into words with a CharSegmenter, whose parts (cfg, lexicon, CRF)
-    are its files."""
+    """Segments a character Doc into words with a CharSegmenter, whose parts are its files."""
 
     def __init__(self, vocab: Vocab, model: Model, name: str = "adf_segmenter", *, scheme: str = "BMES",
                  user_words: str = "force", scorer: Optional[Callable] = None):

@@ -124,13 +124,16 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             self._induce_clusters(initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus))
         examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
         upstream = self._upstream(nlp)
+        needed = self.plain_model.required_annotations
         found: List[str] = []
 
         def pairs():
             # labels are collected as the model reads the gold tags: one pass
             for eg in examples:
-                if upstream:
-                    self._annotate_upstream_one(eg, upstream)
+                # spaCy hands initialize() raw examples: annotate what the templates need as nlp.update() does
+                if upstream and len(eg.predicted) and not all(eg.predicted.has_annotation(a) for a in needed):
+                    for proc in upstream:
+                        eg.predicted = proc(eg.predicted)
                 found.extend(self.target.labels_in(eg))
                 yield eg.predicted, self._gold_tags(eg) if len(eg.predicted) else None
 
@@ -173,16 +176,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             return []
         return [proc for _, proc in takewhile(lambda named: named[0] != self.name, nlp.components)]
 
-    def _annotate_upstream_one(self, eg: Example, upstream: list) -> None:
-        """Run the components before this one on a predicted Doc that lacks an annotation the
-        templates need: spaCy hands initialize() raw examples, not annotated as in nlp.update()."""
-        doc = eg.predicted
-        needed = self.plain_model.required_annotations
-        if len(doc) and not all(doc.has_annotation(a) for a in needed):
-            for proc in upstream:
-                doc = proc(doc)
-            eg.predicted = doc
-
     def _unknown_tag(self, tag: str) -> None:
         raise ValueError(
             f"[{self.name}] gold tag {tag!r} was not seen at initialize "
@@ -193,9 +186,7 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     def _gold_tags(self, eg: Example) -> Optional[List[str]]:
         """The gold tag of each predicted token, or None if one has none."""
         tags = self.target.gold(eg)
-        if any(t is None for t in tags):
-            return None  # documented: sequences with unlabelled tokens are skipped
-        return tags
+        return None if any(t is None for t in tags) else tags  # documented: such sequences are skipped
 
     def _gold_ids(self, eg: Example) -> Optional[numpy.ndarray]:
         tags = self._gold_tags(eg)

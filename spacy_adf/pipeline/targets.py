@@ -58,8 +58,7 @@ def _typed(tag: str) -> str:
 
 
 def covering_spans(tags: Sequence[str]) -> List[Tuple[int, int, str]]:
-    """(start, end, type) spans that cover all tokens of `tags` (the rule:
-    docs/training.md, "Targets")."""
+    """(start, end, type) spans that cover all tokens of `tags` (docs/training.md, "Targets")."""
     spans: List[List] = []  # [start, end, type or None]
     for i, tag in enumerate(tags):
         prefix, kind = split_tag(tag, i)

@@ -1,6 +1,5 @@
-"""`spacy_adf.BioTokenizer.v1`: spaCy's rule-based tokenizer with GENIA-like
-word splitting for biomedical text (docs/components.md, "Tokenizers and rule
-components")."""
+"""`spacy_adf.BioTokenizer.v1`: spaCy's tokenizer with GENIA-like word splitting for biomedical
+text (docs/components.md, "Tokenizers and rule components")."""
 from typing import Callable
 
 from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex, registry
