@@ -134,8 +134,6 @@ class PKEDependencyParser(KernelComponent):
         self.n_threads = n_threads  # not in cfg: a setting of the running pipeline (see make_pke_dependency)
         self._init_model("pke_dependency", BunsetsuParser(features, algorithm=algorithm))
 
-    # ------------------------------------------------------------ training
-
     def _gold_items(self, examples: Iterable[Example]):
         key = self.cfg["spans_key"]
         for eg in examples:
@@ -182,8 +180,6 @@ class PKEDependencyParser(KernelComponent):
         })
         cfg["stats"]["training"] = self.plain_model.train_stats
         self.set_classifier(cfg["classifier"])
-
-    # ------------------------------------------------------------ prediction
 
     def _bunsetsu(self, doc: Doc):
         key = self.cfg["spans_key"]
@@ -262,8 +258,6 @@ class PKEDependencyParser(KernelComponent):
 
     def _score_settings(self) -> Dict:
         return {"spans_key": self.cfg["spans_key"]}
-
-    # ------------------------------------------------------------ serialization (KernelComponent)
 
     def _check_cfg(self, cfg: Dict) -> None:
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])

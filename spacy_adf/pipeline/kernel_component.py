@@ -33,8 +33,6 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     def _set_plain_model(self, plain: KernelModel) -> None:
         self.model.attrs[PLAIN_MODEL] = plain
 
-    # ------------------------------------------------------------ state
-
     @property
     def is_trained(self) -> bool:
         return self.plain_model.classifier is not None
@@ -54,8 +52,6 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
         self.cfg.update({"classifier": kind, "sigma": sigma, "xi": xi})
         self.cfg["stats"]["build_seconds"] = seconds
         return seconds
-
-    # ------------------------------------------------------------ serialization
 
     def _parts(self) -> Parts:
         # in load order; the lambdas reach the model that loading the cfg made
@@ -90,8 +86,6 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     def _features_from_bytes(self, data: bytes) -> None:
         self.plain_model.features_from_bytes(data)
         self._check_features()
-
-    # ------------------------------------------------------------ subclass hooks
 
     def _check_cfg(self, cfg: Dict) -> None:
         """ValueError / KeyError for a loaded cfg this component cannot use (may normalise `cfg`)."""

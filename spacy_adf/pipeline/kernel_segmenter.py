@@ -101,8 +101,6 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
     def add_label(self, label: str) -> int:
         raise ValueError(f"[{self.name}] decides word boundaries; it takes no labels")
 
-    # ------------------------------------------------------------ training
-
     def gold_units(self, eg: Example):
         """(codes, bounds, gold word starts) of an example's predicted Doc."""
         doc, ref = eg.predicted, eg.reference
@@ -167,8 +165,6 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
         self.cfg["stats"]["dict_words"] = len(dictionary)
         return dictionary
 
-    # ------------------------------------------------------------ prediction
-
     def predict(self, docs: Iterable[Doc]):
         """Per Doc: (token index of each unit, word-start flag per unit), from one C call."""
         self.require_trained()
@@ -176,8 +172,6 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
         codes, bounds, offsets = concat_units([(c, b) for c, _, b in units])
         starts = self.plain_model.segment(codes, bounds).view(bool)
         return [(u[1], starts[offsets[k]:offsets[k + 1]]) for k, u in enumerate(units)]
-
-    # ------------------------------------------------------------ serialization (KernelComponent)
 
     # the dictionary came after the other files: a folder or bytes without it load
     optional_parts = ("dictionary",)

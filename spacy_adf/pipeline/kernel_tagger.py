@@ -110,8 +110,6 @@ class PKETagger(KernelComponent):
         """The classes: the chunk tags seen in training, in the target's order."""
         return list(self.plain_model.classes)
 
-    # ------------------------------------------------------------ training
-
     def _gold_items(self, examples: Iterable[Example]):
         for eg in examples:
             if len(eg.predicted) == 0:
@@ -148,8 +146,6 @@ class PKETagger(KernelComponent):
                              "training": self.plain_model.train_stats})
         self.set_classifier(cfg["classifier"])
 
-    # ------------------------------------------------------------ prediction
-
     def _check_pos(self, docs: Sequence[Doc]) -> None:
         if "pos" not in self.cfg["features"]:
             return
@@ -182,8 +178,6 @@ class PKETagger(KernelComponent):
 
     def _score_settings(self) -> Dict:
         return {"target": self.target}
-
-    # ------------------------------------------------------------ serialization (KernelComponent)
 
     def _check_cfg(self, cfg: Dict) -> None:
         check_classifier_options(cfg["classifier"], cfg["degree"], cfg["sigma"], cfg["xi"], cfg["C"])

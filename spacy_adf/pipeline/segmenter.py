@@ -217,8 +217,6 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
 
     update_reads_examples_only = True  # update() changes neither Doc of an Example
 
-    # ------------------------------------------------------------ model parts
-
     @property
     def tag_names(self) -> List[str]:
         return self.plain_model.tag_names
@@ -239,8 +237,6 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
         """Add the words of a user dictionary file (`models.char_segmenter.read_user_dict`)."""
         return self.plain_model.load_user_dict(path)
 
-    # ------------------------------------------------------------ initialize
-
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    user_dict: Optional[Union[str, Path]] = None, corpus: Optional[str] = None) -> None:
         """Build the lexicon (training words and `user_dict`) and the feature table in one pass,
@@ -253,8 +249,6 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
         for item, runs in zip(sequences, samples):
             primed.setdefault(_content_key(*item), runs)
         self.trainer.cache.prime(primed, n_examples)
-
-    # ------------------------------------------------------------ inference
 
     def predict(self, docs: Iterable[Doc]):
         """Per Doc: (token index of each unit, bool word-start flag per unit)."""
@@ -270,8 +264,6 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
     def require_trained(self) -> None:
         self.plain_model.crf.require_built()
 
-    # ------------------------------------------------------------ training
-
     def training_samples(self, eg: Example) -> List[tuple]:
         """One (pos_ptr, attrs, gold) per run of the example, cached across epochs."""
         if not len(eg.predicted):
@@ -286,13 +278,9 @@ class ADFSegmenter(WordDocsFromUnits, SparseTrainedPipe):
             self.trainer.cache.put(eg, orths, samples)
         return samples
 
-    # ------------------------------------------------------------ scoring
-
     def _score_settings(self) -> Dict:
         # word P/R/F with OOV/IV recall against the training words
         return {"lexicon": self.plain_model.train_words or None}
-
-    # ------------------------------------------------------------ serialization
 
     def _parts(self):
         parts = self.plain_model._parts()

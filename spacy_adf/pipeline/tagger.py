@@ -97,8 +97,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 
     update_reads_examples_only = True  # update() changes neither Doc of an Example
 
-    # ------------------------------------------------------------ labels and weights
-
     @property
     def tag_names(self) -> List[str]:
         """The CRF's output tags (e.g. O, B-NP, I-NP) in column order."""
@@ -107,8 +105,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
     def _model_changed(self) -> None:
         self._tag_index = {t: i for i, t in enumerate(self.tag_names)}
         self.trainer.reset()
-
-    # ------------------------------------------------------------ initialize
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
                    labels: Optional[List[str]] = None, corpus: Optional[str] = None,
@@ -197,8 +193,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         except KeyError as e:
             self._unknown_tag(e.args[0])
 
-    # ------------------------------------------------------------ inference
-
     def predict(self, docs: Iterable[Doc]):
         """Per Doc: (tag ids, marginals or None)."""
         return self.plain_model.predict(list(docs), marginals=self.cfg["store_marginals"])
@@ -218,8 +212,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                 doc._.adf_marginals[self.name] = marg
             self.target.set(doc, [names[i] for i in numpy.asarray(ids).tolist()], conf)
 
-    # ------------------------------------------------------------ training
-
     def training_samples(self, eg: Example) -> List[tuple]:
         """[(pos_ptr, attrs, gold[, values])] of one example (empty without complete gold), cached
         across epochs by reference Doc and a digest of the predicted Doc's token attributes."""
@@ -238,8 +230,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
                     samples = [model.training_sample(eg.predicted, gold)]
             self.trainer.cache.put(eg, signature, samples)
         return model.expand_samples(samples)
-
-    # ------------------------------------------------------------ scoring
 
     def _score_settings(self) -> Dict:
         return {"target": self.target}
@@ -263,8 +253,6 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
             return self.target.score_predictions(docs, tags, references)
 
         return score
-
-    # ------------------------------------------------------------ serialization
 
     def _load_cfg(self, data: bytes) -> None:
         mine = {k: self.cfg[k] for k in ("target", "scheme", "covering")}

@@ -71,8 +71,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
 
     update_reads_examples_only = True  # update() changes neither Doc of an Example
 
-    # ------------------------------------------------------------ initialize
-
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *,
                    nlp: Optional[Language] = None, labels: Optional[List[str]] = None) -> None:
         """Collect the labels (unless given) and build the feature index; weights start at zero."""
@@ -113,8 +111,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
                 "labels=[...] to initialize()."
             ) from None
 
-    # ------------------------------------------------------------ inference
-
     def predict(self, docs: Iterable[Doc]) -> numpy.ndarray:
         """P(label | doc), float64 (n_docs, n_labels), columns in label order."""
         return self.plain_model.predict_proba(list(docs))
@@ -126,8 +122,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
             for label, p in zip(labels, row):
                 doc.cats[label] = float(p)
 
-    # ------------------------------------------------------------ training
-
     def training_samples(self, eg: Example) -> List[tuple]:
         """[(ids, vals, gold)] of one example (empty without gold cats), cached across epochs."""
         signature = self.plain_model.training_signature(eg.predicted)
@@ -138,12 +132,8 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
             self.trainer.cache.put(eg, signature, samples)
         return samples
 
-    # ------------------------------------------------------------ scoring
-
     def _score_settings(self) -> Dict:
         return {"labels": self.labels}
-
-    # ------------------------------------------------------------ serialization
 
     def _load_cfg(self, data: bytes) -> None:
         settings = self.plain_model.featurizer.settings

@@ -35,8 +35,6 @@ class SegmentingTokenizer:
     def of_nlp(cls, nlp) -> "SegmentingTokenizer":
         return cls(nlp.vocab)
 
-    # ------------------------------------------------------------ the model
-
     @property
     def is_trained(self) -> bool:
         return self.component.is_trained
@@ -93,8 +91,6 @@ class SegmentingTokenizer:
         self.component.from_bytes(segmenter.to_bytes())
         return self
 
-    # ------------------------------------------------------------ tokenizing
-
     def __call__(self, text: str) -> Doc:
         return next(self.pipe([text]))
 
@@ -111,8 +107,6 @@ class SegmentingTokenizer:
         """spaCy's tokenizer scores (token_acc, token_p/r/f) and the component's own."""
         examples = list(examples)
         return {**Scorer.score_tokenization(examples), **self.component.score(examples, **kwargs)}
-
-    # ------------------------------------------------------------ serialization
 
     def to_bytes(self, *, exclude=tuple(), **kwargs) -> bytes:
         data = self.component.to_bytes() if self.is_trained else None
