@@ -108,7 +108,14 @@ class SpanTarget(Target):
             raise ValueError("covering applies to span groups ('spans:KEY'), not to 'ents'")
 
     def _spans(self, doc: Doc):
-        return doc.ents if self.key is None else doc.spans.get(self.key)
+        if self.key is None:
+            return doc.ents
+        if self.key not in doc.spans:
+            raise ValueError(
+                f"a reference Doc has no span group {self.key!r} (target {self.spec!r}); "
+                f"read the corpus with iob_target='spans:{self.key}' or change the target"
+            )
+        return doc.spans[self.key]
 
     def tag_names(self, labels):
         names = [] if self.covering else ["O"]
@@ -118,18 +125,10 @@ class SpanTarget(Target):
         return names
 
     def labels_in(self, example):
-        spans = self._spans(example.reference)
-        if spans is None:
-            raise ValueError(
-                f"a reference Doc has no span group {self.key!r} (target {self.spec!r}); "
-                f"read the corpus with iob_target='spans:{self.key}' or change the target"
-            )
-        return [s.label_ for s in spans]
+        return [s.label_ for s in self._spans(example.reference)]
 
     def gold(self, example):
         spans = self._spans(example.reference)
-        if spans is None:
-            self.labels_in(example)  # raises the explanatory error
         same = same_tokens(example.predicted, example.reference)
         if not same:
             spans = example.get_aligned_spans_y2x(list(spans))
