@@ -16,8 +16,6 @@ FORMAT_VERSION = 1
 
 
 class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
-    """Base of the kernel components (see the module docstring)."""
-
     role = "model"  # what the component is, in the untrained error ("parser", "tagger", ...)
 
     name: str

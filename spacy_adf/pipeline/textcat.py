@@ -116,7 +116,6 @@ class ADFTextCat(LabelsInCfg, SparseTrainedPipe):
         return self.plain_model.predict_proba(list(docs))
 
     def set_annotations(self, docs: Iterable[Doc], scores) -> None:
-        """Write every label's probability to doc.cats."""
         labels = self.labels
         for doc, row in zip(docs, scores):
             for label, p in zip(labels, row):

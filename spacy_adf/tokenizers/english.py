@@ -32,10 +32,8 @@ ABBREVIATIONS = [
 # word as well: the treebank never splits these
 WORDS_NOT_CONTRACTIONS = {"id", "wed", "ill", "hell", "shell", "its", "were", "well", "cant", "wont", "whore"}
 
-
-def clipped_years() -> List[str]:
-    """"'00" .. "'99" and "'00s" .. "'90s"."""
-    return [f"'{n:02d}" for n in range(100)] + [f"'{n}0s" for n in range(10)]
+# clipped years, kept whole: '00 .. '99 and '00s .. '90s
+CLIPPED_YEARS = [f"'{n:02d}" for n in range(100)] + [f"'{n}0s" for n in range(10)]
 
 
 def ptb_special_cases() -> Dict[str, List[Dict]]:
@@ -45,7 +43,7 @@ def ptb_special_cases() -> Dict[str, List[Dict]]:
             cases[form] = [{ORTH: form}]
             curly = form.replace("'", "\u2019")
             cases[curly] = [{ORTH: curly, NORM: form.lower()}]
-    for text in clipped_years() + ABBREVIATIONS:
+    for text in CLIPPED_YEARS + ABBREVIATIONS:
         cases[text] = [{ORTH: text}]
     return cases
 
