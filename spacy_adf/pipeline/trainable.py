@@ -143,7 +143,7 @@ def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[st
 
 def checked_examples(get_examples, method: str) -> Iterator[Example]:
     """get_examples()'s Examples, checked as they stream by (not in an extra pass, as spaCy's)."""
-    if get_examples is None or not callable(get_examples):
+    if not callable(get_examples):
         raise TypeError(Errors.E930.format(method=method, obj=type(get_examples)))
     examples = get_examples()
     if not examples:
