@@ -206,11 +206,10 @@ class PKEDependencyParser(KernelComponent):
         self.require_trained()
         docs = list(docs)
         key = self.cfg["spans_key"]
-        items = []
         parse = [not self._nothing_to_parse(doc) for doc in docs]
-        for doc, wanted in zip(docs, parse):  # the reader checks the spans (self._bunsetsu names a problem)
-            if wanted:
-                items.append((doc, doc.spans[key] if key in doc.spans else self._bunsetsu(doc)))
+        # the reader checks the spans (self._bunsetsu names a problem)
+        items = [(doc, doc.spans[key] if key in doc.spans else self._bunsetsu(doc))
+                 for doc, wanted in zip(docs, parse) if wanted]
         labels = None
         for vocab in {id(doc.vocab): doc.vocab for doc, _ in items}.values():
             # the label strings must be in every Doc's StringStore (the ids are the same)
