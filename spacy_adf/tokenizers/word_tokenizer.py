@@ -84,7 +84,7 @@ class SegmentingTokenizer:
     def from_segmenter(self, segmenter) -> "SegmentingTokenizer":
         """Take over (a copy of) a trained component's model."""
         if not isinstance(segmenter, self.component_class):
-            raise ValueError(f"{self.registered_name}: expected a {self.component_factory} component, "
+            raise ValueError(f"{self.registered_name}: expected a component of factory '{self.component_factory}', "
                              f"got {type(segmenter).__name__}")
         if not segmenter.is_trained:
             raise ValueError(f"{self.registered_name}: the {self.component_factory} is not trained")

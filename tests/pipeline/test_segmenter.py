@@ -512,3 +512,9 @@ def test_initialize_without_segmented_examples_is_an_error():
     nlp.add_pipe("adf_segmenter")
     with pytest.raises(ValueError, match="segmented training examples"):
         nlp.initialize()
+
+
+def test_tokenizer_from_segmenter_refuses_other_objects(trained):
+    nlp, seg = trained
+    with pytest.raises(ValueError, match="expected a component of factory 'adf_segmenter', got str"):
+        SegmenterTokenizer(nlp.vocab).from_segmenter("not a segmenter")
