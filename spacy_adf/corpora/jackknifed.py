@@ -264,10 +264,9 @@ def fold_config(path: Path, settings: JackknifeSettings, fold: int, fold_dir: Pa
     config = util.load_config(path, overrides=_keys_in(raw, overrides), interpolate=False)
     corpus = _section(config, settings.corpus, path)
     corpora = config.setdefault("corpora", {})
-    corpora["train"] = fold_split_section(corpus, settings.n_folds, fold, "train", settings.seed)
-    corpora["dev"] = fold_split_section(corpus, settings.n_folds, fold, "heldout", settings.seed)
-    config["training"]["train_corpus"] = "corpora.train"
-    config["training"]["dev_corpus"] = "corpora.dev"
+    for name, part in (("train", "train"), ("dev", "heldout")):
+        corpora[name] = fold_split_section(corpus, settings.n_folds, fold, part, settings.seed)
+        config["training"][f"{name}_corpus"] = f"corpora.{name}"
     return config
 
 
@@ -278,16 +277,11 @@ def _heldout_docs(config: Config, nlp) -> List[Doc]:
     return [eg.predicted for eg in reader(nlp)]
 
 
-def _in_vocab(docs: List[Doc], vocab) -> List[Doc]:
-    if not docs or docs[0].vocab is vocab:
-        return docs
-    return [Doc(vocab).from_bytes(d.to_bytes()) for d in docs]
-
-
 def annotate(docs: List[Doc], pipelines: Sequence, batch_size: int) -> List[Doc]:
     """`docs` through every component of each pipeline, in order."""
     for nlp in pipelines:
-        docs = _in_vocab(docs, nlp.vocab)
+        if docs and docs[0].vocab is not nlp.vocab:
+            docs = [Doc(nlp.vocab).from_bytes(d.to_bytes()) for d in docs]
         for _, proc in nlp.pipeline:
             # a plain function added as a component has no pipe()
             docs = list(proc.pipe(docs, batch_size=batch_size)) if isinstance(proc, Pipe) else [proc(d) for d in docs]

@@ -382,8 +382,9 @@ class IPM:
                 t1 = time.perf_counter()
                 self._mix(results, epoch)
                 t2 = time.perf_counter()
+                transfer = max(0.0, (t1 - dispatched) - max(r["seconds"] for r in results))
                 if epoch + 1 < n_epochs:  # the shards train on while the driver evaluates
-                    refs, next_dispatched = self._dispatch(epoch + 1), time.perf_counter()
+                    refs, dispatched = self._dispatch(epoch + 1), time.perf_counter()
                 self._set_driver_weights()
                 t3 = time.perf_counter()
                 losses: Dict[str, float] = {}
@@ -392,20 +393,17 @@ class IPM:
                         losses[k] = losses.get(k, 0.0) + v
                 words += sum(r["words"] for r in results)
                 steps += sum(r["steps"] for r in results)
-                slowest = max(r["seconds"] for r in results)
                 record = {
                     "epoch": epoch, "score": None, "epoch_seconds": t2 - last_mixed,
                     "wait_seconds": t1 - t0,
                     **{f"shard_{key}": [r[key] for r in results]
                        for key in ("seconds", "train_seconds", "load_seconds", "state_seconds")},
-                    "transfer_seconds": max(0.0, (t1 - dispatched) - slowest),
+                    "transfer_seconds": transfer,
                     "mix_seconds": t2 - t1, "set_seconds": t3 - t2, "eval_seconds": 0.0, "save_seconds": 0.0,
                     "bytes_per_shard": state_nbytes(results[0]["states"]),
                 }
                 self.history.append(record)
                 last_mixed = t2
-                if epoch + 1 < n_epochs:
-                    dispatched = next_dispatched
                 is_best = False
                 if not (epoch + 1) % self.eval_every or epoch + 1 == n_epochs:
                     score, other = self.evaluate()
