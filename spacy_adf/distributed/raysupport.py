@@ -29,10 +29,8 @@ LOST = (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError, ray.except
 
 
 def start_ray(workers: int, address: Optional[str] = None):
-    """Join the cluster at `address` ("auto": the one `ray start` made here),
-    or start an embedded Ray with `workers` CPUs whose workers run at this
-    process's priority (Ray's default makes them 15 nicer, though they do all
-    the work). A Ray already up in this process is reused."""
+    """Join the cluster at `address` ("auto": the one `ray start` made here), or start an embedded
+    Ray with `workers` CPUs at this process's priority (docs/distributed.md); one already up is reused."""
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False)

@@ -273,10 +273,8 @@ class IPM:
         return results
 
     def _mix(self, results: List[dict], epoch: int) -> None:
-        """Mix the shards' states and put the result into the object store
-        once. Running averages: each epoch's actors average over that epoch
-        only (a new optimizer state), so the run's average is the mean of the
-        epochs' mixed averages (every epoch has the same number of updates)."""
+        """Mix the shards' states and put the result into the object store once; running averages:
+        the mean of the epochs' mixed averages (docs/distributed.md)."""
         mixed = mix([r["states"] for r in results])
         for name, state in mixed.items():
             previous = self.mixed[name]["averages"] if self.mixed else None

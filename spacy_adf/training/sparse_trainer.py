@@ -75,8 +75,7 @@ class SparseTrainer:
         self.model.params.set_weights(weights)
 
     def export_preparation(self) -> Any:
-        """What preparing examples needs that the saved model does not keep
-        (adf_segmenter: the lexicon's folds), or None."""
+        """adf_segmenter: the lexicon's folds (see `contract.Trainer`)."""
         return self._preparation[0]() if self._preparation is not None else None
 
     def import_preparation(self, state: Any) -> None:
