@@ -1,6 +1,7 @@
 """Training Examples as bytes (both Docs in DocBins with span groups and user
 data), so the driver reads the corpus once and the IPM actors get it through
-Ray. No Ray here."""
+Ray. No Ray here. The DocBins' msgpack calls (one per Doc, for its user data)
+are answered from one codec lookup (annotate.cached_msgpack_codecs)."""
 from typing import List
 
 import srsly
@@ -8,10 +9,6 @@ from spacy.tokens import DocBin
 from spacy.training import Example
 
 from .annotate import cached_msgpack_codecs
-
-
-# Both DocBins make a msgpack call per Doc for its user data: each answered
-# from one codec lookup (annotate.cached_msgpack_codecs).
 
 
 def examples_to_bytes(examples: List[Example]) -> bytes:

@@ -27,6 +27,7 @@ from .examples import examples_from_bytes, examples_to_bytes
 from .mixing import average, mix, state_nbytes
 from .raysupport import LOST, MAX_SHARD_RETRIES, Interrupted, SPREAD, ray, start_ray
 
+
 def sparse_pipes(nlp: Language, frozen: List[str]) -> Dict[str, SparseTrainedPipe]:
     """The trained components, which must all be spacy-adf's sparse ones."""
     pipes, other = {}, []
@@ -118,8 +119,8 @@ class ShardTrainer:
         optimizer = registry.resolve({"optimizer": self.config["training"]["optimizer"]})["optimizer"]
         for _ in range(steps_before):
             optimizer.step_schedules()
-        for name, pipe in self.pipes.items():
-            if mixed:
+        if mixed:
+            for name, pipe in self.pipes.items():
                 pipe.trainer.restart_from(mixed[name], optimizer)
         t1 = time.perf_counter()
         picked = epoch_split(len(self.all_examples), self.seed, epoch, self.shard, self.n_shards)
