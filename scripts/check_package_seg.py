@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import List
 
 from benchmarks.packaging import build_sdist, make_venv, run
-from spacy_adf.packaging.texts import read_texts
+from tests.helpers.texts import read_texts
 
 # Run in the new venv, from the work dir (so this checkout is not on the
 # path). spacy_adf is deliberately not imported: spacy.load must find the

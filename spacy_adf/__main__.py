@@ -23,7 +23,7 @@ COMMANDS = {
                      "the words of a word-vector table, most frequent first: a lexicon for a segmenter"),
     "vectors": ("spacy_adf.features.word2vec", "main",
                 "a word2vec text file as a blank pipeline with vectors, for [initialize] vectors"),
-    "jackknife": ("spacy_adf.training.jackknife", "main",
+    "jackknife": ("spacy_adf.corpora.jackknifed", "main",
                   "k-fold jack-knifed upstream annotation of a training corpus"),
     "self-train-corpus": ("spacy_adf.training.self_training", "main",
                           "gold lines plus raw lines segmented by a trained segmenter"),

@@ -70,36 +70,28 @@ def main(argv=None) -> int:
     if args.command == "annotate" and extra:
         p.error(f"unknown arguments: {extra}")
     # imported here: --help and argument errors need neither spaCy's pipelines nor Ray
-    from .annotate import Annotation
+    from .annotate import annotate
     from .raysupport import Interrupted
-    from .train import IPM
+    from .train import train
 
-    run = None
     try:
         if args.command == "annotate":
-            run = Annotation(args.model, args.input, args.output, workers=args.workers, address=args.address,
-                             shard_size=args.shard_size, fmt=args.format, text_field=args.text_field,
-                             batch_size=args.batch_size, progress=not args.no_progress)
-            summary = run.run()
+            summary = annotate(args.model, args.input, args.output, workers=args.workers, address=args.address,
+                               shard_size=args.shard_size, fmt=args.format, text_field=args.text_field,
+                               batch_size=args.batch_size, progress=not args.no_progress)
             print(json.dumps(summary, indent=1))
         else:
-            run = IPM(args.config, args.output, workers=args.workers, shards=args.shards,
-                      overrides=parse_config_overrides(extra), address=args.address, eval_every=args.eval_every)
-            run.run()
+            train(args.config, args.output, workers=args.workers, shards=args.shards,
+                  overrides=parse_config_overrides(extra), address=args.address, eval_every=args.eval_every)
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        if isinstance(run, IPM):
-            run.wait_for_saves()  # an epoch's save in progress completes, and counts
-        print(run.interrupted_message() if run is not None else "interrupted: nothing saved", file=sys.stderr)
+    except KeyboardInterrupt:  # before the run was set up
+        print("interrupted: nothing saved", file=sys.stderr)
         return 130
-    except Interrupted as e:
+    except Interrupted as e:  # what was saved, in one line
         print(e, file=sys.stderr)
         return 130
-    finally:
-        if run is not None:
-            run.shutdown()
     return 0
 
 

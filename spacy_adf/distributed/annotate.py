@@ -9,19 +9,18 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import spacy
 from spacy.tokens import Doc, DocBin
 
-from .raysupport import LOST, SPREAD, Interrupted, start_ray
+from .raysupport import LOST, MAX_SHARD_RETRIES, SPREAD, Interrupted, ray, start_ray
 from .sharding import BadLine, Shard, count_items, input_format, list_inputs, plan_inputs, read_shard, shard_bytes
 
 MANIFEST = "manifest.json"
 LINE_KEY = "input_line"  # doc.user_data key: the Doc's 1-based line in its input (a DocBin: its Doc number)
-# a shard whose actor is lost this often fails the run (a shard that kills every worker)
-MAX_SHARD_RETRIES = 3
 SUFFIX = {"spacy": ".spacy", "jsonl": ".jsonl"}
 
 
@@ -42,10 +41,9 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 @contextlib.contextmanager
 def cached_msgpack_codecs() -> Iterator[None]:
-    """Inside this block srsly's msgpack codec registries answer from one
-    lookup made on entry, not a catalogue scan on every msgpack call (twice
-    per Doc in a DocBin). Unlike `serialization.msgpack_hooks` it does not
-    watch for new hooks: a round trip took 15 us here, 23 us with that cache."""
+    """Inside this block srsly's msgpack codec registries answer from one lookup made on entry, not
+    a catalogue scan on every msgpack call (twice per Doc in a DocBin); unlike
+    `serialization.msgpack_hooks` it does not watch for new hooks (it is faster)."""
     import srsly.msgpack
 
     # registries not cached yet (an enclosing block already did the others)
@@ -65,19 +63,12 @@ def docs_to_bytes(docs: Iterable[Doc], fmt: str, store_user_data: bool = True) -
     """A shard file's bytes and its number of Docs, each Doc serialized as it
     comes (never all held at once). JSONL: each Doc's to_json() with its
     input line number."""
-    n = 0
     if fmt == "jsonl":
-        lines = []
-        for d in docs:
-            lines.append(json.dumps(dict(d.to_json(), **{LINE_KEY: d.user_data.get(LINE_KEY)}),
-                                    ensure_ascii=False) + "\n")
-            n += 1
-        return "".join(lines).encode("utf8"), n
-    docbin = DocBin(store_user_data=store_user_data)
-    for d in docs:
-        docbin.add(d)
-        n += 1
-    return docbin.to_bytes(), n
+        lines = [json.dumps(dict(d.to_json(), **{LINE_KEY: d.user_data.get(LINE_KEY)}), ensure_ascii=False) + "\n"
+                 for d in docs]
+        return "".join(lines).encode("utf8"), len(lines)
+    docbin = DocBin(store_user_data=store_user_data, docs=docs)  # added one by one as they come
+    return docbin.to_bytes(), len(docbin)
 
 
 def model_files(model: str) -> Optional[Dict[str, bytes]]:
@@ -121,9 +112,7 @@ class PipelineWorker:
         self.text_field = text_field
 
     def ready(self) -> dict:
-        from ray import get_runtime_context
-
-        return {"pid": os.getpid(), "node_id": get_runtime_context().get_node_id()}
+        return {"pid": os.getpid(), "node_id": ray.get_runtime_context().get_node_id()}
 
     def annotate(self, shard: Shard, data: bytes) -> Dict[str, object]:
         """The shard file's bytes and counts of one shard's input bytes."""
@@ -134,12 +123,6 @@ class PipelineWorker:
                                                                           batch_size=self.batch_size)), self.fmt)
         return {"data": out, "n_docs": n_docs, "seconds": time.perf_counter() - start, "bad_lines": bad,
                 "peak_rss_mb": peak_rss_mb(), "pid": os.getpid()}
-
-
-def check_model(model: str) -> None:
-    if not (spacy.util.is_package(model) or Path(model).is_dir()):
-        raise FileNotFoundError(f"no pipeline at {model!r}: give a directory made by nlp.to_disk "
-                                "or spacy train, or an installed pipeline package")
 
 
 class Annotation:
@@ -155,7 +138,9 @@ class Annotation:
             raise ValueError(f"output format must be one of {sorted(SUFFIX)}, got {fmt!r}")
         if workers < 1 or batch_size < 1:
             raise ValueError("--workers and --batch-size must be positive")
-        check_model(model)
+        if not (spacy.util.is_package(model) or Path(model).is_dir()):
+            raise FileNotFoundError(f"no pipeline at {model!r}: give a directory made by nlp.to_disk "
+                                    "or spacy train, or an installed pipeline package")
         self.model, self.output, self.workers, self.address = model, Path(output), workers, address
         if self.output.exists() and not self.output.is_dir():
             raise ValueError(f"the output {self.output} is a file: give a folder")
@@ -188,20 +173,18 @@ class Annotation:
 
     def _write_manifest(self, shard_docs: Dict[int, int], bad: List[BadLine], complete: bool) -> None:
         suffix = SUFFIX[self.fmt]
-        shards = [dict(s.to_dict(), file=s.name(suffix), n_docs=shard_docs.get(s.index)) for s in self.shards]
+        shards = [dict(asdict(s), file=s.name(suffix), n_docs=shard_docs.get(s.index)) for s in self.shards]
         manifest = {"plan": self.plan, "complete": complete, "n_docs": sum(shard_docs.values()),
                     "line_key": LINE_KEY, "shards": shards, "bad_lines": [str(b) for b in bad]}
         write_atomic(self.output / MANIFEST, json.dumps(manifest, indent=1).encode("utf8"))
 
     def _start_actor(self) -> None:
         """A new actor, wherever Ray finds a CPU; it joins once it is up."""
-        ray = start_ray(self.workers, self.address)
         actor = self._actor_class.remote(self.model, self._files_ref, self.fmt, self.batch_size, self.text_field)
         self._starting[actor.ready.remote()] = (self._next_id, actor)
         self._next_id += 1
 
     def _actor_up(self, ref) -> None:
-        ray = start_ray(self.workers, self.address)
         actor_id, actor = self._starting.pop(ref)
         try:
             info = ray.get(ref)
@@ -221,7 +204,7 @@ class Annotation:
     def start(self) -> None:
         """Start Ray (or join the cluster) and the workers; ship the pipeline."""
         t0 = time.perf_counter()
-        ray = start_ray(self.workers, self.address)
+        start_ray(self.workers, self.address)
         # no restarts by Ray: a lost actor's shards are given to the others
         # and a new actor takes its place (it may land on another node)
         self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0,
@@ -243,7 +226,6 @@ class Annotation:
         self._write_manifest({}, [], complete=False)
         if not self.actors:
             self.start()
-        ray = start_ray(self.workers, self.address)
         suffix = SUFFIX[self.fmt]
         todo = deque(s for s in self.shards if not (self.output / s.name(suffix)).exists())
         done_before = set(self.shards) - set(todo)
@@ -346,7 +328,6 @@ class Annotation:
     def shutdown(self) -> None:
         if not self.actors and not self._starting:
             return
-        ray = start_ray(self.workers, self.address)
         for actor in list(self.actors.values()) + [a for _, a in self._starting.values()]:
             ray.kill(actor)
         self.actors, self._starting = {}, {}

@@ -1,6 +1,7 @@
 """Training Examples as bytes (both Docs in DocBins with span groups and user
 data), so the driver reads the corpus once and the IPM actors get it through
-Ray. No Ray here."""
+Ray. No Ray here. The DocBins' msgpack calls (one per Doc, for its user data)
+are answered from one codec lookup (annotate.cached_msgpack_codecs)."""
 from typing import List
 
 import srsly
@@ -11,25 +12,15 @@ from .annotate import cached_msgpack_codecs
 
 
 def examples_to_bytes(examples: List[Example]) -> bytes:
-    """Both DocBins make a msgpack call per Doc for its user data: each
-    answered from one codec lookup (annotate.cached_msgpack_codecs)."""
     with cached_msgpack_codecs():
-        return _to_bytes(examples)
+        predicted = DocBin(store_user_data=True, docs=[eg.predicted for eg in examples])
+        reference = DocBin(store_user_data=True, docs=[eg.reference for eg in examples])
+        return srsly.msgpack_dumps({"predicted": predicted.to_bytes(), "reference": reference.to_bytes()})
 
 
 def examples_from_bytes(data: bytes, vocab) -> List[Example]:
     with cached_msgpack_codecs():
-        return _from_bytes(data, vocab)
-
-
-def _to_bytes(examples: List[Example]) -> bytes:
-    predicted = DocBin(store_user_data=True, docs=[eg.predicted for eg in examples])
-    reference = DocBin(store_user_data=True, docs=[eg.reference for eg in examples])
-    return srsly.msgpack_dumps({"predicted": predicted.to_bytes(), "reference": reference.to_bytes()})
-
-
-def _from_bytes(data: bytes, vocab) -> List[Example]:
-    msg = srsly.msgpack_loads(data)
-    predicted = DocBin(store_user_data=True).from_bytes(msg["predicted"]).get_docs(vocab)
-    reference = DocBin(store_user_data=True).from_bytes(msg["reference"]).get_docs(vocab)
-    return [Example(p, r) for p, r in zip(predicted, reference)]
+        msg = srsly.msgpack_loads(data)
+        predicted = DocBin(store_user_data=True).from_bytes(msg["predicted"]).get_docs(vocab)
+        reference = DocBin(store_user_data=True).from_bytes(msg["reference"]).get_docs(vocab)
+        return [Example(p, r) for p, r in zip(predicted, reference)]

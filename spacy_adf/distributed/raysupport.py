@@ -6,6 +6,8 @@ INSTALL_HINT = 'spacy_adf.distributed needs Ray, which is not installed: pip ins
 # actors are spread over the cluster's nodes (one per node first), not packed
 # onto the driver's node
 SPREAD = "SPREAD"
+# a shard whose actor is lost this often (in one epoch of training) fails the run: a shard that kills every worker
+MAX_SHARD_RETRIES = 3
 
 
 class Interrupted(Exception):
@@ -21,17 +23,14 @@ def require_ray():
     return ray
 
 
+ray = require_ray()
 # the errors of a task whose actor or result is gone (a worker or node died): it can run again elsewhere
-LOST = (require_ray().exceptions.RayActorError, require_ray().exceptions.ObjectLostError,
-        require_ray().exceptions.WorkerCrashedError)
+LOST = (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError, ray.exceptions.WorkerCrashedError)
 
 
 def start_ray(workers: int, address: Optional[str] = None):
-    """Join the cluster at `address` ("auto": the one `ray start` made here),
-    or start an embedded Ray with `workers` CPUs whose workers run at this
-    process's priority (Ray's default makes them 15 nicer, though they do all
-    the work). A Ray already up in this process is reused."""
-    ray = require_ray()
+    """Join the cluster at `address` ("auto": the one `ray start` made here), or start an embedded
+    Ray with `workers` CPUs at this process's priority (docs/distributed.md); one already up is reused."""
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False)

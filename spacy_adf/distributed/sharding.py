@@ -5,7 +5,7 @@ import codecs
 import glob
 import itertools
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -23,9 +23,6 @@ class Shard:
 
     def name(self, suffix: str = ".spacy") -> str:
         return f"shard-{self.index:06d}{suffix}"
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,7 @@ from ..training.contract import SparseOptimizer
 from .checkpoint import STATE_DIR, find_checkpoint, load_checkpoint, load_record, replace_dir, save_checkpoint
 from .examples import examples_from_bytes, examples_to_bytes
 from .mixing import average, mix, state_nbytes
-from .raysupport import LOST, Interrupted, SPREAD, start_ray
-
-# a shard whose actor is lost this often in one epoch fails the run
-MAX_SHARD_RETRIES = 3
+from .raysupport import LOST, MAX_SHARD_RETRIES, Interrupted, SPREAD, ray, start_ray
 
 
 def sparse_pipes(nlp: Language, frozen: List[str]) -> Dict[str, SparseTrainedPipe]:
@@ -49,28 +46,21 @@ def sparse_pipes(nlp: Language, frozen: List[str]) -> Dict[str, SparseTrainedPip
     return pipes
 
 
-def check_optimizer(optimizer) -> None:
-    if not isinstance(optimizer, SparseOptimizer):
-        raise ValueError("parameter mixing needs a sparse on-line optimizer (spacy_adf.ADF.v1, "
-                         f"spacy_adf.SGD.v1, spacy_adf.Perceptron.v1), not {type(optimizer).__name__}")
-
-
 def lexicon_folds(nlp: Language) -> Dict[str, Dict[str, int]]:
-    """Each sparse component's `export_preparation()` that is not None (an
-    adf_segmenter lexicon's folds), for the actors to restore."""
+    """The sparse components' export_preparation() that are not None (an adf_segmenter lexicon's folds)."""
     prepared = {name: proc.trainer.export_preparation() for name, proc in nlp.pipeline
                 if isinstance(proc, SparseTrainedPipe)}
     return {name: state for name, state in prepared.items() if state is not None}
 
 
 def resolve_training(nlp: Language):
+    """(interpolated config, resolved [training], the sparse components to train), checked for IPM."""
     config = nlp.config.interpolate()
-    return config, registry.resolve(config["training"], schema=ConfigSchemaTraining)
-
-
-def fresh_optimizer(config: Config):
-    """A new optimizer object from the config (no state of earlier epochs)."""
-    return registry.resolve({"optimizer": config["training"]["optimizer"]})["optimizer"]
+    T = registry.resolve(config["training"], schema=ConfigSchemaTraining)
+    if not isinstance(T["optimizer"], SparseOptimizer):
+        raise ValueError("parameter mixing needs a sparse on-line optimizer (spacy_adf.ADF.v1, "
+                         f"spacy_adf.SGD.v1, spacy_adf.Perceptron.v1), not {type(T['optimizer']).__name__}")
+    return config, T, sparse_pipes(nlp, T["frozen_components"])
 
 
 def n_epochs_of(max_epochs: int, max_steps: int, batches_per_pass: int) -> int:
@@ -102,7 +92,7 @@ class ShardTrainer:
         self.nlp = nlp.from_bytes(nlp_bytes)
         for name, fold_of in folds.items():
             self.nlp.get_pipe(name).trainer.import_preparation(fold_of)
-        self.config, T = resolve_training(self.nlp)
+        self.config, T, self.pipes = resolve_training(self.nlp)
         self.seed = T["seed"] or 0
         # the driver read and shuffled the corpus with the config's seed
         self.all_examples = examples_from_bytes(examples, self.nlp.vocab)
@@ -110,36 +100,28 @@ class ShardTrainer:
         self.shard = shard
         # the same in every epoch's split: every n_shards-th of the corpus from position `shard`
         self.n_examples = len(range(shard, len(self.all_examples), n_shards))
-        check_optimizer(T["optimizer"])
         self.batcher, self.dropout = T["batcher"], T["dropout"]
         self.accumulate = T["accumulate_gradient"]
         self.frozen, self.annotating = T["frozen_components"], T["annotating_components"]
-        self.pipes = sparse_pipes(self.nlp, self.frozen)
         for pipe in self.pipes.values():
             pipe.trainer.train_on_fraction(self.n_examples / max(len(self.all_examples), 1))
 
     def ready(self) -> dict:
         """The shard's number of Examples and node, once the actor is built."""
-        from ray import get_runtime_context
-
-        return {"n_examples": self.n_examples, "node_id": get_runtime_context().get_node_id()}
-
-    def load_mixed(self, mixed: Optional[dict], optimizer) -> None:
-        """Start from the mixed weights and rates with a new optimizer state."""
-        if not mixed:
-            return
-        for name, pipe in self.pipes.items():
-            pipe.trainer.restart_from(mixed[name], optimizer)
+        return {"n_examples": self.n_examples, "node_id": ray.get_runtime_context().get_node_id()}
 
     def train_epoch(self, epoch: int, mixed: Optional[dict], steps_before: int = 0) -> dict:
         """One pass over this shard's part of `epoch` from the mixed state, with
         a new optimizer whose schedules are stepped past `steps_before`."""
         t0 = time.perf_counter()
         fix_random_seed(self.seed + 7919 * epoch + self.shard)
-        optimizer = fresh_optimizer(self.config)
+        # a new optimizer object (no state of earlier epochs), from the mixed weights and rates
+        optimizer = registry.resolve({"optimizer": self.config["training"]["optimizer"]})["optimizer"]
         for _ in range(steps_before):
             optimizer.step_schedules()
-        self.load_mixed(mixed, optimizer)
+        if mixed:
+            for name, pipe in self.pipes.items():
+                pipe.trainer.restart_from(mixed[name], optimizer)
         t1 = time.perf_counter()
         picked = epoch_split(len(self.all_examples), self.seed, epoch, self.shard, self.n_shards)
         examples = [self.all_examples[i] for i in picked]
@@ -168,11 +150,8 @@ class ShardTrainer:
 
 
 class IPM:
-    """A distributed training run: start() builds the pipeline and the
-    actors, run() all epochs with evaluation (every `eval_every` epochs and
-    after the last, overlapping the next epoch's training), logging and a
-    checkpoint after every epoch; an output folder with the checkpoint of the
-    same config and shard count resumes. Every check is made before Ray starts."""
+    """A distributed training run: start() builds the pipeline and the actors,
+    run() every epoch (docs/distributed.md); every check is made before Ray starts."""
 
     def __init__(self, config_path, output: Optional[Path], *, workers: int = 2,
                  shards: Optional[int] = None, overrides: Optional[dict] = None,
@@ -225,9 +204,7 @@ class IPM:
     def start(self) -> None:
         t0 = time.perf_counter()
         self.nlp = init_nlp(self.config)
-        config, self.T = resolve_training(self.nlp)
-        check_optimizer(self.T["optimizer"])
-        self.pipes = sparse_pipes(self.nlp, self.T["frozen_components"])
+        config, self.T, self.pipes = resolve_training(self.nlp)
         t1 = time.perf_counter()
         self.seed = self.T["seed"] or 0
         train_corpus, dev_corpus = resolve_dot_names(config, [self.T["train_corpus"], self.T["dev_corpus"]])
@@ -245,7 +222,7 @@ class IPM:
         examples_blob = examples_to_bytes(examples)
         del examples
         t2 = time.perf_counter()
-        ray = start_ray(self.workers, self.address)
+        start_ray(self.workers, self.address)
         t3 = time.perf_counter()
         # shards share the workers' CPUs: 8 shards on 2 CPUs run 4 to a CPU
         cpus = min(1.0, self.workers / self.n_shards)
@@ -275,7 +252,6 @@ class IPM:
     def _gather(self, refs: list, epoch: int) -> List[dict]:
         """The shards' results of `epoch`; a shard whose actor was lost is
         trained again on a new actor, from the same mixed state."""
-        ray = start_ray(self.workers, self.address)
         results: List[dict] = []
         for k, ref in enumerate(refs):
             tries = 0
@@ -298,11 +274,8 @@ class IPM:
         return results
 
     def _mix(self, results: List[dict], epoch: int) -> None:
-        """Mix the shards' states and put the result into the object store
-        once. Running averages: each epoch's actors average over that epoch
-        only (a new optimizer state), so the run's average is the mean of the
-        epochs' mixed averages (every epoch has the same number of updates)."""
-        ray = start_ray(self.workers, self.address)
+        """Mix the shards' states and put the result into the object store once; running averages:
+        the mean of the epochs' mixed averages (docs/distributed.md)."""
         mixed = mix([r["states"] for r in results])
         for name, state in mixed.items():
             previous = self.mixed[name]["averages"] if self.mixed else None
@@ -360,7 +333,6 @@ class IPM:
     def _restore(self) -> dict:
         """The state of a checkpoint: the mixed weights in the object store and
         in the driver's pipeline, and the run's record."""
-        ray = start_ray(self.workers, self.address)
         self.mixed, record = load_checkpoint(self.resume_from)
         self.mixed_ref = ray.put(self.mixed)
         self._set_driver_weights()
@@ -409,8 +381,9 @@ class IPM:
                 t1 = time.perf_counter()
                 self._mix(results, epoch)
                 t2 = time.perf_counter()
+                transfer = max(0.0, (t1 - dispatched) - max(r["seconds"] for r in results))
                 if epoch + 1 < n_epochs:  # the shards train on while the driver evaluates
-                    refs, next_dispatched = self._dispatch(epoch + 1), time.perf_counter()
+                    refs, dispatched = self._dispatch(epoch + 1), time.perf_counter()
                 self._set_driver_weights()
                 t3 = time.perf_counter()
                 losses: Dict[str, float] = {}
@@ -419,20 +392,17 @@ class IPM:
                         losses[k] = losses.get(k, 0.0) + v
                 words += sum(r["words"] for r in results)
                 steps += sum(r["steps"] for r in results)
-                slowest = max(r["seconds"] for r in results)
                 record = {
                     "epoch": epoch, "score": None, "epoch_seconds": t2 - last_mixed,
                     "wait_seconds": t1 - t0,
                     **{f"shard_{key}": [r[key] for r in results]
                        for key in ("seconds", "train_seconds", "load_seconds", "state_seconds")},
-                    "transfer_seconds": max(0.0, (t1 - dispatched) - slowest),
+                    "transfer_seconds": transfer,
                     "mix_seconds": t2 - t1, "set_seconds": t3 - t2, "eval_seconds": 0.0, "save_seconds": 0.0,
                     "bytes_per_shard": state_nbytes(results[0]["states"]),
                 }
                 self.history.append(record)
                 last_mixed = t2
-                if epoch + 1 < n_epochs:
-                    dispatched = next_dispatched
                 is_best = False
                 if not (epoch + 1) % self.eval_every or epoch + 1 == n_epochs:
                     score, other = self.evaluate()
@@ -468,7 +438,6 @@ class IPM:
 
     def shutdown(self) -> None:
         if self.actors:
-            ray = start_ray(self.workers, self.address)
             for a in self.actors:
                 ray.kill(a)
             self.actors = []

@@ -44,10 +44,10 @@ def _require_crfs(nlp: Language) -> List[Tuple[str, LinearChainCRF]]:
     return parts
 
 
+# spaCy's `create_evaluation_callback` gives the same sum, but 0.0 when the evaluation reports none of
+# the weighted scores, under which every pruning would pass: this copy refuses that instead
 def weighted_score(weights: Dict[str, Optional[float]], scores: Dict[str, object]) -> float:
-    """The score spaCy's training picks model-best by: the scores named in
-    [training.score_weights] that the evaluation gives, weighted (spaCy's
-    `create_evaluation_callback`)."""
+    """The score spaCy's training picks model-best by: the reported scores of [training.score_weights], weighted."""
     given = {key: value for key, value in scores.items() if isinstance(value, (int, float))}
     used = {key: weight for key, weight in weights.items() if weight is not None and key in given}
     if not any(used.values()):
@@ -129,9 +129,6 @@ def shrink_pipeline(model: Path, output: Path, tolerance: float,
     nlp.to_disk(output)
     log(f"saved the shrunk pipeline to {output}")
     return report
-
-
-__all__ = ["crf_parts", "shrink", "shrink_pipeline", "FRACTIONS"]
 
 
 def main(argv=None) -> int:

@@ -78,19 +78,16 @@ def plan_columns(loss_pipes: List[str], score_weights: Dict[str, Optional[float]
     while _row_width(widths) > WIDTH and zero:
         scores.remove(zero.pop())
         headers, widths = layout(scores)
-    level = 0
-    while _row_width(widths) > WIDTH and level < 5:
-        level += 1
-        shorter = layout(scores, level)
+    for level in range(1, 6):
+        shorter = layout(scores, level) if _row_width(widths) > WIDTH else None
         if shorter is not None:
             shorter = _cut_to_fit(shorter[0], _minimum(len(loss_pipes), len(scores)))
-            if shorter is not None:
-                headers, widths = shorter
-    if _row_width(widths) > WIDTH:  # last resort: cut, even if two become alike
-        while _row_width(widths) > WIDTH and max(widths) > 6:
-            cut = max(widths) - 1
-            headers = [h[:cut] for h in headers]
-            widths = _widths(headers, [min(w, cut) for w in widths])
+        if shorter is not None:
+            headers, widths = shorter
+    while _row_width(widths) > WIDTH and max(widths) > 6:  # last resort: cut, even if two become alike
+        cut = max(widths) - 1
+        headers = [h[:cut] for h in headers]
+        widths = _widths(headers, [min(w, cut) for w in widths])
     return scores, headers, widths
 
 

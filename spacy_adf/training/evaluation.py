@@ -15,6 +15,8 @@ from spacy.training import Example
 
 from .contract import PairScoring, PredictionScoring, Scoring
 
+Part = Tuple[str, Callable[[], Dict[str, Any]]]  # a part of the pipeline's scores: (name, scores())
+
 
 class DocPair:
     """An annotated Doc and its reference, what the span scorers read of an
@@ -57,12 +59,9 @@ def pair_scores(nlp: Language, docs: List[Doc], references: List[Doc], cfg: Dict
     part with a score method can score `DocPair`s (spaCy's Tokenizer gets
     Examples of the references with known spaces); else None."""
     pairs = [DocPair(doc, reference) for doc, reference in zip(docs, references)]
-    scorers: List[Tuple[str, Callable[[], Dict[str, Any]]]] = []
-    ok, tokenizer_score = tokenizer_scorer(nlp, pairs, cfg)
-    if not ok:
+    scorers = tokenizer_part(nlp, pairs, cfg)
+    if scorers is None:
         return None
-    if tokenizer_score is not None:
-        scorers.append(("tokenizer", tokenizer_score))
     for name, proc in nlp.pipeline:
         if not isinstance(proc, Scoring):
             continue
@@ -73,7 +72,7 @@ def pair_scores(nlp: Language, docs: List[Doc], references: List[Doc], cfg: Dict
     return merged_scores(scorers, per_component)
 
 
-def merged_scores(parts: List[Tuple[str, Callable[[], Dict[str, Any]]]], per_component: bool) -> Dict[str, Any]:
+def merged_scores(parts: List[Part], per_component: bool) -> Dict[str, Any]:
     """The parts' scores as spaCy's Scorer returns them: one dict, or one
     per part's name with per_component."""
     results: Dict[str, Any] = {}
@@ -85,16 +84,16 @@ def merged_scores(parts: List[Tuple[str, Callable[[], Dict[str, Any]]]], per_com
     return results
 
 
-def tokenizer_scorer(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any]):
-    """(can score, scorer or None) for the tokenizer's part of the scores:
-    spaCy's Tokenizer scores Examples of the references with known spaces;
-    another tokenizer with a score method needs spaCy's Scorer."""
+def tokenizer_part(nlp: Language, pairs: List[DocPair], cfg: Dict[str, Any]) -> Optional[List[Part]]:
+    """The tokenizer's part of the scores ([] if it has no score method), or None where it
+    needs spaCy's Scorer: spaCy's Tokenizer scores Examples of the references with known spaces."""
     tokenizer = nlp.tokenizer
     if not isinstance(tokenizer, Scoring):
-        return True, None
+        return []
     if type(tokenizer) is not Tokenizer:
-        return False, None
-    return True, lambda: tokenizer.score([p.example for p in pairs if not p.reference.has_unknown_spaces], **cfg)
+        return None
+    return [("tokenizer", lambda: tokenizer.score([p.example for p in pairs if not p.reference.has_unknown_spaces],
+                                                  **cfg))]
 
 
 def scores_from_predictions(nlp: Language, examples: List[Example], batch_size: int, cfg: Dict[str, Any],
@@ -111,15 +110,14 @@ def scores_from_predictions(nlp: Language, examples: List[Example], batch_size: 
         return None
     docs = [eg.predicted for eg in examples]
     references = [eg.reference for eg in examples]
-    ok, tokenizer_score = tokenizer_scorer(nlp, [DocPair(d, r) for d, r in zip(docs, references)], cfg)
-    if not ok:
+    parts = tokenizer_part(nlp, [DocPair(d, r) for d, r in zip(docs, references)], cfg)
+    if parts is None:
         return None
     start = timer()
     preds: list = []
     for i in range(0, len(docs), batch_size):
         preds.extend(proc.predict(docs[i:i + batch_size]))
     seconds = timer() - start
-    parts = [("tokenizer", tokenizer_score)] if tokenizer_score is not None else []
     parts.append((name, lambda: score(docs, preds, references)))
     return merged_scores(parts, per_component), seconds, sum(len(doc) for doc in docs)
 

@@ -136,11 +136,11 @@ def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar
             else:
                 mean_step = state["step_time"] / state["n_steps"] if state["n_steps"] else 0.0
                 state["eval"] += max(gap - mean_step, 0.0)
-                timed = (clock.update_end is not None and clock.evaluate_start is not None
-                         and clock.evaluate_end is not None
-                         and clock.update_end <= clock.evaluate_start <= clock.evaluate_end)
-                eval_seconds = clock.evaluate_end - clock.update_end if timed else None
-                save_seconds = t_log - clock.evaluate_end if timed else None
+                stamps = (clock.update_end, clock.evaluate_start, clock.evaluate_end)
+                timed = None not in stamps and stamps[0] <= stamps[1] <= stamps[2]
+                update_end, evaluate_start, evaluate_end = stamps if timed else (None, None, None)
+                eval_seconds = evaluate_end - update_end if timed else None
+                save_seconds = t_log - evaluate_end if timed else None
                 if out is not None:
                     wall = now - state["start"]
                     record = {
@@ -160,13 +160,13 @@ def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar
                 write_event(clock.stamp(
                     "evaluation", t_log, epoch=info.get("epoch"), step=info.get("step"),
                     score=_plain(info.get("score")),
-                    update_end=clock.since_start(clock.update_end) if timed else None,
-                    evaluate_start=clock.since_start(clock.evaluate_start) if timed else None,
-                    evaluate_end=clock.since_start(clock.evaluate_end) if timed else None,
+                    update_end=clock.since_start(update_end),
+                    evaluate_start=clock.since_start(evaluate_start),
+                    evaluate_end=clock.since_start(evaluate_end),
                     logged=clock.since_start(t_log),
-                    update_end_time=clock.update_end if timed else None,
-                    evaluate_end_time=clock.evaluate_end if timed else None,
-                    dev_read_seconds=(clock.evaluate_start - clock.update_end) if timed else None,
+                    update_end_time=update_end,
+                    evaluate_end_time=evaluate_end,
+                    dev_read_seconds=(evaluate_start - update_end) if timed else None,
                     eval_seconds=eval_seconds, save_seconds=save_seconds))
             log_console(info)
 

@@ -6,7 +6,7 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Set
+from typing import Callable, List, Optional, Sequence
 
 import spacy
 from spacy.language import Language
@@ -41,21 +41,6 @@ def read_lines(path: Path, what: str) -> List[str]:
         raise ValueError(f"self-training: {what} file {err}") from None
 
 
-def excluded_texts(paths: Sequence[Path]) -> Set[str]:
-    """The unspaced lines of every file in ``paths`` (segmented or raw)."""
-    out: Set[str] = set()
-    for path in paths:
-        out |= {unspaced(line) for line in read_lines(path, "exclude")}
-    out.discard("")
-    return out
-
-
-def autolabel(nlp: Language, texts: Iterable[str], *, batch_size: int = 256) -> Iterator[List[str]]:
-    """The words of each text as ``nlp`` segments it (whitespace tokens left out)."""
-    for doc in nlp.pipe(texts, batch_size=batch_size):
-        yield [t.text for t in doc if not t.is_space]
-
-
 def write_self_training_corpus(
     nlp: Language,
     unlabeled: Path,
@@ -73,7 +58,8 @@ def write_self_training_corpus(
     report = SelfTrainingReport()
     gold_lines = [line for line in read_lines(gold, "gold") if line.strip()]
     raw = read_lines(unlabeled, "unlabeled")
-    drop = excluded_texts(exclude)
+    # the unspaced lines of every excluded file (segmented or raw)
+    drop = {unspaced(line) for path in exclude for line in read_lines(path, "exclude")} - {""}
     texts = []
     for line in raw:
         text = line.strip()
@@ -91,7 +77,8 @@ def write_self_training_corpus(
     with output.open("w", encoding="utf-8") as out:
         for line in gold_lines:
             out.write(line.strip() + "\n")
-        for n, words in enumerate(autolabel(nlp, texts, batch_size=batch_size), 1):
+        for n, doc in enumerate(nlp.pipe(texts, batch_size=batch_size), 1):
+            words = [t.text for t in doc if not t.is_space]
             if words:
                 out.write(" ".join(words) + "\n")
                 report.autolabeled_lines += 1

@@ -71,20 +71,11 @@ class SparseTrainer:
             "averages": state.averaged_weights() if state is not None and state.use_averages else None,
         }
 
-    def _copy_weights(self, weights: numpy.ndarray) -> None:
-        """`weights` (read-only ones too, e.g. Ray's) copied into the model's buffer."""
-        params = self.model.params
-        if params.weights.flags.writeable:
-            numpy.copyto(params.weights, weights)
-        else:  # weights loaded from bytes may be a read-only buffer
-            params.set_weights(numpy.array(weights, dtype=numpy.float32))
-
     def bind_weights(self, weights: numpy.ndarray) -> None:
         self.model.params.set_weights(weights)
 
     def export_preparation(self) -> Any:
-        """What preparing examples needs that the saved model does not keep
-        (adf_segmenter: the lexicon's folds), or None."""
+        """adf_segmenter: the lexicon's folds (see `contract.Trainer`)."""
         return self._preparation[0]() if self._preparation is not None else None
 
     def import_preparation(self, state: Any) -> None:
@@ -182,7 +173,11 @@ class SparseTrainer:
             raise ValueError(f"{self.name}: restart_from needs a sparse on-line optimizer, "
                              f"not {type(optimizer).__name__}")
         self.model.settle()
-        self._copy_weights(exported["weights"])
+        params = self.model.params  # the exported weights (read-only ones too, e.g. Ray's) copied in
+        if params.weights.flags.writeable:
+            numpy.copyto(params.weights, exported["weights"])
+        else:  # weights loaded from bytes may be a read-only buffer
+            params.set_weights(numpy.array(exported["weights"], dtype=numpy.float32))
         params = self.model.training_params
         self.state = optimizer.sparse_state(self.params_key, params, n_examples=self.n_samples())
         if exported.get("rates") is not None:

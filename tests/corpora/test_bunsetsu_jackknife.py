@@ -164,7 +164,7 @@ def test_same_text_other_tokens_pair_by_sentence_id_through_the_jackknife_files(
     each gold sentence meets its own jack-knifed copy."""
     import spacy
 
-    from spacy_adf.training.jackknife import join_folds
+    from spacy_adf.corpora.jackknifed import join_folds
 
     (tmp_path / "same.knp").write_text(SAME_TEXT_KNP, encoding="utf8")
     vocab = Vocab()

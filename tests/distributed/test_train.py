@@ -153,7 +153,7 @@ def shard_of(config_path, over):
     from spacy_adf.distributed.train import ShardTrainer, lexicon_folds, resolve_training
 
     nlp = init_nlp(load_config(config_path, overrides=over, interpolate=False))
-    config, T = resolve_training(nlp)
+    config, T, _ = resolve_training(nlp)
     (corpus,) = resolve_dot_names(config, [T["train_corpus"]])
     examples = list(corpus(nlp))
     shard = ShardTrainer(nlp.config.to_str(), nlp.to_bytes(), lexicon_folds(nlp), examples_to_bytes(examples), 0, 1)

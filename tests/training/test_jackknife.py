@@ -12,8 +12,8 @@ from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 
 from spacy_adf.corpora.conll import ConllCorpus, conll_to_docs
-from spacy_adf.corpora.jackknifed import FoldSplit, JackknifedCorpus, JackknifeAnnotations, fold_of
-from spacy_adf.training.jackknife import JackknifeSettings, fold_config
+from spacy_adf.corpora.jackknifed import (FoldSplit, JackknifeAnnotations, JackknifedCorpus, JackknifeSettings,
+                                          fold_config, fold_of)
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "assets" / "sample_chunking"

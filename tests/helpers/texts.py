@@ -1,7 +1,7 @@
-"""Texts of a file, one per line, for the packaging checks."""
+"""Texts of a file, one per line, for the packaging checks (tests/packaging, scripts/check_package_seg.py)."""
 from typing import List
 
-from ..serialization.text_lines import check_file, read_lines
+from spacy_adf.serialization.text_lines import check_file, read_lines
 
 
 def read_texts(path, segmented: bool = False, limit: int = 0) -> List[str]:
