@@ -8,8 +8,25 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
+from typing import List
 
 from benchmarks.harness import EGG_INFO, REPO
+from spacy_adf.serialization.text_lines import check_file, read_lines
+
+
+def read_texts(path, segmented: bool = False, limit: int = 0) -> List[str]:
+    """The non-empty lines of `path` (UTF-8); with `segmented`, a segmented
+    corpus line with its spaces removed (the raw text); at most `limit`."""
+    texts = []
+    for _, line in read_lines(check_file(path, "text", hint="")):
+        if segmented:
+            line = line.replace(" ", "")
+        if not line:
+            continue
+        texts.append(line)
+        if limit and len(texts) >= limit:
+            break
+    return texts
 
 
 def run(cmd, **kw):

@@ -23,8 +23,7 @@ import sys
 from pathlib import Path
 from typing import List
 
-from benchmarks.packaging import build_sdist, make_venv, run
-from tests.helpers.texts import read_texts
+from benchmarks.packaging import build_sdist, make_venv, read_texts, run
 
 # Run in the new venv, from the work dir (so this checkout is not on the
 # path). spacy_adf is deliberately not imported: spacy.load must find the

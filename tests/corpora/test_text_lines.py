@@ -10,7 +10,7 @@ from spacy_adf.corpora.conll import read_conll
 from spacy_adf.corpora.segmented import SegmentedCorpus, read_segmented
 from spacy_adf.models.char_segmenter import read_user_dict
 from spacy_adf.serialization.text_lines import check_file, read_lines
-from tests.helpers.texts import read_texts
+from benchmarks.packaging import read_texts
 from spacy_adf.tokenizers.char import CharTokenizer
 
 BOM = "\ufeff"

@@ -62,7 +62,7 @@ def test_spacy_package_segmenter(tmp_path):
     nlp.to_disk(tok_model)
 
     # the script's --segmented reading of a SIGHAN file
-    from tests.helpers.texts import read_texts
+    from benchmarks.packaging import read_texts
 
     dev_texts = read_texts(dev_file, segmented=True)
     assert len(dev_texts) == 50 and not any(" " in t for t in dev_texts)
