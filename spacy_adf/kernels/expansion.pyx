@@ -6,8 +6,7 @@ subset index")."""
 from libc.math cimport sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy
-from .growth cimport grow_block
+from .growth cimport fill_column, grow_block
 from .subset_keys cimport mix64, subset_key
 
 import numpy
@@ -205,12 +204,7 @@ cdef class SubsetIndex:
             raise ValueError(f"the degree must be 1 to {MAX_DEGREE}, not {degree}")
         while slots < <uint64_t>(2 * expected + 2):
             slots *= 2
-        self.t.parent = NULL
-        self.t.item = NULL
-        self.t.size = NULL
-        self.t.support = NULL
-        self.t.n = 0
-        self.t.cap = 0
+        # the table's other fields start zeroed (NULL columns, n = cap = 0), as the object does
         if _fill_slots(&self.t, slots) < 0 or _grow_ids(&self.t) < 0:
             raise MemoryError()
         # id 0: the empty set (its parent is -1, it has no item)
@@ -319,16 +313,7 @@ cdef class SubsetIndex:
         item (int32: the subset's largest feature id, -1 for the empty set),
         size (int8) and support (int64)."""
         cdef Py_ssize_t n = self.t.n
-        parent = numpy.empty(n, dtype=numpy.int32)
-        item = numpy.empty(n, dtype=numpy.int32)
-        size = numpy.empty(n, dtype=numpy.int8)
-        support = numpy.empty(n, dtype=numpy.int64)
-        cdef int32_t[::1] a_parent = parent
-        cdef int32_t[::1] a_item = item
-        cdef int8_t[::1] a_size = size
-        cdef int64_t[::1] a_support = support
-        memcpy(&a_parent[0], self.t.parent, n * sizeof(int32_t))
-        memcpy(&a_item[0], self.t.item, n * sizeof(int32_t))
-        memcpy(&a_size[0], self.t.size, n * sizeof(int8_t))
-        memcpy(&a_support[0], self.t.support, n * sizeof(int64_t))
-        return {"parent": parent, "item": item, "size": size, "support": support}
+        return {"parent": fill_column(numpy.empty(n, dtype=numpy.int32), self.t.parent),
+                "item": fill_column(numpy.empty(n, dtype=numpy.int32), self.t.item),
+                "size": fill_column(numpy.empty(n, dtype=numpy.int8), self.t.size),
+                "support": fill_column(numpy.empty(n, dtype=numpy.int64), self.t.support)}

@@ -4,8 +4,7 @@ it): averaged PA-I on the explicit subset features, interned exactly so that
 the weights become PKE's trie (docs/architecture.md, "The on-line learner")."""
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy
-from .growth cimport grow_block
+from .growth cimport fill_column, grow_block
 from .idsets cimport ipow
 from .subset_keys cimport mix64, subset_key
 
@@ -236,7 +235,6 @@ cdef class SubsetLearner:
     cdef readonly bint taken   # take_arrays() emptied it
     cdef double coef[MAX_DEGREE + 1]
     cdef double step          # Daume's counter: 1 + examples seen
-    cdef int32_t* buf
 
     def __cinit__(self, int degree, double C=1.0, int64_t expected=0):
         cdef uint64_t slots = 1024
@@ -246,17 +244,9 @@ cdef class SubsetLearner:
             raise ValueError(f"C must be > 0, not {C!r}")
         while slots < <uint64_t>(2 * expected + 2):
             slots *= 2
+        # the table's other fields start zeroed (NULL columns, n = cap = 0), as the object does
         self.t.slots = <Slot*>calloc(slots, sizeof(Slot))
         self.t.mask = slots - 1
-        self.t.parent = NULL
-        self.t.item = NULL
-        self.t.size = NULL
-        self.t.w = NULL
-        self.t.u = NULL
-        self.t.support = NULL
-        self.t.n = 0
-        self.t.cap = 0
-        self.buf = NULL
         if self.t.slots == NULL or _grow_ids(&self.t) < 0:
             raise MemoryError()
         # id 0: the empty set, whose weight is the bias
@@ -316,7 +306,6 @@ cdef class SubsetLearner:
         cdef int m, rc = 0, d = self.degree, k
         cdef double f, margin, tau, loss_sum = 0.0, yi
         cdef double delta[MAX_DEGREE + 1]
-        cdef double norm[64]
         cdef const int32_t* a
         if self.finished:
             raise ValueError("the learner was finished (averaged): no more steps")
@@ -457,12 +446,7 @@ cdef class SubsetLearner:
 
 
 cdef object _copy_out(const void* column, Py_ssize_t n, dtype):
-    """A numpy array of the first n items of a C column."""
-    out = numpy.empty(n, dtype=dtype)
-    cdef unsigned char[::1] raw = out.view(numpy.uint8)
-    if n:
-        memcpy(&raw[0], column, n * out.itemsize)
-    return out
+    return fill_column(numpy.empty(n, dtype=dtype), column)
 
 
 cdef object _take_column(void** column, Py_ssize_t n, dtype):
