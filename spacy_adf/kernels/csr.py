@@ -9,8 +9,6 @@ import scipy.sparse
 
 from .svm import binary_csr
 
-__all__ = ["as_ids", "as_csr"]
-
 
 def as_ids(feature_ids):
     """int32 ids; values that do not fit int32 become -1 (unseen, ignored)."""

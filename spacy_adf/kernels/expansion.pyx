@@ -16,8 +16,6 @@ from .coefficients import subset_weights
 from .csr import as_csr
 from .idsets cimport sort_unique
 
-__all__ = ["SubsetIndex", "expansion_nnz"]
-
 cdef enum:
     MAX_DEGREE = 15
 

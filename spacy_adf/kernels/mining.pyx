@@ -17,8 +17,6 @@ from .coefficients import subset_weights, suffix_max_weights
 from .growth cimport fill_column
 from .idsets cimport cmp_i32
 
-__all__ = ["transactions", "mine_subsets", "trie_layout"]
-
 # ---------------------------------------------------------------- transactions
 
 

@@ -15,13 +15,6 @@ from .mining import trie_layout
 from .progress import Progress
 from .svm import binary_csr, merge_duplicates
 
-__all__ = ["PrimalSVM", "train_primal", "fit_linear_svc"]
-
-# the PKE format's arrays (classifiers.PKE reads them back through from_bytes)
-_ARRAY_DTYPES = {"feat_rank": numpy.int32, "root": numpy.int32, "cptr": numpy.int32,
-                 "item": numpy.int32, "weight": numpy.float64}
-
-
 def fit_linear_svc(phi, y, C: float = 1.0, sample_weight=None, intercept_scaling: Optional[float] = None,
                    tol: float = 1e-4, max_iter: int = 1000, random_state: int = 0):
     """liblinear's L1-loss (hinge) L2-regularised SVM, solved in the dual:
@@ -142,7 +135,6 @@ class PrimalSVM:
         w_r = cat(rec_w, numpy.float64)
         depth_r = cat(rec_depth, numpy.int8)
         arrays = trie_layout(parent_r, item_r, w_r, depth_r, feat_rank, n_items, d)
-        arrays = {k: numpy.ascontiguousarray(arrays[k], dtype=dt) for k, dt in _ARRAY_DTYPES.items()}
         kept_by_size = numpy.bincount(size[keep], minlength=d + 1)[1:].tolist()
         meta = {"degree": d, "bias": self.bias, "n_features": self.n_features,
                 "sigma": float(sigma), "sigma_pos": float(sig_pos), "sigma_neg": float(sig_neg),

@@ -16,8 +16,6 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
 
-__all__ = ["Progress", "INTERVAL"]
-
 # seconds between lines: under the 30 s a step may stay silent, with room
 # for a busy machine's scheduling delays
 INTERVAL = 20.0

@@ -12,8 +12,6 @@ import numpy
 
 from .coefficients import subset_weights
 
-__all__ = ["SubsetLearner"]
-
 cdef enum:
     MAX_DEGREE = 8
 
@@ -199,7 +197,8 @@ cdef int _add(Table* t, const int32_t* a, int m, int start, int depth, int32_t p
 
 cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth, int32_t parent,
                          int d) noexcept nogil:
-    """`_score`, and one more example for the support of each subset found."""
+    """`_score`, and one more example for the support of each subset found (a
+    copy: a count flag in `_score` cost `run` 2% more instructions, callgrind)."""
     cdef int k
     cdef int64_t sid
     cdef double total = 0.0

@@ -97,10 +97,7 @@ class ADF(Optimizer):
         n = max(int(n_examples), 1)
         window = max(n // 10, 1) if self.window == "auto" else int(self.window)
         alpha, beta = self._window_decay(n, window)
-        if self.sigma is not None:
-            l2 = 1.0 / (n * self.sigma ** 2)
-        else:
-            l2 = self.L2
+        l2 = self.L2 if self.sigma is None else 1.0 / (n * self.sigma ** 2)
         state = SparseADF(
             params,
             c=self.learn_rate,
