@@ -303,12 +303,10 @@ cdef class PKE(KernelClassifier):
         if (fr.shape != (self.n_features,) or cptr.shape != (n + 1,) or weight.shape != (n,)
                 or self.degree < 1 or self.degree > 15):
             raise ValueError("PKE arrays do not match")
-        if fr.size and (fr.min() < -1 or fr.max() >= n_items):
-            raise ValueError("PKE feature ranks out of range")
-        if root.size and (root.min() < -1 or root.max() >= n):
-            raise ValueError("PKE root table out of range")
-        if item.size and (item.min() < 0 or item.max() >= n_items):
-            raise ValueError("PKE trie items out of range")
+        for a, lo, hi, what in ((fr, -1, n_items, "feature ranks"), (root, -1, n, "root table"),
+                                (item, 0, n_items, "trie items")):
+            if a.size and (a.min() < lo or a.max() >= hi):
+                raise ValueError(f"PKE {what} out of range")
         if n and (numpy.any(numpy.diff(cptr) < 0) or cptr[n] != n
                   or numpy.any(cptr[:n] <= numpy.arange(n))):
             raise ValueError("PKE trie child pointers are inconsistent")

@@ -1,9 +1,6 @@
-"""Input conversion for the kernel classifiers: feature-id sets and CSR
-batches as the contiguous int32 / int64 arrays their nogil loops read.
-
-Shared by every classifier form (and benchmarks/datrie.pyx), so that they
-accept the same inputs.
-"""
+"""Input conversion for the kernel classifiers (every form, and
+benchmarks/datrie.pyx, so that they accept the same inputs): feature-id sets
+and CSR batches as the contiguous int32 / int64 arrays their nogil loops read."""
 import numpy
 import scipy.sparse
 

@@ -31,18 +31,11 @@ def fit_linear_svc(phi, y, C: float = 1.0, sample_weight=None, intercept_scaling
 
 class PrimalSVM:
     """A trained primal SVM over the subsets of the training examples (also
-    the result of the on-line trainer, `online.train_online`, with
-    ``trainer = "online"``).
-
-    Per subset id (id 0 = the empty set, see `expansion.SubsetIndex`):
-    ``parent`` (the id without its largest feature), ``item`` (that feature),
-    ``size``, ``support`` (training examples containing it, with
-    multiplicity) and ``weight`` w(s) = sqrt(c_d(|s|)) v_s. ``bias`` is the
-    intercept (0 without one) + w(empty set). ``n_pos`` / ``n_neg``: training
-    examples on or inside the margin by class (for sigma). Kept in memory to
-    build PKE at any sigma and xi (`to_pke`); not serialized (the pruned PKE
-    is).
-    """
+    what `online.train_online` returns, ``trainer = "online"``): per subset
+    id the arrays of `expansion.SubsetIndex` and ``weight`` w(s) =
+    sqrt(c_d(|s|)) v_s; ``bias`` = intercept (0 without one) + w(empty set);
+    ``n_pos`` / ``n_neg``: training examples on or inside the margin by class
+    (for sigma). In memory only, to build PKE at any sigma and xi (`to_pke`)."""
 
     def __init__(self, degree: int, n_features: int, parent, item, size, support, weight,
                  bias: float, n_pos: int, n_neg: int, classes=(-1, 1), stats: Optional[dict] = None,

@@ -1,11 +1,6 @@
-"""ADF as a thinc optimizer: `spacy_adf.ADF.v1` under @optimizers.
-
-Two paths:
-- sparse: spacy-adf's CRF/MaxEnt components call `sparse_state()` and update
-  through `SparseADF` (cost proportional to the weights a batch touches);
-- dense: `__call__(key, weights, gradient)` like every thinc optimizer, so the
-  same optimizer also trains spaCy's own components (e.g. `tagger`).
-"""
+"""ADF as a thinc optimizer, `spacy_adf.ADF.v1` (docs/training.md): spacy-adf's
+components update through `sparse_state()` (a `SparseADF`, whose cost follows
+the weights a batch touches), spaCy's own through the dense `__call__`."""
 import math
 from typing import Dict, Optional, Tuple, Union
 
