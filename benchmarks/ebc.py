@@ -44,7 +44,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from benchmarks.harness import DATA, REPO, machine_info, write_json
+from benchmarks.harness import DATA, REPO, machine_info, sv_summary, write_json
 
 import spacy_adf.pipeline.kernel_tagger  # noqa: F401  (registers pke_tagger before its entry point is installed)
 from spacy_adf.corpora.conll import conll_to_docs
@@ -131,7 +131,7 @@ def support_stats(tagger) -> dict:
     pairs = tagger.train_stats.get("pairs") or [{}] * len(svs)
     rows = []
     for sv, info in zip(svs, pairs):
-        t1 = sv.summary()
+        t1 = sv_summary(sv)
         rows.append({"pair": info.get("pair"), "n_examples": info.get("n_examples"), "n_sv": t1["n_sv"],
                      "n_pos_sv": t1["n_pos_sv"], "n_neg_sv": t1["n_neg_sv"], "avg_sv_len": t1["avg_len"],
                      "sv_features": t1["n_features_sv"], "B": t1["avg_list"],

@@ -212,3 +212,16 @@ def publish(report: Any, out_json: Path, out_md: Optional[Path], name: str, sect
     if out_md is not None:
         write_section(out_md, name, section)
     print(section)
+
+
+def sv_summary(sv) -> Dict[str, Any]:
+    """Kudo & Matsumoto 2003's Table 1 figures of a `kernels.svm.SupportVectors`:
+    support vectors (all, positive, negative), |F| (distinct features in the
+    support examples), the average |X_j| over support examples, and B, the
+    average length of PKI's inverted lists h(i) over those features (= nnz / |F|)."""
+    import numpy
+
+    n_feats = int(numpy.unique(sv.indices).shape[0])
+    nnz = int(sv.indices.shape[0])
+    return {"n_sv": sv.n_sv, "n_pos_sv": sv.n_pos, "n_neg_sv": sv.n_neg, "n_features_sv": n_feats,
+            "avg_len": nnz / sv.n_sv if sv.n_sv else 0.0, "avg_list": nnz / n_feats if n_feats else 0.0}

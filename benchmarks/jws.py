@@ -41,7 +41,7 @@ import numpy
 import spacy
 from spacy.training import Example
 
-from benchmarks.harness import DATA, REPO, machine_info, write_json
+from benchmarks.harness import DATA, REPO, machine_info, sv_summary, write_json
 from spacy_adf.corpora.knp import KNPCorpus
 from spacy_adf.kernels.primal import PrimalSVM
 from spacy_adf.tokenizers.char import CharTokenizer
@@ -125,7 +125,7 @@ def table1(seg) -> Dict:
     out = {"trainer": seg.cfg["trainer"], "n_examples": stats["n_examples"], "n_features": stats["n_features"],
            "avg_features_per_example": stats["avg_features"]}
     if sv is not None:
-        t1 = sv.summary()
+        t1 = sv_summary(sv)
         out.update({"n_sv": t1["n_sv"], "n_pos_sv": t1["n_pos_sv"], "n_neg_sv": t1["n_neg_sv"],
                     "avg_sv_features": t1["avg_len"], "B": t1["avg_list"]})
     else:

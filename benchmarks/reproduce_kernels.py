@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
-from benchmarks.harness import DATA, REPO, fmt, machine_info, module_command, run_child, write_json
+from benchmarks.harness import DATA, REPO, fmt, machine_info, module_command, run_child, sv_summary, write_json
 
 NAME = "reproduction_kudo2003"
 OUT_JSON = REPO / "metrics" / f"{NAME}.json"
@@ -105,7 +105,7 @@ def task_jdp(args) -> Dict[str, Any]:
     nlp = train_parser(train_docs, 3, 1.0, model_dir)
     pipe = nlp.get_pipe("pke_dependency")
     stats = pipe.cfg["stats"]
-    table1 = dict(pipe.plain_model.support_vectors.summary(), n_examples=stats["n_decisions"],
+    table1 = dict(sv_summary(pipe.plain_model.support_vectors), n_examples=stats["n_decisions"],
                   n_features=stats["n_features"])
     forms = ([("pkb", 0.0, 1), ("pki", 0.0, 1)] + [("pke", s, 1) for s in SIGMAS]
              + [("pke", XI_SIGMA["jdp"], xi) for xi in XIS if xi != 1])

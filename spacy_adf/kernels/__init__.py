@@ -9,8 +9,3 @@ from .pairwise import PairwiseClassifier
 from .online import train_online
 from .primal import PrimalSVM, train_primal
 from .svm import SupportVectors, merge_duplicates, train_svm
-
-__all__ = ["subset_weights", "SupportVectors", "train_svm", "merge_duplicates",
-           "as_csr", "as_ids", "SubsetIndex", "PrimalSVM", "train_primal", "train_online",
-           "KernelClassifier", "PKB", "PKI", "PKE", "make_classifier", "load_classifier",
-           "PairwiseClassifier"]

@@ -6,14 +6,10 @@ cascade"."""
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-import numpy
-
 from .classifiers cimport KernelClassifier, Scratch
-from .coordination cimport add_coordination
+from .coordination cimport add_coordination, append_ids, distance_id
 
-from .sentence_parts import check_batch, head_words, run_parts
-
-__all__ = ["cascade_heads"]
+from .sentence_parts import read_batch, run_parts
 
 
 cdef struct Work:
@@ -29,19 +25,11 @@ cdef struct Work:
     int32_t* buf        # the question's feature ids
 
 
-cdef inline Py_ssize_t _append(int32_t* buf, Py_ssize_t m, const int32_t* f, int64_t a, int64_t b) noexcept nogil:
-    while a < b:
-        buf[m] = f[a]
-        m += 1
-        a += 1
-    return m
-
-
 cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t* off, int64_t g0, int32_t n,
                           const int32_t* dist, int32_t* heads, Work* w, Scratch* s,
                           int64_t* n_questions, int64_t* n_calls, const uint64_t* words) noexcept nogil:
     """Heads (sentence-local, -1 for the root) of segments g0 .. g0 + n - 1."""
-    cdef int32_t k, m = n, newm, i, j, c, d, df, q
+    cdef int32_t k, m = n, newm, i, j, c, df, q
     cdef int64_t gi, gj
     cdef Py_ssize_t nf
     cdef bint tag
@@ -62,22 +50,21 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
                 continue
             gi = g0 + i
             gj = g0 + j
-            nf = _append(w.buf, 0, f, off[5 * gi], off[5 * gi + 1])
-            nf = _append(w.buf, nf, f, off[5 * gj + 1], off[5 * gj + 2])
-            d = j - i
-            df = dist[0 if d == 1 else 1 if d <= 5 else 2]
+            nf = append_ids(w.buf, 0, f, off[5 * gi], off[5 * gi + 1], 0)
+            nf = append_ids(w.buf, nf, f, off[5 * gj + 1], off[5 * gj + 2], 0)
+            df = distance_id(dist, j - i)
             if df >= 0:
                 w.buf[nf] = df
                 nf += 1
             for q in range(i + 1, j):
-                nf = _append(w.buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3])
+                nf = append_ids(w.buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], 0)
             c = w.first[i]
             while c >= 0:
-                nf = _append(w.buf, nf, f, off[5 * (g0 + c) + 3], off[5 * (g0 + c) + 4])
+                nf = append_ids(w.buf, nf, f, off[5 * (g0 + c) + 3], off[5 * (g0 + c) + 4], 0)
                 c = w.sibling[c]
             c = w.first[j]
             while c >= 0:
-                nf = _append(w.buf, nf, f, off[5 * (g0 + c) + 4], off[5 * (g0 + c) + 5])
+                nf = append_ids(w.buf, nf, f, off[5 * (g0 + c) + 4], off[5 * (g0 + c) + 5], 0)
                 c = w.sibling[c]
             nf = add_coordination(w.buf, nf, words, g0, n, i, j, dist + 3, 0)
             tag = clf.decide_ids(w.buf, nf, s) > 0
@@ -112,13 +99,10 @@ def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int 
     and enough sentences, parts of about equal size are parsed on that many
     threads at once (the classifier is read-only; each part has its own
     scratch memory, `sentence_parts.run_parts`): the same heads."""
-    cdef const int32_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.int32)
-    cdef const int64_t[::1] off = numpy.ascontiguousarray(seg_off, dtype=numpy.int64)
-    cdef const int64_t[::1] ss = numpy.ascontiguousarray(sent_seg, dtype=numpy.int64)
-    n_sent, n_seg = check_batch(f.shape[0], off, ss, n_threads)
-    dist = [int(distance[k]) for k in range(3)] + [int(coordination[k]) for k in range(3)]
-    heads = numpy.full(n_seg, -1, dtype=numpy.int32)
-    cdef const uint64_t[::1] w = head_words(words, n_seg)
+    cdef const int32_t[::1] f
+    cdef const int64_t[::1] off, ss
+    cdef const uint64_t[::1] w
+    f, off, ss, dist, heads, w = read_batch(feats, seg_off, sent_seg, distance, coordination, words, n_threads)
     results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, heads, w, a, b), n_threads, off, ss,
                         f.shape[0])
     return heads, sum(r[0] for r in results), sum(r[1] for r in results)

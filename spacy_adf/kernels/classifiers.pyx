@@ -22,8 +22,6 @@ from .idsets cimport gallop, ipow, sort_unique
 from .mining import mine_subsets, transactions, trie_layout
 from .svm import SupportVectors
 
-__all__ = ["KernelClassifier", "PKB", "PKI", "PKE", "make_classifier", "load_classifier"]
-
 
 cdef class KernelClassifier:
     """Shared driver: validation, scratch memory and the batch loop (its
@@ -85,7 +83,7 @@ cdef class KernelClassifier:
 cdef class _SVBased(KernelClassifier):
     """Holds the support examples as CSR arrays (shared by PKB and PKI)."""
     cdef readonly object support_vectors
-    cdef object _keep
+    cdef object _keep  # the arrays the pointers below (and PKI's) read
     cdef const int64_t* sv_ptr
     cdef const int32_t* sv_ix
     cdef const double* coef
@@ -112,8 +110,7 @@ cdef class _SVBased(KernelClassifier):
 
     @property
     def nbytes(self):
-        sv = self.support_vectors
-        return sv.indptr.nbytes + sv.indices.nbytes + sv.coef.nbytes
+        return sum(a.nbytes for a in self._keep)
 
     def to_bytes(self) -> bytes:
         return pack(self.FORMAT, 1, {}, {"support_vectors": self.support_vectors.to_bytes()})
@@ -163,7 +160,6 @@ cdef class PKI(_SVBased):
     contribute coef_j * 1, which is precomputed into `bias`. Exact;
     O(|X| B + #touched) per decision (B = mean |h(i)|)."""
     FORMAT = "spacy_adf.kernels.pki"
-    cdef object _inv
     cdef const int64_t* inv_ptr
     cdef const int32_t* inv_sv
 
@@ -175,17 +171,11 @@ cdef class PKI(_SVBased):
         inv_ptr = numpy.zeros(sv.n_features + 1, dtype=numpy.int64)
         inv_ptr[1:] = numpy.cumsum(numpy.bincount(sv.indices, minlength=sv.n_features))
         inv_sv = numpy.ascontiguousarray(rows[order])
-        self._inv = (inv_ptr, inv_sv)
+        self._keep += (inv_ptr, inv_sv)
         cdef const int64_t[::1] ip = inv_ptr
         cdef const int32_t[::1] iv = inv_sv
         self.inv_ptr = &ip[0]
         self.inv_sv = &iv[0] if iv.shape[0] else NULL
-
-    @property
-    def nbytes(self):
-        sv = self.support_vectors
-        return (sv.indptr.nbytes + sv.indices.nbytes + sv.coef.nbytes + self._inv[0].nbytes
-                + self._inv[1].nbytes)
 
     cdef int alloc_scratch(self, Scratch* s, Py_ssize_t max_len) except -1:
         KernelClassifier.alloc_scratch(self, s, max_len)
@@ -313,12 +303,10 @@ cdef class PKE(KernelClassifier):
         if (fr.shape != (self.n_features,) or cptr.shape != (n + 1,) or weight.shape != (n,)
                 or self.degree < 1 or self.degree > 15):
             raise ValueError("PKE arrays do not match")
-        if fr.size and (fr.min() < -1 or fr.max() >= n_items):
-            raise ValueError("PKE feature ranks out of range")
-        if root.size and (root.min() < -1 or root.max() >= n):
-            raise ValueError("PKE root table out of range")
-        if item.size and (item.min() < 0 or item.max() >= n_items):
-            raise ValueError("PKE trie items out of range")
+        for a, lo, hi, what in ((fr, -1, n_items, "feature ranks"), (root, -1, n, "root table"),
+                                (item, 0, n_items, "trie items")):
+            if a.size and (a.min() < lo or a.max() >= hi):
+                raise ValueError(f"PKE {what} out of range")
         if n and (numpy.any(numpy.diff(cptr) < 0) or cptr[n] != n
                   or numpy.any(cptr[:n] <= numpy.arange(n))):
             raise ValueError("PKE trie child pointers are inconsistent")

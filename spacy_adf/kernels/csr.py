@@ -1,15 +1,10 @@
-"""Input conversion for the kernel classifiers: feature-id sets and CSR
-batches as the contiguous int32 / int64 arrays their nogil loops read.
-
-Shared by every classifier form (and benchmarks/datrie.pyx), so that they
-accept the same inputs.
-"""
+"""Input conversion for the kernel classifiers (every form, and
+benchmarks/datrie.pyx, so that they accept the same inputs): feature-id sets
+and CSR batches as the contiguous int32 / int64 arrays their nogil loops read."""
 import numpy
 import scipy.sparse
 
 from .svm import binary_csr
-
-__all__ = ["as_ids", "as_csr"]
 
 
 def as_ids(feature_ids):

@@ -6,8 +6,7 @@ subset index")."""
 from libc.math cimport sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy
-from .growth cimport grow_block
+from .growth cimport fill_column, grow_block
 from .subset_keys cimport mix64, subset_key
 
 import numpy
@@ -16,8 +15,6 @@ import scipy.sparse
 from .coefficients import subset_weights
 from .csr import as_csr
 from .idsets cimport sort_unique
-
-__all__ = ["SubsetIndex", "expansion_nnz"]
 
 cdef enum:
     MAX_DEGREE = 15
@@ -78,10 +75,10 @@ cdef int _fill_slots(Table* t, uint64_t n_slots) noexcept nogil:
 
 cdef int _rehash(Table* t) noexcept nogil:
     """Double the slots. The old slots go before the new ones come (they
-    are rebuilt from the id arrays), so a doubling never holds both, as in
-    subset_learner. If the new size cannot be had, the old size is rebuilt
-    and -1 returned; if not even that, the table is left without slots
-    (`expand` and `lookup` then refuse) and -1 returned."""
+    are rebuilt from the id arrays), so a doubling never holds both. If the
+    new size cannot be had, the old size is rebuilt and -1 returned; if not
+    even that, the table is left without slots (`expand` then refuses) and
+    -1 returned."""
     cdef uint64_t n_slots = (t.mask + 1) * 2
     free(t.keys)
     free(t.vals)
@@ -172,14 +169,14 @@ cdef int64_t _n_subsets(int64_t m, int d) noexcept nogil:
     return total
 
 
-def expansion_nnz(X, int degree, bint include_empty=True):
+def expansion_nnz(X, int degree):
     """Non-zeros of phi(X) (for sizing before expanding): per row,
     sum_{r=1..d} C(|X_i|, r), plus one for the empty set."""
     indptr, indices = as_csr(X)
     lengths = numpy.diff(indptr)
     total = 0
     for m, k in zip(*numpy.unique(lengths, return_counts=True)):
-        total += int(k) * (_n_subsets(int(m), degree) + (1 if include_empty else 0))
+        total += int(k) * (_n_subsets(int(m), degree) + 1)
     return total
 
 
@@ -199,19 +196,11 @@ cdef class SubsetIndex:
     cdef readonly int degree
     cdef double scale[MAX_DEGREE + 1]
 
-    def __cinit__(self, int degree, int64_t expected=0):
-        cdef uint64_t slots = 1024
+    def __cinit__(self, int degree):
         if degree < 1 or degree > MAX_DEGREE:
             raise ValueError(f"the degree must be 1 to {MAX_DEGREE}, not {degree}")
-        while slots < <uint64_t>(2 * expected + 2):
-            slots *= 2
-        self.t.parent = NULL
-        self.t.item = NULL
-        self.t.size = NULL
-        self.t.support = NULL
-        self.t.n = 0
-        self.t.cap = 0
-        if _fill_slots(&self.t, slots) < 0 or _grow_ids(&self.t) < 0:
+        # the table's other fields start zeroed (NULL columns, n = cap = 0), as the object does
+        if _fill_slots(&self.t, 1024) < 0 or _grow_ids(&self.t) < 0:
             raise MemoryError()
         # id 0: the empty set (its parent is -1, it has no item)
         self.t.parent[0] = -1
@@ -248,7 +237,7 @@ cdef class SubsetIndex:
                               "new index with more memory free (or a smaller degree / fewer features)")
         return 0
 
-    def expand(self, X, bint add=True, counts=None, bint include_empty=True):
+    def expand(self, X, bint add=True, counts=None):
         """phi(X) as a float64 CSR matrix (see the class doc)."""
         self._check_slots()
         indptr, indices = as_csr(X)
@@ -264,7 +253,7 @@ cdef class SubsetIndex:
                 raise ValueError("counts must have one entry per row")
             if n and numpy.min(counts) < 0:
                 raise ValueError("counts must be >= 0")
-        bound = expansion_nnz((indptr, indices), self.degree, include_empty)
+        bound = expansion_nnz((indptr, indices), self.degree)
         if bound >= 2147483647:
             raise ValueError(f"phi would have {bound} non-zeros; scikit-learn's liblinear takes "
                              "fewer than 2^31: train on fewer examples or a lower degree")
@@ -293,10 +282,9 @@ cdef class SubsetIndex:
                             buf[m] = ix[j]
                             m += 1
                     m = <int>sort_unique(buf, m)
-                    if include_empty:
-                        out.ix[out.pos] = 0
-                        out.val[out.pos] = self.scale[0]
-                        out.pos += 1
+                    out.ix[out.pos] = 0  # the empty set
+                    out.val[out.pos] = self.scale[0]
+                    out.pos += 1
                     if add:
                         t.support[0] += w[i]
                     rc = _expand(t, buf, m, 0, 0, 0, d, add, w[i], self.scale, &out)
@@ -319,16 +307,7 @@ cdef class SubsetIndex:
         item (int32: the subset's largest feature id, -1 for the empty set),
         size (int8) and support (int64)."""
         cdef Py_ssize_t n = self.t.n
-        parent = numpy.empty(n, dtype=numpy.int32)
-        item = numpy.empty(n, dtype=numpy.int32)
-        size = numpy.empty(n, dtype=numpy.int8)
-        support = numpy.empty(n, dtype=numpy.int64)
-        cdef int32_t[::1] a_parent = parent
-        cdef int32_t[::1] a_item = item
-        cdef int8_t[::1] a_size = size
-        cdef int64_t[::1] a_support = support
-        memcpy(&a_parent[0], self.t.parent, n * sizeof(int32_t))
-        memcpy(&a_item[0], self.t.item, n * sizeof(int32_t))
-        memcpy(&a_size[0], self.t.size, n * sizeof(int8_t))
-        memcpy(&a_support[0], self.t.support, n * sizeof(int64_t))
-        return {"parent": parent, "item": item, "size": size, "support": support}
+        return {"parent": fill_column(numpy.empty(n, dtype=numpy.int32), self.t.parent),
+                "item": fill_column(numpy.empty(n, dtype=numpy.int32), self.t.item),
+                "size": fill_column(numpy.empty(n, dtype=numpy.int8), self.t.size),
+                "support": fill_column(numpy.empty(n, dtype=numpy.int64), self.t.support)}

@@ -1,12 +1,8 @@
-"""Give the C heap's free memory back to the operating system.
-
-A kernel model reads its whole corpus (Docs, feature strings) before the
-trainer's subset table grows. Python frees those objects, but glibc keeps
-the freed pages in its heap, so they still count in the process's resident
-memory while the table is built on top: the peak is corpus + table instead
-of the larger of the two. ``malloc_trim(0)`` returns the free pages. On a C
-library without it (macOS, musl) nothing happens.
-"""
+"""Give the C heap's free memory back to the operating system: a kernel
+model reads its whole corpus before the trainer's subset table grows, and
+glibc keeps the pages Python freed in its heap, so the peak would be corpus +
+table instead of the larger of the two. On a C library without
+``malloc_trim`` (macOS, musl) nothing happens."""
 import ctypes
 import ctypes.util
 import gc

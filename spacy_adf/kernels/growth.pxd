@@ -1,9 +1,10 @@
 # cython: language_level=3
-"""Growing the parallel arrays of a subset table without the GIL: the one
-realloc step that the expansion (`expansion.pyx`) and the on-line learner
-(`subset_learner.pyx`) take for each of their columns. ``cdef inline`` in a
-.pxd, so each extension compiles its own copy (see idsets.pxd)."""
+"""The C columns of the subset tables (`expansion.pyx`, `subset_learner.pyx`)
+and of the miner (`mining.pyx`): growing them without the GIL and copying
+them out to numpy. ``cdef inline`` in a .pxd, so each extension compiles its
+own copy (see idsets.pxd)."""
 from libc.stdlib cimport realloc
+from libc.string cimport memcpy
 
 
 cdef inline int grow_block(void** block, size_t nbytes) noexcept nogil:
@@ -13,3 +14,11 @@ cdef inline int grow_block(void** block, size_t nbytes) noexcept nogil:
         return -1
     block[0] = p
     return 0
+
+
+cdef inline object fill_column(out, const void* src):
+    """The numpy array `out`, filled with its nbytes from the C column `src`."""
+    cdef unsigned char[::1] raw = out.view("uint8")
+    if raw.shape[0]:
+        memcpy(&raw[0], src, raw.shape[0])
+    return out

@@ -14,8 +14,6 @@ import numpy
 
 from .pairwise cimport PairScratch, PairwiseClassifier
 
-__all__ = ["decode"]
-
 
 def decode(PairwiseClassifier clf, static, sent_off, dynamic, forced=None):
     """Tag every token left to right (int32 class ids): sentence s is tokens

@@ -9,14 +9,13 @@ The miner's loops are nogil and own their memory; nothing here classifies.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
-from libc.string cimport memcpy
+from libc.string cimport memset
 
 import numpy
 
 from .coefficients import subset_weights, suffix_max_weights
+from .growth cimport fill_column
 from .idsets cimport cmp_i32
-
-__all__ = ["transactions", "mine_subsets", "trie_layout"]
 
 # ---------------------------------------------------------------- transactions
 
@@ -204,11 +203,6 @@ cdef int _mine_node(Miner* m, int level, int32_t node, const int32_t* pt, const 
     return 0
 
 
-cdef void _copy_out(arr, const void* src, size_t nbytes):
-    cdef unsigned char[::1] dst = arr.view(numpy.uint8)
-    memcpy(&dst[0], src, nbytes)
-
-
 def mine_subsets(tptr, titem, tcoef, int n_items, int degree, double sig_pos, double sig_neg,
                  int xi):
     """Depth-first subset mining over the support examples (PrefixSpan-style
@@ -227,6 +221,7 @@ def mine_subsets(tptr, titem, tcoef, int n_items, int degree, double sig_pos, do
     if tp.shape[0] != n_sv + 1 or tp[0] != 0 or tp[n_sv] != ti.shape[0]:
         raise ValueError("mine_subsets: transactions do not match")
     cdef Miner m
+    memset(&m, 0, sizeof(Miner))  # NULL records, no counts yet
     cdef int r
     cdef Py_ssize_t j, k
     c = subset_weights(degree)
@@ -259,14 +254,6 @@ def mine_subsets(tptr, titem, tcoef, int n_items, int degree, double sig_pos, do
     # (t, p) owns a distinct suffix position, so nnz slots per level suffice
     m.pj_t = <int32_t*>malloc(degree * m.nnz * sizeof(int32_t))
     m.pj_p = <int64_t*>malloc(degree * m.nnz * sizeof(int64_t))
-    m.r_parent = NULL
-    m.r_item = NULL
-    m.r_w = NULL
-    m.r_depth = NULL
-    m.r_keep = NULL
-    m.n_rec = 0
-    m.cap_rec = 0
-    m.n_visited = 0
     cdef int rc = -1
     try:
         if (m.sp == NULL or m.sn == NULL or m.cnt == NULL or m.slot == NULL or m.touched == NULL
@@ -287,18 +274,11 @@ def mine_subsets(tptr, titem, tcoef, int n_items, int degree, double sig_pos, do
         if rc < 0:
             raise MemoryError("PKE mining ran out of memory (raise sigma or xi)")
         n = m.n_rec
-        parent = numpy.empty(n, dtype=numpy.int32)
-        item = numpy.empty(n, dtype=numpy.int32)
-        w = numpy.empty(n, dtype=numpy.float64)
-        depth = numpy.empty(n, dtype=numpy.int8)
-        keep = numpy.empty(n, dtype=numpy.uint8)
-        if n:
-            _copy_out(parent, m.r_parent, n * sizeof(int32_t))
-            _copy_out(item, m.r_item, n * sizeof(int32_t))
-            _copy_out(w, m.r_w, n * sizeof(double))
-            _copy_out(depth, m.r_depth, n * sizeof(int8_t))
-            _copy_out(keep, m.r_keep, n * sizeof(uint8_t))
-        return parent, item, w, depth, keep.view(numpy.bool_), int(m.n_visited)
+        return (fill_column(numpy.empty(n, dtype=numpy.int32), m.r_parent),
+                fill_column(numpy.empty(n, dtype=numpy.int32), m.r_item),
+                fill_column(numpy.empty(n, dtype=numpy.float64), m.r_w),
+                fill_column(numpy.empty(n, dtype=numpy.int8), m.r_depth),
+                fill_column(numpy.empty(n, dtype=numpy.uint8), m.r_keep).view(numpy.bool_), int(m.n_visited))
     finally:
         free(m.sp); free(m.sn); free(m.cnt); free(m.slot); free(m.touched)
         free(m.ch_item); free(m.ch_w); free(m.ch_flag); free(m.ch_beg); free(m.ch_n)

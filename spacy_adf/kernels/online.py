@@ -15,8 +15,6 @@ from .primal import PrimalSVM
 from .subset_learner import SubsetLearner
 from .svm import binary_csr
 
-__all__ = ["train_online", "DEFAULT_EPOCHS"]
-
 DEFAULT_EPOCHS = 10
 # examples per learner call: small enough to come back for progress lines often
 _CHUNK = 8192

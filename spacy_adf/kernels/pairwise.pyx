@@ -13,8 +13,6 @@ from .classifiers import load_classifier
 from .csr import as_csr, as_ids
 from .classifiers cimport KernelClassifier, Scratch
 
-__all__ = ["PairwiseClassifier", "n_pairs", "class_pairs"]
-
 FORMAT = "spacy_adf.kernels.pairwise"
 VERSION = 1
 
@@ -168,10 +166,6 @@ cdef class PairwiseClassifier:
     def decision_batch(self, X):
         """(n, K(K-1)/2) float64: every binary classifier's decision value per row."""
         return numpy.stack([c.decision_batch(X) for c in self.classifiers], axis=1)
-
-    @property
-    def pairs(self):
-        return class_pairs(self.n_classes)
 
     @property
     def sigma(self):

@@ -15,13 +15,6 @@ from .mining import trie_layout
 from .progress import Progress
 from .svm import binary_csr, merge_duplicates
 
-__all__ = ["PrimalSVM", "train_primal", "fit_linear_svc"]
-
-# the PKE format's arrays (classifiers.PKE reads them back through from_bytes)
-_ARRAY_DTYPES = {"feat_rank": numpy.int32, "root": numpy.int32, "cptr": numpy.int32,
-                 "item": numpy.int32, "weight": numpy.float64}
-
-
 def fit_linear_svc(phi, y, C: float = 1.0, sample_weight=None, intercept_scaling: Optional[float] = None,
                    tol: float = 1e-4, max_iter: int = 1000, random_state: int = 0):
     """liblinear's L1-loss (hinge) L2-regularised SVM, solved in the dual:
@@ -38,18 +31,11 @@ def fit_linear_svc(phi, y, C: float = 1.0, sample_weight=None, intercept_scaling
 
 class PrimalSVM:
     """A trained primal SVM over the subsets of the training examples (also
-    the result of the on-line trainer, `online.train_online`, with
-    ``trainer = "online"``).
-
-    Per subset id (id 0 = the empty set, see `expansion.SubsetIndex`):
-    ``parent`` (the id without its largest feature), ``item`` (that feature),
-    ``size``, ``support`` (training examples containing it, with
-    multiplicity) and ``weight`` w(s) = sqrt(c_d(|s|)) v_s. ``bias`` is the
-    intercept (0 without one) + w(empty set). ``n_pos`` / ``n_neg``: training
-    examples on or inside the margin by class (for sigma). Kept in memory to
-    build PKE at any sigma and xi (`to_pke`); not serialized (the pruned PKE
-    is).
-    """
+    what `online.train_online` returns, ``trainer = "online"``): per subset
+    id the arrays of `expansion.SubsetIndex` and ``weight`` w(s) =
+    sqrt(c_d(|s|)) v_s; ``bias`` = intercept (0 without one) + w(empty set);
+    ``n_pos`` / ``n_neg``: training examples on or inside the margin by class
+    (for sigma). In memory only, to build PKE at any sigma and xi (`to_pke`)."""
 
     def __init__(self, degree: int, n_features: int, parent, item, size, support, weight,
                  bias: float, n_pos: int, n_neg: int, classes=(-1, 1), stats: Optional[dict] = None,
@@ -142,7 +128,6 @@ class PrimalSVM:
         w_r = cat(rec_w, numpy.float64)
         depth_r = cat(rec_depth, numpy.int8)
         arrays = trie_layout(parent_r, item_r, w_r, depth_r, feat_rank, n_items, d)
-        arrays = {k: numpy.ascontiguousarray(arrays[k], dtype=dt) for k, dt in _ARRAY_DTYPES.items()}
         kept_by_size = numpy.bincount(size[keep], minlength=d + 1)[1:].tolist()
         meta = {"degree": d, "bias": self.bias, "n_features": self.n_features,
                 "sigma": float(sigma), "sigma_pos": float(sig_pos), "sigma_neg": float(sig_neg),

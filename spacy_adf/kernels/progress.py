@@ -1,22 +1,13 @@
 """Progress lines for long training steps, in spaCy's console style
 (wasabi's info lines, as `spacy train` prints its own), so that no step of
-`initialize` stays silent for more than `INTERVAL` seconds.
-
-`Progress.tick` is for loops that come back to Python (feature extraction,
-on-line passes run in chunks): it prints only when `INTERVAL` seconds have
-passed since the last line. `Progress.running` is for one call that does
-not come back for a while (libsvm, liblinear, PKE mining): a daemon thread
-prints a line every `INTERVAL` seconds until the call returns. Those calls
-release the GIL (scikit-learn's libsvm and liblinear fits, the miner's
-nogil loop), so the thread gets to run.
-"""
+`initialize` stays silent for more than `INTERVAL` seconds: `Progress.tick`
+for loops that come back to Python, `Progress.running` (a daemon thread) for
+one call that does not but releases the GIL (libsvm, liblinear, PKE mining)."""
 import sys
 import threading
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional
-
-__all__ = ["Progress", "INTERVAL"]
 
 # seconds between lines: under the 30 s a step may stay silent, with room
 # for a busy machine's scheduling delays

@@ -13,20 +13,25 @@ PARTS_PER_THREAD = 4
 MIN_SENTENCES_PER_PART = 16
 
 
-def check_batch(n_feats: int, off, ss, n_threads: int) -> Tuple[int, int]:
-    """(sentences, segments) of a batch; ValueError for inconsistent arrays."""
+def read_batch(feats, seg_off, sent_seg, distance, coordination, words, n_threads: int) -> tuple:
+    """A batch as the parsers read it: (feats int32, seg_off int64, sent_seg
+    int64, the question ids [three distances, three coordination features],
+    heads (int32, all -1), head words); ValueError for inconsistent arrays."""
+    f = numpy.ascontiguousarray(feats, dtype=numpy.int32)
+    off = numpy.ascontiguousarray(seg_off, dtype=numpy.int64)
+    ss = numpy.ascontiguousarray(sent_seg, dtype=numpy.int64)
     n_sent = ss.shape[0] - 1
     n_seg = int(ss[n_sent]) if n_sent >= 0 else 0
     if n_threads < 1:
         raise ValueError(f"n_threads must be >= 1, not {n_threads}")
     if n_sent < 0 or off.shape[0] != 5 * n_seg + 1:
         raise ValueError("seg_off needs 5 offsets per segment and a final one")
-    sents = numpy.asarray(ss)
-    if n_sent and (sents[0] < 0 or (numpy.diff(sents) < 0).any()):
+    if n_sent and (ss[0] < 0 or (numpy.diff(ss) < 0).any()):
         raise ValueError("sentence offsets must ascend")
-    if off[5 * n_seg] != n_feats:
+    if off[5 * n_seg] != f.shape[0]:
         raise ValueError("the segment offsets do not match the features")
-    return n_sent, n_seg
+    dist = [int(distance[k]) for k in range(3)] + [int(coordination[k]) for k in range(3)]
+    return f, off, ss, dist, numpy.full(n_seg, -1, dtype=numpy.int32), head_words(words, n_seg)
 
 
 def head_words(words, n_seg: int) -> numpy.ndarray:

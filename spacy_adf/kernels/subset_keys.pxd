@@ -1,10 +1,8 @@
 # cython: language_level=3
 """The key of a subset in a subset table and its hash: one definition for
 the expansion (`expansion.pyx`) and the on-line learner
-(`subset_learner.pyx`), whose tables must agree on what a key is. Their slot
-layouts differ (split key/id arrays against key and id side by side), so
-each keeps its own probe loops: the expansion's probes scan 8-byte keys
-only, faster and smaller than in 16-byte slots (docs/components.md).
+(`subset_learner.pyx`), whose tables must agree on what a key is (their slot
+layouts and probe loops differ: see the comments at their tables).
 ``cdef inline`` in a .pxd, so each extension compiles its own copy (see
 idsets.pxd)."""
 from libc.stdint cimport int32_t, uint32_t, uint64_t

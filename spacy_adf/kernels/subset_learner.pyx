@@ -4,16 +4,13 @@ it): averaged PA-I on the explicit subset features, interned exactly so that
 the weights become PKE's trie (docs/architecture.md, "The on-line learner")."""
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy
-from .growth cimport grow_block
+from .growth cimport fill_column, grow_block
 from .idsets cimport ipow
 from .subset_keys cimport mix64, subset_key
 
 import numpy
 
 from .coefficients import subset_weights
-
-__all__ = ["SubsetLearner"]
 
 cdef enum:
     MAX_DEGREE = 8
@@ -87,11 +84,8 @@ cdef void _fill_slots(Table* t) noexcept nogil:
 
 
 cdef int _rehash(Table* t) noexcept nogil:
-    """Double the slots. They are rebuilt from the id arrays, so the old
-    slot array goes before the new one comes: the peak is the new table
-    alone, not both. If the new array cannot be had, the old size is
-    rebuilt and -1 returned; if not even that, the table is left without
-    slots (the learner then refuses every call) and -1 returned."""
+    """Double the slots, as expansion.pyx's `_rehash` does (the learner
+    refuses every call once the table is left without slots)."""
     cdef uint64_t n_slots = (t.mask + 1) * 2
     cdef int rc = 0
     free(t.slots)
@@ -200,7 +194,8 @@ cdef int _add(Table* t, const int32_t* a, int m, int start, int depth, int32_t p
 
 cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth, int32_t parent,
                          int d) noexcept nogil:
-    """`_score`, and one more example for the support of each subset found."""
+    """`_score`, and one more example for the support of each subset found (a
+    copy: a count flag in `_score` cost `run` 2% more instructions, callgrind)."""
     cdef int k
     cdef int64_t sid
     cdef double total = 0.0
@@ -219,16 +214,10 @@ cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth
 
 cdef class SubsetLearner:
     """Averaged PA-I over the subset features of degree <= ``degree`` (see
-    the module doc). Rows are given as CSR arrays (indptr int64, indices
-    int32) with sorted, unique, non-negative ids per row (`online.py`
-    canonicalises them); labels are int8 +1 / -1.
-
-    ``run(indptr, indices, y, order, start, stop)`` takes one step per
-    example order[start:stop] and returns (steps taken, mistakes, summed
-    hinge loss); ``finish()`` replaces the weights by their average (no
-    more steps after it); ``count(...)`` then counts each subset's support
-    over the rows and returns their decision values.
-    """
+    the module doc): `run` steps, `finish` averages, `count` counts supports.
+    Rows are given as CSR arrays (indptr int64, indices int32) with sorted,
+    unique, non-negative ids per row (`online.py` canonicalises them);
+    labels are int8 +1 / -1."""
     cdef Table t
     cdef readonly int degree
     cdef readonly double C
@@ -236,27 +225,15 @@ cdef class SubsetLearner:
     cdef readonly bint taken   # take_arrays() emptied it
     cdef double coef[MAX_DEGREE + 1]
     cdef double step          # Daume's counter: 1 + examples seen
-    cdef int32_t* buf
 
-    def __cinit__(self, int degree, double C=1.0, int64_t expected=0):
-        cdef uint64_t slots = 1024
+    def __cinit__(self, int degree, double C=1.0):
         if degree < 1 or degree > MAX_DEGREE:
             raise ValueError(f"the degree must be 1 to {MAX_DEGREE}, not {degree}")
         if not C > 0:
             raise ValueError(f"C must be > 0, not {C!r}")
-        while slots < <uint64_t>(2 * expected + 2):
-            slots *= 2
-        self.t.slots = <Slot*>calloc(slots, sizeof(Slot))
-        self.t.mask = slots - 1
-        self.t.parent = NULL
-        self.t.item = NULL
-        self.t.size = NULL
-        self.t.w = NULL
-        self.t.u = NULL
-        self.t.support = NULL
-        self.t.n = 0
-        self.t.cap = 0
-        self.buf = NULL
+        # the table's other fields start zeroed (NULL columns, n = cap = 0), as the object does
+        self.t.slots = <Slot*>calloc(1024, sizeof(Slot))
+        self.t.mask = 1024 - 1
         if self.t.slots == NULL or _grow_ids(&self.t) < 0:
             raise MemoryError()
         # id 0: the empty set, whose weight is the bias
@@ -316,7 +293,6 @@ cdef class SubsetLearner:
         cdef int m, rc = 0, d = self.degree, k
         cdef double f, margin, tau, loss_sum = 0.0, yi
         cdef double delta[MAX_DEGREE + 1]
-        cdef double norm[64]
         cdef const int32_t* a
         if self.finished:
             raise ValueError("the learner was finished (averaged): no more steps")
@@ -429,10 +405,7 @@ cdef class SubsetLearner:
         """Copies of the per-id arrays: parent (int32, -1 for the empty
         set), item (int32), size (int8), weight (float64) and support (int64)."""
         self._check_not_taken()
-        cdef Py_ssize_t n = self.t.n
-        return {"parent": _copy_out(self.t.parent, n, numpy.int32), "item": _copy_out(self.t.item, n, numpy.int32),
-                "size": _copy_out(self.t.size, n, numpy.int8), "weight": _copy_out(self.t.w, n, numpy.float64),
-                "support": _copy_out(self.t.support, n, numpy.int32).astype(numpy.int64)}
+        return self._columns(False)
 
     def take_arrays(self):
         """`arrays()`, emptying the learner as it goes: the hash slots and
@@ -440,34 +413,30 @@ cdef class SubsetLearner:
         copy, so the copies never sit beside the whole table (several times
         their size). The learner holds nothing afterwards."""
         self._check_not_taken()
-        cdef Py_ssize_t n = self.t.n
         free(self.t.slots)
         self.t.slots = NULL
         free(self.t.u)
         self.t.u = NULL
-        out = {"parent": _take_column(<void**>&self.t.parent, n, numpy.int32),
-               "item": _take_column(<void**>&self.t.item, n, numpy.int32),
-               "size": _take_column(<void**>&self.t.size, n, numpy.int8),
-               "weight": _take_column(<void**>&self.t.w, n, numpy.float64),
-               "support": _take_column(<void**>&self.t.support, n, numpy.int32).astype(numpy.int64)}
+        out = self._columns(True)
         self.t.n = self.t.cap = 0
         self.t.mask = 0
         self.taken = True
         return out
 
+    cdef dict _columns(self, bint take):
+        cdef Py_ssize_t n = self.t.n
+        return {"parent": _column(<void**>&self.t.parent, n, numpy.int32, take),
+                "item": _column(<void**>&self.t.item, n, numpy.int32, take),
+                "size": _column(<void**>&self.t.size, n, numpy.int8, take),
+                "weight": _column(<void**>&self.t.w, n, numpy.float64, take),
+                "support": _column(<void**>&self.t.support, n, numpy.int32, take).astype(numpy.int64)}
 
-cdef object _copy_out(const void* column, Py_ssize_t n, dtype):
-    """A numpy array of the first n items of a C column."""
-    out = numpy.empty(n, dtype=dtype)
-    cdef unsigned char[::1] raw = out.view(numpy.uint8)
-    if n:
-        memcpy(&raw[0], column, n * out.itemsize)
-    return out
 
-
-cdef object _take_column(void** column, Py_ssize_t n, dtype):
-    """`_copy_out`, then the C column is freed (and set to NULL)."""
-    out = _copy_out(column[0], n, dtype)
-    free(column[0])
-    column[0] = NULL
+cdef object _column(void** column, Py_ssize_t n, dtype, bint take):
+    """A numpy copy of the first n items of a C column; with `take` the
+    column is freed right after (and set to NULL)."""
+    out = fill_column(numpy.empty(n, dtype=dtype), column[0])
+    if take:
+        free(column[0])
+        column[0] = NULL
     return out

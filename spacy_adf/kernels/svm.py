@@ -84,16 +84,6 @@ class SupportVectors:
     def n_neg(self) -> int:
         return int((self.coef < 0).sum())
 
-    def summary(self) -> dict:
-        """The paper's Table 1 figures of this SVM: support vectors (all,
-        positive, negative), |F| (distinct features in the support examples),
-        the average |X_j| over support examples, and B, the average length
-        of PKI's inverted lists h(i) over those features (= nnz / |F|)."""
-        n_feats = int(numpy.unique(self.indices).shape[0])
-        nnz = int(self.indices.shape[0])
-        return {"n_sv": self.n_sv, "n_pos_sv": self.n_pos, "n_neg_sv": self.n_neg, "n_features_sv": n_feats,
-                "avg_len": nnz / self.n_sv if self.n_sv else 0.0, "avg_list": nnz / n_feats if n_feats else 0.0}
-
     @classmethod
     def from_svc(cls, svc) -> "SupportVectors":
         """Read a fitted binary sklearn SVC with kernel (1 + <x, y>)^d.

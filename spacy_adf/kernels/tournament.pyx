@@ -6,27 +6,10 @@ tournament"."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-import numpy
-
 from .classifiers cimport KernelClassifier, Scratch
-from .coordination cimport add_coordination
+from .coordination cimport add_coordination, append_ids, distance_id
 
-from .sentence_parts import check_batch, head_words, run_parts
-
-__all__ = ["tournament_heads"]
-
-
-cdef inline Py_ssize_t _append(int32_t* buf, Py_ssize_t m, const int32_t* f, int64_t a, int64_t b,
-                               int32_t shift) noexcept nogil:
-    while a < b:
-        buf[m] = f[a] + shift
-        m += 1
-        a += 1
-    return m
-
-
-cdef inline int32_t _distance(const int32_t* dist, int32_t d) noexcept nogil:
-    return dist[0 if d == 1 else 1 if d <= 5 else 2]
+from .sentence_parts import read_batch, run_parts
 
 
 cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t* off, int64_t g0, int32_t n,
@@ -46,23 +29,23 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
         near_end = -1  # the near side's ids are built once per holder of the title
         while far != -1:
             if near_end < 0:
-                nf = _append(buf, 0, f, off[5 * gi], off[5 * gi + 1], 0)
-                nf = _append(buf, nf, f, off[5 * (g0 + near) + 1], off[5 * (g0 + near) + 2], 0)
-                df = _distance(dist, near - i)
+                nf = append_ids(buf, 0, f, off[5 * gi], off[5 * gi + 1], 0)
+                nf = append_ids(buf, nf, f, off[5 * (g0 + near) + 1], off[5 * (g0 + near) + 2], 0)
+                df = distance_id(dist, near - i)
                 if df >= 0:
                     buf[nf] = df
                     nf += 1
                 for q in range(i + 1, near):
-                    nf = _append(buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], 0)
+                    nf = append_ids(buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], 0)
                 nf = add_coordination(buf, nf, words, g0, n, i, near, dist + 3, 0)
                 near_end = nf
-            nf = _append(buf, near_end, f, off[5 * (g0 + far) + 1], off[5 * (g0 + far) + 2], n_vocab)
-            df = _distance(dist, far - i)
+            nf = append_ids(buf, near_end, f, off[5 * (g0 + far) + 1], off[5 * (g0 + far) + 2], n_vocab)
+            df = distance_id(dist, far - i)
             if df >= 0:
                 buf[nf] = df + n_vocab
                 nf += 1
             for q in range(near + 1, far):
-                nf = _append(buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], n_vocab)
+                nf = append_ids(buf, nf, f, off[5 * (g0 + q) + 2], off[5 * (g0 + q) + 3], n_vocab)
             nf = add_coordination(buf, nf, words, g0, n, i, far, dist + 3, n_vocab)
             n_games[0] += 1
             if clf.decide_ids(buf, nf, s) > 0:
@@ -80,15 +63,12 @@ def tournament_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, i
     are 2 * n_vocab ids), and the games played. With n_threads > 1 and
     enough sentences, parts are parsed on that many threads at once
     (`sentence_parts.run_parts`): the same heads."""
-    cdef const int32_t[::1] f = numpy.ascontiguousarray(feats, dtype=numpy.int32)
-    cdef const int64_t[::1] off = numpy.ascontiguousarray(seg_off, dtype=numpy.int64)
-    cdef const int64_t[::1] ss = numpy.ascontiguousarray(sent_seg, dtype=numpy.int64)
+    cdef const int32_t[::1] f
+    cdef const int64_t[::1] off, ss
+    cdef const uint64_t[::1] w
     if n_vocab < 0:
         raise ValueError(f"n_vocab must be >= 0, not {n_vocab}")
-    n_sent, n_seg = check_batch(f.shape[0], off, ss, n_threads)
-    dist = [int(distance[k]) for k in range(3)] + [int(coordination[k]) for k in range(3)]
-    heads = numpy.full(n_seg, -1, dtype=numpy.int32)
-    cdef const uint64_t[::1] w = head_words(words, n_seg)
+    f, off, ss, dist, heads, w = read_batch(feats, seg_off, sent_seg, distance, coordination, words, n_threads)
     results = run_parts(lambda a, b: _parse_range(clf, f, off, ss, dist, n_vocab, heads, w, a, b), n_threads,
                         off, ss, f.shape[0])
     return heads, sum(r[0] for r in results)

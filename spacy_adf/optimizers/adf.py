@@ -1,11 +1,6 @@
-"""ADF as a thinc optimizer: `spacy_adf.ADF.v1` under @optimizers.
-
-Two paths:
-- sparse: spacy-adf's CRF/MaxEnt components call `sparse_state()` and update
-  through `SparseADF` (cost proportional to the weights a batch touches);
-- dense: `__call__(key, weights, gradient)` like every thinc optimizer, so the
-  same optimizer also trains spaCy's own components (e.g. `tagger`).
-"""
+"""ADF as a thinc optimizer, `spacy_adf.ADF.v1` (docs/training.md): spacy-adf's
+components update through `sparse_state()` (a `SparseADF`, whose cost follows
+the weights a batch touches), spaCy's own through the dense `__call__`."""
 import math
 from typing import Dict, Optional, Tuple, Union
 
@@ -97,10 +92,7 @@ class ADF(Optimizer):
         n = max(int(n_examples), 1)
         window = max(n // 10, 1) if self.window == "auto" else int(self.window)
         alpha, beta = self._window_decay(n, window)
-        if self.sigma is not None:
-            l2 = 1.0 / (n * self.sigma ** 2)
-        else:
-            l2 = self.L2
+        l2 = self.L2 if self.sigma is None else 1.0 / (n * self.sigma ** 2)
         state = SparseADF(
             params,
             c=self.learn_rate,

@@ -9,6 +9,7 @@ import scipy.sparse
 
 pytest.importorskip("sklearn")
 
+from benchmarks.harness import sv_summary
 from spacy_adf.kernels import (PKB, PKE, PKI, SupportVectors, load_classifier,
                                make_classifier, subset_weights, train_svm)
 from spacy_adf.kernels.coefficients import stirling2
@@ -263,7 +264,7 @@ def test_support_vectors_round_trip_and_validation():
 def test_support_vector_summary_counts_by_hand():
     # rows {0, 2}, {2}, {1, 2, 5}: 4 distinct features (0, 1, 2, 5), 6 ids in all
     sv = SupportVectors([0, 2, 3, 6], [0, 2, 2, 1, 2, 5], [0.5, -1.0, 2.0], 0.1, 2, 8)
-    s = sv.summary()
+    s = sv_summary(sv)
     assert (s["n_sv"], s["n_pos_sv"], s["n_neg_sv"], s["n_features_sv"]) == (3, 2, 1, 4)
     assert s["avg_len"] == pytest.approx(2.0)
     # inverted lists: h(0) = 1, h(1) = 1, h(2) = 3, h(5) = 1
