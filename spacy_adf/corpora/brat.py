@@ -3,6 +3,7 @@ the entity checks and their reports, sentence splitting, alignment modes and
 document folds are described in docs/corpora.md, "Brat standoff folders"."""
 import logging
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,8 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import PathLike, read_text
-from .conll import parse_iob_target
+from .conll import parse_iob_target, set_spans
+from .reader_state import check_choice
 
 logger = logging.getLogger("spacy_adf.brat")
 
@@ -262,22 +264,20 @@ class _DocReader:
             kept.append((ts, te, ent))
         kept.sort(key=lambda x: x[0])
         sent_starts = _sentence_starts(line, tokens, [(a, b) for a, b, _ in kept], self.sentences)
-        bounds = sent_starts + [len(tokens)]
         k = 0
-        for si in range(len(sent_starts)):
-            a, b = bounds[si], bounds[si + 1]
+        for a, end in zip(sent_starts, sent_starts[1:] + [len(tokens)]):
+            sent_ents = []
+            while k < len(kept) and kept[k][0] < end:
+                sent_ents.append(kept[k])
+                k += 1
             # drop trailing/leading whitespace-only tokens of a sentence
+            b = end
             while a < b and tokens[a][2]:
                 a += 1
             while b > a and tokens[b - 1][2]:
                 b -= 1
-            sent_ents = []
-            while k < len(kept) and kept[k][0] < bounds[si + 1]:
-                sent_ents.append(kept[k])
-                k += 1
-            if a == b:
-                continue
-            yield self._make_docs(line, tokens[a:b], a, sent_ents)
+            if a < b:
+                yield self._make_docs(line, tokens[a:b], a, sent_ents)
 
     def _make_docs(self, line, tokens, first, ents):
         words = [line[s:e] for s, e, _ in tokens]
@@ -288,11 +288,8 @@ class _DocReader:
             spaces.append(i + 1 < len(tokens) and nxt > e)
         vocab = self.nlp.vocab
         reference = Doc(vocab, words=words, spaces=spaces)
-        spans = [Span(reference, ts - first, te - first, label=ent.label) for ts, te, ent in ents]
-        if self.span_key is None:
-            reference.set_ents(spans, default="outside")
-        else:
-            reference.spans[self.span_key] = spans
+        set_spans(reference, [Span(reference, ts - first, te - first, label=ent.label) for ts, te, ent in ents],
+                  self.span_key)
         predicted = Doc(vocab, words=words, spaces=spaces)
         return predicted, reference
 
@@ -307,16 +304,11 @@ def _list_documents(path: Path) -> List[Path]:
 
 
 def _check_options(alignment_mode, sentences, discontinuous, mismatch, n_folds, fold, part):
-    if alignment_mode not in ALIGNMENT_MODES:
-        raise ValueError(f"alignment_mode must be one of {ALIGNMENT_MODES}, got {alignment_mode!r}")
-    if sentences not in SENTENCE_MODES:
-        raise ValueError(f"sentences must be one of {SENTENCE_MODES}, got {sentences!r}")
-    if discontinuous not in ("skip", "outer"):
-        raise ValueError(f"discontinuous must be 'skip' or 'outer', got {discontinuous!r}")
-    if mismatch not in ("skip", "keep"):
-        raise ValueError(f"mismatch must be 'skip' or 'keep', got {mismatch!r}")
-    if part not in ("all", "train", "heldout"):
-        raise ValueError(f"part must be 'all', 'train' or 'heldout', got {part!r}")
+    choices = {"alignment_mode": (alignment_mode, ALIGNMENT_MODES), "sentences": (sentences, SENTENCE_MODES),
+               "discontinuous": (discontinuous, ("skip", "outer")), "mismatch": (mismatch, ("skip", "keep")),
+               "part": (part, ("all", "train", "heldout"))}
+    for name, (value, allowed) in choices.items():
+        check_choice(name, value, allowed)
     if n_folds < 1 or not 0 <= fold < n_folds:
         raise ValueError(f"need n_folds >= 1 and 0 <= fold < n_folds, got {n_folds}, {fold}")
     if part != "all" and n_folds < 2:
@@ -353,7 +345,6 @@ class BratCorpus:
         self.sentences = sentences
         self.discontinuous = discontinuous
         self.mismatch = mismatch
-        self.iob_target = iob_target
         self.span_key = parse_iob_target(iob_target)
         self.keep_labels = None if keep_labels is None else frozenset(keep_labels)
         self.n_folds, self.fold, self.part = n_folds, fold, part
@@ -413,7 +404,6 @@ class BratCorpus:
             summary = summarize_issues(issues, self.last_stats)
             if issues:
                 logger.warning(summary)
-                import warnings
                 warnings.warn(summary, stacklevel=2)
 
     def __call__(self, nlp) -> Iterator[Example]:
@@ -436,9 +426,7 @@ def summarize_issues(issues: Sequence[BratIssue], stats: Optional[Dict[str, int]
     lines = [head, f"{len(issues)} entity issue(s): " +
              (", ".join(f"{k} {counts[k]}" for k in ISSUE_KINDS if counts[k]) or "none")]
     for kind in ISSUE_KINDS:
-        examples = [i for i in issues if i.kind == kind][:n_examples]
-        for ex in examples:
-            lines.append(f"  {ex}")
+        lines.extend(f"  {ex}" for ex in [i for i in issues if i.kind == kind][:n_examples])
     if issues:
         lines.append("  (BratCorpus.issues(nlp) / read_brat_issues(...) return the full list)")
     return "\n".join(lines)
@@ -446,14 +434,12 @@ def summarize_issues(issues: Sequence[BratIssue], stats: Optional[Dict[str, int]
 
 def read_brat_issues(nlp, path: PathLike, **kwargs) -> List[BratIssue]:
     """Every entity issue of the brat folder `path` (options as BratCorpus)."""
-    kwargs.setdefault("warn", False)
-    return BratCorpus(path, **kwargs).issues(nlp)
+    return BratCorpus(path, **{"warn": False, **kwargs}).issues(nlp)
 
 
 def alignment_stats(nlp, path: PathLike, **kwargs) -> Dict[str, int]:
     """Counts of one complete read (documents, entities, issues per kind)."""
-    kwargs.setdefault("warn", False)
-    corpus = BratCorpus(path, **kwargs)
+    corpus = BratCorpus(path, **{"warn": False, **kwargs})
     corpus.issues(nlp)
     return dict(corpus.last_stats)
 
