@@ -21,9 +21,6 @@ from .cabocha import read_cabocha
 from .knp import KNPSentence, PathLike, PathsLike, check_files, limited, read_knp
 from .reader_state import check_choice
 
-__all__ = ["FORMATS", "sentence_to_doc", "bunsetsu_docs", "make_predicted",
-           "BunsetsuCorpus", "create_bunsetsu_reader"]
-
 FORMATS = ("knp", "cabocha", "conllu")
 
 
@@ -31,14 +28,8 @@ def sentence_to_doc(
     vocab: Vocab, sentence: KNPSentence, bad_heads: str = "raise", stats: Optional[Counter] = None,
     scheme: str = "juman",
 ) -> Optional[Doc]:
-    """A Doc (docs/corpora.md, "Bunsetsu dependency Docs") from a `read_knp`
-    sentence (``scheme="juman"``) or a `read_cabocha` one (``"unidic"``).
-
-    Bad heads raise a ValueError (``bad_heads="raise"``), are repaired
-    (``"repair"``) or give None (``"skip"``); None also for a sentence without
-    morphemes. ``stats`` (a Counter) counts sentences, docs, repaired, skipped
-    and empty.
-    """
+    """A Doc from a `read_knp` sentence (``scheme="juman"``) or a `read_cabocha`
+    one (``"unidic"``); ``bad_heads`` and ``stats`` as in `make_bunsetsu_doc`."""
     morphemes = sentence.morphemes
     upos = juman_upos if scheme == "juman" else unidic_upos
     return make_bunsetsu_doc(
@@ -98,18 +89,12 @@ def make_predicted(reference: Doc, predicted_bunsetsu: bool = True, predicted_ta
     """A Doc with the reference's tokens, tags, POS, morphs and lemmas (just
     the tokens unless ``predicted_tags``; and the bunsetsu spans, without
     heads, if ``predicted_bunsetsu``) but no tree."""
-    words = [t.text for t in reference]
-    spaces = [bool(t.whitespace_) for t in reference]
+    tags = {}
     if predicted_tags:
-        doc = Doc(
-            reference.vocab, words=words, spaces=spaces,
-            tags=[t.tag_ for t in reference],
-            pos=[t.pos_ for t in reference],
-            morphs=[str(t.morph) for t in reference],
-            lemmas=[t.lemma_ for t in reference],
-        )
-    else:
-        doc = Doc(reference.vocab, words=words, spaces=spaces)
+        tags = dict(tags=[t.tag_ for t in reference], pos=[t.pos_ for t in reference],
+                    morphs=[str(t.morph) for t in reference], lemmas=[t.lemma_ for t in reference])
+    doc = Doc(reference.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference],
+              **tags)
     if "sent_id" in reference.user_data:
         doc.user_data["sent_id"] = reference.user_data["sent_id"]
     if predicted_bunsetsu and BUNSETSU_KEY in reference.spans:
@@ -182,12 +167,10 @@ class BunsetsuCorpus:
                 raise ValueError(f"sentence {sentence_key(reference)[:60]!r} is not in the jack-knifed Docs "
                                  f"{self.jackknifed}: annotate the same corpus files")
             self.stats["jackknifed"] += 1
-            if self.predicted_bunsetsu:
-                reference = predicted_reference(reference, seen, use_bunsetsu=True)
-                yield Example(make_predicted(reference, True, True), reference)
-            else:
-                yield Example(make_predicted(predicted_reference(reference, seen, use_bunsetsu=False), False, True),
-                              reference)
+            seen_reference = predicted_reference(reference, seen, use_bunsetsu=self.predicted_bunsetsu)
+            # with predicted bunsetsu the parser learns the gold heads projected onto them
+            yield Example(make_predicted(seen_reference, self.predicted_bunsetsu, True),
+                          seen_reference if self.predicted_bunsetsu else reference)
 
 
 @registry.readers("spacy_adf.BunsetsuCorpus.v1")

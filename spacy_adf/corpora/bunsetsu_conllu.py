@@ -15,8 +15,6 @@ from ..serialization.text_lines import check_file, PathLike, read_lines
 from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc
 from .reader_state import check_choice
 
-__all__ = ["ud_to_bunsetsu_heads", "conllu_bunsetsu_docs"]
-
 
 def _misc_dict(misc: str) -> Dict[str, str]:
     return dict(kv.split("=", 1) for kv in misc.split("|") if "=" in kv)

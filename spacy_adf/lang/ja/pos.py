@@ -4,12 +4,6 @@ and parser: JUMAN and UniDic tags as ``token.tag_``, ``pos_`` and ``morph``
 from functools import lru_cache
 from typing import Dict, Tuple, Union
 
-__all__ = [
-    "JUMAN_UPOS", "UNIDIC_UPOS", "FUNCTION_POS", "PUNCT_POS", "FUNCTION_UPOS", "PUNCT_UPOS",
-    "UNIDIC_POS2", "UNIDIC_CONJUGATING", "juman_upos", "unidic_upos", "main_subpos", "make_tag",
-    "make_morph", "split_xpos",
-]
-
 #: JUMAN (品詞, 細分類) -> UD POS; a 品詞 alone covers all its 細分類.
 JUMAN_UPOS: Dict[Union[str, Tuple[str, str]], str] = {
     "名詞": "NOUN",  # 普通名詞, サ変名詞, 形式名詞, 副詞的名詞, 時相名詞

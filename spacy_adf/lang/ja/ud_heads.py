@@ -9,8 +9,6 @@ where spacy_adf is usually not importable, and loads this file by its path.
 """
 from typing import List, Optional, Sequence
 
-__all__ = ["ud_to_bunsetsu_heads"]
-
 
 def ud_to_bunsetsu_heads(word_heads: Sequence[int], bunsetsu_of: Sequence[int]) -> List[int]:
     """Bunsetsu heads from UD word heads (1-based, 0 = root) and the bunsetsu
