@@ -38,9 +38,7 @@ def _cabocha_morpheme(fields: List[str]) -> Morpheme:
 
 
 def read_cabocha(path: PathLike, limit: int = 0) -> Iterator[KNPSentence]:
-    """Yield every sentence of a CaboCha (lattice, ``-f1``) file as a
-    `KNPSentence` (bunsetsu, no basic phrases; heads unchecked); a ValueError
-    names the file and line of a malformed input."""
+    """Every sentence of a CaboCha (``-f1``) file; a ValueError names the file and line of a malformed input."""
     return limited(_iter_cabocha(check_file(path, "CaboCha")), limit)
 
 

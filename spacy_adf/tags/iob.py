@@ -49,11 +49,8 @@ def _chunk_starts(prev: str, cur: str, prev_type: str, cur_type: str) -> bool:
 
 
 def iob_to_spans(tags: Sequence[str]) -> List[Span]:
-    """Extract ``(start, end, label)`` chunks (end exclusive) from tags.
-
-    Accepts IOB1, IOB2, IOE, IOBES and BILUO tags, also mixed. Raises
-    ``ValueError`` for malformed tags such as ``"B"`` or ``"X-NP"``.
-    """
+    """``(start, end, label)`` chunks (end exclusive) of IOB1, IOB2, IOE, IOBES or BILUO tags, also
+    mixed (docs/corpora.md, "Chunk tags"); ValueError for malformed tags such as ``"B"``."""
     spans: List[Span] = []
     prev, prev_type = "O", ""
     start = -1
@@ -63,8 +60,6 @@ def iob_to_spans(tags: Sequence[str]) -> List[Span]:
             spans.append((start, i, prev_type))
             start = -1
         if _chunk_starts(prev, cur, prev_type, cur_type):
-            if start >= 0:  # cannot happen with the rules above; be safe
-                spans.append((start, i, prev_type))
             start = i
         prev, prev_type = cur, cur_type
     if start >= 0:
@@ -87,10 +82,7 @@ def _check_spans(n: int, spans: Iterable[Span]) -> List[Span]:
 
 
 def spans_to_tags(n: int, spans: Iterable[Span], scheme: str = "BIO") -> List[str]:
-    """Encode non-overlapping ``(start, end, label)`` spans as ``n`` tags.
-
-    ``scheme`` is ``"BIO"`` (IOB2) or ``"BILUO"`` (case-insensitive).
-    """
+    """Non-overlapping ``(start, end, label)`` spans as ``n`` tags of ``scheme`` "BIO" or "BILUO" (any case)."""
     scheme_u = scheme.upper()
     if scheme_u not in SCHEMES:
         raise ValueError(f"Unknown tagging scheme {scheme!r}; use one of {SCHEMES}")

@@ -93,10 +93,7 @@ UNIDIC_CONJUGATING = {"動詞", "形容詞", "助動詞"}
 
 
 def _lookup(table, pos: str, subpos: str) -> str:
-    upos = table.get((pos, subpos))
-    if upos is None:
-        upos = table.get(pos, "X")
-    return upos
+    return table.get((pos, subpos)) or table.get(pos, "X")
 
 
 def juman_upos(pos: str, subpos: str) -> str:
