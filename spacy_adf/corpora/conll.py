@@ -119,9 +119,7 @@ def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc
 
 
 def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:
-    """`make_predicted` of the reference `_make_reference` builds from the
-    same fields, without walking the reference's tokens (a large part of
-    reading a corpus)."""
+    """`make_predicted` of `_make_reference`'s reference, without walking its tokens."""
     kwargs: Dict[str, List[str]] = {}
     for attr, (key, _, _) in _INPUT_KWARGS.items():
         column = fields.get(attr)
@@ -225,11 +223,8 @@ def _pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Op
 
 def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Optional[Iterable[str]],
                           input_attrs: Iterable[str]) -> Callable[[StringColumns, int, int], Tuple[Doc, Doc]]:
-    """build(columns, i, lineno) -> the (predicted, reference) `_pair_builder`
-    gives row i, faster: tag and lemma set by Doc.from_array from their
-    string hashes, so an epoch of a streamed corpus costs little to build. A
-    POS column (checked and mapped by spaCy) or an empty value goes the
-    general way."""
+    """build(columns, i, lineno) -> the pair `_pair_builder` gives row i, tag and lemma set by
+    Doc.from_array from their hashes; a POS column or an empty value goes the general way."""
     slow = _pair_builder(vocab, path, iob_target, keep_labels, input_attrs)
     span_key = parse_iob_target(iob_target)
     attrs = check_input_attrs(input_attrs)
@@ -275,16 +270,13 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
 
 
 def _attr_table(vocab: Vocab, columns: StringColumns, pairs) -> Tuple[List[int], numpy.ndarray]:
-    """(attribute ids, their values for every token as string hashes) of
-    (attribute, column) pairs, for Doc.from_array on a row's slice."""
+    """(attribute ids, every token's values as string hashes) of (attribute, column) pairs."""
     names = [c for _, c in pairs]
     return [a for a, _ in pairs], columns.hash_table(vocab.strings, names)
 
 
 def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
-    """(spans_of(i) -> [(start, end, label id)], labels): the kept IOB spans
-    of every row, decoded once and held as int32 arrays, not again every
-    epoch."""
+    """(spans_of(i) -> [(start, end, label id)], labels): every row's kept IOB spans, decoded once."""
     labels: List[str] = []
     label_ids: Dict[str, int] = {}
     flat, ptr = array("i"), array("q", [0])
@@ -303,13 +295,9 @@ def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
 
 
 class ConllCorpus:
-    """Callable reader: ``corpus(nlp)`` re-reads the file on every call,
-    unless ``reuse_docs`` (`corpora.reused_docs`) or ``compact``
-    (`corpora.string_columns`). ``part`` "train" or "heldout": only the
-    sentences outside or inside ``folds`` of ``n_folds`` (`jackknifed.fold_of`
-    under ``fold_seed``). ``annotations``: a DocBin written by ``python -m
-    spacy_adf jackknife``, from which the predicted Docs' ``annotation_attrs``
-    are taken."""
+    """Callable reader: re-reads the file on every call, unless ``reuse_docs`` or ``compact``.
+    ``part`` "train" or "heldout": the sentences outside or inside ``folds`` (`jackknifed.fold_of`);
+    ``annotations``: a ``python -m spacy_adf jackknife`` DocBin giving ``annotation_attrs``."""
 
     def __init__(
         self,
@@ -399,9 +387,8 @@ def create_conll_reader(
     annotations: Optional[str] = None,
     annotation_attrs: List[str] = ["TAG"],
 ) -> Callable[..., Iterator[Example]]:
-    """Config reader for a CoNLL column file (see ``conll_to_docs`` and
-    `ConllCorpus`); reuse_docs suits a dev corpus, compact a training corpus
-    streamed with ``[training] max_epochs = -1``."""
+    """Config reader for a CoNLL column file (`ConllCorpus`; reuse_docs suits a dev corpus, compact a
+    streamed training corpus)."""
     return ConllCorpus(
         path,
         columns=columns,

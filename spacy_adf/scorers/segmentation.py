@@ -1,11 +1,6 @@
-"""Word segmentation scores with SIGHAN semantics: a predicted word is correct
-if a gold word covers exactly the same characters. Also recall on words
-outside (OOV) and inside (IV) a lexicon, usually the training words.
-
-Whitespace is ignored when offsets are computed, so a gold text written with
-spaces between words and an unspaced prediction are compared on the same
-character positions.
-"""
+"""Word segmentation scores with SIGHAN semantics: a predicted word is correct if
+a gold word covers exactly the same characters, whitespace ignored; recall on
+words outside (OOV) and inside (IV) a lexicon, usually the training words."""
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from spacy.util import registry
@@ -107,6 +102,5 @@ def segmentation_boundary_score(examples, **kwargs) -> Dict[str, float]:
 
 @registry.scorers("spacy_adf.segmentation_scorer.v1")
 def make_segmentation_scorer(boundaries: bool = False):
-    """Word P/R/F (`segmentation_score`); with ``boundaries``, also
-    ``boundary_acc`` (`segmentation_boundary_score`)."""
+    """Word P/R/F (`segmentation_score`); with ``boundaries``, also ``boundary_acc``."""
     return segmentation_boundary_score if boundaries else segmentation_score
