@@ -5,7 +5,7 @@ import logging
 import re
 import warnings
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
@@ -175,125 +175,6 @@ def _sentence_starts(line: str, tokens, ent_tok_spans, mode: str) -> List[int]:
     return starts
 
 
-class _DocReader:
-    """Turns one document's text + entities into sentence Doc pairs."""
-
-    def __init__(self, nlp, alignment_mode: str, sentences: str, span_key: Optional[str],
-                 keep_labels: Optional[frozenset]):
-        self.nlp = nlp
-        self.mode = alignment_mode
-        self.sentences = sentences
-        self.span_key = span_key
-        self.keep = keep_labels
-
-    def read(self, doc_id: str, text: str, entities: List[BratEntity],
-             issues: List[BratIssue]) -> Iterator[Tuple[Doc, Doc]]:
-        if self.keep is not None:
-            entities = [e for e in entities if e.label in self.keep]
-        # (start, end) of each line, newline excluded
-        if self.sentences == "none":
-            lines = [(0, len(text))]
-        else:
-            lines, pos = [], 0
-            for piece in text.split("\n"):
-                lines.append((pos, pos + len(piece)))
-                pos += len(piece) + 1
-        by_line: Dict[int, List[BratEntity]] = {}
-        li = 0
-        for ent in sorted(entities, key=lambda e: (e.start, e.end)):
-            s, e = ent.start, ent.end
-            # trim whitespace inside the span
-            while s < e and text[s].isspace():
-                s += 1
-            while e > s and text[e - 1].isspace():
-                e -= 1
-            while li < len(lines) and lines[li][1] < s:
-                li += 1
-            if li == len(lines) or not (lines[li][0] <= s and e <= lines[li][1]):
-                issues.append(BratIssue(doc_id, ent.ann_id, "crosses_line", ent.label,
-                                        ent.start, ent.end, ent.text))
-                continue
-            by_line.setdefault(li, []).append(
-                BratEntity(ent.doc_id, ent.ann_id, ent.label, s, e, ent.text, ent.line))
-        for li, (lstart, lend) in enumerate(lines):
-            line = text[lstart:lend]
-            if not line.strip():
-                continue
-            yield from self._read_line(doc_id, line, lstart, by_line.get(li, []), issues)
-
-    def _read_line(self, doc_id, line, offset, ents, issues):
-        tokens = _tokens(self.nlp, line)
-        local = [(e, e.start - offset, e.end - offset) for e in ents]
-        if self.mode == "split":
-            bounds = {b for _, s, e in local for b in (s, e)}
-            tokens = _cut_tokens(tokens, bounds)
-        starts = {s: i for i, (s, _, _) in enumerate(tokens)}
-        ends = {e: i + 1 for i, (_, e, _) in enumerate(tokens)}
-        aligned = []  # (tok_start, tok_end, entity)
-        for ent, s, e in local:
-            ts, te = starts.get(s), ends.get(e)
-            if ts is not None and te is not None:
-                aligned.append((ts, te, ent))
-                continue
-            covering = [i for i, (a, b, _) in enumerate(tokens) if a < e and b > s]
-            inner = [i for i, (a, b, _) in enumerate(tokens) if a >= s and b <= e]
-            toks = " ".join(repr(line[tokens[i][0]:tokens[i][1]]) for i in covering)
-            if self.mode == "expand" and covering:
-                span = (covering[0], covering[-1] + 1)
-            elif self.mode == "contract" and inner:
-                span = (inner[0], inner[-1] + 1)
-            else:
-                span = None
-            action = "dropped" if span is None else f"{self.mode}ed to {line[tokens[span[0]][0]:tokens[span[1] - 1][1]]!r}"
-            issues.append(BratIssue(doc_id, ent.ann_id, "misaligned", ent.label, ent.start, ent.end,
-                                    ent.text, f"tokens {toks}; {action}"))
-            if span is not None:
-                aligned.append((span[0], span[1], ent))
-        # overlaps: keep the longest, then earliest start, then earliest .ann line
-        aligned.sort(key=lambda x: (-(x[1] - x[0]), x[0], x[2].line))
-        taken = [False] * len(tokens)
-        kept = []
-        for ts, te, ent in aligned:
-            if any(taken[ts:te]):
-                other = next(k for k in kept if k[0] < te and ts < k[1])[2]
-                issues.append(BratIssue(doc_id, ent.ann_id, "overlap", ent.label, ent.start, ent.end,
-                                        ent.text, f"overlaps {other.ann_id} {other.label} {other.text!r}; dropped"))
-                continue
-            for i in range(ts, te):
-                taken[i] = True
-            kept.append((ts, te, ent))
-        kept.sort(key=lambda x: x[0])
-        sent_starts = _sentence_starts(line, tokens, [(a, b) for a, b, _ in kept], self.sentences)
-        k = 0
-        for a, end in zip(sent_starts, sent_starts[1:] + [len(tokens)]):
-            sent_ents = []
-            while k < len(kept) and kept[k][0] < end:
-                sent_ents.append(kept[k])
-                k += 1
-            # drop trailing/leading whitespace-only tokens of a sentence
-            b = end
-            while a < b and tokens[a][2]:
-                a += 1
-            while b > a and tokens[b - 1][2]:
-                b -= 1
-            if a < b:
-                yield self._make_docs(line, tokens[a:b], a, sent_ents)
-
-    def _make_docs(self, line, tokens, first, ents):
-        words = [line[s:e] for s, e, _ in tokens]
-        spaces = []
-        for i, (s, e, _) in enumerate(tokens):
-            nxt = tokens[i + 1][0] if i + 1 < len(tokens) else e
-            # spaCy keeps a single space as token.whitespace_; more is a token
-            spaces.append(i + 1 < len(tokens) and nxt > e)
-        vocab = self.nlp.vocab
-        reference = Doc(vocab, words=words, spaces=spaces)
-        set_spans(reference, [Span(reference, ts - first, te - first, label=ent.label) for ts, te, ent in ents],
-                  self.span_key)
-        predicted = Doc(vocab, words=words, spaces=spaces)
-        return predicted, reference
-
-
 # ---------------------------------------------------------------- corpus
 
 
@@ -362,7 +243,6 @@ class BratCorpus:
         return [p for k, p in enumerate(docs) if (k % self.n_folds == self.fold) == keep_heldout]
 
     def _iter(self, nlp) -> Iterator[Tuple[Doc, Doc]]:
-        reader = _DocReader(nlp, self.alignment_mode, self.sentences, self.span_key, self.keep_labels)
         issues: List[BratIssue] = []
         stats: Counter = Counter()
         count = 0
@@ -382,7 +262,7 @@ class BratCorpus:
             for k, v in other.items():
                 stats[f"skipped_{k}_lines"] += v
             issues.extend(doc_issues)
-            for predicted, reference in reader.read(doc_id, text, ents, issues):
+            for predicted, reference in self._read_document(nlp, doc_id, text, ents, issues):
                 if self.limit and count >= self.limit:
                     break
                 stats["sentences"] += 1
@@ -405,6 +285,109 @@ class BratCorpus:
             if issues:
                 logger.warning(summary)
                 warnings.warn(summary, stacklevel=2)
+
+    def _read_document(self, nlp, doc_id: str, text: str, entities: List[BratEntity],
+                       issues: List[BratIssue]) -> Iterator[Tuple[Doc, Doc]]:
+        """One document's text + entities as sentence Doc pairs."""
+        if self.keep_labels is not None:
+            entities = [e for e in entities if e.label in self.keep_labels]
+        # (start, end) of each line, newline excluded
+        if self.sentences == "none":
+            lines = [(0, len(text))]
+        else:
+            lines, pos = [], 0
+            for piece in text.split("\n"):
+                lines.append((pos, pos + len(piece)))
+                pos += len(piece) + 1
+        by_line: Dict[int, List[BratEntity]] = {}
+        li = 0
+        for ent in sorted(entities, key=lambda e: (e.start, e.end)):
+            s, e = ent.start, ent.end
+            # trim whitespace inside the span
+            while s < e and text[s].isspace():
+                s += 1
+            while e > s and text[e - 1].isspace():
+                e -= 1
+            while li < len(lines) and lines[li][1] < s:
+                li += 1
+            if li == len(lines) or not (lines[li][0] <= s and e <= lines[li][1]):
+                issues.append(BratIssue(doc_id, ent.ann_id, "crosses_line", ent.label,
+                                        ent.start, ent.end, ent.text))
+                continue
+            by_line.setdefault(li, []).append(replace(ent, start=s, end=e))
+        for li, (lstart, lend) in enumerate(lines):
+            line = text[lstart:lend]
+            if not line.strip():
+                continue
+            yield from self._read_line(nlp, doc_id, line, lstart, by_line.get(li, []), issues)
+
+    def _read_line(self, nlp, doc_id, line, offset, ents, issues):
+        tokens = _tokens(nlp, line)
+        local = [(e, e.start - offset, e.end - offset) for e in ents]
+        if self.alignment_mode == "split":
+            bounds = {b for _, s, e in local for b in (s, e)}
+            tokens = _cut_tokens(tokens, bounds)
+        starts = {s: i for i, (s, _, _) in enumerate(tokens)}
+        ends = {e: i + 1 for i, (_, e, _) in enumerate(tokens)}
+        aligned = []  # (tok_start, tok_end, entity)
+        for ent, s, e in local:
+            ts, te = starts.get(s), ends.get(e)
+            if ts is not None and te is not None:
+                aligned.append((ts, te, ent))
+                continue
+            covering = [i for i, (a, b, _) in enumerate(tokens) if a < e and b > s]
+            inner = [i for i, (a, b, _) in enumerate(tokens) if a >= s and b <= e]
+            toks = " ".join(repr(line[tokens[i][0]:tokens[i][1]]) for i in covering)
+            if self.alignment_mode == "expand" and covering:
+                span = (covering[0], covering[-1] + 1)
+            elif self.alignment_mode == "contract" and inner:
+                span = (inner[0], inner[-1] + 1)
+            else:
+                span = None
+            action = "dropped" if span is None else f"{self.alignment_mode}ed to {line[tokens[span[0]][0]:tokens[span[1] - 1][1]]!r}"
+            issues.append(BratIssue(doc_id, ent.ann_id, "misaligned", ent.label, ent.start, ent.end,
+                                    ent.text, f"tokens {toks}; {action}"))
+            if span is not None:
+                aligned.append((span[0], span[1], ent))
+        # overlaps: keep the longest, then earliest start, then earliest .ann line
+        aligned.sort(key=lambda x: (-(x[1] - x[0]), x[0], x[2].line))
+        taken = [False] * len(tokens)
+        kept = []
+        for ts, te, ent in aligned:
+            if any(taken[ts:te]):
+                other = next(k for k in kept if k[0] < te and ts < k[1])[2]
+                issues.append(BratIssue(doc_id, ent.ann_id, "overlap", ent.label, ent.start, ent.end,
+                                        ent.text, f"overlaps {other.ann_id} {other.label} {other.text!r}; dropped"))
+                continue
+            for i in range(ts, te):
+                taken[i] = True
+            kept.append((ts, te, ent))
+        kept.sort(key=lambda x: x[0])
+        sent_starts = _sentence_starts(line, tokens, [(a, b) for a, b, _ in kept], self.sentences)
+        k = 0
+        for a, end in zip(sent_starts, sent_starts[1:] + [len(tokens)]):
+            sent_ents = []
+            while k < len(kept) and kept[k][0] < end:
+                sent_ents.append(kept[k])
+                k += 1
+            # drop trailing/leading whitespace-only tokens of a sentence
+            b = end
+            while a < b and tokens[a][2]:
+                a += 1
+            while b > a and tokens[b - 1][2]:
+                b -= 1
+            if a < b:
+                yield self._make_docs(nlp.vocab, line, tokens[a:b], a, sent_ents)
+
+    def _make_docs(self, vocab, line, tokens, first, ents):
+        words = [line[s:e] for s, e, _ in tokens]
+        # spaCy keeps a single space as token.whitespace_; more is a token
+        spaces = [nxt[0] > cur[1] for cur, nxt in zip(tokens, tokens[1:])] + [False]
+        reference = Doc(vocab, words=words, spaces=spaces)
+        set_spans(reference, [Span(reference, ts - first, te - first, label=ent.label) for ts, te, ent in ents],
+                  self.span_key)
+        predicted = Doc(vocab, words=words, spaces=spaces)
+        return predicted, reference
 
     def __call__(self, nlp) -> Iterator[Example]:
         for predicted, reference in self._iter(nlp):
