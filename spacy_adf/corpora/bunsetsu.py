@@ -18,8 +18,8 @@ from .bunsetsu_conllu import conllu_bunsetsu_docs
 from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc, predicted_reference
 from .docbin import docbin_files
 from .cabocha import read_cabocha
-from .knp import KNPSentence, PathLike, PathsLike, check_files, limited, read_knp
-from .reader_state import check_choice
+from .knp import KNPSentence, PathLike, PathsLike, check_files, read_knp
+from .reader_state import check_choice, limited
 
 FORMATS = ("knp", "cabocha", "conllu")
 

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Iterator, List
 
 from ..serialization.text_lines import check_file, PathLike, read_lines
-from .knp import KNPSentence, Morpheme, RawPhrase, limited, phrase_units, sentence_of
+from .knp import KNPSentence, Morpheme, RawPhrase, phrase_units, sentence_of
+from .reader_state import limited
 
 _CHUNK_LINE = re.compile(r"\* (-?[0-9]+) (-?[0-9]+)([A-Za-z]+)(?: (.*))?\Z")
 _SENT_ID_ATTR = re.compile(r"sent_id\s*=\s*([^<\s]+)")

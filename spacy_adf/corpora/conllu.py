@@ -11,7 +11,7 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import check_file, PathLike, read_lines
-from .reader_state import check_choice
+from .reader_state import check_choice, limited
 from .segmented import segmentation_pair
 
 SPACES_MODES = ("auto", "misc", "none")
@@ -71,11 +71,10 @@ def read_conllu(path: PathLike, limit: int = 0, spaces: str = "auto") -> Iterato
     sentence's ``# text``."""
     check_choice("spaces", spaces, SPACES_MODES)
     # Checked here, not when the first sentence is asked for.
-    return _iter_conllu(check_file(path, "CoNLL-U"), limit, spaces)
+    return limited(_iter_conllu(check_file(path, "CoNLL-U"), spaces), limit)
 
 
-def _iter_conllu(path: Path, limit: int, spaces: str) -> Iterator[ConlluSentence]:
-    count = 0
+def _iter_conllu(path: Path, spaces: str) -> Iterator[ConlluSentence]:
     block: List[Tuple[int, str]] = []
     for lineno, line in itertools.chain(read_lines(path), [(0, "")]):  # a blank line ends the last sentence
         if line.strip():
@@ -85,9 +84,6 @@ def _iter_conllu(path: Path, limit: int, spaces: str) -> Iterator[ConlluSentence
         block = []
         if sentence is not None:
             yield sentence
-            count += 1
-            if limit and count >= limit:
-                return
 
 
 def _sentence(path: Path, block: List[Tuple[int, str]], spaces: str, at_end: bool) -> Optional[ConlluSentence]:

@@ -5,13 +5,13 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import check_file, PathLike, read_lines
-from .reader_state import check_choice
+from .reader_state import check_choice, limited
 from .segmented import segmentation_pair
 
 # one corpus file, a list, or one string of paths separated by commas (`check_files`)
@@ -150,11 +150,6 @@ def sentence_of(comments: List[str], sid_pattern: "re.Pattern[str]", first: int,
     comment = "\n".join(comments)
     sid = sid_pattern.search(comment)
     return KNPSentence(sid=sid.group(1) if sid else None, comment=comment, line=first, **units)
-
-
-def limited(items: Iterable, limit: int) -> Iterator:
-    """The first `limit` of `items` (all of them for 0)."""
-    return itertools.islice(items, limit) if limit else iter(items)
 
 
 def check_files(paths: PathsLike, what: str) -> List[Path]:

@@ -2,10 +2,11 @@
 settings (spaCy resolves ``[corpora]`` twice: initialize's reader and the training
 loop's), and the checks of the readers' options."""
 from collections import OrderedDict
+import itertools
 import os
 from pathlib import Path
 import random
-from typing import Callable, Hashable, Iterator, List, Sequence, TypeVar
+from typing import Callable, Hashable, Iterable, Iterator, List, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -43,6 +44,11 @@ def in_call_order(items: Sequence[T], shuffle: bool) -> Iterator[T]:
     """The items of one call, in `call_order`."""
     for i in call_order(len(items), shuffle):
         yield items[i]
+
+
+def limited(items: Iterable[T], limit: int) -> Iterator[T]:
+    """The first `limit` of `items` (all of them for 0)."""
+    return itertools.islice(items, limit) if limit else iter(items)
 
 
 def check_choice(name: str, value: str, choices: Sequence[str]) -> None:

@@ -8,22 +8,16 @@ from spacy.util import registry
 
 from ..serialization.text_lines import check_file, PathLike, read_lines
 from .string_columns import shared as shared_compact
-from .reader_state import check_held_form, in_call_order
+from .reader_state import check_held_form, in_call_order, limited
 from .reused_docs import shared as shared_reuse
 
 
 
 def read_segmented(path: PathLike, limit: int = 0) -> Iterator[List[str]]:
     """The word list of every non-empty line."""
-    count = 0
-    for _, line in read_lines(check_file(path, "segmented corpus")):
-        words = [w for w in line.replace("\t", " ").split(" ") if w]
-        if not words:
-            continue
-        yield words
-        count += 1
-        if limit and count >= limit:
-            break
+    lines = read_lines(check_file(path, "segmented corpus"))
+    sentences = ([w for w in line.replace("\t", " ").split(" ") if w] for _, line in lines)
+    yield from limited((words for words in sentences if words), limit)
 
 
 class SegmentedCorpus:
