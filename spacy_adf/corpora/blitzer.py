@@ -26,11 +26,7 @@ class BlitzerReview(NamedTuple):
 
     @property
     def words(self) -> List[str]:
-        out: List[str] = []
-        for feat, count in self.features.items():
-            if "_" not in feat:
-                out.extend([feat] * count)
-        return out
+        return [feat for feat, count in self.features.items() if "_" not in feat for _ in range(count)]
 
 
 def parse_line(line: str, where: str = "") -> Tuple[Dict[str, int], str]:

@@ -344,7 +344,8 @@ class BratCorpus:
                 span = (inner[0], inner[-1] + 1)
             else:
                 span = None
-            action = "dropped" if span is None else f"{self.alignment_mode}ed to {line[tokens[span[0]][0]:tokens[span[1] - 1][1]]!r}"
+            action = ("dropped" if span is None
+                      else f"{self.alignment_mode}ed to {line[tokens[span[0]][0]:tokens[span[1] - 1][1]]!r}")
             issues.append(BratIssue(doc_id, ent.ann_id, "misaligned", ent.label, ent.start, ent.end,
                                     ent.text, f"tokens {toks}; {action}"))
             if span is not None:

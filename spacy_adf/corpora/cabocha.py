@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterator, List
 
 from ..serialization.text_lines import check_file, PathLike, read_lines
-from .knp import KNPSentence, Morpheme, RawPhrase, phrase_units, sentence_of
+from .knp import KNPSentence, Morpheme, RawPhrase, bad_line, phrase_units, sentence_of
 from .reader_state import limited
 
 _CHUNK_LINE = re.compile(r"\* (-?[0-9]+) (-?[0-9]+)([A-Za-z]+)(?: (.*))?\Z")
@@ -72,14 +72,7 @@ def _iter_cabocha(path: Path) -> Iterator[KNPSentence]:
             continue
         fields = line.split("\t")
         if len(fields) < 2 or not fields[0]:
-            if not line.strip():
-                raise ValueError(
-                    f"{path}, line {lineno}: blank line inside the sentence from line {first} (missing EOS?)"
-                )
-            raise ValueError(
-                f"{path}, line {lineno}: malformed line (not '#! ' comment, '* ' chunk line, "
-                f"TAB-separated morpheme or EOS): {line[:200]!r}"
-            )
+            raise bad_line(path, lineno, line, first, "'#! ' comment, '* ' chunk line, TAB-separated morpheme or EOS")
         if not chunks:
             raise ValueError(f"{path}, line {lineno}: morpheme before the first chunk ('* ') line")
         morphemes.append(_cabocha_morpheme(fields))

@@ -198,10 +198,6 @@ def read_gold_words(path: PathLike, fmt: str, limit: int = 0) -> List[List[str]]
         sents = [s.words for s in read_knp(path, limit, bad_heads="ignore")]
     else:
         raise ValueError(f"unknown corpus format {fmt!r}: use segmented, conllu or knp")
-    out = []
-    for words in sents:
-        words = ["".join(w.split()) for w in words]
-        words = [w for w in words if w]
-        if words:
-            out.append(words)
-    return out
+    # whitespace dropped from every word, whitespace-only words and empty sentences skipped
+    stripped = ([w for w in ("".join(word.split()) for word in words) if w] for words in sents)
+    return [words for words in stripped if words]

@@ -152,6 +152,13 @@ def sentence_of(comments: List[str], sid_pattern: "re.Pattern[str]", first: int,
     return KNPSentence(sid=sid.group(1) if sid else None, comment=comment, line=first, **units)
 
 
+def bad_line(path: Path, lineno: int, line: str, first: int, expected: str) -> ValueError:
+    """The error of a line inside the sentence from line `first` that is not `expected`."""
+    if not line.strip():
+        return ValueError(f"{path}, line {lineno}: blank line inside the sentence from line {first} (missing EOS?)")
+    return ValueError(f"{path}, line {lineno}: malformed line (not {expected}): {line[:200]!r}")
+
+
 def check_files(paths: PathsLike, what: str) -> List[Path]:
     """The corpus files of ``paths`` (one, a list, or a string of paths separated
     by commas: ``--paths.train kwdlc/train.knp,ku/train.knp``), each checked to exist."""
@@ -218,14 +225,8 @@ def _iter_knp(path: Path, bad_heads: str) -> Iterator[KNPSentence]:
                 )
         morpheme = parse_morpheme(line)
         if morpheme is None:
-            if not line.strip():
-                raise ValueError(
-                    f"{path}, line {lineno}: blank line inside the sentence from line {first} (missing EOS?)"
-                )
-            raise ValueError(
-                f"{path}, line {lineno}: malformed line (not a comment, '*'/'+' phrase line, "
-                f"JUMAN morpheme with 11 fields, or EOS): {line[:200]!r}"
-            )
+            raise bad_line(path, lineno, line, first,
+                           "a comment, '*'/'+' phrase line, JUMAN morpheme with 11 fields, or EOS")
         morphemes.append(morpheme)
     if first:
         raise ValueError(f"{path}: the sentence from line {first} has no EOS line (end of file)")

@@ -28,24 +28,17 @@ def _chunk_ends(prev: str, cur: str, prev_type: str, cur_type: str) -> bool:
     """Does the chunk containing the previous token end before this token?"""
     if prev == "O":
         return False
-    if prev in ("E", "S"):  # extension: these tags close their chunk
-        return True
-    if cur in ("B", "S", "O"):
-        return True
-    return prev_type != cur_type
+    # E and S close their chunk (the extension of conlleval's rules)
+    return prev in ("E", "S") or cur in ("B", "S", "O") or prev_type != cur_type
 
 
 def _chunk_starts(prev: str, cur: str, prev_type: str, cur_type: str) -> bool:
     """Does a new chunk start at this token?"""
     if cur == "O":
         return False
-    if cur in ("B", "S"):
-        return True
-    # cur is I or E: it continues an open chunk of the same type, otherwise
-    # it starts one (conlleval's "I after O" rule, IOB1 style).
-    if prev in ("O", "E", "S"):
-        return True
-    return prev_type != cur_type
+    # I or E continues an open chunk of the same type, otherwise it starts one
+    # (conlleval's "I after O" rule, IOB1 style)
+    return cur in ("B", "S") or prev in ("O", "E", "S") or prev_type != cur_type
 
 
 def iob_to_spans(tags: Sequence[str]) -> List[Span]:
