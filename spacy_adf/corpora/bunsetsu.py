@@ -63,9 +63,8 @@ def bunsetsu_docs(
     bad_heads: str = "skip",
     stats: Optional[Counter] = None,
 ) -> Iterator[Doc]:
-    """Reference Docs of one or more KNP, CaboCha or CoNLL-U files, read in
-    order (a list, or paths separated by commas: `corpora.knp.check_files`;
-    ``limit`` counts sentences read over all of them, 0 = all)."""
+    """Reference Docs of one or more KNP, CaboCha or CoNLL-U files (`knp.check_files`), read in order
+    (``limit``: sentences read over all of them, 0 = all)."""
     files = _check_source(path, format, bad_heads)
     if format == "conllu":
         docs = itertools.chain.from_iterable(
@@ -86,9 +85,8 @@ def bunsetsu_docs(
 
 
 def make_predicted(reference: Doc, predicted_bunsetsu: bool = True, predicted_tags: bool = True) -> Doc:
-    """A Doc with the reference's tokens, tags, POS, morphs and lemmas (just
-    the tokens unless ``predicted_tags``; and the bunsetsu spans, without
-    heads, if ``predicted_bunsetsu``) but no tree."""
+    """A Doc with the reference's tokens, its tags, POS, morphs and lemmas if ``predicted_tags``,
+    its bunsetsu spans without heads if ``predicted_bunsetsu``, and no tree."""
     tags = {}
     if predicted_tags:
         tags = dict(tags=[t.tag_ for t in reference], pos=[t.pos_ for t in reference],
@@ -108,8 +106,7 @@ def sentence_key(doc: Doc) -> str:
 
 
 def read_jackknifed(paths, vocab: Vocab) -> Dict[str, Doc]:
-    """Jack-knifed Docs by `sentence_key`, from ``.spacy`` DocBin files (a
-    file or a folder of them; several separated by commas, as corpus paths)."""
+    """Jack-knifed Docs by `sentence_key` from ``.spacy`` files or folders, separated by commas."""
     docs: Dict[str, Doc] = {}
     for path in str(paths).split(","):
         for file_ in docbin_files(path.strip()):
@@ -123,11 +120,8 @@ def read_jackknifed(paths, vocab: Vocab) -> Dict[str, Doc]:
 
 
 class BunsetsuCorpus:
-    """Examples for bunsetsu dependency parsing; ``self.stats`` counts the
-    sentences read, docs made, repaired, skipped and empty over all passes.
-    ``jackknifed``: DocBin(s) of the same sentences annotated by upstream
-    models that never trained on them, paired by S-ID, else text
-    (docs/corpora.md, "Bunsetsu dependency Docs")."""
+    """Examples for bunsetsu dependency parsing; ``self.stats`` counts over all passes (as
+    `make_bunsetsu_doc`). ``jackknifed``: docs/corpora.md, "Bunsetsu dependency Docs"."""
 
     def __init__(
         self,
@@ -183,9 +177,7 @@ def create_bunsetsu_reader(
     predicted_tags: bool = True,
     jackknifed: Optional[PathLike] = None,
 ) -> BunsetsuCorpus:
-    """Bunsetsu dependency Examples from one or more KNP, CaboCha or CoNLL-U
-    (BunsetuBILabel) files (a list, or paths separated by commas); the
-    options: docs/corpora.md, "Bunsetsu dependency Docs"."""
+    """Bunsetsu dependency Examples (`BunsetsuCorpus`; docs/corpora.md, "Bunsetsu dependency Docs")."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads,

@@ -25,11 +25,8 @@ _SENT_ID_COMMENT = re.compile(r"#\s*sent_id\s*=\s?(.*)")
 
 @dataclass
 class ConlluSentence:
-    """The surface tokens of one CoNLL-U sentence.
-
-    ``line`` is the number of the sentence's first line (comments included),
-    ``text_line`` that of its ``# text`` comment (0 if it has none).
-    """
+    """The surface tokens of one CoNLL-U sentence; ``line``: its first line (comments included),
+    ``text_line``: its ``# text`` comment's (0 if none)."""
 
     words: List[str]
     spaces: List[bool]
@@ -65,10 +62,8 @@ def _spaces_from_text(
 
 
 def read_conllu(path: PathLike, limit: int = 0, spaces: str = "auto") -> Iterator[ConlluSentence]:
-    """Yield the surface tokens of each sentence of a CoNLL-U file
-    (``spaces``: docs/corpora.md; ``limit=0``: all); a ValueError names the
-    file and line of a malformed input or of tokens that do not spell the
-    sentence's ``# text``."""
+    """The surface tokens of each sentence of a CoNLL-U file (``spaces``: docs/corpora.md; ``limit=0``:
+    all); a ValueError names the line of a malformed input or of tokens that do not spell ``# text``."""
     check_choice("spaces", spaces, SPACES_MODES)
     # Checked here, not when the first sentence is asked for.
     return limited(_iter_conllu(check_file(path, "CoNLL-U"), spaces), limit)
@@ -154,6 +149,7 @@ class ConlluCorpus:
             yield Example(*segmentation_pair(nlp, sentence.words, sentence.spaces))
 
 
+# the config's own signature (thinc validates against it; no path: the --paths hint), ConlluCorpus the reader
 @registry.readers("spacy_adf.ConlluCorpus.v1")
 def create_conllu_reader(path: Optional[PathLike], limit: int = 0, spaces: str = "auto") -> ConlluCorpus:
     if path is None:

@@ -43,8 +43,7 @@ class Morpheme:
 
 @dataclass
 class Bunsetsu:
-    """A bunsetsu (or basic phrase): morphemes ``[start, end)``, the index of
-    its head (-1 for the root) and the dependency type (D, P, A or I)."""
+    """A bunsetsu (or basic phrase): morphemes ``[start, end)``, head (-1: root), type (D, P, A, I)."""
 
     start: int
     end: int
@@ -246,6 +245,7 @@ class KNPCorpus:
                 yield Example(*segmentation_pair(nlp, sentence.words))
 
 
+# the config's own signature (thinc validates against it; no path: the --paths hint), KNPCorpus the reader
 @registry.readers("spacy_adf.KNPCorpus.v1")
 def create_knp_reader(path: Optional[PathsLike], limit: int = 0, bad_heads: str = "ignore") -> KNPCorpus:
     """Segmentation Examples from one or more KNP files (`check_files`); heads are unused: "ignore"."""

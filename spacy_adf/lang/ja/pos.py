@@ -112,8 +112,7 @@ def _value(value: str) -> str:
 
 
 def main_subpos(subpos: str) -> str:
-    """The first level of a sub-POS (``""`` for ``*`` or ``_``): ``固有名詞``
-    of ``固有名詞-人名-姓``, the key of the UPOS tables."""
+    """The first level of a sub-POS (``固有名詞`` of ``固有名詞-人名-姓``; ``""`` for ``*`` or ``_``)."""
     return _value(subpos).split("-")[0]
 
 
