@@ -6,7 +6,8 @@ from typing import List, Optional, Tuple
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from ..lang.ja.bunsetsu import BUNSETSU_KEY, check_bunsetsu_heads, repair_bunsetsu_heads, set_bunsetsu_tree
+from ..lang.ja.bunsetsu import (BUNSETSU_KEY, check_bunsetsu_heads, repair_bunsetsu_heads, set_bunsetsu_tree,
+                                token_owners)
 from .reader_state import check_choice
 
 BAD_HEADS_MODES = ("raise", "repair", "skip")
@@ -65,12 +66,8 @@ def project_heads(
     n_tokens = gold_bounds[-1][1] if gold_bounds else 0
     if not pred_bounds or pred_bounds[-1][1] != n_tokens or pred_bounds[0][0] != 0:
         raise ValueError(f"predicted bunsetsu {pred_bounds[:3]}... do not cover the {n_tokens} tokens of the gold ones")
-    gold_of_token = [0] * n_tokens
-    for g, (a, b) in enumerate(gold_bounds):
-        gold_of_token[a:b] = [g] * (b - a)
-    pred_of_token = [0] * n_tokens
-    for p, (a, b) in enumerate(pred_bounds):
-        pred_of_token[a:b] = [p] * (b - a)
+    gold_of_token = token_owners(gold_bounds, n_tokens).tolist()
+    pred_of_token = token_owners(pred_bounds, n_tokens).tolist()
     stands_for = [gold_of_token[b - 1] for _, b in pred_bounds]
     heads: List[int] = []
     for p, g in enumerate(stands_for):

@@ -165,7 +165,7 @@ def _token_kinds(doc: Doc, orths: Optional[List[int]] = None) -> List[int]:
     return list(map(_KIND_OF_ORTH.__getitem__, _orths_known(doc) if orths is None else orths))
 
 
-def _owners(bounds: Sequence[Tuple[int, int]], n: int) -> numpy.ndarray:
+def token_owners(bounds: Sequence[Tuple[int, int]], n: int) -> numpy.ndarray:
     """The bunsetsu index of every token (the bunsetsu cover the Doc)."""
     owner = numpy.zeros(n, dtype=numpy.int64)
     for b, (start, end) in enumerate(bounds):
@@ -256,7 +256,7 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
                 last_tokens.append(p)
         if not last_tokens:
             return [(0, n_spans)]
-    owner = _owners(bounds, n)
+    owner = token_owners(bounds, n)
     ends = sorted({int(owner[p]) + 1 for p in last_tokens} | {n_spans})
     return list(zip([0] + ends[:-1], ends))
 
@@ -468,7 +468,7 @@ def bunsetsu_heads(doc: Doc, spans_key: str = BUNSETSU_KEY) -> List[int]:
     spans = bunsetsu_group(doc, spans_key)
     if not doc.has_annotation("DEP"):
         raise ValueError("the Doc has no dependency tree (token.head / token.dep_)")
-    owner = _owners([(span.start, span.end) for span in spans], len(doc))
+    owner = token_owners([(span.start, span.end) for span in spans], len(doc))
     heads: List[int] = []
     for b, span in enumerate(spans):
         head: Optional[int] = None
