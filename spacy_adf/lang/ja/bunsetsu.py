@@ -227,7 +227,6 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
     if n_spans == 0:
         return []
     n = len(doc)
-    bounds = [(span.start, span.end) for span in spans]
     if doc.has_annotation("SENT_START"):
         last_tokens = [sent.end - 1 for sent in doc.sents if sent.end > sent.start]
     else:
@@ -237,9 +236,7 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
         if _ENDER_ORTHS.isdisjoint(orths[:-1]):
             return [(0, n_spans)]
         kinds = _token_kinds(doc, orths)
-        span_end = numpy.zeros(n, bool)
-        span_end[[e - 1 for _, e in bounds]] = True
-        last_tokens, depths = [], None
+        last_tokens, depths, span_ends = [], None, None
         for t in range(n - 1):
             if not kinds[t] & _ENDER:
                 continue
@@ -248,7 +245,9 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
                 p += 1
             if p == n - 1:
                 break  # the last bunsetsu ends a sentence anyway
-            if not span_end[p]:
+            if span_ends is None:
+                span_ends = {span.end - 1 for span in spans}
+            if p not in span_ends:
                 continue
             if depths is None:
                 depths = _bracket_depths([doc[i].text if kinds[i] & _BRACKET else "" for i in range(n)])
@@ -256,7 +255,7 @@ def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
                 last_tokens.append(p)
         if not last_tokens:
             return [(0, n_spans)]
-    owner = token_owners(bounds, n)
+    owner = token_owners([(span.start, span.end) for span in spans], n)
     ends = sorted({int(owner[p]) + 1 for p in last_tokens} | {n_spans})
     return list(zip([0] + ends[:-1], ends))
 
