@@ -167,6 +167,7 @@ class BunsetsuCorpus:
                           seen_reference if self.predicted_bunsetsu else reference)
 
 
+# the config's own signature (thinc validates against it; no path: the --paths hint), BunsetsuCorpus the reader
 @registry.readers("spacy_adf.BunsetsuCorpus.v1")
 def create_bunsetsu_reader(
     path: Optional[PathsLike],

@@ -367,6 +367,7 @@ class ConllCorpus:
             yield Example(predicted, reference)
 
 
+# the config's own signature (thinc validates List/Optional types against it), ConllCorpus the reader
 @registry.readers("spacy_adf.ConllCorpus.v1")
 def create_conll_reader(
     path: Optional[PathLike],
