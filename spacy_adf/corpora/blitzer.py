@@ -26,11 +26,7 @@ class BlitzerReview(NamedTuple):
 
     @property
     def words(self) -> List[str]:
-        out: List[str] = []
-        for feat, count in self.features.items():
-            if "_" not in feat:
-                out.extend([feat] * count)
-        return out
+        return [feat for feat, count in self.features.items() if "_" not in feat for _ in range(count)]
 
 
 def parse_line(line: str, where: str = "") -> Tuple[Dict[str, int], str]:
@@ -92,12 +88,7 @@ def select_reviews(
         ranked = sorted(reviews_by_label.get(label, []),
                         key=lambda r: _rank_key(seed, label, r.line_no))
         n_test = int(round(TEST_FRACTION * len(ranked)))
-        if split == "test":
-            part = ranked[:n_test]
-        elif split == "train":
-            part = ranked[n_test:]
-        else:
-            part = ranked
+        part = {"test": ranked[:n_test], "train": ranked[n_test:], "all": ranked}[split]
         if n_folds > 1:
             part = [r for i, r in enumerate(part) if (i % n_folds == fold) == (fold_part == "heldout")]
         chosen.extend((_rank_key(seed, "order|" + label, r.line_no), r) for r in part)
@@ -162,9 +153,7 @@ def create_blitzer_reader(
     fold_part: str = "train",
     limit: int = 0,
 ) -> BlitzerCorpus:
-    """path: a domain directory (e.g. .../blitzer_sentiment/books). See
-    docs/corpora.md for split, seed, n_folds, fold and fold_part. limit:
-    read at most this many reviews of the selection (0 = all)."""
+    """path: a domain directory (e.g. .../blitzer_sentiment/books); the options: docs/corpora.md."""
     if path is None:
         raise ValueError("no Blitzer domain directory: pass --paths.blitzer")
     return BlitzerCorpus(path, split=split, seed=seed, n_folds=n_folds, fold=fold,

@@ -3,8 +3,9 @@ the entity checks and their reports, sentence splitting, alignment modes and
 document folds are described in docs/corpora.md, "Brat standoff folders"."""
 import logging
 import re
+import warnings
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
@@ -13,7 +14,8 @@ from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import PathLike, read_text
-from .conll import parse_iob_target
+from .conll import parse_iob_target, set_spans
+from .reader_state import check_choice
 
 logger = logging.getLogger("spacy_adf.brat")
 
@@ -173,130 +175,6 @@ def _sentence_starts(line: str, tokens, ent_tok_spans, mode: str) -> List[int]:
     return starts
 
 
-class _DocReader:
-    """Turns one document's text + entities into sentence Doc pairs."""
-
-    def __init__(self, nlp, alignment_mode: str, sentences: str, span_key: Optional[str],
-                 keep_labels: Optional[frozenset]):
-        self.nlp = nlp
-        self.mode = alignment_mode
-        self.sentences = sentences
-        self.span_key = span_key
-        self.keep = keep_labels
-
-    def read(self, doc_id: str, text: str, entities: List[BratEntity],
-             issues: List[BratIssue]) -> Iterator[Tuple[Doc, Doc]]:
-        if self.keep is not None:
-            entities = [e for e in entities if e.label in self.keep]
-        # (start, end) of each line, newline excluded
-        if self.sentences == "none":
-            lines = [(0, len(text))]
-        else:
-            lines, pos = [], 0
-            for piece in text.split("\n"):
-                lines.append((pos, pos + len(piece)))
-                pos += len(piece) + 1
-        by_line: Dict[int, List[BratEntity]] = {}
-        li = 0
-        for ent in sorted(entities, key=lambda e: (e.start, e.end)):
-            s, e = ent.start, ent.end
-            # trim whitespace inside the span
-            while s < e and text[s].isspace():
-                s += 1
-            while e > s and text[e - 1].isspace():
-                e -= 1
-            while li < len(lines) and lines[li][1] < s:
-                li += 1
-            if li == len(lines) or not (lines[li][0] <= s and e <= lines[li][1]):
-                issues.append(BratIssue(doc_id, ent.ann_id, "crosses_line", ent.label,
-                                        ent.start, ent.end, ent.text))
-                continue
-            by_line.setdefault(li, []).append(
-                BratEntity(ent.doc_id, ent.ann_id, ent.label, s, e, ent.text, ent.line))
-        for li, (lstart, lend) in enumerate(lines):
-            line = text[lstart:lend]
-            if not line.strip():
-                continue
-            yield from self._read_line(doc_id, line, lstart, by_line.get(li, []), issues)
-
-    def _read_line(self, doc_id, line, offset, ents, issues):
-        tokens = _tokens(self.nlp, line)
-        local = [(e, e.start - offset, e.end - offset) for e in ents]
-        if self.mode == "split":
-            bounds = {b for _, s, e in local for b in (s, e)}
-            tokens = _cut_tokens(tokens, bounds)
-        starts = {s: i for i, (s, _, _) in enumerate(tokens)}
-        ends = {e: i + 1 for i, (_, e, _) in enumerate(tokens)}
-        aligned = []  # (tok_start, tok_end, entity)
-        for ent, s, e in local:
-            ts, te = starts.get(s), ends.get(e)
-            if ts is not None and te is not None:
-                aligned.append((ts, te, ent))
-                continue
-            covering = [i for i, (a, b, _) in enumerate(tokens) if a < e and b > s]
-            inner = [i for i, (a, b, _) in enumerate(tokens) if a >= s and b <= e]
-            toks = " ".join(repr(line[tokens[i][0]:tokens[i][1]]) for i in covering)
-            if self.mode == "expand" and covering:
-                span = (covering[0], covering[-1] + 1)
-            elif self.mode == "contract" and inner:
-                span = (inner[0], inner[-1] + 1)
-            else:
-                span = None
-            action = "dropped" if span is None else f"{self.mode}ed to {line[tokens[span[0]][0]:tokens[span[1] - 1][1]]!r}"
-            issues.append(BratIssue(doc_id, ent.ann_id, "misaligned", ent.label, ent.start, ent.end,
-                                    ent.text, f"tokens {toks}; {action}"))
-            if span is not None:
-                aligned.append((span[0], span[1], ent))
-        # overlaps: keep the longest, then earliest start, then earliest .ann line
-        aligned.sort(key=lambda x: (-(x[1] - x[0]), x[0], x[2].line))
-        taken = [False] * len(tokens)
-        kept = []
-        for ts, te, ent in aligned:
-            if any(taken[ts:te]):
-                other = next(k for k in kept if k[0] < te and ts < k[1])[2]
-                issues.append(BratIssue(doc_id, ent.ann_id, "overlap", ent.label, ent.start, ent.end,
-                                        ent.text, f"overlaps {other.ann_id} {other.label} {other.text!r}; dropped"))
-                continue
-            for i in range(ts, te):
-                taken[i] = True
-            kept.append((ts, te, ent))
-        kept.sort(key=lambda x: x[0])
-        sent_starts = _sentence_starts(line, tokens, [(a, b) for a, b, _ in kept], self.sentences)
-        bounds = sent_starts + [len(tokens)]
-        k = 0
-        for si in range(len(sent_starts)):
-            a, b = bounds[si], bounds[si + 1]
-            # drop trailing/leading whitespace-only tokens of a sentence
-            while a < b and tokens[a][2]:
-                a += 1
-            while b > a and tokens[b - 1][2]:
-                b -= 1
-            sent_ents = []
-            while k < len(kept) and kept[k][0] < bounds[si + 1]:
-                sent_ents.append(kept[k])
-                k += 1
-            if a == b:
-                continue
-            yield self._make_docs(line, tokens[a:b], a, sent_ents)
-
-    def _make_docs(self, line, tokens, first, ents):
-        words = [line[s:e] for s, e, _ in tokens]
-        spaces = []
-        for i, (s, e, _) in enumerate(tokens):
-            nxt = tokens[i + 1][0] if i + 1 < len(tokens) else e
-            # spaCy keeps a single space as token.whitespace_; more is a token
-            spaces.append(i + 1 < len(tokens) and nxt > e)
-        vocab = self.nlp.vocab
-        reference = Doc(vocab, words=words, spaces=spaces)
-        spans = [Span(reference, ts - first, te - first, label=ent.label) for ts, te, ent in ents]
-        if self.span_key is None:
-            reference.set_ents(spans, default="outside")
-        else:
-            reference.spans[self.span_key] = spans
-        predicted = Doc(vocab, words=words, spaces=spaces)
-        return predicted, reference
-
-
 # ---------------------------------------------------------------- corpus
 
 
@@ -307,16 +185,11 @@ def _list_documents(path: Path) -> List[Path]:
 
 
 def _check_options(alignment_mode, sentences, discontinuous, mismatch, n_folds, fold, part):
-    if alignment_mode not in ALIGNMENT_MODES:
-        raise ValueError(f"alignment_mode must be one of {ALIGNMENT_MODES}, got {alignment_mode!r}")
-    if sentences not in SENTENCE_MODES:
-        raise ValueError(f"sentences must be one of {SENTENCE_MODES}, got {sentences!r}")
-    if discontinuous not in ("skip", "outer"):
-        raise ValueError(f"discontinuous must be 'skip' or 'outer', got {discontinuous!r}")
-    if mismatch not in ("skip", "keep"):
-        raise ValueError(f"mismatch must be 'skip' or 'keep', got {mismatch!r}")
-    if part not in ("all", "train", "heldout"):
-        raise ValueError(f"part must be 'all', 'train' or 'heldout', got {part!r}")
+    choices = {"alignment_mode": (alignment_mode, ALIGNMENT_MODES), "sentences": (sentences, SENTENCE_MODES),
+               "discontinuous": (discontinuous, ("skip", "outer")), "mismatch": (mismatch, ("skip", "keep")),
+               "part": (part, ("all", "train", "heldout"))}
+    for name, (value, allowed) in choices.items():
+        check_choice(name, value, allowed)
     if n_folds < 1 or not 0 <= fold < n_folds:
         raise ValueError(f"need n_folds >= 1 and 0 <= fold < n_folds, got {n_folds}, {fold}")
     if part != "all" and n_folds < 2:
@@ -353,7 +226,6 @@ class BratCorpus:
         self.sentences = sentences
         self.discontinuous = discontinuous
         self.mismatch = mismatch
-        self.iob_target = iob_target
         self.span_key = parse_iob_target(iob_target)
         self.keep_labels = None if keep_labels is None else frozenset(keep_labels)
         self.n_folds, self.fold, self.part = n_folds, fold, part
@@ -371,7 +243,6 @@ class BratCorpus:
         return [p for k, p in enumerate(docs) if (k % self.n_folds == self.fold) == keep_heldout]
 
     def _iter(self, nlp) -> Iterator[Tuple[Doc, Doc]]:
-        reader = _DocReader(nlp, self.alignment_mode, self.sentences, self.span_key, self.keep_labels)
         issues: List[BratIssue] = []
         stats: Counter = Counter()
         count = 0
@@ -391,7 +262,7 @@ class BratCorpus:
             for k, v in other.items():
                 stats[f"skipped_{k}_lines"] += v
             issues.extend(doc_issues)
-            for predicted, reference in reader.read(doc_id, text, ents, issues):
+            for predicted, reference in self._read_document(nlp, doc_id, text, ents, issues):
                 if self.limit and count >= self.limit:
                     break
                 stats["sentences"] += 1
@@ -413,8 +284,111 @@ class BratCorpus:
             summary = summarize_issues(issues, self.last_stats)
             if issues:
                 logger.warning(summary)
-                import warnings
                 warnings.warn(summary, stacklevel=2)
+
+    def _read_document(self, nlp, doc_id: str, text: str, entities: List[BratEntity],
+                       issues: List[BratIssue]) -> Iterator[Tuple[Doc, Doc]]:
+        """One document's text + entities as sentence Doc pairs."""
+        if self.keep_labels is not None:
+            entities = [e for e in entities if e.label in self.keep_labels]
+        # (start, end) of each line, newline excluded
+        if self.sentences == "none":
+            lines = [(0, len(text))]
+        else:
+            lines, pos = [], 0
+            for piece in text.split("\n"):
+                lines.append((pos, pos + len(piece)))
+                pos += len(piece) + 1
+        by_line: Dict[int, List[BratEntity]] = {}
+        li = 0
+        for ent in sorted(entities, key=lambda e: (e.start, e.end)):
+            s, e = ent.start, ent.end
+            # trim whitespace inside the span
+            while s < e and text[s].isspace():
+                s += 1
+            while e > s and text[e - 1].isspace():
+                e -= 1
+            while li < len(lines) and lines[li][1] < s:
+                li += 1
+            if li == len(lines) or not (lines[li][0] <= s and e <= lines[li][1]):
+                issues.append(BratIssue(doc_id, ent.ann_id, "crosses_line", ent.label,
+                                        ent.start, ent.end, ent.text))
+                continue
+            by_line.setdefault(li, []).append(replace(ent, start=s, end=e))
+        for li, (lstart, lend) in enumerate(lines):
+            line = text[lstart:lend]
+            if not line.strip():
+                continue
+            yield from self._read_line(nlp, doc_id, line, lstart, by_line.get(li, []), issues)
+
+    def _read_line(self, nlp, doc_id, line, offset, ents, issues):
+        tokens = _tokens(nlp, line)
+        local = [(e, e.start - offset, e.end - offset) for e in ents]
+        if self.alignment_mode == "split":
+            bounds = {b for _, s, e in local for b in (s, e)}
+            tokens = _cut_tokens(tokens, bounds)
+        starts = {s: i for i, (s, _, _) in enumerate(tokens)}
+        ends = {e: i + 1 for i, (_, e, _) in enumerate(tokens)}
+        aligned = []  # (tok_start, tok_end, entity)
+        for ent, s, e in local:
+            ts, te = starts.get(s), ends.get(e)
+            if ts is not None and te is not None:
+                aligned.append((ts, te, ent))
+                continue
+            covering = [i for i, (a, b, _) in enumerate(tokens) if a < e and b > s]
+            inner = [i for i, (a, b, _) in enumerate(tokens) if a >= s and b <= e]
+            toks = " ".join(repr(line[tokens[i][0]:tokens[i][1]]) for i in covering)
+            if self.alignment_mode == "expand" and covering:
+                span = (covering[0], covering[-1] + 1)
+            elif self.alignment_mode == "contract" and inner:
+                span = (inner[0], inner[-1] + 1)
+            else:
+                span = None
+            action = ("dropped" if span is None
+                      else f"{self.alignment_mode}ed to {line[tokens[span[0]][0]:tokens[span[1] - 1][1]]!r}")
+            issues.append(BratIssue(doc_id, ent.ann_id, "misaligned", ent.label, ent.start, ent.end,
+                                    ent.text, f"tokens {toks}; {action}"))
+            if span is not None:
+                aligned.append((span[0], span[1], ent))
+        # overlaps: keep the longest, then earliest start, then earliest .ann line
+        aligned.sort(key=lambda x: (-(x[1] - x[0]), x[0], x[2].line))
+        taken = [False] * len(tokens)
+        kept = []
+        for ts, te, ent in aligned:
+            if any(taken[ts:te]):
+                other = next(k for k in kept if k[0] < te and ts < k[1])[2]
+                issues.append(BratIssue(doc_id, ent.ann_id, "overlap", ent.label, ent.start, ent.end,
+                                        ent.text, f"overlaps {other.ann_id} {other.label} {other.text!r}; dropped"))
+                continue
+            for i in range(ts, te):
+                taken[i] = True
+            kept.append((ts, te, ent))
+        kept.sort(key=lambda x: x[0])
+        sent_starts = _sentence_starts(line, tokens, [(a, b) for a, b, _ in kept], self.sentences)
+        k = 0
+        for a, end in zip(sent_starts, sent_starts[1:] + [len(tokens)]):
+            sent_ents = []
+            while k < len(kept) and kept[k][0] < end:
+                sent_ents.append(kept[k])
+                k += 1
+            # drop trailing/leading whitespace-only tokens of a sentence
+            b = end
+            while a < b and tokens[a][2]:
+                a += 1
+            while b > a and tokens[b - 1][2]:
+                b -= 1
+            if a < b:
+                yield self._make_docs(nlp.vocab, line, tokens[a:b], a, sent_ents)
+
+    def _make_docs(self, vocab, line, tokens, first, ents):
+        words = [line[s:e] for s, e, _ in tokens]
+        # spaCy keeps a single space as token.whitespace_; more is a token
+        spaces = [nxt[0] > cur[1] for cur, nxt in zip(tokens, tokens[1:])] + [False]
+        reference = Doc(vocab, words=words, spaces=spaces)
+        set_spans(reference, [Span(reference, ts - first, te - first, label=ent.label) for ts, te, ent in ents],
+                  self.span_key)
+        predicted = Doc(vocab, words=words, spaces=spaces)
+        return predicted, reference
 
     def __call__(self, nlp) -> Iterator[Example]:
         for predicted, reference in self._iter(nlp):
@@ -436,9 +410,7 @@ def summarize_issues(issues: Sequence[BratIssue], stats: Optional[Dict[str, int]
     lines = [head, f"{len(issues)} entity issue(s): " +
              (", ".join(f"{k} {counts[k]}" for k in ISSUE_KINDS if counts[k]) or "none")]
     for kind in ISSUE_KINDS:
-        examples = [i for i in issues if i.kind == kind][:n_examples]
-        for ex in examples:
-            lines.append(f"  {ex}")
+        lines.extend(f"  {ex}" for ex in [i for i in issues if i.kind == kind][:n_examples])
     if issues:
         lines.append("  (BratCorpus.issues(nlp) / read_brat_issues(...) return the full list)")
     return "\n".join(lines)
@@ -446,14 +418,12 @@ def summarize_issues(issues: Sequence[BratIssue], stats: Optional[Dict[str, int]
 
 def read_brat_issues(nlp, path: PathLike, **kwargs) -> List[BratIssue]:
     """Every entity issue of the brat folder `path` (options as BratCorpus)."""
-    kwargs.setdefault("warn", False)
-    return BratCorpus(path, **kwargs).issues(nlp)
+    return BratCorpus(path, **{"warn": False, **kwargs}).issues(nlp)
 
 
 def alignment_stats(nlp, path: PathLike, **kwargs) -> Dict[str, int]:
     """Counts of one complete read (documents, entities, issues per kind)."""
-    kwargs.setdefault("warn", False)
-    corpus = BratCorpus(path, **kwargs)
+    corpus = BratCorpus(path, **{"warn": False, **kwargs})
     corpus.issues(nlp)
     return dict(corpus.last_stats)
 

@@ -18,11 +18,8 @@ from .bunsetsu_conllu import conllu_bunsetsu_docs
 from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc, predicted_reference
 from .docbin import docbin_files
 from .cabocha import read_cabocha
-from .knp import KNPSentence, PathLike, PathsLike, check_files, limited, read_knp
-from .reader_state import check_choice
-
-__all__ = ["FORMATS", "sentence_to_doc", "bunsetsu_docs", "make_predicted",
-           "BunsetsuCorpus", "create_bunsetsu_reader"]
+from .knp import KNPSentence, PathLike, PathsLike, check_files, read_knp
+from .reader_state import check_choice, limited
 
 FORMATS = ("knp", "cabocha", "conllu")
 
@@ -31,14 +28,8 @@ def sentence_to_doc(
     vocab: Vocab, sentence: KNPSentence, bad_heads: str = "raise", stats: Optional[Counter] = None,
     scheme: str = "juman",
 ) -> Optional[Doc]:
-    """A Doc (docs/corpora.md, "Bunsetsu dependency Docs") from a `read_knp`
-    sentence (``scheme="juman"``) or a `read_cabocha` one (``"unidic"``).
-
-    Bad heads raise a ValueError (``bad_heads="raise"``), are repaired
-    (``"repair"``) or give None (``"skip"``); None also for a sentence without
-    morphemes. ``stats`` (a Counter) counts sentences, docs, repaired, skipped
-    and empty.
-    """
+    """A Doc from a `read_knp` sentence (``scheme="juman"``) or a `read_cabocha`
+    one (``"unidic"``); ``bad_heads`` and ``stats`` as in `make_bunsetsu_doc`."""
     morphemes = sentence.morphemes
     upos = juman_upos if scheme == "juman" else unidic_upos
     return make_bunsetsu_doc(
@@ -72,9 +63,8 @@ def bunsetsu_docs(
     bad_heads: str = "skip",
     stats: Optional[Counter] = None,
 ) -> Iterator[Doc]:
-    """Reference Docs of one or more KNP, CaboCha or CoNLL-U files, read in
-    order (a list, or paths separated by commas: `corpora.knp.check_files`;
-    ``limit`` counts sentences read over all of them, 0 = all)."""
+    """Reference Docs of one or more KNP, CaboCha or CoNLL-U files (`knp.check_files`), read in order
+    (``limit``: sentences read over all of them, 0 = all)."""
     files = _check_source(path, format, bad_heads)
     if format == "conllu":
         docs = itertools.chain.from_iterable(
@@ -95,21 +85,14 @@ def bunsetsu_docs(
 
 
 def make_predicted(reference: Doc, predicted_bunsetsu: bool = True, predicted_tags: bool = True) -> Doc:
-    """A Doc with the reference's tokens, tags, POS, morphs and lemmas (just
-    the tokens unless ``predicted_tags``; and the bunsetsu spans, without
-    heads, if ``predicted_bunsetsu``) but no tree."""
-    words = [t.text for t in reference]
-    spaces = [bool(t.whitespace_) for t in reference]
+    """A Doc with the reference's tokens, its tags, POS, morphs and lemmas if ``predicted_tags``,
+    its bunsetsu spans without heads if ``predicted_bunsetsu``, and no tree."""
+    tags = {}
     if predicted_tags:
-        doc = Doc(
-            reference.vocab, words=words, spaces=spaces,
-            tags=[t.tag_ for t in reference],
-            pos=[t.pos_ for t in reference],
-            morphs=[str(t.morph) for t in reference],
-            lemmas=[t.lemma_ for t in reference],
-        )
-    else:
-        doc = Doc(reference.vocab, words=words, spaces=spaces)
+        tags = dict(tags=[t.tag_ for t in reference], pos=[t.pos_ for t in reference],
+                    morphs=[str(t.morph) for t in reference], lemmas=[t.lemma_ for t in reference])
+    doc = Doc(reference.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference],
+              **tags)
     if "sent_id" in reference.user_data:
         doc.user_data["sent_id"] = reference.user_data["sent_id"]
     if predicted_bunsetsu and BUNSETSU_KEY in reference.spans:
@@ -123,8 +106,7 @@ def sentence_key(doc: Doc) -> str:
 
 
 def read_jackknifed(paths, vocab: Vocab) -> Dict[str, Doc]:
-    """Jack-knifed Docs by `sentence_key`, from ``.spacy`` DocBin files (a
-    file or a folder of them; several separated by commas, as corpus paths)."""
+    """Jack-knifed Docs by `sentence_key` from ``.spacy`` files or folders, separated by commas."""
     docs: Dict[str, Doc] = {}
     for path in str(paths).split(","):
         for file_ in docbin_files(path.strip()):
@@ -138,11 +120,8 @@ def read_jackknifed(paths, vocab: Vocab) -> Dict[str, Doc]:
 
 
 class BunsetsuCorpus:
-    """Examples for bunsetsu dependency parsing; ``self.stats`` counts the
-    sentences read, docs made, repaired, skipped and empty over all passes.
-    ``jackknifed``: DocBin(s) of the same sentences annotated by upstream
-    models that never trained on them, paired by S-ID, else text
-    (docs/corpora.md, "Bunsetsu dependency Docs")."""
+    """Examples for bunsetsu dependency parsing; ``self.stats`` counts over all passes (as
+    `make_bunsetsu_doc`). ``jackknifed``: docs/corpora.md, "Bunsetsu dependency Docs"."""
 
     def __init__(
         self,
@@ -182,14 +161,13 @@ class BunsetsuCorpus:
                 raise ValueError(f"sentence {sentence_key(reference)[:60]!r} is not in the jack-knifed Docs "
                                  f"{self.jackknifed}: annotate the same corpus files")
             self.stats["jackknifed"] += 1
-            if self.predicted_bunsetsu:
-                reference = predicted_reference(reference, seen, use_bunsetsu=True)
-                yield Example(make_predicted(reference, True, True), reference)
-            else:
-                yield Example(make_predicted(predicted_reference(reference, seen, use_bunsetsu=False), False, True),
-                              reference)
+            seen_reference = predicted_reference(reference, seen, use_bunsetsu=self.predicted_bunsetsu)
+            # with predicted bunsetsu the parser learns the gold heads projected onto them
+            yield Example(make_predicted(seen_reference, self.predicted_bunsetsu, True),
+                          seen_reference if self.predicted_bunsetsu else reference)
 
 
+# the config's own signature (thinc validates against it; no path: the --paths hint), BunsetsuCorpus the reader
 @registry.readers("spacy_adf.BunsetsuCorpus.v1")
 def create_bunsetsu_reader(
     path: Optional[PathsLike],
@@ -200,9 +178,7 @@ def create_bunsetsu_reader(
     predicted_tags: bool = True,
     jackknifed: Optional[PathLike] = None,
 ) -> BunsetsuCorpus:
-    """Bunsetsu dependency Examples from one or more KNP, CaboCha or CoNLL-U
-    (BunsetuBILabel) files (a list, or paths separated by commas); the
-    options: docs/corpora.md, "Bunsetsu dependency Docs"."""
+    """Bunsetsu dependency Examples (`BunsetsuCorpus`; docs/corpora.md, "Bunsetsu dependency Docs")."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads,

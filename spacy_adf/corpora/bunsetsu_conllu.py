@@ -15,8 +15,6 @@ from ..serialization.text_lines import check_file, PathLike, read_lines
 from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc
 from .reader_state import check_choice
 
-__all__ = ["ud_to_bunsetsu_heads", "conllu_bunsetsu_docs"]
-
 
 def _misc_dict(misc: str) -> Dict[str, str]:
     return dict(kv.split("=", 1) for kv in misc.split("|") if "=" in kv)
@@ -30,10 +28,8 @@ def conllu_bunsetsu_docs(
     upos: str = "column",
     stats: Optional[Counter] = None,
 ) -> Iterator[Doc]:
-    """Bunsetsu Docs from a CoNLL-U file with ``BunsetuBILabel`` in MISC
-    (docs/corpora.md). ``bad_heads`` and ``stats`` as in `make_bunsetsu_doc`;
-    ``limit`` counts sentences read (0 = all); a ValueError names the file
-    and line of a malformed input."""
+    """Bunsetsu Docs from a CoNLL-U file with ``BunsetuBILabel`` in MISC (``limit``: sentences
+    read, 0 = all; the rest as in `make_bunsetsu_doc`)."""
     check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
     if upos not in ("column", "unidic"):
         raise ValueError(f"upos must be 'column' or 'unidic', not {upos!r}")

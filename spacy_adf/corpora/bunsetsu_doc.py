@@ -1,18 +1,14 @@
-"""Building one bunsetsu dependency Doc from a sentence's token columns and
-bunsetsu heads, with the readers' policy for bad heads (``bad_heads``:
-raise, repair or skip) and their counters. Shared by the KNP / CaboCha
-reader (`spacy_adf.corpora.bunsetsu`) and the CoNLL-U conversion
-(`spacy_adf.corpora.bunsetsu_conllu`)."""
+"""One bunsetsu dependency Doc from a sentence's token columns and bunsetsu
+heads, with the readers' ``bad_heads`` policy (raise, repair or skip)."""
 from collections import Counter
 from typing import List, Optional, Tuple
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from ..lang.ja.bunsetsu import BUNSETSU_KEY, check_bunsetsu_heads, repair_bunsetsu_heads, set_bunsetsu_tree
+from ..lang.ja.bunsetsu import (BUNSETSU_KEY, check_bunsetsu_heads, repair_bunsetsu_heads, set_bunsetsu_tree,
+                                token_owners)
 from .reader_state import check_choice
-
-__all__ = ["BAD_HEADS_MODES", "make_bunsetsu_doc", "project_heads", "predicted_reference"]
 
 BAD_HEADS_MODES = ("raise", "repair", "skip")
 
@@ -31,16 +27,13 @@ def make_bunsetsu_doc(
     bad_heads: str,
     stats: Optional[Counter] = None,
 ) -> Optional[Doc]:
-    """One sentence as a Doc (docs/corpora.md, "Bunsetsu dependency Docs"):
-    bunsetsu spans ``bounds`` (token start, end), the tree from ``heads`` /
-    ``dep_types``. ``bad_heads`` and ``stats`` as in `sentence_to_doc` (None
-    also for a sentence without words)."""
+    """One sentence as a Doc (docs/corpora.md, "Bunsetsu dependency Docs"); None if
+    skipped (``bad_heads``) or without words. ``stats`` counts each case."""
     check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
-    if stats is not None:
-        stats["sentences"] += 1
+    stats = Counter() if stats is None else stats
+    stats["sentences"] += 1
     if not words:
-        if stats is not None:
-            stats["empty"] += 1
+        stats["empty"] += 1
         return None
     problem = check_bunsetsu_heads(heads)
     if problem is not None:
@@ -48,11 +41,9 @@ def make_bunsetsu_doc(
             where = f"sentence {sent_id!r}" if sent_id else f"sentence {''.join(words)[:40]!r}"
             raise ValueError(f"{where}: no bunsetsu (a morpheme-only analysis?)")
         if bad_heads == "skip":
-            if stats is not None:
-                stats["skipped"] += 1
+            stats["skipped"] += 1
             return None
-        if stats is not None:
-            stats["repaired"] += 1
+        stats["repaired"] += 1
     doc = Doc(
         vocab, words=words, spaces=[False] * len(words), tags=tags, pos=pos, lemmas=lemmas, morphs=morphs
     )
@@ -60,35 +51,23 @@ def make_bunsetsu_doc(
         doc.user_data["sent_id"] = sent_id
     doc.spans[BUNSETSU_KEY] = [doc[start:end] for start, end in bounds]
     set_bunsetsu_tree(doc, heads, dep_types, repair=bad_heads == "repair", name=sent_id)
-    if stats is not None:
-        stats["docs"] += 1
+    stats["docs"] += 1
     return doc
 
 
-# --------------------------------------------------------------------------
 # Gold heads on predicted bunsetsu (training the parser on what it will see)
-# --------------------------------------------------------------------------
 
 
 def project_heads(
     gold_bounds: List[Tuple[int, int]], gold_heads: List[int], pred_bounds: List[Tuple[int, int]]
 ) -> List[int]:
-    """Heads for predicted bunsetsu ``pred_bounds`` over the same tokens as
-    the gold bunsetsu ``gold_bounds`` / ``gold_heads`` (one sentence, a valid
-    head-final tree), so the parser learns from the bunsetsu the chunker will
-    give it. A predicted bunsetsu stands for the gold bunsetsu that holds its
-    last token, where the head word and the function words that decide the
-    arc are (the rule: docs/corpora.md). Equal bounds give the gold heads
-    back."""
+    """Heads for predicted bunsetsu ``pred_bounds`` over the tokens of the gold
+    bunsetsu ``gold_bounds`` / ``gold_heads`` (one sentence; the rule: docs/corpora.md)."""
     n_tokens = gold_bounds[-1][1] if gold_bounds else 0
     if not pred_bounds or pred_bounds[-1][1] != n_tokens or pred_bounds[0][0] != 0:
         raise ValueError(f"predicted bunsetsu {pred_bounds[:3]}... do not cover the {n_tokens} tokens of the gold ones")
-    gold_of_token = [0] * n_tokens
-    for g, (a, b) in enumerate(gold_bounds):
-        gold_of_token[a:b] = [g] * (b - a)
-    pred_of_token = [0] * n_tokens
-    for p, (a, b) in enumerate(pred_bounds):
-        pred_of_token[a:b] = [p] * (b - a)
+    gold_of_token = token_owners(gold_bounds, n_tokens).tolist()
+    pred_of_token = token_owners(pred_bounds, n_tokens).tolist()
     stands_for = [gold_of_token[b - 1] for _, b in pred_bounds]
     heads: List[int] = []
     for p, g in enumerate(stands_for):
@@ -104,11 +83,9 @@ def project_heads(
 
 
 def predicted_reference(reference: Doc, predicted: Doc, use_bunsetsu: bool = True) -> Doc:
-    """A training reference made of what the pipeline will see: the tokens of
-    ``reference`` (a gold bunsetsu Doc, one sentence) with the tags, POS,
-    morphs and lemmas of ``predicted`` (jack-knifed) and, if ``use_bunsetsu``,
-    its bunsetsu spans with the gold heads projected onto them
-    (`project_heads`); else the gold bunsetsu and heads."""
+    """The gold tokens of ``reference`` with the tags, POS, morphs and lemmas of
+    ``predicted`` (jack-knifed) and, if ``use_bunsetsu``, its bunsetsu with the
+    gold heads projected onto them (`project_heads`), else the gold ones."""
     words = [t.text for t in reference]
     if [t.text for t in predicted] != words:
         sid = reference.user_data.get("sent_id")

@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Iterator, List
 
 from ..serialization.text_lines import check_file, PathLike, read_lines
-from .knp import KNPSentence, Morpheme, RawPhrase, limited, phrase_units, sentence_of
-
-__all__ = ["read_cabocha"]
+from .knp import KNPSentence, Morpheme, RawPhrase, bad_line, phrase_units, sentence_of
+from .reader_state import limited
 
 _CHUNK_LINE = re.compile(r"\* (-?[0-9]+) (-?[0-9]+)([A-Za-z]+)(?: (.*))?\Z")
 _SENT_ID_ATTR = re.compile(r"sent_id\s*=\s*([^<\s]+)")
@@ -40,9 +39,7 @@ def _cabocha_morpheme(fields: List[str]) -> Morpheme:
 
 
 def read_cabocha(path: PathLike, limit: int = 0) -> Iterator[KNPSentence]:
-    """Yield every sentence of a CaboCha (lattice, ``-f1``) file as a
-    `KNPSentence` (bunsetsu, no basic phrases; heads unchecked); a ValueError
-    names the file and line of a malformed input."""
+    """Every sentence of a CaboCha (``-f1``) file; a ValueError names the file and line of a malformed input."""
     return limited(_iter_cabocha(check_file(path, "CaboCha")), limit)
 
 
@@ -75,14 +72,7 @@ def _iter_cabocha(path: Path) -> Iterator[KNPSentence]:
             continue
         fields = line.split("\t")
         if len(fields) < 2 or not fields[0]:
-            if not line.strip():
-                raise ValueError(
-                    f"{path}, line {lineno}: blank line inside the sentence from line {first} (missing EOS?)"
-                )
-            raise ValueError(
-                f"{path}, line {lineno}: malformed line (not '#! ' comment, '* ' chunk line, "
-                f"TAB-separated morpheme or EOS): {line[:200]!r}"
-            )
+            raise bad_line(path, lineno, line, first, "'#! ' comment, '* ' chunk line, TAB-separated morpheme or EOS")
         if not chunks:
             raise ValueError(f"{path}, line {lineno}: morpheme before the first chunk ('* ') line")
         morphemes.append(_cabocha_morpheme(fields))

@@ -20,7 +20,9 @@ from .reader_state import check_held_form, in_call_order
 from .reused_docs import shared as shared_reuse
 
 COLUMN_NAMES = ("words", "tag", "pos", "lemma", "iob", "_")
-INPUT_ATTRS = ("tag", "pos", "lemma")
+# input attribute -> (Doc keyword, annotation name, token attribute)
+_INPUT_KWARGS = {"tag": ("tags", "TAG", "tag_"), "pos": ("pos", "POS", "pos_"), "lemma": ("lemmas", "LEMMA", "lemma_")}
+INPUT_ATTRS = tuple(_INPUT_KWARGS)
 _SKIP_PREFIXES = ("-DOCSTART-", "###MEDLINE:")
 # spaCy's UPOS symbols ("" and "EOL" are internal, not tags).
 UPOS_TAGS = frozenset(k for k in _POS_IDS if k not in ("", "EOL"))
@@ -55,11 +57,7 @@ def _read_sentences(
 def read_conll(
     path: PathLike, columns: Union[int, Sequence[str]], *, sep: Optional[str] = None
 ) -> Iterator[List[List[str]]]:
-    """Yield each sentence as a list of columns (each a list of strings).
-
-    ``columns`` is the number of columns or a list naming them; ``sep=None``
-    splits on any run of whitespace.
-    """
+    """Each sentence as a list of columns; ``columns``: their number or names, ``sep=None``: any whitespace."""
     n_columns = columns if isinstance(columns, int) else len(columns)
     for _, sentence in _read_sentences(path, n_columns, sep):
         yield sentence
@@ -100,8 +98,7 @@ def parse_iob_target(iob_target: str) -> Optional[str]:
 
 
 def check_path(path: Optional[PathLike], what: str = "file") -> Path:
-    """``path`` as a Path; a ValueError that says how to pass it if it is
-    missing or does not exist (shared by the readers' configs)."""
+    """``path`` as a Path; a ValueError that says how to pass it if it is missing or does not exist."""
     if path is None or not Path(path).exists():
         problem = f"No corpus {what} given" if path is None else f"Corpus {what} not found: {str(path)!r}"
         raise ValueError(
@@ -113,33 +110,18 @@ def check_path(path: Optional[PathLike], what: str = "file") -> Path:
 
 
 def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc:
-    """A fresh doc with the reference's words and spaces plus ``input_attrs``.
-
-    Attributes the reference does not have are left unset, so a default like
-    ``["tag"]`` also works for corpora without a tag column.
-    """
+    """A fresh doc with the reference's words and spaces plus those ``input_attrs`` it has."""
     attrs = check_input_attrs(input_attrs)
-    kwargs: Dict[str, List[str]] = {}
-    if "tag" in attrs and reference.has_annotation("TAG"):
-        kwargs["tags"] = [t.tag_ for t in reference]
-    if "pos" in attrs and reference.has_annotation("POS"):
-        kwargs["pos"] = [t.pos_ for t in reference]
-    if "lemma" in attrs and reference.has_annotation("LEMMA"):
-        kwargs["lemmas"] = [t.lemma_ for t in reference]
-    return Doc(
-        reference.vocab,
-        words=[t.text for t in reference],
-        spaces=[bool(t.whitespace_) for t in reference],
-        **kwargs,
-    )
+    kwargs = {key: [getattr(t, attr) for t in reference] for name, (key, annotation, attr) in _INPUT_KWARGS.items()
+              if name in attrs and reference.has_annotation(annotation)}
+    return Doc(reference.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference],
+               **kwargs)
 
 
 def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:
-    """`make_predicted` of the reference `_make_reference` builds from the
-    same fields, without walking the reference's tokens (a large part of
-    reading a corpus)."""
+    """`make_predicted` of `_make_reference`'s reference, without walking its tokens."""
     kwargs: Dict[str, List[str]] = {}
-    for attr, key in (("tag", "tags"), ("pos", "pos"), ("lemma", "lemmas")):
+    for attr, (key, _, _) in _INPUT_KWARGS.items():
         column = fields.get(attr)
         # has_annotation: some token has a non-empty value
         if attr in attrs and column is not None and any(column):
@@ -174,17 +156,17 @@ def _make_reference(
         lemmas=fields.get("lemma"),
     )
     if "iob" in fields:
-        spans = [
-            Span(doc, start, end, label=label)
-            for start, end, label in iob_to_spans(fields["iob"])
-            if keep_labels is None or label in keep_labels
-        ]
-        if span_key is None:
-            # "outside": tokens not in an entity are gold O, not missing.
-            doc.set_ents(spans, default="outside")
-        else:
-            doc.spans[span_key] = spans
+        set_spans(doc, [Span(doc, start, end, label=label) for start, end, label in iob_to_spans(fields["iob"])
+                        if keep_labels is None or label in keep_labels], span_key)
     return doc
+
+
+def set_spans(doc: Doc, spans: List[Span], span_key: Optional[str]) -> None:
+    """``spans`` as ``doc.ents`` (span_key None: tokens outside them gold O, not missing) or ``doc.spans[span_key]``."""
+    if span_key is None:
+        doc.set_ents(spans, default="outside")
+    else:
+        doc.spans[span_key] = spans
 
 
 def conll_to_docs(
@@ -198,14 +180,10 @@ def conll_to_docs(
     limit: int = 0,
     sep: Optional[str] = None,
 ) -> Iterator[Tuple[Doc, Doc]]:
-    """Yield ``(predicted, reference)`` doc pairs, one per sentence.
-
-    The reference holds every annotated column; the ``iob`` column becomes
-    ``doc.ents`` or ``doc.spans[KEY]`` (``iob_target="spans:KEY"``), keeping
-    only ``keep_labels`` if given. The predicted doc has the words plus the
-    ``input_attrs`` (gold POS is an input feature in CoNLL-2000 chunking).
-    ``limit=0`` reads everything.
-    """
+    """``(predicted, reference)`` doc pairs, one per sentence: the reference holds every
+    annotated column, the ``iob`` column as ``doc.ents`` or ``doc.spans[KEY]``
+    (``iob_target="spans:KEY"``) of ``keep_labels``; the predicted doc the words and
+    ``input_attrs`` (``limit=0``: all)."""
     build = _pair_builder(vocab, path, iob_target, keep_labels, input_attrs)
     for lineno, fields in _read_fields(path, columns, limit, sep):
         yield build(lineno, fields)
@@ -245,11 +223,8 @@ def _pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Op
 
 def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Optional[Iterable[str]],
                           input_attrs: Iterable[str]) -> Callable[[StringColumns, int, int], Tuple[Doc, Doc]]:
-    """build(columns, i, lineno) -> the (predicted, reference) `_pair_builder`
-    gives row i, faster: tag and lemma set by Doc.from_array from their
-    string hashes, so an epoch of a streamed corpus costs little to build. A
-    POS column (checked and mapped by spaCy) or an empty value goes the
-    general way."""
+    """build(columns, i, lineno) -> the pair `_pair_builder` gives row i, tag and lemma set by
+    Doc.from_array from their hashes; a POS column or an empty value goes the general way."""
     slow = _pair_builder(vocab, path, iob_target, keep_labels, input_attrs)
     span_key = parse_iob_target(iob_target)
     attrs = check_input_attrs(input_attrs)
@@ -284,11 +259,7 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
             reference.from_array(ref_attrs, ref_table[start:end])
         if state["spans"] is not None:
             row_spans, labels = state["spans"]
-            spans = [Span(reference, s, e, label=labels[label]) for s, e, label in row_spans(i)]
-            if span_key is None:
-                reference.set_ents(spans, default="outside")
-            else:
-                reference.spans[span_key] = spans
+            set_spans(reference, [Span(reference, s, e, label=labels[label]) for s, e, label in row_spans(i)], span_key)
         predicted = Doc(vocab, words=words, spaces=[True] * len(words))
         pred_attrs, pred_table = state["pred"]
         if pred_attrs:
@@ -299,16 +270,13 @@ def _compact_pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_la
 
 
 def _attr_table(vocab: Vocab, columns: StringColumns, pairs) -> Tuple[List[int], numpy.ndarray]:
-    """(attribute ids, their values for every token as string hashes) of
-    (attribute, column) pairs, for Doc.from_array on a row's slice."""
+    """(attribute ids, every token's values as string hashes) of (attribute, column) pairs."""
     names = [c for _, c in pairs]
     return [a for a, _ in pairs], columns.hash_table(vocab.strings, names)
 
 
 def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
-    """(spans_of(i) -> [(start, end, label id)], labels): the kept IOB spans
-    of every row, decoded once and held as int32 arrays, not again every
-    epoch."""
+    """(spans_of(i) -> [(start, end, label id)], labels): every row's kept IOB spans, decoded once."""
     labels: List[str] = []
     label_ids: Dict[str, int] = {}
     flat, ptr = array("i"), array("q", [0])
@@ -327,13 +295,9 @@ def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
 
 
 class ConllCorpus:
-    """Callable reader: ``corpus(nlp)`` re-reads the file on every call,
-    unless ``reuse_docs`` (`corpora.reused_docs`) or ``compact``
-    (`corpora.string_columns`). ``part`` "train" or "heldout": only the
-    sentences outside or inside ``folds`` of ``n_folds`` (`jackknifed.fold_of`
-    under ``fold_seed``). ``annotations``: a DocBin written by ``python -m
-    spacy_adf jackknife``, from which the predicted Docs' ``annotation_attrs``
-    are taken."""
+    """Callable reader: re-reads the file on every call, unless ``reuse_docs`` or ``compact``.
+    ``part`` "train" or "heldout": the sentences outside or inside ``folds`` (`jackknifed.fold_of`);
+    ``annotations``: a ``python -m spacy_adf jackknife`` DocBin giving ``annotation_attrs``."""
 
     def __init__(
         self,
@@ -386,34 +350,24 @@ class ConllCorpus:
         yield from examples if self.annotations is None else map(self.annotations.apply, examples)
 
     def _examples(self, nlp) -> Iterator[Example]:
-        def pairs():
-            return conll_to_docs(
-                nlp.vocab,
-                self.path,
-                columns=self.columns,
-                iob_target=self.iob_target,
-                keep_labels=self.keep_labels,
-                input_attrs=self.input_attrs,
-                limit=self.limit,
-                sep=self.sep,
-            )
-
-        if self.reused is not None:
-            yield from self.reused.examples(nlp.vocab, [self.path], pairs)
-            return
+        rows = lambda: _read_fields(self.path, self.columns, self.limit, self.sep)  # noqa: E731
         if self.compact is not None:
             # one builder per vocab: it holds the per-token attribute tables and decoded spans
             if self._builder is None or self._builder[0] is not nlp.vocab:
                 self._builder = (nlp.vocab, _compact_pair_builder(
                     nlp.vocab, self.path, self.iob_target, self.keep_labels, self.input_attrs))
-            yield from self.compact.examples(
-                [self.path], lambda: _read_fields(self.path, self.columns, self.limit, self.sep),
-                self._builder[1])
+            yield from self.compact.examples([self.path], rows, self._builder[1])
+            return
+        build = _pair_builder(nlp.vocab, self.path, self.iob_target, self.keep_labels, self.input_attrs)
+        pairs = lambda: (build(lineno, fields) for lineno, fields in rows())  # noqa: E731
+        if self.reused is not None:
+            yield from self.reused.examples(nlp.vocab, [self.path], pairs)
             return
         for predicted, reference in (in_call_order(list(pairs()), True) if self.shuffle else pairs()):
             yield Example(predicted, reference)
 
 
+# the config's own signature (thinc validates List/Optional types against it), ConllCorpus the reader
 @registry.readers("spacy_adf.ConllCorpus.v1")
 def create_conll_reader(
     path: Optional[PathLike],
@@ -434,9 +388,8 @@ def create_conll_reader(
     annotations: Optional[str] = None,
     annotation_attrs: List[str] = ["TAG"],
 ) -> Callable[..., Iterator[Example]]:
-    """Config reader for a CoNLL column file (see ``conll_to_docs`` and
-    `ConllCorpus`); reuse_docs suits a dev corpus, compact a training corpus
-    streamed with ``[training] max_epochs = -1``."""
+    """Config reader for a CoNLL column file (`ConllCorpus`; reuse_docs suits a dev corpus, compact a
+    streamed training corpus)."""
     return ConllCorpus(
         path,
         columns=columns,

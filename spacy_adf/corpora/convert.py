@@ -79,9 +79,8 @@ SENTENCE_FORMATS = ("segmented", "knp", "cabocha", "conllu")
 
 def convert_sentences(input_path: Union[str, Path], output_path: Union[str, Path], *,
                       format: str) -> Tuple[int, int]:
-    """Write the reference docs of a segmented or dependency corpus
-    (docs/corpora.md); return ``(n_docs, n_tokens)``. A DocBin holds no language, so
-    a plain Vocab does (spaCy's Japanese one would need SudachiPy)."""
+    """Write the reference docs of a segmented or dependency corpus; ``(n_docs, n_tokens)``. A DocBin
+    holds no language, so a plain Vocab does (spaCy's Japanese one would need SudachiPy)."""
     if format not in SENTENCE_FORMATS:
         raise ValueError(f"format must be conll or one of {list(SENTENCE_FORMATS)}, not {format!r}")
     vocab = Vocab()
@@ -98,9 +97,7 @@ CHUNK_TYPES = frozenset({"NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP
 
 
 def guess_iob_target(path: Path, columns: Sequence[str], sep: Optional[str]) -> str:
-    """'spans:chunks' if every IOB type in the file is a CoNLL-2000 phrase
-    type, else 'ents' (a chunk file read as entities would put chunks in
-    doc.ents)."""
+    """'spans:chunks' if every IOB type in the file is a CoNLL-2000 phrase type, else 'ents'."""
     if "iob" not in columns:
         return "ents"
     k = list(columns).index("iob")
@@ -186,10 +183,8 @@ def _convert_conll(args, sep: Optional[str]) -> Tuple[int, int]:
 
 
 def read_gold_words(path: PathLike, fmt: str, limit: int = 0) -> List[List[str]]:
-    """Gold word lists of a segmentation corpus in any supported format:
-    "segmented" (SIGHAN/NLPCC), "conllu" (words joined without spaces, as UD
-    Chinese needs) or "knp". Whitespace inside words is dropped and
-    whitespace-only words are skipped, as SIGHAN scoring does."""
+    """Gold word lists of a "segmented", "conllu" (words joined without spaces, as UD Chinese
+    needs) or "knp" corpus, whitespace dropped as SIGHAN scoring does."""
     if fmt == "segmented":
         sents = list(read_segmented(path, limit))
     elif fmt == "conllu":
@@ -198,10 +193,6 @@ def read_gold_words(path: PathLike, fmt: str, limit: int = 0) -> List[List[str]]
         sents = [s.words for s in read_knp(path, limit, bad_heads="ignore")]
     else:
         raise ValueError(f"unknown corpus format {fmt!r}: use segmented, conllu or knp")
-    out = []
-    for words in sents:
-        words = ["".join(w.split()) for w in words]
-        words = [w for w in words if w]
-        if words:
-            out.append(words)
-    return out
+    # whitespace dropped from every word, whitespace-only words and empty sentences skipped
+    stripped = ([w for w in ("".join(word.split()) for word in words) if w] for words in sents)
+    return [words for words in stripped if words]

@@ -5,17 +5,16 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.training import Example
 from spacy.util import registry
 
 from ..serialization.text_lines import check_file, PathLike, read_lines
-from .reader_state import check_choice
+from .reader_state import check_choice, limited
 from .segmented import segmentation_pair
 
-# One corpus file, several as a list, or several in one string separated by
-# commas (what a `--paths.train a.knp,b.knp` override on the command line gives).
+# one corpus file, a list, or one string of paths separated by commas (`check_files`)
 PathsLike = Union[PathLike, Sequence[PathLike]]
 
 _PHRASE_LINE = re.compile(r"[*+] (?:([0-9]+) )?(-?[0-9]+)([DPAI])(?: (.*))?\Z")
@@ -44,8 +43,7 @@ class Morpheme:
 
 @dataclass
 class Bunsetsu:
-    """A bunsetsu (or basic phrase): morphemes ``[start, end)``, the index of
-    its head (-1 for the root) and the dependency type (D, P, A or I)."""
+    """A bunsetsu (or basic phrase): morphemes ``[start, end)``, head (-1: root), type (D, P, A, I)."""
 
     start: int
     end: int
@@ -123,8 +121,7 @@ RawPhrase = Tuple[int, int, str, str, int]
 def phrase_units(
     path: Path, name: str, raw: List[RawPhrase], n_morphemes: int, bad_heads: str
 ) -> Optional[List[Bunsetsu]]:
-    """Bunsetsu (or basic phrases, or CaboCha chunks: `name`) with their
-    ends; None for a bad head with ``bad_heads="skip"``."""
+    """The units (`name`: bunsetsu, basic phrases, CaboCha chunks); None for a bad head with "skip"."""
     units: List[Bunsetsu] = []
     n = len(raw)
     plural = name if name == "bunsetsu" else name + "s"
@@ -148,24 +145,22 @@ def phrase_units(
 
 
 def sentence_of(comments: List[str], sid_pattern: "re.Pattern[str]", first: int, **units) -> KNPSentence:
-    """The sentence whose first line is `first`, with its comment lines
-    (its ID: group 1 of `sid_pattern` in them) and `units` (morphemes,
-    bunsetsu, tags)."""
+    """The sentence from line `first` with its comments (ID: group 1 of `sid_pattern`) and `units`."""
     comment = "\n".join(comments)
     sid = sid_pattern.search(comment)
     return KNPSentence(sid=sid.group(1) if sid else None, comment=comment, line=first, **units)
 
 
-def limited(items: Iterable, limit: int) -> Iterator:
-    """The first `limit` of `items` (all of them for 0)."""
-    return itertools.islice(items, limit) if limit else iter(items)
+def bad_line(path: Path, lineno: int, line: str, first: int, expected: str) -> ValueError:
+    """The error of a line inside the sentence from line `first` that is not `expected`."""
+    if not line.strip():
+        return ValueError(f"{path}, line {lineno}: blank line inside the sentence from line {first} (missing EOS?)")
+    return ValueError(f"{path}, line {lineno}: malformed line (not {expected}): {line[:200]!r}")
 
 
 def check_files(paths: PathsLike, what: str) -> List[Path]:
-    """The corpus files of ``paths``, each checked to exist (a ValueError names
-    the first that does not). ``paths``: one path, a list of paths, or one
-    string of paths separated by commas, so that the Japanese configs can train
-    on KWDLC and KU Wikipedia together (``--paths.train kwdlc/train.knp,ku/train.knp``)."""
+    """The corpus files of ``paths`` (one, a list, or a string of paths separated
+    by commas: ``--paths.train kwdlc/train.knp,ku/train.knp``), each checked to exist."""
     if isinstance(paths, (str, Path)):
         parts: List[PathLike] = [p.strip() for p in str(paths).split(",")] if "," in str(paths) else [paths]
     else:
@@ -176,9 +171,8 @@ def check_files(paths: PathsLike, what: str) -> List[Path]:
 
 
 def read_knp(path: PathLike, limit: int = 0, bad_heads: str = "raise") -> Iterator[KNPSentence]:
-    """Yield every sentence (``EOS``-terminated block) of a KNP file
-    (``limit=0``: all); a ValueError names the file and line of a malformed
-    input. ``bad_heads``: docs/corpora.md, "KNP files"."""
+    """Every sentence of a KNP file (``limit=0``: all; ``bad_heads``: docs/corpora.md, "KNP files");
+    a ValueError names the file and line of a malformed input."""
     check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
     # Checked here, not when the first sentence is asked for.
     return limited(_iter_knp(check_file(path, "KNP"), bad_heads), limit)
@@ -230,14 +224,8 @@ def _iter_knp(path: Path, bad_heads: str) -> Iterator[KNPSentence]:
                 )
         morpheme = parse_morpheme(line)
         if morpheme is None:
-            if not line.strip():
-                raise ValueError(
-                    f"{path}, line {lineno}: blank line inside the sentence from line {first} (missing EOS?)"
-                )
-            raise ValueError(
-                f"{path}, line {lineno}: malformed line (not a comment, '*'/'+' phrase line, "
-                f"JUMAN morpheme with 11 fields, or EOS): {line[:200]!r}"
-            )
+            raise bad_line(path, lineno, line, first,
+                           "a comment, '*'/'+' phrase line, JUMAN morpheme with 11 fields, or EOS")
         morphemes.append(morpheme)
     if first:
         raise ValueError(f"{path}: the sentence from line {first} has no EOS line (end of file)")
@@ -257,11 +245,10 @@ class KNPCorpus:
                 yield Example(*segmentation_pair(nlp, sentence.words))
 
 
+# the config's own signature (thinc validates against it; no path: the --paths hint), KNPCorpus the reader
 @registry.readers("spacy_adf.KNPCorpus.v1")
 def create_knp_reader(path: Optional[PathsLike], limit: int = 0, bad_heads: str = "ignore") -> KNPCorpus:
-    """Segmentation Examples from one or more KNP files (a list, or paths
-    separated by commas: `check_files`), read in order; heads are not used,
-    so ``bad_heads`` is "ignore" by default."""
+    """Segmentation Examples from one or more KNP files (`check_files`); heads are unused: "ignore"."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return KNPCorpus(path, limit=limit, bad_heads=bad_heads)

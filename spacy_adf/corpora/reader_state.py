@@ -1,15 +1,12 @@
-"""What the corpus readers keep between calls, shared by the reader objects
-of the same settings: spaCy resolves ``[corpora]`` twice, once for
-``nlp.initialize`` and once for the training loop, so one config block
-gives two readers, and what the first one read (Docs with ``reuse_docs``,
-string columns with ``compact``) should serve the second. Also the
-checks of the readers' options.
-"""
+"""What the corpus readers keep between calls, shared by the readers of the same
+settings (spaCy resolves ``[corpora]`` twice: initialize's reader and the training
+loop's), and the checks of the readers' options."""
 from collections import OrderedDict
+import itertools
 import os
 from pathlib import Path
 import random
-from typing import Callable, Hashable, Iterator, List, Sequence, TypeVar
+from typing import Callable, Hashable, Iterable, Iterator, List, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -36,8 +33,7 @@ def file_stamp(paths: Sequence[Path]) -> tuple:
 
 
 def call_order(n: int, shuffle: bool) -> List[int]:
-    """The row order of one call: file order, or random.shuffle of it (as
-    spaCy's own Corpus(shuffle=True), so the order follows [training] seed)."""
+    """The row order of one call: file order, or random.shuffle of it (as spaCy's Corpus(shuffle=True))."""
     order = list(range(n))
     if shuffle:
         random.shuffle(order)
@@ -50,6 +46,11 @@ def in_call_order(items: Sequence[T], shuffle: bool) -> Iterator[T]:
         yield items[i]
 
 
+def limited(items: Iterable[T], limit: int) -> Iterator[T]:
+    """The first `limit` of `items` (all of them for 0)."""
+    return itertools.islice(items, limit) if limit else iter(items)
+
+
 def check_choice(name: str, value: str, choices: Sequence[str]) -> None:
     """ValueError unless the reader option ``name`` is one of ``choices``."""
     if value not in choices:
@@ -57,8 +58,7 @@ def check_choice(name: str, value: str, choices: Sequence[str]) -> None:
 
 
 def check_held_form(reuse_docs: bool, compact: bool) -> None:
-    """A reader holds its corpus as Docs (reuse_docs) or as string columns
-    (compact), not both."""
+    """A reader holds its corpus as Docs (reuse_docs) or as string columns (compact), not both."""
     if reuse_docs and compact:
         raise ValueError(
             "reuse_docs and compact are both set: reuse_docs keeps the Docs between calls, compact keeps "

@@ -1,8 +1,5 @@
-"""`reuse_docs` of the corpus readers: keep the Examples a reader built and
-hand them out again on later calls, as long as the files are unchanged
-(`Language.evaluate` copies them anyway). A caller that changes an Example
-in place changes it for the next call too, so the readers do it only when
-asked (docs/training.md)."""
+"""`reuse_docs` of the corpus readers: the Examples a reader built, handed out
+again while the files are unchanged (docs/training.md)."""
 from pathlib import Path
 from typing import Callable, Hashable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
@@ -21,10 +18,8 @@ class ReusedDocs:
 
     def examples(self, vocab, paths: Sequence[Path],
                  read: Callable[[], Iterable[Tuple[Doc, Doc]]]) -> Iterator[Example]:
-        """The Examples of the (predicted, reference) pairs `read()` gave,
-        the same objects for the same vocab and the same files (path,
-        size, mtime); in file order, or in a new random order each call
-        (`shuffle`, as `spacy_adf.corpora.string_columns`)."""
+        """The Examples of the pairs `read()` gave, the same objects for the same vocab and
+        unchanged files; in file order, or in a new random order each call (`shuffle`)."""
         stamp = file_stamp(paths)
         if self._vocab is not vocab or self._stamp != stamp:
             self._examples, self._stamp, self._vocab = [], None, None  # free the old Docs first
@@ -34,6 +29,5 @@ class ReusedDocs:
 
 
 def shared(key: Hashable, shuffle: bool = False) -> ReusedDocs:
-    """The ReusedDocs of the readers with settings `key` (see the module
-    docstring and `reader_state.shared`)."""
+    """The ReusedDocs of the readers with settings `key` (`reader_state.shared`)."""
     return shared_state(("docs", key, shuffle), lambda: ReusedDocs(shuffle))

@@ -8,31 +8,21 @@ from spacy.util import registry
 
 from ..serialization.text_lines import check_file, PathLike, read_lines
 from .string_columns import shared as shared_compact
-from .reader_state import check_held_form, in_call_order
+from .reader_state import check_held_form, in_call_order, limited
 from .reused_docs import shared as shared_reuse
 
 
 
 def read_segmented(path: PathLike, limit: int = 0) -> Iterator[List[str]]:
-    """Yield the word list of every non-empty line (a BOM at the start of the
-    file is dropped; `spacy_adf.serialization.text_lines`)."""
-    count = 0
-    for _, line in read_lines(check_file(path, "segmented corpus")):
-        words = [w for w in line.replace("\t", " ").split(" ") if w]
-        if not words:
-            continue
-        yield words
-        count += 1
-        if limit and count >= limit:
-            break
+    """The word list of every non-empty line."""
+    lines = read_lines(check_file(path, "segmented corpus"))
+    sentences = ([w for w in line.replace("\t", " ").split(" ") if w] for _, line in lines)
+    yield from limited((words for words in sentences if words), limit)
 
 
 class SegmentedCorpus:
-    """Callable reader: reads the file on every call, unless ``reuse_docs``
-    (see `spacy_adf.corpora.reused_docs`) or ``compact`` (the words held as
-    string columns, each call's Docs built from them: see
-    `spacy_adf.corpora.string_columns`). ``shuffle``: each call in a new random
-    order."""
+    """Callable reader: reads the file on every call, unless ``reuse_docs`` (`reused_docs`) or
+    ``compact`` (`string_columns`); ``shuffle``: each call in a new random order."""
 
     def __init__(self, path: PathLike, limit: int = 0, reuse_docs: bool = False, compact: bool = False,
                  shuffle: bool = False):
@@ -63,9 +53,7 @@ class SegmentedCorpus:
 
 
 def segmentation_pair(nlp, words: List[str], spaces: Optional[List[bool]] = None) -> Tuple[Doc, Doc]:
-    """(predicted, reference) of one sentence of a segmentation corpus: make_doc
-    of the text (reference.text, spelled without walking its tokens) and the
-    gold words, with no spaces unless `spaces` gives them."""
+    """(make_doc of the text, the gold words) of one sentence, with no spaces unless `spaces` gives them."""
     if spaces is None:
         spaces = [False] * len(words)
     text = "".join(word + " " if space else word for word, space in zip(words, spaces))
@@ -75,8 +63,7 @@ def segmentation_pair(nlp, words: List[str], spaces: Optional[List[bool]] = None
 @registry.readers("spacy_adf.SegmentedCorpus.v1")
 def create_segmented_reader(path: Optional[PathLike], limit: int = 0, reuse_docs: bool = False,
                             compact: bool = False, shuffle: bool = False) -> SegmentedCorpus:
-    """See `SegmentedCorpus`; reuse_docs suits a dev corpus, compact a
-    training corpus streamed with ``[training] max_epochs = -1``."""
+    """See `SegmentedCorpus` (reuse_docs suits a dev corpus, compact a streamed training corpus)."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
     return SegmentedCorpus(path, limit=limit, reuse_docs=reuse_docs, compact=compact, shuffle=shuffle)

@@ -1,8 +1,6 @@
-"""`compact` of the corpus readers: a corpus held as columns of interned
-strings (one int32 id per token and column) instead of Docs, each call's
-Examples built from them, each reference Doc marked with its corpus item
-(`ITEM_KEY`) for the sample caches; the file is read again only when it
-changes (docs/architecture.md, docs/training.md)."""
+"""`compact` of the corpus readers: a corpus held as columns of interned strings
+(one int32 id per token and column), each call's Examples built from them
+(docs/architecture.md, docs/training.md)."""
 from array import array
 import itertools
 from pathlib import Path
@@ -23,9 +21,7 @@ Row = Dict[str, List[str]]
 
 
 class StringColumns:
-    """Rows of named string columns of equal length (one value per token),
-    stored as one int32 id per value into a table of distinct strings, and
-    each row's start."""
+    """Rows of named string columns of equal length, one int32 id per value into a table of strings."""
 
     def __init__(self, names: Sequence[str]) -> None:
         self.names = tuple(names)
@@ -68,9 +64,8 @@ class StringColumns:
         return self._starts[i], self._starts[i + 1]
 
     def hash_table(self, strings: StringStore, names: Sequence[str]) -> numpy.ndarray:
-        """uint64 (n values, len(names)): every value of columns `names` as
-        its string hash (added to `strings`), rows of a Doc.from_array
-        array: a row's values are rows ``row_bounds(i)`` of it."""
+        """uint64 (n values, len(names)): the values of columns `names` as string hashes (added to
+        `strings`), for Doc.from_array on rows ``row_bounds(i)``."""
         hashes = numpy.zeros(len(self._strings), dtype=numpy.uint64)  # 0: strings of other columns
         used = set()
         for name in names:
@@ -93,8 +88,7 @@ class StringColumns:
 
 
 class CompactCorpus:
-    """The rows of one reader's files, read when first needed or changed,
-    and each call's Examples built from them."""
+    """The rows of one reader's files, read when first needed or changed, and each call's Examples."""
 
     def __init__(self, names: Sequence[str], shuffle: bool = False) -> None:
         self.names = tuple(names)
@@ -120,8 +114,7 @@ class CompactCorpus:
 
     def examples(self, paths: Sequence[Path], read_rows: Callable[[], Iterable[Tuple[int, Row]]],
                  build: Callable[[StringColumns, int, int], Tuple[Doc, Doc]]) -> Iterator[Example]:
-        """Examples of `build(columns, i, origin)` -> (predicted, reference)
-        of row i, one row at a time, in file order or shuffled."""
+        """Examples of `build(columns, i, origin)` -> (predicted, reference) of each row i, maybe shuffled."""
         columns = self.columns(paths, read_rows)
         contents = self._contents_id
         for i in call_order(len(columns), self.shuffle):
@@ -131,7 +124,5 @@ class CompactCorpus:
 
 
 def shared(key, names: Sequence[str], shuffle: bool) -> CompactCorpus:
-    """The CompactCorpus of the readers with settings `key`
-    (`reader_state.shared`: initialize's reader and the training loop's
-    read the file once between them)."""
+    """The CompactCorpus of the readers with settings `key` (`reader_state.shared`)."""
     return shared_state(("compact", key, tuple(names), shuffle), lambda: CompactCorpus(names, shuffle))

@@ -25,9 +25,8 @@ def _group(doc, key: str, role: str) -> Tuple[Bounds, Optional[List[int]]]:
 
 def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Bounds,
                pred_heads: Optional[Sequence[int]]) -> Tuple[int, int, int, int]:
-    """(correct, scored, sentences right, sentences) for one Doc, by the gold
-    sentences (each gold root ends one; a Doc without bunsetsu is one empty
-    sentence). Bounds are character offsets."""
+    """(correct, scored, sentences right, sentences) for one Doc by the gold sentences, bounds
+    in characters (docs/components.md, "Bunsetsu scores")."""
     if not gold_bounds:  # one empty sentence: right if nothing was predicted either
         return 0, 0, int(not pred_bounds), 1
     sentences = head_sentences(gold_heads)
@@ -98,8 +97,7 @@ def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_K
 
 @registry.scorers("spacy_adf.bunsetsu_dep_scorer.v1")
 def make_bunsetsu_dep_scorer(spans_key: str = BUNSETSU_KEY):
-    """`score_bunsetsu_deps` as a component scorer; a ``spans_key`` given at
-    call time wins (`pke_dependency` passes the group it parsed)."""
+    """`score_bunsetsu_deps` as a component scorer; a ``spans_key`` given at call time wins."""
     def scorer(examples: Iterable[Example], **kwargs) -> Dict[str, float]:
         return score_bunsetsu_deps(examples, spans_key=kwargs.get("spans_key", spans_key))
 

@@ -1,24 +1,21 @@
-"""Word segmentation scores with SIGHAN semantics: a predicted word is correct
-if a gold word covers exactly the same characters. Also recall on words
-outside (OOV) and inside (IV) a lexicon, usually the training words.
-
-Whitespace is ignored when offsets are computed, so a gold text written with
-spaces between words and an unspaced prediction are compared on the same
-character positions.
-"""
+"""Word segmentation scores with SIGHAN semantics: a predicted word is correct if
+a gold word covers exactly the same characters, whitespace ignored; recall on
+words outside (OOV) and inside (IV) a lexicon, usually the training words."""
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from spacy.util import registry
+
+
+def _scored_words(words: Sequence[str]) -> List[str]:
+    """The words without their whitespace, whitespace-only words dropped."""
+    return [w for w in ("".join(word.split()) for word in words) if w]
 
 
 def word_spans(words: Sequence[str]) -> List[Tuple[int, int]]:
     """Character offsets (ignoring whitespace) of each non-space word."""
     out = []
     pos = 0
-    for w in words:
-        w = "".join(w.split())
-        if not w:
-            continue
+    for w in _scored_words(words):
         out.append((pos, pos + len(w)))
         pos += len(w)
     return out
@@ -29,21 +26,16 @@ def segmentation_prf(
     pred: Iterable[Sequence[str]],
     lexicon: Optional[Set[str]] = None,
 ) -> Dict[str, float]:
-    """P/R/F over all sentences, plus OOV and IV recall if a lexicon is given.
-
-    gold, pred: one word sequence per sentence (whitespace-only words are
-    skipped). Raises ValueError if a sentence's characters differ.
-    """
+    """P/R/F over all sentences (one word sequence each), plus OOV and IV recall
+    if a lexicon is given; ValueError if a sentence's characters differ."""
     tp = n_gold = n_pred = 0
     oov_total = oov_hit = iv_total = iv_hit = 0
     for k, (g, p) in enumerate(zip(gold, pred)):
-        g_chars = "".join("".join(g).split())
-        p_chars = "".join("".join(p).split())
-        if g_chars != p_chars:
+        g_words = _scored_words(g)
+        if "".join(g_words) != "".join(_scored_words(p)):
             raise ValueError(f"sentence {k}: gold and predicted characters differ")
         g_spans = word_spans(g)
         p_set = set(word_spans(p))
-        g_words = ["".join(w.split()) for w in g if "".join(w.split())]
         n_gold += len(g_spans)
         n_pred += len(p_set)
         for span, word in zip(g_spans, g_words):
@@ -72,9 +64,7 @@ def doc_words(doc) -> List[str]:
 
 
 def segmentation_score(examples, *, lexicon: Optional[Set[str]] = None, **kwargs) -> Dict[str, float]:
-    """token_p/r/f (SIGHAN word P/R/F: whitespace tokens ignored) of the
-    predicted Docs against the references, plus oov_recall / iv_recall /
-    oov_rate when a lexicon (the training words) is given."""
+    """`segmentation_prf` of the predicted Docs against the references (whitespace tokens ignored)."""
     examples = list(examples)
     return segmentation_prf(
         (doc_words(eg.reference) for eg in examples),
@@ -84,10 +74,8 @@ def segmentation_score(examples, *, lexicon: Optional[Set[str]] = None, **kwargs
 
 
 def boundary_accuracy(gold: Iterable[Sequence[str]], pred: Iterable[Sequence[str]]) -> float:
-    """The share of gaps between adjacent non-whitespace characters of a
-    sentence that are labelled right (word boundary or not): the measure of
-    word segmentation as one decision per gap (Kudo & Matsumoto 2003).
-    Raises ValueError if a sentence's characters differ."""
+    """The share of gaps between adjacent non-whitespace characters labelled right (word boundary
+    or not; Kudo & Matsumoto 2003); ValueError if a sentence's characters differ."""
     right = total = 0
     for k, (g, p) in enumerate(zip(gold, pred)):
         g_spans, p_spans = word_spans(g), word_spans(p)
@@ -114,6 +102,5 @@ def segmentation_boundary_score(examples, **kwargs) -> Dict[str, float]:
 
 @registry.scorers("spacy_adf.segmentation_scorer.v1")
 def make_segmentation_scorer(boundaries: bool = False):
-    """Word P/R/F (`segmentation_score`); with ``boundaries``, also
-    ``boundary_acc`` (`segmentation_boundary_score`)."""
+    """Word P/R/F (`segmentation_score`); with ``boundaries``, also ``boundary_acc``."""
     return segmentation_boundary_score if boundaries else segmentation_score

@@ -1,12 +1,7 @@
-"""Span P/R/F with the result of spaCy's `Scorer.score_spans`, faster.
-
-spaCy aligns every predicted span to the reference tokens by walking Python
-Token objects (`Example.get_aligned_spans_x2y`), most of a tagger's
-evaluation time on pre-tokenised data. When both Docs have the same tokens
-and the predicted spans do not overlap, that alignment is the identity, so
-the spans are compared directly; any other example takes spaCy's own
-alignment (the scores of `Scorer.score_spans(labeled=True,
-allow_overlap=False)`: tests/scorers/test_spans.py)."""
+"""Span P/R/F with the result of spaCy's `Scorer.score_spans(labeled=True,
+allow_overlap=False)`, faster: when both Docs have the same tokens and the
+predicted spans do not overlap, spaCy's alignment (`get_aligned_spans_x2y`,
+which walks Token objects) is the identity and is skipped."""
 from typing import Any, Callable, Dict, Iterable, Optional, Set, Tuple
 
 from spacy.attrs import ORTH
@@ -63,15 +58,13 @@ def score_spans(
 
 
 def identity_aligned(pred: Set[Tuple[str, int, int]], n_spans: int, pred_doc, gold_doc) -> bool:
-    """Whether spaCy's alignment leaves these predicted spans as they are:
-    none, or the same tokens in both Docs and no overlap (a duplicate span
+    """Whether spaCy's alignment leaves these predicted spans as they are (a duplicate span
     counts as overlapping: spaCy's alignment drops it)."""
     return not pred or (len(pred) == n_spans and _non_overlapping(pred) and same_tokens(pred_doc, gold_doc))
 
 
 def score_span_sets(aligned: Iterable[Tuple[set, set]], attr: str) -> Dict[str, Any]:
-    """spaCy's span scores from each example's (predicted, gold) triples,
-    the predicted ones aligned to the reference tokens already."""
+    """spaCy's span scores from each example's (aligned predicted, gold) triples."""
     score = PRFScore()
     per_type: Dict[str, PRFScore] = {}
     empty: set = set()

@@ -8,8 +8,7 @@ from spacy.util import registry
 
 
 def tagger_score(examples: Iterable[Example], *, target=None, **kwargs) -> Dict[str, Any]:
-    """Scores of adf_tagger's target (the component passes it); without
-    one, entity P/R/F as spaCy's Scorer gives them."""
+    """Scores of adf_tagger's target (the component passes it); without one, spaCy's entity P/R/F."""
     if target is None:
         return Scorer.score_spans(examples, "ents", **kwargs)
     return target.score(examples, **kwargs)

@@ -12,8 +12,7 @@ def textcat_accuracy(examples: Iterable[Example], labels: Optional[Iterable[str]
     keep = set(labels) if labels is not None else None
     right = total = 0
     for eg in examples:
-        gold = {k: v for k, v in eg.reference.cats.items() if keep is None or k in keep}
-        gold = {k: v for k, v in gold.items() if v is not None}
+        gold = {k: v for k, v in eg.reference.cats.items() if (keep is None or k in keep) and v is not None}
         if not gold or max(gold.values()) <= 0:
             continue
         gold_label = max(gold.items(), key=lambda kv: kv[1])[0]

@@ -28,32 +28,22 @@ def _chunk_ends(prev: str, cur: str, prev_type: str, cur_type: str) -> bool:
     """Does the chunk containing the previous token end before this token?"""
     if prev == "O":
         return False
-    if prev in ("E", "S"):  # extension: these tags close their chunk
-        return True
-    if cur in ("B", "S", "O"):
-        return True
-    return prev_type != cur_type
+    # E and S close their chunk (the extension of conlleval's rules)
+    return prev in ("E", "S") or cur in ("B", "S", "O") or prev_type != cur_type
 
 
 def _chunk_starts(prev: str, cur: str, prev_type: str, cur_type: str) -> bool:
     """Does a new chunk start at this token?"""
     if cur == "O":
         return False
-    if cur in ("B", "S"):
-        return True
-    # cur is I or E: it continues an open chunk of the same type, otherwise
-    # it starts one (conlleval's "I after O" rule, IOB1 style).
-    if prev in ("O", "E", "S"):
-        return True
-    return prev_type != cur_type
+    # I or E continues an open chunk of the same type, otherwise it starts one
+    # (conlleval's "I after O" rule, IOB1 style)
+    return cur in ("B", "S") or prev in ("O", "E", "S") or prev_type != cur_type
 
 
 def iob_to_spans(tags: Sequence[str]) -> List[Span]:
-    """Extract ``(start, end, label)`` chunks (end exclusive) from tags.
-
-    Accepts IOB1, IOB2, IOE, IOBES and BILUO tags, also mixed. Raises
-    ``ValueError`` for malformed tags such as ``"B"`` or ``"X-NP"``.
-    """
+    """``(start, end, label)`` chunks (end exclusive) of IOB1, IOB2, IOE, IOBES or BILUO tags, also
+    mixed (docs/corpora.md, "Chunk tags"); ValueError for malformed tags such as ``"B"``."""
     spans: List[Span] = []
     prev, prev_type = "O", ""
     start = -1
@@ -63,8 +53,6 @@ def iob_to_spans(tags: Sequence[str]) -> List[Span]:
             spans.append((start, i, prev_type))
             start = -1
         if _chunk_starts(prev, cur, prev_type, cur_type):
-            if start >= 0:  # cannot happen with the rules above; be safe
-                spans.append((start, i, prev_type))
             start = i
         prev, prev_type = cur, cur_type
     if start >= 0:
@@ -87,10 +75,7 @@ def _check_spans(n: int, spans: Iterable[Span]) -> List[Span]:
 
 
 def spans_to_tags(n: int, spans: Iterable[Span], scheme: str = "BIO") -> List[str]:
-    """Encode non-overlapping ``(start, end, label)`` spans as ``n`` tags.
-
-    ``scheme`` is ``"BIO"`` (IOB2) or ``"BILUO"`` (case-insensitive).
-    """
+    """Non-overlapping ``(start, end, label)`` spans as ``n`` tags of ``scheme`` "BIO" or "BILUO" (any case)."""
     scheme_u = scheme.upper()
     if scheme_u not in SCHEMES:
         raise ValueError(f"Unknown tagging scheme {scheme!r}; use one of {SCHEMES}")

@@ -10,14 +10,6 @@ from spacy.tokens import Doc, Span, SpanGroup
 
 from .pos import FUNCTION_POS, FUNCTION_UPOS, PUNCT_POS, PUNCT_UPOS
 
-__all__ = [
-    "BUNSETSU_KEY", "INTRA_LABEL", "ROOT_LABEL", "DEFAULT_LABEL", "check_bunsetsu_heads",
-    "repair_bunsetsu_heads", "bunsetsu_group", "bunsetsu_head_token", "set_bunsetsu_tree",
-    "bunsetsu_heads", "bunsetsu_sentences", "head_sentences", "sentence_heads", "check_sentence_heads",
-    "SENTENCE_ENDERS", "CLOSING_BRACKETS", "token_class", "is_sentence_ender", "is_line_break",
-    "sentence_end_tokens", "respect_sentence_ends",
-]
-
 BUNSETSU_KEY = "bunsetsu"
 INTRA_LABEL = "intra"
 ROOT_LABEL = "ROOT"
@@ -49,9 +41,7 @@ Sentences = List[Tuple[int, int]]
 
 
 def check_bunsetsu_heads(heads: Sequence[int]) -> Optional[str]:
-    """What is wrong with ``heads`` (None if they are a head-final projective
-    tree: each bunsetsu but the last points right, the last is the root -1,
-    no arcs cross)."""
+    """What is wrong with ``heads`` (None for a head-final projective tree: docs/components.md)."""
     n = len(heads)
     if n == 0:
         return "the sentence has no bunsetsu"
@@ -91,8 +81,7 @@ def repair_bunsetsu_heads(heads: Sequence[int]) -> List[int]:
 
 
 def bunsetsu_group(doc: Doc, spans_key: str = BUNSETSU_KEY) -> SpanGroup:
-    """``doc.spans[spans_key]``, checked to be bunsetsu: non-empty spans in
-    order that cover the Doc (ValueError naming the problem otherwise)."""
+    """``doc.spans[spans_key]``, checked to cover the Doc with non-empty spans in order."""
     if spans_key not in doc.spans:
         raise ValueError(f"the Doc has no doc.spans[{spans_key!r}] (bunsetsu spans)")
     spans = doc.spans[spans_key]
@@ -110,8 +99,7 @@ def bunsetsu_group(doc: Doc, spans_key: str = BUNSETSU_KEY) -> SpanGroup:
 
 
 def token_class(token) -> int:
-    """0 content word, 1 function word, 2 punctuation / symbol / space (the
-    classes of the head-word rule, `bunsetsu_head_token`)."""
+    """0 content word, 1 function word, 2 punctuation / symbol / space (the head-word rule)."""
     pos = token.morph.get("SrcPos")
     if pos:
         return 2 if pos[0] in PUNCT_POS else 1 if pos[0] in FUNCTION_POS else 0
@@ -173,18 +161,11 @@ def _orths_known(doc: Doc) -> List[int]:
 
 
 def _token_kinds(doc: Doc, orths: Optional[List[int]] = None) -> List[int]:
-    """Kind bits per token: sentence ender, trailer, bracket or quote,
-    whitespace (``orths``: the Doc's `_orths_known`, if already read)."""
+    """Kind bits per token (``orths``: the Doc's `_orths_known`, if already read)."""
     return list(map(_KIND_OF_ORTH.__getitem__, _orths_known(doc) if orths is None else orths))
 
 
-def _one_plain_sentence(orths: List[int]) -> bool:
-    """No ender before the last token and no whitespace after the first
-    (`_orths_known` ids): the common case, told by two set tests."""
-    return _ENDER_ORTHS.isdisjoint(orths[:-1]) and _SPACE_ORTHS.isdisjoint(orths[1:])
-
-
-def _owners(bounds: Sequence[Tuple[int, int]], n: int) -> numpy.ndarray:
+def token_owners(bounds: Sequence[Tuple[int, int]], n: int) -> numpy.ndarray:
     """The bunsetsu index of every token (the bunsetsu cover the Doc)."""
     owner = numpy.zeros(n, dtype=numpy.int64)
     for b, (start, end) in enumerate(bounds):
@@ -198,8 +179,7 @@ def is_line_break(text: str) -> bool:
 
 
 def is_sentence_ender(text: str) -> bool:
-    """A sentence-ending token: enders, maybe followed by closing brackets
-    ("。", "！？", "。」"), or whitespace with a line break."""
+    """Enders, maybe followed by closing brackets ("。", "！？", "。」"), or a line break."""
     if is_line_break(text):
         return True
     k = len(text)
@@ -209,16 +189,13 @@ def is_sentence_ender(text: str) -> bool:
 
 
 def _is_trailer(text: str) -> bool:
-    """A token that may follow a sentence ender before the sentence ends:
-    closing brackets, more enders, whitespace."""
+    """Closing brackets, more enders or whitespace: may follow an ender before the sentence ends."""
     return not text or text.isspace() or all(c in CLOSING_BRACKETS or c in SENTENCE_ENDERS for c in text)
 
 
 def _bracket_depths(texts: Sequence[str]) -> List[int]:
     """For each token t, the number of matched bracket pairs (open o, close c)
-    with o <= t < c: the position after t is inside them. Unmatched brackets
-    count for nothing; a close matches the nearest open of its kind (opens
-    in between are dropped as unmatched). Linear time."""
+    with o <= t < c (the matching rule: docs/components.md, "Bunsetsu on a Doc")."""
     n = len(texts)
     diff = [0] * (n + 1)
     stack: List[Tuple[str, int]] = []
@@ -245,64 +222,46 @@ def _bracket_depths(texts: Sequence[str]) -> List[int]:
 
 def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:
     """The sentences of a Doc as bunsetsu index ranges ``[(start, end), ...]``
-    covering ``spans`` (the bunsetsu, in order, covering the Doc): from
-    ``doc.sents`` if the Doc has sentence annotation, else by sentence-final
-    punctuation (docs/components.md). [] for no bunsetsu."""
+    covering ``spans``, from ``doc.sents`` or by punctuation (docs/components.md)."""
     n_spans = len(spans)
     if n_spans == 0:
         return []
     n = len(doc)
-    ends: List[int] = []
-    has_sents = doc.has_annotation("SENT_START")
-    if not has_sents:
+    if doc.has_annotation("SENT_START"):
+        last_tokens = [sent.end - 1 for sent in doc.sents if sent.end > sent.start]
+    else:
         # Token kinds from ORTH ids (each distinct string classified once):
         # most Docs have one ender, at their end, and need no more than this.
         orths = _orths_known(doc)
         if _ENDER_ORTHS.isdisjoint(orths[:-1]):
             return [(0, n_spans)]
-    bounds = [(span.start, span.end) for span in spans]
-    if has_sents:
-        owner = _owners(bounds, n)
-        for sent in doc.sents:
-            if sent.end > sent.start:
-                end = int(owner[sent.end - 1]) + 1
-                if not ends or end > ends[-1]:
-                    ends.append(end)
-    else:
         kinds = _token_kinds(doc, orths)
-        candidates = [t for t in range(n - 1) if kinds[t] & _ENDER]
-        owner = depths = None
-        for t in candidates:
+        last_tokens, depths, span_ends = [], None, None
+        for t in range(n - 1):
+            if not kinds[t] & _ENDER:
+                continue
             p = t
             while p + 1 < n and kinds[p + 1] & _TRAILER:
                 p += 1
             if p == n - 1:
                 break  # the last bunsetsu ends a sentence anyway
-            if owner is None:
-                owner = _owners(bounds, n)
-                span_end = numpy.zeros(n, bool)
-                span_end[[e - 1 for _, e in bounds]] = True
-            if not span_end[p]:
+            if span_ends is None:
+                span_ends = {span.end - 1 for span in spans}
+            if p not in span_ends:
                 continue
             if depths is None:
                 depths = _bracket_depths([doc[i].text if kinds[i] & _BRACKET else "" for i in range(n)])
-            if depths[p] == 0 or _has_line_break(doc, t, p):
-                end = int(owner[p]) + 1
-                if not ends or end > ends[-1]:
-                    ends.append(end)
-    if not ends or ends[-1] != n_spans:
-        ends.append(n_spans)
+            if depths[p] == 0 or any(is_line_break(doc[i].text) for i in range(t, p + 1) if doc[i].is_space):
+                last_tokens.append(p)
+        if not last_tokens:
+            return [(0, n_spans)]
+    owner = token_owners([(span.start, span.end) for span in spans], n)
+    ends = sorted({int(owner[p]) + 1 for p in last_tokens} | {n_spans})
     return list(zip([0] + ends[:-1], ends))
 
 
-def _has_line_break(doc: Doc, start: int, end: int) -> bool:
-    """Whether tokens start..end (inclusive) hold a line break."""
-    return any(is_line_break(doc[i].text) for i in range(start, end + 1) if doc[i].is_space)
-
-
 def sentence_end_tokens(doc: Doc) -> List[int]:
-    """Token indices after which a sentence must end (the last token not
-    included), whatever the bunsetsu (the rule: docs/components.md)."""
+    """Token indices after which a sentence must end, the last token not included (docs/components.md)."""
     n = len(doc)
     if n < 2:
         return []
@@ -341,18 +300,15 @@ def sentence_end_tokens(doc: Doc) -> List[int]:
 
 
 def respect_sentence_ends(doc: Doc, spans_key: str = BUNSETSU_KEY) -> bool:
-    """Re-cut ``doc.spans[spans_key]`` so that no bunsetsu spans a sentence
-    end (`sentence_end_tokens`) and no bunsetsu but the first starts with
-    whitespace; whether the spans changed. Run by ``pke_dependency`` before
-    it parses, so a chunker's mistake at a sentence end cannot make one tree
-    of two sentences."""
+    """Re-cut ``doc.spans[spans_key]`` so that no bunsetsu spans a sentence end
+    nor starts with whitespace (docs/components.md); whether the spans changed."""
     n = len(doc)
     if n < 2:
         return False
     # the common case, one sentence with its ender last and no whitespace:
     # nothing to read from the spans (the parser's speed depends on it)
     orths = _orths_known(doc)
-    if _one_plain_sentence(orths):
+    if _ENDER_ORTHS.isdisjoint(orths[:-1]) and _SPACE_ORTHS.isdisjoint(orths[1:]):
         return False
     kinds = _token_kinds(doc, orths)
     spans = bunsetsu_group(doc, spans_key)
@@ -387,8 +343,7 @@ def respect_sentence_ends(doc: Doc, spans_key: str = BUNSETSU_KEY) -> bool:
 
 
 def head_sentences(heads: Sequence[int]) -> Sentences:
-    """The sentences of bunsetsu heads as index ranges: each root (-1) ends
-    one; bunsetsu after the last root form a last sentence."""
+    """The sentences of bunsetsu heads as index ranges: each root (-1) ends one."""
     n = len(heads)
     ends = [i + 1 for i, h in enumerate(heads) if h == -1]
     if n and (not ends or ends[-1] != n):
@@ -402,9 +357,7 @@ def sentence_heads(heads: Sequence[int], start: int, end: int) -> List[int]:
 
 
 def check_sentence_heads(heads: Sequence[int], sentences: Sequence[Tuple[int, int]]) -> Optional[str]:
-    """What is wrong with the heads of a multi-sentence Doc (None if each
-    sentence's heads are a head-final projective tree of its own: no head
-    crosses a sentence end, one root per sentence, its last bunsetsu)."""
+    """What is wrong with the heads of a multi-sentence Doc (None if each sentence is a valid tree)."""
     n = len(heads)
     if n == 0:
         return "the sentence has no bunsetsu"
@@ -423,8 +376,7 @@ def check_sentence_heads(heads: Sequence[int], sentences: Sequence[Tuple[int, in
 
 
 def _ranges_problem(sentences: Sequence[Tuple[int, int]], n: int) -> Optional[str]:
-    """What is wrong with sentence ranges over n bunsetsu (None if they cover
-    them in order with non-empty ranges)."""
+    """What is wrong with sentence ranges over n bunsetsu (None if they cover them in order)."""
     end = 0
     for k, (s, e) in enumerate(sentences):
         if s != end or e <= s:
@@ -445,12 +397,8 @@ def set_bunsetsu_tree(
     name: Optional[str] = None,
     sentences: Optional[Sequence[Tuple[int, int]]] = None,
 ) -> List[int]:
-    """Set ``token.head`` / ``token.dep_`` (and so ``doc.sents``) from bunsetsu
-    heads (default: ``doc.spans[spans_key].attrs["heads"]``) and ``labels``
-    (default ``"dep"``); return the heads used. ``sentences``: bunsetsu index
-    ranges ``[(start, end), ...]``, each its own tree, heads Doc-level; None:
-    one sentence. The rules: docs/components.md, "Bunsetsu on a Doc".
-    """
+    """Set ``token.head`` / ``token.dep_`` from bunsetsu heads (default: the span
+    group's ``attrs["heads"]``); the heads used. docs/components.md, "Bunsetsu on a Doc"."""
     spans = bunsetsu_group(doc, spans_key)
     if heads is None:
         if "heads" not in spans.attrs:
@@ -500,10 +448,7 @@ def set_bunsetsu_tree(
         else:
             rel_heads[ht] = head_tokens[heads[b]] - ht
             deps[ht] = strings.add(labels[b]) if labels is not None else default
-    array = numpy.zeros((len(doc), 2), dtype="uint64")
-    array[:, 0] = rel_heads.astype("uint64")
-    array[:, 1] = deps
-    doc.from_array([HEAD, DEP], array)
+    doc.from_array([HEAD, DEP], numpy.stack([rel_heads.astype("uint64"), deps], axis=1))
     spans.attrs["heads"] = list(heads)
     if labels is not None:
         spans.attrs["dep_types"] = list(labels)
@@ -515,15 +460,14 @@ def set_bunsetsu_tree(
 
 
 def bunsetsu_heads(doc: Doc, spans_key: str = BUNSETSU_KEY) -> List[int]:
-    """The bunsetsu heads of the token tree (the inverse of `set_bunsetsu_tree`;
-    [] for an empty Doc, or one of whitespace only with an empty span group)."""
+    """The bunsetsu heads of the token tree (the inverse of `set_bunsetsu_tree`)."""
     if len(doc) == 0 or (spans_key in doc.spans and len(doc.spans[spans_key]) == 0
                          and doc.to_array(IS_SPACE).all()):
         return []
     spans = bunsetsu_group(doc, spans_key)
     if not doc.has_annotation("DEP"):
         raise ValueError("the Doc has no dependency tree (token.head / token.dep_)")
-    owner = _owners([(span.start, span.end) for span in spans], len(doc))
+    owner = token_owners([(span.start, span.end) for span in spans], len(doc))
     heads: List[int] = []
     for b, span in enumerate(spans):
         head: Optional[int] = None

@@ -4,12 +4,6 @@ and parser: JUMAN and UniDic tags as ``token.tag_``, ``pos_`` and ``morph``
 from functools import lru_cache
 from typing import Dict, Tuple, Union
 
-__all__ = [
-    "JUMAN_UPOS", "UNIDIC_UPOS", "FUNCTION_POS", "PUNCT_POS", "FUNCTION_UPOS", "PUNCT_UPOS",
-    "UNIDIC_POS2", "UNIDIC_CONJUGATING", "juman_upos", "unidic_upos", "main_subpos", "make_tag",
-    "make_morph", "split_xpos",
-]
-
 #: JUMAN (品詞, 細分類) -> UD POS; a 品詞 alone covers all its 細分類.
 JUMAN_UPOS: Dict[Union[str, Tuple[str, str]], str] = {
     "名詞": "NOUN",  # 普通名詞, サ変名詞, 形式名詞, 副詞的名詞, 時相名詞
@@ -99,10 +93,7 @@ UNIDIC_CONJUGATING = {"動詞", "形容詞", "助動詞"}
 
 
 def _lookup(table, pos: str, subpos: str) -> str:
-    upos = table.get((pos, subpos))
-    if upos is None:
-        upos = table.get(pos, "X")
-    return upos
+    return table.get((pos, subpos)) or table.get(pos, "X")
 
 
 def juman_upos(pos: str, subpos: str) -> str:
@@ -121,8 +112,7 @@ def _value(value: str) -> str:
 
 
 def main_subpos(subpos: str) -> str:
-    """The first level of a sub-POS (``""`` for ``*`` or ``_``): ``固有名詞``
-    of ``固有名詞-人名-姓``, the key of the UPOS tables."""
+    """The first level of a sub-POS (``固有名詞`` of ``固有名詞-人名-姓``; ``""`` for ``*`` or ``_``)."""
     return _value(subpos).split("-")[0]
 
 

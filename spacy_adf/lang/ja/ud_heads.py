@@ -1,22 +1,12 @@
-"""Bunsetsu heads from UD word heads: the one conversion that the CoNLL-U
-bunsetsu reader (`corpora.bunsetsu_conllu`) applies to UD Japanese gold and
-`benchmarks/ginza.py` applies to GiNZA's trees, so both sides are scored under
-one coordination convention (UD's leftward ``conj`` arcs made head-final, as
-KNP writes coordination).
-
-Standard library only: benchmarks/ginza.py runs in GiNZA's own environment,
-where spacy_adf is usually not importable, and loads this file by its path.
-"""
+"""Bunsetsu heads from UD word heads, for UD Japanese gold (`corpora.bunsetsu_conllu`)
+and GiNZA's trees (`benchmarks/ginza.py`) alike. Standard library only: the
+benchmark loads this file by its path in GiNZA's own environment."""
 from typing import List, Optional, Sequence
-
-__all__ = ["ud_to_bunsetsu_heads"]
 
 
 def ud_to_bunsetsu_heads(word_heads: Sequence[int], bunsetsu_of: Sequence[int]) -> List[int]:
-    """Bunsetsu heads from UD word heads (1-based, 0 = root) and the bunsetsu
-    index of each word; backward (``conj``) arcs made head-final (the rules
-    and their check against CaboCha: `corpora.bunsetsu_conllu`). The result
-    may still be invalid (`check_bunsetsu_heads`)."""
+    """Bunsetsu heads from UD word heads (1-based, 0 = root) and each word's bunsetsu, backward
+    (``conj``) arcs made head-final as KNP writes coordination; maybe invalid (`check_bunsetsu_heads`)."""
     n = (max(bunsetsu_of) + 1) if bunsetsu_of else 0
     heads: List[Optional[int]] = [None] * n
     for w in range(len(word_heads) - 1, -1, -1):  # rightmost word first
