@@ -12,7 +12,6 @@ from spacy.tokens import Doc, Span
 
 from ..features.bunsetsu import COORDINATION_FEATURES, FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab
 from ..features.bunsetsu_fast import TokenFeatureTable
-from ..kernels import KernelClassifier, SupportVectors
 from ..kernels.cascade import cascade_heads
 from ..kernels.tournament import tournament_heads
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
@@ -70,29 +69,18 @@ def check_algorithm(algorithm: str) -> str:
 
 class BunsetsuParser(BinaryKernelModel):
     """Bunsetsu parser with a kernel SVM: cascaded chunking or a tournament
-    (``algorithm``, see `ALGORITHMS`).
+    (``algorithm``, see `ALGORITHMS`). Its trained state is the parts of
+    every kernel model (`KernelModel.PARTS`), each serialized on its own as
+    the component's file of the same name."""
 
-    Its trained state is three parts, each serialized on its own (as the
-    component's files of the same names): the feature vocabulary
-    (``features``), the support vectors (``support_vectors``: kept so the
-    classifier can be rebuilt in another form without retraining) and the
-    classifier (``classifier``). `PARTS` is their load order.
-    """
-
-    # the classifier is checked against the vocabulary, so it loads after it
-    PARTS = ("features", "support_vectors", "classifier")
     what = "parser"
 
-    def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, vocab: Optional[FeatureVocab] = None,
-                 support_vectors: Optional[SupportVectors] = None,
-                 classifier: Optional[KernelClassifier] = None, algorithm: str = "cascade"):
+    def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, algorithm: str = "cascade"):
         super().__init__("pke_dependency")
         self.algorithm = check_algorithm(algorithm)
         self.featurizer = BunsetsuFeaturizer(groups)
         self.groups = list(groups)
-        self.vocab = vocab or FeatureVocab()
-        self.support_vectors = support_vectors
-        self.classifier = classifier
+        self.vocab = FeatureVocab()
         self._table: Optional[TokenFeatureTable] = None  # per-token feature ids for self.vocab
 
     @property

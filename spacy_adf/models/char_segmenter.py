@@ -24,6 +24,7 @@ from ..serialization.parts import SerializedParts
 from ..serialization.payloads import dump_payload, load_payload
 from ..serialization.text_lines import check_file, read_lines
 from ..tags.bmes import SCHEMES, check_scheme, decode_starts, encode
+from .boundary_segmenter import concat_units
 from .char_segmenter_decode import SegmentScratch, segment_starts
 from .linear_crf import LinearChainCRF
 
@@ -283,14 +284,9 @@ class CharSegmenter(SerializedParts):
     def segment_units(self, units: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]
                       ) -> List[numpy.ndarray]:
         """Word-start flags for each (codes, _, bounds), in one CRF batch."""
-        sizes = [len(u[0]) for u in units]
-        total = sum(sizes)
-        if total == 0:
+        codes, bounds, offsets = concat_units([(c, b) for c, _, b in units])
+        if not len(codes):
             return [numpy.zeros(0, bool) for _ in units]
-        codes = numpy.concatenate([u[0] for u in units])
-        offsets = numpy.concatenate([[0], numpy.cumsum(sizes)])
-        bounds = numpy.unique(numpy.concatenate(
-            [u[2] + off for u, off in zip(units, offsets[:-1])] + [[total]]))
         starts = self.segment(codes, bounds)
         return [starts[offsets[i]:offsets[i + 1]] for i in range(len(units))]
 

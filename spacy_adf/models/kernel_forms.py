@@ -7,7 +7,7 @@ checks of loaded parts (`check_support_vectors`, `check_classifier`), and
 `BinaryKernelModel`, the training, forms and files of the parser and the
 segmenter."""
 import time
-from typing import List, Optional, Protocol, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 
@@ -15,6 +15,7 @@ from ..kernels import (KernelClassifier, PrimalSVM, SupportVectors, load_classif
                        train_primal, train_svm)
 from ..kernels.classifiers import PKE
 from ..kernels.online import DEFAULT_EPOCHS
+from ..kernels.pairwise import PairwiseClassifier
 from ..kernels.progress import Progress
 
 # what a trainer gives: support vectors (libsvm) or subset weights (primal, online)
@@ -63,27 +64,22 @@ def check_trainer(trainer: str, kind: str) -> None:
                          f'classifier {kind!r} needs trainer = "libsvm"')
 
 
-class KernelModel(Protocol):
-    """A kernel model as its component sees it: a classifier (None before
-    training) rebuilt in any form by `build`, and three serialized parts
-    loaded in order (features, then what is checked against them)."""
+class KernelModel:
+    """What every kernel model holds and its component calls: a classifier
+    (None before training) rebuilt in any form by `build` from the trained
+    SVMs, and serialized parts (`PARTS`, in load order: what follows the
+    features is checked against them) by ``<part>_to_bytes`` and
+    ``<part>_from_bytes``."""
 
-    classifier: object
+    PARTS = ("features", "support_vectors", "classifier")
 
-    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float: ...
-
-    def features_to_bytes(self) -> bytes: ...
-
-    def features_from_bytes(self, data: bytes) -> "KernelModel": ...
-
-    def support_vectors_to_bytes(self) -> bytes: ...
-
-    def support_vectors_from_bytes(self, data: bytes) -> "KernelModel": ...
-
-    def classifier_to_bytes(self) -> bytes: ...
-
-    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
-                              degree: Optional[int] = None) -> "KernelModel": ...
+    def __init__(self, label: str) -> None:
+        # lists for the tagger: one per pair of classes
+        self.support_vectors: Optional[Union[SupportVectors, List[SupportVectors]]] = None
+        self.primal: Optional[Union[PrimalSVM, List[PrimalSVM]]] = None  # trainers "primal", "online" (not saved)
+        self.classifier: Optional[Union[KernelClassifier, PairwiseClassifier]] = None
+        self.train_stats: dict = {}
+        self.progress = Progress(label)  # training's console lines
 
 
 def check_support_vectors(svs: Sequence[SupportVectors], n_features: int, n_sets: int = 1) -> None:
@@ -174,7 +170,7 @@ def build_forms(what: str, kind: str, trained: Sequence[TrainedSVM], sigma: floa
     return forms, time.perf_counter() - start
 
 
-class BinaryKernelModel:
+class BinaryKernelModel(KernelModel):
     """What the one-classifier kernel models (the bunsetsu parser, the
     boundary segmenter) do alike: train one binary SVM (`train_binary`),
     (re)build its classifier form (`build_forms`) and serialize the support
@@ -184,13 +180,6 @@ class BinaryKernelModel:
 
     what = "model"
     one_class_error = "the training data must contain both classes"
-
-    def __init__(self, label: str) -> None:
-        self.support_vectors: Optional[SupportVectors] = None
-        self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": every subset weight (not saved)
-        self.classifier: Optional[KernelClassifier] = None
-        self.train_stats: dict = {}
-        self.progress = Progress(label)  # training's console lines
 
     @property
     def n_inputs(self) -> int:

@@ -23,8 +23,8 @@ from ..kernels.progress import Progress
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
 from ..serialization.payloads import dump_payload, load_payload
-from .kernel_forms import (MismatchedPartsError, build_forms, check_classifier, check_support_vectors,
-                           check_trainer, train_binary)
+from .kernel_forms import (KernelModel, MismatchedPartsError, build_forms, check_classifier,
+                           check_support_vectors, check_trainer, train_binary)
 
 __all__ = ["KernelTagger", "POS_ATTRS", "FEATURE_GROUPS"]
 
@@ -52,33 +52,27 @@ def dynamic_names(tag: Optional[str]) -> Tuple[str, str]:
     return f"t-1={value}", f"t-2={value}"
 
 
-class KernelTagger:
+class KernelTagger(KernelModel):
     """Window features + pairwise kernel SVMs + left-to-right decoding.
 
     ``classes`` are the tag names (class i is ``classes[i]``); ``vocab``
     maps feature strings to ids. `tag_docs` tags in C (features and decoding).
     """
 
-    PARTS = ("features", "support_vectors", "classifier")
-
     def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, window: int = 2, pos_attr: str = "tag"):
         if pos_attr not in POS_ATTRS:
             raise ValueError(f"pos_attr must be one of {list(POS_ATTRS)}, not {pos_attr!r}")
         if int(window) != window or not 0 <= window <= 5:
             raise ValueError(f"window must be an integer 0..5, not {window!r}")
+        super().__init__("pke_tagger")
         self.groups = tuple(groups)
         WindowTable({}, self.groups, int(window))  # validates the groups
         self.window = int(window)
         self.pos_attr = pos_attr
         self.classes: List[str] = []
         self.vocab = FeatureVocab()
-        self.support_vectors: Optional[List[SupportVectors]] = None
-        self.primal = None  # trainers "primal", "online": per-pair PrimalSVM (not saved)
-        self.classifier: Optional[PairwiseClassifier] = None
-        self.train_stats: dict = {}
         self._table: Optional[WindowTable] = None
         self._dynamic: Optional[numpy.ndarray] = None
-        self.progress = Progress("pke_tagger")  # training's console lines
 
     # ------------------------------------------------------------ features
 

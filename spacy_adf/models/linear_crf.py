@@ -19,7 +19,7 @@ from ..features.crf_layout import build_crf_stacked, prune_blocks, stack_golds, 
 from ..features.extract import FeatureTable
 from ..features.row_buffer import RowBuffer
 from ..serialization.framed import Chunks, pack_chunks, read_model
-from .sparse_model import SparseModel
+from .sparse_model import SparseModel, checked_label_count
 
 FORMAT = "spacy_adf.crf"
 VERSION = 2
@@ -81,23 +81,12 @@ class LinearChainCRF(SparseModel):
         table, crf, (ptr, attrs) = build_crf_stacked(stacked, n_labels, with_lookup=True, **layout)
         self.set(table, crf)
         starts = numpy.concatenate([[0], numpy.cumsum(lengths)])
-        samples = []
-        for i, gold in enumerate(golds):
-            s, e = starts[i], starts[i + 1]
-            p0 = ptr[s]
-            samples.append((ptr[s:e + 1] - p0, attrs[p0:ptr[e]], gold))
-        return samples
+        return [(ptr[s:e + 1] - ptr[s], attrs[ptr[s]:ptr[e]], gold)
+                for s, e, gold in zip(starts[:-1], starts[1:], golds)]
 
     def set(self, table: FeatureTable, crf: CRFModel) -> None:
-        self.await_steps()
+        self._set_params(crf)
         self.table = table
-        self._params = crf
-        self._pending = None
-
-    @property
-    def n_labels(self) -> int:
-        self.require_built()
-        return self._params.n_labels
 
     # ------------------------------------------------------------ inference
 
@@ -238,15 +227,8 @@ class LinearChainCRF(SparseModel):
         """Load a CRF written by to_bytes; with `expected_labels`, check it
         against the label count of the cfg."""
         meta, arrays = read_model(data, FORMAT, VERSION, _DTYPES, "CRF model")
-        n_labels = meta.get("n_labels")
         arrays = arrays()
-        if not isinstance(n_labels, int):
-            raise ValueError("the CRF model data is incomplete or corrupt (no label count)")
-        if expected_labels >= 0 and n_labels != expected_labels:
-            raise ValueError(
-                f"the CRF model has {n_labels} labels but the component config lists "
-                f"{expected_labels}: model file and cfg do not belong together"
-            )
+        n_labels = checked_label_count(meta, expected_labels, "CRF model")
         try:
             crf = CRFModel(n_labels, arrays["block_ptr"], arrays["codes"], arrays["weights"])
         except ValueError as e:

@@ -14,7 +14,7 @@ from ..core.maxent import MaxEntModel, train_maxent_online
 from ..core.params import SparseGrad
 from ..features.ngrams import FEATURES_KEY, FeatureIndex, NgramFeaturizer, stack_rows
 from ..serialization.framed import pack, read_model
-from .sparse_model import SparseModel
+from .sparse_model import SparseModel, checked_label_count
 
 FORMAT = "spacy_adf.maxent"
 VERSION = 2
@@ -39,14 +39,8 @@ class MaxEntText(SparseModel):
         self.set(index, MaxEntModel(n_labels, len(index)))
 
     def set(self, index: Optional[FeatureIndex], maxent: Optional[MaxEntModel]) -> None:
+        self._set_params(maxent)
         self.index = index
-        self._params = maxent
-        self._pending = None
-
-    @property
-    def n_labels(self) -> int:
-        self.require_built()
-        return self._params.n_labels
 
     # ------------------------------------------------------------ inference
 
@@ -129,14 +123,7 @@ class MaxEntText(SparseModel):
             self.set(None, None)
             return self
         arrays = arrays()
-        n_labels = meta.get("n_labels")
-        if not isinstance(n_labels, int):
-            raise ValueError("the adf_textcat model data is incomplete or corrupt (no label count)")
-        if n_labels != expected_labels:
-            raise ValueError(
-                f"the model has {n_labels} labels but the cfg lists {expected_labels}: "
-                "model file and cfg do not belong together"
-            )
+        n_labels = checked_label_count(meta, expected_labels, "adf_textcat model")
         try:
             index = FeatureIndex(arrays["keys"].astype(numpy.uint64))
             maxent = MaxEntModel(n_labels, len(index), arrays["weights"].astype(numpy.float32))

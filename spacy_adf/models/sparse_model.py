@@ -23,6 +23,17 @@ class SparseModel:
     def is_built(self) -> bool:
         return self._params is not None
 
+    @property
+    def n_labels(self) -> int:
+        self.require_built()
+        return self._params.n_labels
+
+    def _set_params(self, params: Optional[GroupedParams]) -> None:
+        """New weights (after any background steps on the old ones end); nothing pending."""
+        self.await_steps()
+        self._params = params
+        self._pending = None
+
     def require_built(self) -> None:
         if self._params is None:
             raise ValueError(
@@ -80,3 +91,17 @@ class SparseModel:
             yield
         finally:
             params.set_weights(backup)
+
+
+def checked_label_count(meta: dict, expected: int, what: str) -> int:
+    """The label count of a model file's metadata; ValueError if it has none
+    or (expected >= 0) another than the component config's."""
+    n_labels = meta.get("n_labels")
+    if not isinstance(n_labels, int):
+        raise ValueError(f"the {what} data is incomplete or corrupt (no label count)")
+    if expected >= 0 and n_labels != expected:
+        raise ValueError(
+            f"the {what} has {n_labels} labels but the component config lists "
+            f"{expected}: model file and cfg do not belong together"
+        )
+    return n_labels
