@@ -1,7 +1,5 @@
-"""Word segmentation as one binary decision per character gap with a
-polynomial-kernel SVM (Kudo & Matsumoto 2003, JWS), without spaCy pipeline
-concerns (the `pke_segmenter` component and the benchmark share it). Its
-units, features and dictionary: docs/architecture.md, "The boundary segmenter"."""
+"""Word segmentation as one binary decision per character gap with a kernel SVM,
+without spaCy pipeline concerns: docs/architecture.md, "The boundary segmenter"."""
 from typing import Iterable, Optional, Tuple
 
 import numpy
@@ -35,13 +33,9 @@ def concat_units(units) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
 
 
 class BoundarySegmenter(BinaryKernelModel):
-    """Boundary features + a kernel SVM. Trained state: the feature
-    vocabulary (``features``), the support vectors (``support_vectors``,
-    None after the primal trainer), the classifier (``classifier``) and the
-    user dictionary (``dictionary``, None: no dictionary features), each
-    serialized on its own; `PARTS` is their load order (the classifier is
-    checked against the vocabulary; the dictionary came last, so files
-    written before it have none)."""
+    """Boundary features + a kernel SVM; its parts are a kernel model's plus
+    the user dictionary (``dictionary``, None: no dictionary features), last
+    because files written before it have none."""
 
     PARTS = ("features", "support_vectors", "classifier", "dictionary")
     what = "segmenter"
@@ -70,11 +64,9 @@ class BoundarySegmenter(BinaryKernelModel):
 
     def examples(self, items: Iterable[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]], min_count: int = 1,
                  build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
-        """The training matrix (binary CSR, one row per gap) and labels (+1:
-        a word starts after the gap, -1: not) of (codes, bounds, starts)
-        items (starts: a bool per unit, True where a gold word starts);
-        builds the vocabulary from the gaps' features first when
-        `build_vocab` (features in fewer than `min_count` gaps dropped)."""
+        """The training matrix (binary CSR, a row per gap) and labels (+1: a word
+        starts after the gap) of (codes, bounds, gold word-start flags) items;
+        builds the vocabulary first when `build_vocab`."""
         items = list(items)
         codes, bounds, _ = concat_units([(c, b) for c, b, _ in items])
         starts = numpy.concatenate([numpy.asarray(s, dtype=bool) for _, _, s in items]) if items else \
@@ -122,7 +114,6 @@ class BoundarySegmenter(BinaryKernelModel):
                     {"max_word": self.dictionary.max_word, "n_words": len(self.dictionary)})
 
     def dictionary_from_bytes(self, data: bytes) -> "BoundarySegmenter":
-        """Load the dictionary (b"": none)."""
         if not len(data):
             self.dictionary = None
             return self
