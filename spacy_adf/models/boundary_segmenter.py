@@ -20,8 +20,7 @@ DICTIONARY_VERSION = 1
 
 
 def concat_units(units) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """One (codes, bounds) over a batch of (codes, bounds) items, and the
-    unit offset of each item (len + 1), so a batch is segmented in one call."""
+    """One (codes, bounds) over a batch of (codes, bounds) items, and each item's unit offset (len + 1)."""
     codes = [numpy.asarray(u[0], dtype=numpy.uint32) for u in units]
     offsets = numpy.zeros(len(codes) + 1, dtype=numpy.int64)
     offsets[1:] = numpy.cumsum([c.shape[0] for c in codes])
@@ -56,8 +55,7 @@ class BoundarySegmenter(BinaryKernelModel):
         return len(self.vocab)
 
     def lexicon(self, codes, bounds) -> Optional[numpy.ndarray]:
-        """The dictionary lengths of the units (`WordDictionary.gap_lengths`),
-        None without a dictionary: the extra input of every feature call."""
+        """The units' dictionary lengths (`WordDictionary.gap_lengths`), None without a dictionary."""
         return None if self.dictionary is None else self.dictionary.gap_lengths(codes, bounds)
 
     # ------------------------------------------------------------ training

@@ -71,8 +71,7 @@ class BunsetsuParser(BinaryKernelModel):
 
     @property
     def n_inputs(self) -> int:
-        """The classifier's number of inputs: one per vocabulary entry, two
-        for the tournament (the farther candidate's side)."""
+        """One classifier input per vocabulary entry, two for the tournament (the farther side)."""
         return len(self.vocab) * (2 if self.algorithm == "tournament" else 1)
 
     # ------------------------------------------------------------ training

@@ -116,7 +116,7 @@ def train_binary(X, y, trainer: str, degree: int, C: float, cache_size: float = 
                  epochs: int = 0, seed: int = 0, merge_duplicates: bool = False,
                  progress: Optional[Progress] = None, stats: Optional[dict] = None) -> TrainedSVM:
     """One binary SVM on binary X (CSR) and labels y, settings as in docs/components.md
-    ("Kernel component settings"); a dict `stats` gets the trainer's details."""
+    ("Kernel component settings"; ``seed``: the online passes' order); `stats` gets the details."""
     epochs = check_epochs(epochs)
     if trainer == "online":
         return train_online(X, y, degree=degree, C=C, epochs=epochs, seed=seed, progress=progress, stats=stats)

@@ -82,8 +82,7 @@ class KernelTagger(KernelModel):
         return values, starts.astype(numpy.int64), arr[:, -1].astype(bool)
 
     def sentences(self, doc: Doc) -> List[Tuple[int, int]]:
-        """(start, end) token ranges of the Doc's sentences (the whole Doc
-        unless it has sentence annotation)."""
+        """(start, end) token ranges of the Doc's sentences (without sentence annotation: one)."""
         _, starts, _ = self.doc_arrays(doc)
         bounds = starts.tolist() + [len(doc)]
         return [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
