@@ -1,7 +1,5 @@
-"""Word segmentation as one binary decision per character gap with a
-polynomial-kernel SVM (Kudo & Matsumoto 2003, JWS), without spaCy pipeline
-concerns (the `pke_segmenter` component and the benchmark share it). Its
-units, features and dictionary: docs/architecture.md, "The boundary segmenter"."""
+"""Word segmentation as one binary decision per character gap with a kernel SVM,
+without spaCy pipeline concerns: docs/architecture.md, "The boundary segmenter"."""
 from typing import Iterable, Optional, Tuple
 
 import numpy
@@ -22,8 +20,7 @@ DICTIONARY_VERSION = 1
 
 
 def concat_units(units) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-    """One (codes, bounds) over a batch of (codes, bounds) items, and the
-    unit offset of each item (len + 1), so a batch is segmented in one call."""
+    """One (codes, bounds) over a batch of (codes, bounds) items, and each item's unit offset (len + 1)."""
     codes = [numpy.asarray(u[0], dtype=numpy.uint32) for u in units]
     offsets = numpy.zeros(len(codes) + 1, dtype=numpy.int64)
     offsets[1:] = numpy.cumsum([c.shape[0] for c in codes])
@@ -35,13 +32,9 @@ def concat_units(units) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
 
 
 class BoundarySegmenter(BinaryKernelModel):
-    """Boundary features + a kernel SVM. Trained state: the feature
-    vocabulary (``features``), the support vectors (``support_vectors``,
-    None after the primal trainer), the classifier (``classifier``) and the
-    user dictionary (``dictionary``, None: no dictionary features), each
-    serialized on its own; `PARTS` is their load order (the classifier is
-    checked against the vocabulary; the dictionary came last, so files
-    written before it have none)."""
+    """Boundary features + a kernel SVM; its parts are a kernel model's plus
+    the user dictionary (``dictionary``, None: no dictionary features), last
+    because files written before it have none."""
 
     PARTS = ("features", "support_vectors", "classifier", "dictionary")
     what = "segmenter"
@@ -62,19 +55,16 @@ class BoundarySegmenter(BinaryKernelModel):
         return len(self.vocab)
 
     def lexicon(self, codes, bounds) -> Optional[numpy.ndarray]:
-        """The dictionary lengths of the units (`WordDictionary.gap_lengths`),
-        None without a dictionary: the extra input of every feature call."""
+        """The units' dictionary lengths (`WordDictionary.gap_lengths`), None without a dictionary."""
         return None if self.dictionary is None else self.dictionary.gap_lengths(codes, bounds)
 
     # ------------------------------------------------------------ training
 
     def examples(self, items: Iterable[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]], min_count: int = 1,
                  build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
-        """The training matrix (binary CSR, one row per gap) and labels (+1:
-        a word starts after the gap, -1: not) of (codes, bounds, starts)
-        items (starts: a bool per unit, True where a gold word starts);
-        builds the vocabulary from the gaps' features first when
-        `build_vocab` (features in fewer than `min_count` gaps dropped)."""
+        """The training matrix (binary CSR, a row per gap) and labels (+1: a word
+        starts after the gap) of (codes, bounds, gold word-start flags) items;
+        builds the vocabulary first when `build_vocab`."""
         items = list(items)
         codes, bounds, _ = concat_units([(c, b) for c, b, _ in items])
         starts = numpy.concatenate([numpy.asarray(s, dtype=bool) for _, _, s in items]) if items else \
@@ -122,7 +112,6 @@ class BoundarySegmenter(BinaryKernelModel):
                     {"max_word": self.dictionary.max_word, "n_words": len(self.dictionary)})
 
     def dictionary_from_bytes(self, data: bytes) -> "BoundarySegmenter":
-        """Load the dictionary (b"": none)."""
         if not len(data):
             self.dictionary = None
             return self

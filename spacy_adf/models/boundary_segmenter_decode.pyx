@@ -2,7 +2,7 @@
 """Word segmentation of whole batches in C: the boundary features of every
 gap (`features/boundary.pxd`) classified by a kernel classifier's nogil
 `decide_ids` (`kernels/classifiers.pxd`), no Python call per gap. The
-Python reference is `BoundarySegmenter.segment_reference`."""
+Python reference is tests/helpers/reference_segmenters.py."""
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 import numpy

@@ -1,8 +1,5 @@
-"""The bunsetsu dependency parser behind `pke_dependency`: features,
-feature vocabulary, a polynomial-kernel SVM and the parsing algorithm
-(cascaded chunking or a step-ladder tournament), and the serialization of
-its trained parts, without spaCy pipeline concerns (the component and the
-benchmark share it)."""
+"""The bunsetsu dependency parser behind `pke_dependency`, without spaCy pipeline
+concerns: docs/architecture.md, "pke_dependency"."""
 from array import array
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -12,7 +9,6 @@ from spacy.tokens import Doc, Span
 
 from ..features.bunsetsu import COORDINATION_FEATURES, FEATURE_GROUPS, BunsetsuFeaturizer, FeatureVocab
 from ..features.bunsetsu_fast import TokenFeatureTable
-from ..kernels import KernelClassifier, SupportVectors
 from ..kernels.cascade import cascade_heads
 from ..kernels.tournament import tournament_heads
 from ..lang.ja.bunsetsu import check_bunsetsu_heads, check_sentence_heads, head_sentences, sentence_heads
@@ -24,20 +20,12 @@ from .tournament import oracle_games
 FEATURES_FORMAT = "spacy_adf.bunsetsu_features"
 FEATURES_VERSION = 1
 
-# how a sentence is parsed: "cascade" (cascaded chunking, Kudo & Matsumoto
-# 2002: "does i modify its neighbour?", `cascaded_chunking.py`) or
-# "tournament" (a step-ladder tournament, Iwatate et al. 2008: "does i modify
-# the farther of two candidates?", `tournament.py`; its classifier has two
-# inputs per vocabulary entry, see `BunsetsuFeaturizer.game`)
+# how a sentence is parsed (docs/architecture.md, "Cascaded chunking", "Step-ladder tournament")
 ALGORITHMS = ("cascade", "tournament")
 DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
 # `parse_docs`'s token table starts afresh past this many distinct tokens
 # (about 200 bytes each), so a long stream of new words cannot grow it forever
 MAX_TOKEN_TYPES = 1_000_000
-
-
-def _is_string_list(value) -> bool:
-    return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
 def _csr_of_codes(codes: numpy.ndarray, indptr: numpy.ndarray, remap: numpy.ndarray, n_vocab: int,
@@ -69,46 +57,30 @@ def check_algorithm(algorithm: str) -> str:
 
 
 class BunsetsuParser(BinaryKernelModel):
-    """Bunsetsu parser with a kernel SVM: cascaded chunking or a tournament
-    (``algorithm``, see `ALGORITHMS`).
+    """Bunsetsu features, a kernel SVM and the parsing ``algorithm`` (`ALGORITHMS`)."""
 
-    Its trained state is three parts, each serialized on its own (as the
-    component's files of the same names): the feature vocabulary
-    (``features``), the support vectors (``support_vectors``: kept so the
-    classifier can be rebuilt in another form without retraining) and the
-    classifier (``classifier``). `PARTS` is their load order.
-    """
-
-    # the classifier is checked against the vocabulary, so it loads after it
-    PARTS = ("features", "support_vectors", "classifier")
     what = "parser"
 
-    def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, vocab: Optional[FeatureVocab] = None,
-                 support_vectors: Optional[SupportVectors] = None,
-                 classifier: Optional[KernelClassifier] = None, algorithm: str = "cascade"):
+    def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, algorithm: str = "cascade"):
         super().__init__("pke_dependency")
         self.algorithm = check_algorithm(algorithm)
         self.featurizer = BunsetsuFeaturizer(groups)
         self.groups = list(groups)
-        self.vocab = vocab or FeatureVocab()
-        self.support_vectors = support_vectors
-        self.classifier = classifier
+        self.vocab = FeatureVocab()
         self._table: Optional[TokenFeatureTable] = None  # per-token feature ids for self.vocab
 
     @property
     def n_inputs(self) -> int:
-        """The classifier's number of inputs: one per vocabulary entry, two
-        for the tournament (the farther candidate's side)."""
+        """One classifier input per vocabulary entry, two for the tournament (the farther side)."""
         return len(self.vocab) * (2 if self.algorithm == "tournament" else 1)
 
     # ------------------------------------------------------------ training
 
     def oracle_features(self, doc: Doc, spans: Sequence[Span], heads: Sequence[int]
                         ) -> Iterable[Tuple[List[str], bool]]:
-        """(feature strings, gold label) of every decision of the gold
-        parse: cascaded chunking's questions (label: D), or the tournament's
-        games (the strings a pair of lists, `BunsetsuFeaturizer.game`;
-        label: the farther candidate wins)."""
+        """(feature strings, gold label) of every decision of the gold parse:
+        cascaded chunking's questions (D) or the tournament's games (the
+        farther candidate wins; the strings a pair of lists)."""
         segs = self.featurizer.segments(doc, spans)
         if self.algorithm == "tournament":
             for i, nearer, farther, label in oracle_games(heads):
@@ -122,13 +94,8 @@ class BunsetsuParser(BinaryKernelModel):
                  build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
         """Training matrix (binary CSR) and labels (+1 D or farther wins, -1 not) from gold
         (doc, bunsetsu spans, heads) triples; builds the vocabulary first
-        when `build_vocab` (a string counts once per decision). Heads with
-        several roots are several sentences (each root ends one,
-        `head_sentences`), each its own oracle parse with its features
-        computed within the sentence, as `parse_docs` parses them; a head
-        across a sentence end is an error. The strings are read once: each
-        decision is kept as 4-byte codes of temporary ids (a tournament
-        game's farther side marked), made vocabulary ids at the end."""
+        when `build_vocab`. Heads with several roots are several sentences
+        (`head_sentences`), each parsed on its own, as `parse_docs` does."""
         temp: Dict[str, int] = {}
         counts = array("q")
         codes = array("i")
@@ -149,17 +116,12 @@ class BunsetsuParser(BinaryKernelModel):
         for doc, spans, heads in self.progress.counted(items, "reading gold parse decisions", "sentences"):
             heads = list(heads)
             sentences = head_sentences(heads)
-            if len(sentences) > 1:
-                problem = check_sentence_heads(heads, sentences)
-            else:
-                problem = check_bunsetsu_heads(heads)
+            several = len(sentences) > 1
+            problem = check_sentence_heads(heads, sentences) if several else check_bunsetsu_heads(heads)
             if problem is not None:
                 raise ValueError(f"gold bunsetsu heads of {doc.text[:30]!r}: {problem}")
-            if len(sentences) > 1:
-                spans = list(spans)
-                parts = [(spans[s:e], sentence_heads(heads, s, e)) for s, e in sentences]
-            else:
-                parts = [(spans, heads)]
+            spans = list(spans) if several else spans
+            parts = [(spans[s:e], sentence_heads(heads, s, e)) for s, e in sentences] if several else [(spans, heads)]
             for sent_spans, sent_heads in parts:
                 for f, label in self.oracle_features(doc, sent_spans, sent_heads):
                     near = intern(f[0] if tournament else f)
@@ -192,16 +154,10 @@ class BunsetsuParser(BinaryKernelModel):
                    on_bad: Optional[Callable[[Doc], object]] = None,
                    recut: Optional[Callable[[Doc], Sequence[Span]]] = None, n_threads: int = 1
                    ) -> List[Tuple[List[int], numpy.ndarray]]:
-        """Parse items, non-empty Docs with their bunsetsu spans (covering
-        the Doc, in order), sentence by sentence (`bunsetsu_sentences`), in C
-        over the whole batch. Returns per item (its Doc-level bunsetsu heads,
-        -1 for each sentence's root; the (n_tokens, 2) uint64 HEAD / DEP
-        array of its token tree for `Doc.from_array`, `labels` being the
-        string ids of the intra-bunsetsu, root and dependency labels). Spans
-        that do not cover their Doc are a ValueError (``on_bad(doc)`` is
-        called first, to raise a better one). ``recut(doc)`` re-cuts the
-        spans of a Doc whose tokens may put a sentence end inside a bunsetsu
-        (`TokenFeatureTable.read`). ``n_threads``: `kernels.sentence_parts`."""
+        """Parse (non-empty Doc, its bunsetsu spans) items sentence by sentence, in C
+        over the whole batch: per item (bunsetsu heads, -1 for a root; the (n_tokens, 2)
+        HEAD / DEP array, `labels` the string ids of the intra-bunsetsu, root and
+        dependency labels). ``on_bad``, ``recut``: `TokenFeatureTable.read`."""
         if self.classifier is None:
             raise ValueError("the parser has no classifier: initialize / train it first")
         table = self._table
@@ -229,9 +185,8 @@ class BunsetsuParser(BinaryKernelModel):
         return dump_payload(FEATURES_FORMAT, FEATURES_VERSION, list(self.vocab.strings))
 
     def features_from_bytes(self, data: bytes) -> "BunsetsuParser":
-        """The vocabulary of `features_to_bytes`."""
         _, strings = load_payload(data, FEATURES_FORMAT, [FEATURES_VERSION])
-        if not _is_string_list(strings):
+        if not isinstance(strings, list) or not all(isinstance(x, str) for x in strings):
             raise ValueError("the bunsetsu feature data is not a list of strings")
         self.vocab = FeatureVocab(strings)
         return self

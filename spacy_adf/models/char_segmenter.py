@@ -1,12 +1,8 @@
 """The character segmenter behind `adf_segmenter` and the
 `spacy_adf.Segmenter.v1` tokenizer: a character featurizer with its lexicon
-(training words, user words), a linear-chain CRF over word-boundary tags,
-and the settings that define them. Units (code points, or hashed codes of
-multi-character tokens) go in, word-start flags come out: `segment()`.
-
-It serializes as three parts, "cfg", "lexicon" and "model", the files of an
-adf_segmenter component (the tokenizer form embeds the same bytes).
-"""
+(training words, user words) and a linear-chain CRF over word-boundary tags;
+units in, word-start flags out (`segment`). Its parts "cfg", "lexicon" and
+"model" are the component's files (docs/architecture.md, "adf_segmenter")."""
 import zlib
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
@@ -24,6 +20,7 @@ from ..serialization.parts import SerializedParts
 from ..serialization.payloads import dump_payload, load_payload
 from ..serialization.text_lines import check_file, read_lines
 from ..tags.bmes import SCHEMES, check_scheme, decode_starts, encode
+from .boundary_segmenter import concat_units
 from .char_segmenter_decode import SegmentScratch, segment_starts
 from .linear_crf import LinearChainCRF
 
@@ -47,14 +44,6 @@ def make_featurizer(options: Dict) -> CharFeaturizer:
                           bool(options.get("char_trigrams", False)))
 
 
-def example_fold(key: bytes, folds: int) -> int:
-    """The lexicon fold of a training example (key: its word hashes):
-    stable across runs and epochs; -1 when folds are off."""
-    if folds <= 1:
-        return -1
-    return zlib.crc32(key) % folds
-
-
 def _words(doc: Doc) -> List[str]:
     """The texts of a Doc's non-space tokens (string lookups, no Token objects)."""
     strings = doc.vocab.strings
@@ -73,13 +62,8 @@ def matchable(words: Iterable[str]) -> List[str]:
 
 
 def read_user_dict(path: Union[str, Path]) -> List[str]:
-    """One word per line (UTF-8, a BOM at the start dropped); blank lines and
-    surrounding whitespace are ignored; anything after the first space or tab
-    on a line (a frequency or tag, as in jieba / pkuseg dictionaries) is
-    ignored too. A file without a word is an error, not an empty lexicon, and
-    so is a line with a NUL character, which no text has: the sign of UTF-16
-    read as UTF-8 (other stray characters are kept: word lists taken from
-    corpora have a few, and they only cost a lexicon entry)."""
+    """The words of a user dictionary (docs/components.md, "Word segmentation"): a
+    file without a word, or with a NUL character (UTF-16 read as UTF-8), is an error."""
     words = []
     path = check_file(path, "user dictionary", hint="")
     for lineno, line in read_lines(path):
@@ -128,8 +112,7 @@ class CharSegmenter(SerializedParts):
     # ------------------------------------------------------------ lexicon
 
     def add_words(self, words: Iterable[str]) -> int:
-        """Add user-dictionary words (visible to every sentence). Returns how
-        many can match (lengths min_word..max_word); whitespace-free words only."""
+        """Add user-dictionary words (whitespace-free); returns how many can match."""
         words = [w.strip() for w in words if w and w.strip()]
         for w in words:
             if any(ch.isspace() for ch in w):
@@ -144,13 +127,10 @@ class CharSegmenter(SerializedParts):
         return self.add_words(read_user_dict(path))
 
     # ------------------------------------------------------------ training examples
-    # The example preparation of training: a component hands each
-    # (predicted, reference) pair over and gets the CRF's samples back.
 
     def training_item(self, predicted: Doc, reference: Doc) -> TrainingItem:
-        """(codes, run bounds, gold tag ids or None, lexicon fold) of one
-        example: the units of the predicted (character) Doc, tagged by the
-        reference's words. ValueError if the two texts differ."""
+        """The `TrainingItem` of one example: the units of the predicted Doc,
+        tagged by the reference's words. ValueError if the two texts differ."""
         codes, tok_index, bounds = doc_units(predicted)
         r = reference.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
         p = predicted.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
@@ -159,7 +139,8 @@ class CharSegmenter(SerializedParts):
                 f"[{self.name}] reference and predicted texts differ: {reference.text[:40]!r} vs "
                 f"{predicted.text[:40]!r}; build the examples with nlp.make_doc(reference.text)"
             )
-        fold = example_fold(reference.to_array(ORTH).tobytes(), self.options["lexicon_folds"])
+        folds = self.options["lexicon_folds"]  # the example's lexicon fold, by its words: stable across runs
+        fold = zlib.crc32(reference.to_array(ORTH).tobytes()) % folds if folds > 1 else -1
         if not len(codes):
             return codes, bounds, None, fold
         r = r[r[:, 2] == 0]
@@ -171,17 +152,18 @@ class CharSegmenter(SerializedParts):
         return codes, bounds, encode(starts, ends, self.cfg["scheme"]), fold
 
     def training_samples(self, item: TrainingItem) -> List[tuple]:
-        """The samples of a `training_item` ([] without gold)."""
+        """The samples of a `training_item`, (pos_ptr, attrs, gold) per run ([] without gold)."""
         codes, bounds, gold, fold = item
-        return [] if gold is None else self.samples(codes, bounds, gold, fold)
+        if gold is None:
+            return []
+        ptr, attrs = self.crf.lookup(self.featurizer.hashes(codes, bounds, fold))
+        return _runs(ptr, attrs, gold, bounds)
 
     def build_for_training(self, pairs: Iterable[Tuple[Doc, Doc]], user_dict: Optional[Union[str, Path]] = None
                            ) -> Tuple[int, List[TrainingItem], List[List[tuple]]]:
-        """Build the lexicon (the training words, each in its example's fold,
-        plus the user dictionary) and the CRF from the (predicted, reference)
-        pairs, read once as a stream. Returns (number of non-empty examples,
-        the training items with gold, their samples): the first epoch's
-        samples, from the hashes the feature table was built from."""
+        """Build the lexicon and the CRF from (predicted, reference) pairs read
+        once as a stream; returns (number of non-empty examples, the items
+        with gold, their first epoch's samples)."""
         words_by_example, items = [], []
         long_word = False
         for predicted, reference in pairs:
@@ -222,16 +204,12 @@ class CharSegmenter(SerializedParts):
             self.featurizer.add_words(matchable(words), fold)
 
     def lexicon_folds(self) -> Dict[str, int]:
-        """word -> training fold of every lexicon word (-1: visible to every
-        fold). Serialization keeps only the words (a loaded lexicon is all
-        visible): a process that trains a loaded copy restores the folds with
-        set_lexicon_folds, or its lexicon features see every sentence's own
-        words and the model learns to over-trust them."""
+        """word -> training fold of every lexicon word (-1: every fold); files keep only
+        the words, so training a loaded copy restores them with set_lexicon_folds."""
         return dict(self.featurizer.fold_of)
 
     def set_lexicon_folds(self, fold_of: Dict[str, int]) -> None:
-        """A lexicon of the same words with the given folds (lexicon_folds of
-        the pipeline this one was copied from); user words stay forced."""
+        """A lexicon of the same words with the given folds; user words stay."""
         user = sorted(self.user_words)
         self.featurizer = make_featurizer(self.options)
         for word, fold in fold_of.items():
@@ -240,8 +218,7 @@ class CharSegmenter(SerializedParts):
         self.add_words(user)
 
     def _hash_sequences(self, sequences) -> Tuple[list, list, int]:
-        """(hash matrices, gold tag arrays, number of CRF sequences) of the
-        training examples' (codes, bounds, gold, fold)."""
+        """(hash rows, gold tag arrays, number of CRF sequences) of training items."""
         hash_mats, golds = RowBuffer(self.featurizer.n_templates), []
         n_seq = 0
         for codes, bounds, gold, fold in sequences:
@@ -254,10 +231,8 @@ class CharSegmenter(SerializedParts):
 
     def build_crf_with_samples(self, sequences: List[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, int]],
                                n_examples: int) -> List[List[tuple]]:
-        """Feature table and zero weights from (codes, bounds, gold, fold) of
-        the training examples (after build_lexicon), and each example's
-        training samples (as `samples` gives them) from the same hashes: the
-        corpus is hashed once. `sequences` must have non-empty codes."""
+        """Feature table and zero weights from training items with non-empty
+        codes (after build_lexicon), and each item's samples (`training_samples`') from the same hashes."""
         hash_mats, golds, n_seq = self._hash_sequences(sequences)
         # the build sees each example as one sequence; runs inside an example
         # are separate CRF sequences in training and inference, which only
@@ -272,32 +247,19 @@ class CharSegmenter(SerializedParts):
         self.cfg["n_train_sequences"] = n_seq
         return [_runs(ptr, attrs, gold, seq[1]) for (ptr, attrs, gold), seq in zip(whole, sequences)]
 
-    def samples(self, codes: numpy.ndarray, bounds: numpy.ndarray, gold: numpy.ndarray,
-                fold: int) -> List[tuple]:
-        """Training samples (pos_ptr, attrs, gold): one per run of an example."""
-        ptr, attrs = self.crf.lookup(self.featurizer.hashes(codes, bounds, fold))
-        return _runs(ptr, attrs, gold, bounds)
-
     # ------------------------------------------------------------ segmentation
 
     def segment_units(self, units: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]
                       ) -> List[numpy.ndarray]:
         """Word-start flags for each (codes, _, bounds), in one CRF batch."""
-        sizes = [len(u[0]) for u in units]
-        total = sum(sizes)
-        if total == 0:
+        codes, bounds, offsets = concat_units([(c, b) for c, _, b in units])
+        if not len(codes):
             return [numpy.zeros(0, bool) for _ in units]
-        codes = numpy.concatenate([u[0] for u in units])
-        offsets = numpy.concatenate([[0], numpy.cumsum(sizes)])
-        bounds = numpy.unique(numpy.concatenate(
-            [u[2] + off for u, off in zip(units, offsets[:-1])] + [[total]]))
         starts = self.segment(codes, bounds)
         return [starts[offsets[i]:offsets[i + 1]] for i in range(len(units))]
 
     def segment(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
-        """Word-start flags (bool) of units cut into CRF sequences at bounds:
-        one C call (`char_segmenter_decode.segment_starts`), or with forced user words
-        `segment_reference`."""
+        """Word-start flags (bool) of units cut into CRF sequences at bounds."""
         self.crf.require_built()
         if self.featurizer.max_forced:
             return self.segment_reference(codes, bounds)
@@ -312,10 +274,8 @@ class CharSegmenter(SerializedParts):
         return {k: v for k, v in self.__dict__.items() if k != "_scratch"}  # buffers are not state
 
     def segment_reference(self, codes: numpy.ndarray, bounds: numpy.ndarray) -> numpy.ndarray:
-        """`segment` step by step in numpy: the reference of the C path, and
-        the path with forced user words. Units inside forced user words skip
-        the CRF: only the stretches between them are labelled (their
-        features still see the full run)."""
+        """`segment` step by step in numpy: the C path's reference, and the path
+        with forced user words (only the stretches between them are labelled)."""
         self.crf.require_built()
         n = len(codes)
         if not n:
@@ -364,12 +324,10 @@ class CharSegmenter(SerializedParts):
     # ------------------------------------------------------------ serialization
 
     def _parts(self):
-        return {"cfg": (self._cfg_bytes, self._load_cfg),
+        # the model's file: the CRF's Chunks, written piece by piece (see framed.Chunks)
+        return {"cfg": (lambda: srsly.json_dumps(self.cfg, indent=2).encode("utf8"), self._load_cfg),
                 "lexicon": (self._lexicon_bytes, self._load_lexicon),
-                "model": (self._model_bytes, self._load_model)}
-
-    def _cfg_bytes(self) -> bytes:
-        return srsly.json_dumps(self.cfg, indent=2).encode("utf8")
+                "model": (self.crf.to_chunks, self._load_model)}
 
     def _load_cfg(self, data: bytes) -> None:
         cfg = srsly.json_loads(data)
@@ -401,11 +359,6 @@ class CharSegmenter(SerializedParts):
         self.train_words = set(msg["train"])
         self.user_words = set()
         self.add_words(msg["user"])
-
-    def _model_bytes(self):
-        """The CRF's file as Chunks (written piece by piece, see framed.Chunks)."""
-        self.crf.require_built()
-        return self.crf.to_chunks()
 
     def _load_model(self, data: bytes) -> None:
         self.crf.from_bytes(data, expected_labels=len(self.tag_names))

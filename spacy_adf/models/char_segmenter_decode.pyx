@@ -11,7 +11,7 @@ from libc.string cimport memset
 import numpy
 
 from ..core.crf cimport CRFContext, CRFModel, Seq, crf_viterbi
-from ..features.chars cimport MAX_WORD, CharFeaturizer, glue_into
+from ..features.chars cimport MAX_WORD, CharFeaturizer, check_bounds, glue_into
 from ..features.extract cimport FeatureTable
 
 __all__ = ["SegmentScratch", "segment_starts"]
@@ -21,7 +21,7 @@ cdef enum:
 
 
 cdef class SegmentScratch:
-    """Flat buffers of one segmenter, grown to the largest call, reused."""
+    """Flat buffers of one segmenter, grown to the largest call, reused (cap and T start at 0, as C fields do)."""
     cdef Py_ssize_t cap
     cdef int T
     cdef uint64_t[::1] pre
@@ -34,10 +34,6 @@ cdef class SegmentScratch:
     cdef int64_t[::1] ptr
     cdef int32_t[::1] attrs
     cdef int32_t[::1] tags
-
-    def __cinit__(self):
-        self.cap = 0
-        self.T = 0
 
     cdef int reserve(self, Py_ssize_t n, int T) except -1:
         if n <= self.cap and T == self.T:
@@ -92,11 +88,8 @@ def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
     cdef const uint32_t[::1] c = c_arr
     cdef const int64_t[::1] b = b_arr
     cdef Py_ssize_t n = c.shape[0], nb = b.shape[0], k, i, longest = 0
-    if nb < 1 or b[0] != 0 or b[nb - 1] != n:
-        raise ValueError(f"bounds must run from 0 to the number of units ({n})")
+    check_bounds(b, n)
     for k in range(nb - 1):
-        if b[k + 1] < b[k]:
-            raise ValueError("bounds must be non-decreasing")
         longest = max(longest, b[k + 1] - b[k])
     out = numpy.zeros(n, dtype=numpy.uint8)
     if n == 0:

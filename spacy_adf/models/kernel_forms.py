@@ -1,13 +1,10 @@
 """What every kernel model (bunsetsu parser, kernel tagger, boundary
-segmenter) offers and checks the same way: the classifier forms, the
-trainers that can give them, option checks, the training of one binary SVM
-by any trainer (`train_binary`) and its classifier forms (`build_forms`),
-the `KernelModel` protocol the kernel components call, the mismatch
-checks of loaded parts (`check_support_vectors`, `check_classifier`), and
-`BinaryKernelModel`, the training, forms and files of the parser and the
-segmenter."""
+segmenter) shares: the classifier forms and trainers with their option
+checks, `train_binary`, `build_forms`, the checks of loaded parts, the base
+class `KernelModel` and `BinaryKernelModel` (the parser's and the segmenter's
+training, forms and files). Trainers and settings: docs/components.md."""
 import time
-from typing import List, Optional, Protocol, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 
@@ -15,33 +12,28 @@ from ..kernels import (KernelClassifier, PrimalSVM, SupportVectors, load_classif
                        train_primal, train_svm)
 from ..kernels.classifiers import PKE
 from ..kernels.online import DEFAULT_EPOCHS
+from ..kernels.pairwise import PairwiseClassifier
 from ..kernels.progress import Progress
 
 # what a trainer gives: support vectors (libsvm) or subset weights (primal, online)
 TrainedSVM = Union[SupportVectors, PrimalSVM]
 
 KINDS = ("pkb", "pki", "pke")
-# "libsvm": the kernel SVM (support vectors, any classifier form); "primal":
-# a linear SVM on the explicit subset features (`kernels/primal.py`), PKE
-# only; "online": averaged passive-aggressive steps over the subset features,
-# streamed example by example (`kernels/online.py`), PKE only, memory
-# following the updated examples rather than the whole expansion
+# "libsvm": support vectors, any classifier form; "primal" (`kernels/primal.py`)
+# and "online" (`kernels/online.py`): subset weights, PKE only
 TRAINERS = ("libsvm", "primal", "online")
 # the trainers whose result is subset weights (PKE), not support vectors
 SUBSET_TRAINERS = ("primal", "online")
-# the settings of `train_binary` with their defaults: the same options of
-# every kernel component's config (`trainer_settings`) and kernel model's `train`
+# `train_binary`'s settings and defaults: every kernel component's options (`trainer_settings`)
 TRAINER_SETTINGS = {"trainer": "libsvm", "cache_size": 1000.0, "max_iter": -1, "epochs": 0, "merge_duplicates": False}
 
 
 class MismatchedPartsError(ValueError):
-    """Serialized parts that belong to different models (or to another
-    configuration): a classifier of another kind, degree or vocabulary."""
+    """Serialized parts that belong to different models (or another configuration)."""
 
 
 def check_classifier_options(kind: str, degree: int, sigma: float, xi: int, C: float) -> None:
-    """ValueError for a classifier kind, kernel degree, sigma, xi or C that
-    the kernel models do not support."""
+    """ValueError for a classifier kind, degree, sigma, xi or C the kernel models do not support."""
     if kind not in KINDS:
         raise ValueError(f"classifier must be one of {list(KINDS)}, not {kind!r}")
     if degree not in (1, 2, 3, 4):
@@ -63,27 +55,20 @@ def check_trainer(trainer: str, kind: str) -> None:
                          f'classifier {kind!r} needs trainer = "libsvm"')
 
 
-class KernelModel(Protocol):
-    """A kernel model as its component sees it: a classifier (None before
-    training) rebuilt in any form by `build`, and three serialized parts
-    loaded in order (features, then what is checked against them)."""
+class KernelModel:
+    """What every kernel model holds: a classifier (None before training) that `build`
+    rebuilds in any form from the trained SVMs, and `PARTS` in load order (checked
+    against the features) by ``<part>_to_bytes`` / ``_from_bytes``, b"" if untrained."""
 
-    classifier: object
+    PARTS = ("features", "support_vectors", "classifier")
 
-    def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float: ...
-
-    def features_to_bytes(self) -> bytes: ...
-
-    def features_from_bytes(self, data: bytes) -> "KernelModel": ...
-
-    def support_vectors_to_bytes(self) -> bytes: ...
-
-    def support_vectors_from_bytes(self, data: bytes) -> "KernelModel": ...
-
-    def classifier_to_bytes(self) -> bytes: ...
-
-    def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
-                              degree: Optional[int] = None) -> "KernelModel": ...
+    def __init__(self, label: str) -> None:
+        # lists for the tagger: one per pair of classes
+        self.support_vectors: Optional[Union[SupportVectors, List[SupportVectors]]] = None
+        self.primal: Optional[Union[PrimalSVM, List[PrimalSVM]]] = None  # trainers "primal", "online" (not saved)
+        self.classifier: Optional[Union[KernelClassifier, PairwiseClassifier]] = None
+        self.train_stats: dict = {}
+        self.progress = Progress(label)  # training's console lines
 
 
 def check_support_vectors(svs: Sequence[SupportVectors], n_features: int, n_sets: int = 1) -> None:
@@ -130,12 +115,8 @@ def trainer_settings(cfg: dict) -> dict:
 def train_binary(X, y, trainer: str, degree: int, C: float, cache_size: float = 1000.0, max_iter: int = -1,
                  epochs: int = 0, seed: int = 0, merge_duplicates: bool = False,
                  progress: Optional[Progress] = None, stats: Optional[dict] = None) -> TrainedSVM:
-    """One binary SVM on binary X (CSR) and labels y by `trainer` (see
-    `TRAINERS`). ``max_iter``: the solver's iteration limit (<= 0: libsvm
-    none, liblinear 1000); ``epochs``: the online trainer's passes (<= 0:
-    `DEFAULT_EPOCHS`), ``seed`` their order; ``merge_duplicates``: libsvm
-    trains identical examples once, with their count as weight (the primal
-    trainer always does). A dict `stats` gets the trainer's details."""
+    """One binary SVM on binary X (CSR) and labels y, settings as in docs/components.md
+    ("Kernel component settings"; ``seed``: the online passes' order); `stats` gets the details."""
     epochs = check_epochs(epochs)
     if trainer == "online":
         return train_online(X, y, degree=degree, C=C, epochs=epochs, seed=seed, progress=progress, stats=stats)
@@ -148,11 +129,9 @@ def train_binary(X, y, trainer: str, degree: int, C: float, cache_size: float = 
 
 def build_forms(what: str, kind: str, trained: Sequence[TrainedSVM], sigma: float, xi: int, progress: Progress,
                 loaded=None) -> Tuple[List[KernelClassifier], float]:
-    """The classifiers of form `kind` of trained binary SVMs (one, or one
-    per pair of classes), and the seconds: any form from support vectors,
-    PKE from subset weights. ValueError for another form, or without SVMs:
-    untrained, or the `loaded` classifier of the `what` model came from a
-    subset trainer (its full weights are not saved)."""
+    """The classifiers of form `kind` of trained binary SVMs (one, or one per
+    pair of classes), and the seconds. ValueError without SVMs (untrained, or
+    the `loaded` classifier came from a subset trainer) or for a form they cannot give."""
     if not trained:
         # only a subset trainer leaves a PKE without support vectors
         trainer = loaded.stats.get("trainer") if isinstance(loaded, PKE) else None
@@ -174,34 +153,18 @@ def build_forms(what: str, kind: str, trained: Sequence[TrainedSVM], sigma: floa
     return forms, time.perf_counter() - start
 
 
-class BinaryKernelModel:
-    """What the one-classifier kernel models (the bunsetsu parser, the
-    boundary segmenter) do alike: train one binary SVM (`train_binary`),
-    (re)build its classifier form (`build_forms`) and serialize the support
-    vectors and the classifier, checked against the model's `n_inputs`.
-    `what` names the model in errors, `one_class_error` is the error for
-    training labels of one class."""
+class BinaryKernelModel(KernelModel):
+    """A kernel model with one binary SVM (the bunsetsu parser, the boundary
+    segmenter), its parts checked against its `n_inputs` property; `what` names it in
+    errors, `one_class_error` is the error for training labels of one class."""
 
     what = "model"
     one_class_error = "the training data must contain both classes"
 
-    def __init__(self, label: str) -> None:
-        self.support_vectors: Optional[SupportVectors] = None
-        self.primal: Optional[PrimalSVM] = None  # trainers "primal", "online": every subset weight (not saved)
-        self.classifier: Optional[KernelClassifier] = None
-        self.train_stats: dict = {}
-        self.progress = Progress(label)  # training's console lines
-
-    @property
-    def n_inputs(self) -> int:
-        raise NotImplementedError
-
     def train(self, X, y, degree: int = 3, C: float = 1.0, trainer: str = "libsvm", cache_size: float = 1000.0,
               max_iter: int = -1, epochs: int = 0, seed: int = 0, merge_duplicates: bool = False) -> float:
-        """Fit the SVM by `train_binary` with these settings: "libsvm"
-        (support vectors, any classifier form), "primal" or "online" (subset
-        weights, PKE only). Returns the seconds; `train_stats` gets the
-        details, and either ``support_vectors`` or ``primal`` the result."""
+        """Fit the SVM by `train_binary`; returns the seconds (`train_stats`:
+        the details; ``support_vectors`` or ``primal``: the result)."""
         check_trainer(trainer, "pke")
         if len(set(numpy.asarray(y).tolist())) < 2:
             raise ValueError(self.one_class_error)
@@ -214,21 +177,16 @@ class BinaryKernelModel:
         return time.perf_counter() - start
 
     def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
-        """(Re)build the classifier form from the support vectors (or PKE
-        from the subset weights) without retraining; returns seconds."""
+        """(Re)build the classifier in form `kind` without retraining; returns the seconds."""
         trained = [t for t in (self.support_vectors, self.primal) if t is not None]
         (self.classifier,), seconds = build_forms(self.what, kind, trained, sigma, xi, self.progress, self.classifier)
         return seconds
 
-    # An untrained part (no support vectors, no classifier) is stored as b"".
-
     def support_vectors_to_bytes(self) -> bytes:
-        """The trained SVM (`SupportVectors.to_bytes`), b"" if untrained."""
         return self.support_vectors.to_bytes() if self.support_vectors is not None else b""
 
     def support_vectors_from_bytes(self, data: bytes):
-        """Load the support vectors (after the features); `MismatchedPartsError`
-        if they are over another vocabulary."""
+        """Load the support vectors (after the features), checked against them."""
         sv = SupportVectors.from_bytes(data) if data else None
         if sv is not None:
             check_support_vectors([sv], self.n_inputs)
@@ -236,14 +194,11 @@ class BinaryKernelModel:
         return self
 
     def classifier_to_bytes(self) -> bytes:
-        """The classifier in its own format (PKB, PKI or PKE), b"" if none."""
         return self.classifier.to_bytes() if self.classifier is not None else b""
 
     def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None, degree: Optional[int] = None):
-        """Load the classifier (after the features). ValueError for corrupt
-        data; `MismatchedPartsError` if it is not of ``kind`` ("pkb", "pki",
-        "pke"), or its number of features or (given) ``degree`` differ from
-        the model's: parts of different models."""
+        """Load the classifier (after the features); `MismatchedPartsError` for
+        another ``kind`` or ``degree`` (if given), or another number of features."""
         clf = load_classifier(data) if data else None
         if clf is not None:
             check_classifier(type(clf).__name__.lower(), clf.n_features, clf.degree, self.n_inputs, kind, degree)

@@ -1,7 +1,5 @@
-"""A left-to-right sequence tagger with pairwise polynomial-kernel SVMs
-(Kudo & Matsumoto 2001, 2003 §5.1), without spaCy pipeline concerns (the
-`pke_tagger` component and benchmarks/ebc.py share it). Its features and
-parts: docs/architecture.md, "The kernel tagger"."""
+"""A left-to-right sequence tagger with pairwise polynomial-kernel SVMs, without
+spaCy pipeline concerns: docs/architecture.md, "The kernel tagger"."""
 import time
 import zlib
 from collections import Counter
@@ -23,8 +21,8 @@ from ..kernels.progress import Progress
 from ..kernels.pairwise import PairwiseClassifier, class_pairs
 from ..serialization.framed import pack, unpack
 from ..serialization.payloads import dump_payload, load_payload
-from .kernel_forms import (MismatchedPartsError, build_forms, check_classifier, check_support_vectors,
-                           check_trainer, train_binary)
+from .kernel_forms import (KernelModel, MismatchedPartsError, build_forms, check_classifier,
+                           check_support_vectors, check_trainer, train_binary)
 
 __all__ = ["KernelTagger", "POS_ATTRS", "FEATURE_GROUPS"]
 
@@ -41,54 +39,38 @@ for _k, _name in POS_NAMES.items():
     _POS_HASH[_k] = hash_string(_name) if _name else 0
 
 
-def _is_vocabulary(msg) -> bool:
-    return (isinstance(msg, dict) and isinstance(msg.get("strings"), list)
-            and isinstance(msg.get("classes"), list))
-
-
 def dynamic_names(tag: Optional[str]) -> Tuple[str, str]:
     """The dynamic feature strings of a previous tag (None: before the sentence)."""
     value = BOS if tag is None else tag
     return f"t-1={value}", f"t-2={value}"
 
 
-class KernelTagger:
-    """Window features + pairwise kernel SVMs + left-to-right decoding.
-
-    ``classes`` are the tag names (class i is ``classes[i]``); ``vocab``
-    maps feature strings to ids. `tag_docs` tags in C (features and decoding).
-    """
-
-    PARTS = ("features", "support_vectors", "classifier")
+class KernelTagger(KernelModel):
+    """Window features + pairwise kernel SVMs + left-to-right decoding; class i
+    is the tag ``classes[i]``, ``vocab`` maps feature strings to ids."""
 
     def __init__(self, groups: Sequence[str] = FEATURE_GROUPS, window: int = 2, pos_attr: str = "tag"):
         if pos_attr not in POS_ATTRS:
             raise ValueError(f"pos_attr must be one of {list(POS_ATTRS)}, not {pos_attr!r}")
         if int(window) != window or not 0 <= window <= 5:
             raise ValueError(f"window must be an integer 0..5, not {window!r}")
+        super().__init__("pke_tagger")
         self.groups = tuple(groups)
         WindowTable({}, self.groups, int(window))  # validates the groups
         self.window = int(window)
         self.pos_attr = pos_attr
         self.classes: List[str] = []
         self.vocab = FeatureVocab()
-        self.support_vectors: Optional[List[SupportVectors]] = None
-        self.primal = None  # trainers "primal", "online": per-pair PrimalSVM (not saved)
-        self.classifier: Optional[PairwiseClassifier] = None
-        self.train_stats: dict = {}
         self._table: Optional[WindowTable] = None
         self._dynamic: Optional[numpy.ndarray] = None
-        self.progress = Progress("pke_tagger")  # training's console lines
 
     # ------------------------------------------------------------ features
-
-    def _attrs(self):
-        return [ORTH if g == "words" else TAG if self.pos_attr == "tag" else POS for g in self.groups]
 
     def doc_arrays(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
         """(values (n, groups) uint64 string hashes, 0 for no value;
         sentence starts (int64 token offsets, first 0); whitespace mask)."""
-        arr = doc.to_array(self._attrs() + [SENT_START, IS_SPACE]).astype(numpy.uint64)
+        attrs = [ORTH if g == "words" else TAG if self.pos_attr == "tag" else POS for g in self.groups]
+        arr = doc.to_array(attrs + [SENT_START, IS_SPACE]).astype(numpy.uint64)
         values = numpy.ascontiguousarray(arr[:, :len(self.groups)])
         if self.pos_attr == "pos" and "pos" in self.groups:
             g = self.groups.index("pos")
@@ -100,8 +82,7 @@ class KernelTagger:
         return values, starts.astype(numpy.int64), arr[:, -1].astype(bool)
 
     def sentences(self, doc: Doc) -> List[Tuple[int, int]]:
-        """(start, end) token ranges of the Doc's sentences (the whole Doc
-        unless it has sentence annotation)."""
+        """(start, end) token ranges of the Doc's sentences (without sentence annotation: one)."""
         _, starts, _ = self.doc_arrays(doc)
         bounds = starts.tolist() + [len(doc)]
         return [(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
@@ -112,10 +93,8 @@ class KernelTagger:
         return token.tag_ if self.pos_attr == "tag" else token.pos_
 
     def static_strings(self, doc: Doc, start: int, end: int) -> List[List[str]]:
-        """The static feature strings of tokens start..end-1 of a sentence
-        (the reference for `WindowTable.static_ids`; a token without a POS
-        has no POS feature at any offset, as a value the vocabulary cannot
-        know)."""
+        """The static feature strings of tokens start..end-1 of a sentence (the
+        reference for `WindowTable.static_ids`; no feature for a missing POS)."""
         w = self.window
         values = [[self._token_value(doc[i], g) for g in self.groups] for i in range(start, end)]
         out = []
@@ -130,11 +109,6 @@ class KernelTagger:
                         feats.append(feature_name(prefix, d, value))
             out.append(feats)
         return out
-
-    def _window_table(self) -> WindowTable:
-        if self._table is None:
-            self._table = WindowTable(self.vocab.ids, self.groups, self.window)
-        return self._table
 
     def _dynamic_table(self) -> numpy.ndarray:
         """(2, K + 1) int32: the ids of "t-1=<class>" and "t-2=<class>", column K for <BOS>."""
@@ -154,7 +128,8 @@ class KernelTagger:
     def batch_arrays(self, docs: Sequence[Doc]):
         """(static ids (n, width) int32, sentence offsets int64, forced int32,
         token offset of each Doc) of a batch of Docs: the decoder's input."""
-        table = self._window_table()
+        if self._table is None:
+            self._table = WindowTable(self.vocab.ids, self.groups, self.window)
         parts, starts, spaces, doc_off = [], [], [], [0]
         for doc in docs:
             values, s, space = self.doc_arrays(doc)
@@ -165,7 +140,7 @@ class KernelTagger:
         n = doc_off[-1]
         values = numpy.concatenate(parts) if parts else numpy.zeros((0, len(self.groups)), dtype=numpy.uint64)
         sent_off = numpy.concatenate(starts + [numpy.array([n], dtype=numpy.int64)])
-        static = table.static_ids(values, sent_off)
+        static = self._table.static_ids(values, sent_off)
         forced = numpy.full(n, -1, dtype=numpy.int32)
         if OUTSIDE in self.classes and spaces:
             forced[numpy.concatenate(spaces)] = self.classes.index(OUTSIDE)
@@ -175,12 +150,8 @@ class KernelTagger:
 
     def examples(self, items: Iterable[Tuple[Doc, Sequence[Optional[str]]]], classes: Sequence[str],
                  min_count: int = 1) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
-        """Training matrix (binary CSR over a new feature vocabulary) and
-        class ids from (Doc, gold tag per token) items, with the gold tags of
-        the previous tokens as dynamic features. Classes are the tag names
-        in `classes` order, of which only those seen are kept. A sentence
-        with an unknown gold tag (None: a token that is not aligned to the
-        reference) is left out (counted in ``train_stats``)."""
+        """Training matrix (binary CSR, new vocabulary) and class ids (the seen ones of
+        `classes`) of (Doc, gold tags) items; sentences with a None tag are left out."""
         docs, gold, skipped = [], [], 0
         counts: Counter = Counter()
         seen = set()
@@ -214,10 +185,8 @@ class KernelTagger:
 
     def rows(self, static: numpy.ndarray, sent_off: numpy.ndarray, prev_classes: numpy.ndarray
              ) -> scipy.sparse.csr_matrix:
-        """The decisions' feature sets (binary CSR, ids sorted per row): the
-        static ids plus the dynamic ids of the classes `prev_classes` gives
-        the previous tokens (gold in training; the predicted ones to replay
-        the decoder's decisions)."""
+        """The decisions' feature sets (binary CSR, ids sorted per row): the static
+        ids plus the dynamic ids of the previous tokens' `prev_classes`."""
         n = static.shape[0]
         k = len(self.classes)
         dyn = self._dynamic_table()
@@ -239,13 +208,9 @@ class KernelTagger:
     def train(self, X, y, degree: int = 2, C: float = 1.0, cache_size: float = 1000.0,
               trainer: str = "libsvm", max_iter: int = -1, n_jobs: int = 1, epochs: int = 0,
               seed: int = 0, merge_duplicates: bool = False) -> float:
-        """One binary SVM per pair of classes (i, j), i < j, on the decisions
-        of those two classes, y = +1 for i, by `kernel_forms.train_binary`
-        with these settings: libsvm (support vectors, any form), the primal
-        trainer or the online one (PKE only); with n_jobs > 1
-        the pairs train in that many worker processes (the same SVMs: each
-        pair is its own problem). Returns the seconds;
-        ``train_stats["pairs"]`` gets each pair's details."""
+        """One binary SVM per pair of classes (i, j), i < j, y = +1 for i, by
+        `train_binary` (in n_jobs worker processes: the same SVMs). Returns
+        the seconds; ``train_stats["pairs"]`` gets each pair's details."""
         check_trainer(trainer, "pke")
         if int(n_jobs) != n_jobs or n_jobs < 1:
             raise ValueError(f"n_jobs must be an integer >= 1, not {n_jobs!r}")
@@ -261,7 +226,8 @@ class KernelTagger:
             rows = numpy.flatnonzero((y == i) | (y == j))
             progress = Progress(f"{self.progress.label} pair {self.classes[i]}/{self.classes[j]}",
                                 self.progress.interval, self.progress.quiet)
-            jobs.append((X[rows], numpy.where(y[rows] == i, 1, -1), settings, progress))
+            jobs.append((X[rows], numpy.where(y[rows] == i, 1, -1), settings, progress,
+                         [self.classes[i], self.classes[j]]))
         if n_jobs > 1 and len(jobs) > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -271,20 +237,15 @@ class KernelTagger:
                 results = list(pool.map(_train_pair, jobs))
         else:
             results = [_train_pair(job) for job in jobs]
-        stats = []
-        for (i, j), (_, info) in zip(class_pairs(k), results):
-            info["pair"] = [self.classes[i], self.classes[j]]
-            stats.append(info)
         models = [model for model, _ in results]
+        stats = [info for _, info in results]
         self.support_vectors = models if trainer == "libsvm" else None
         self.primal = models if trainer != "libsvm" else None
         self.train_stats.update({"trainer": trainer, "n_jobs": int(n_jobs), "pairs": stats})
         return time.perf_counter() - start
 
     def build(self, kind: str = "pke", sigma: float = 0.0, xi: int = 1) -> float:
-        """(Re)build the pairwise classifier in form `kind` from the stored
-        support vectors (or PKE from the primal weights): no retraining.
-        Returns the seconds."""
+        """(Re)build the pairwise classifier in form `kind` without retraining; returns the seconds."""
         loaded = self.classifier.classifiers[0] if self.classifier is not None else None
         forms, seconds = build_forms("tagger", kind, self.support_vectors or self.primal or [], sigma, xi,
                                      self.progress, loaded)
@@ -294,8 +255,7 @@ class KernelTagger:
     # ------------------------------------------------------------ tagging
 
     def tag_docs(self, docs: Sequence[Doc]) -> List[numpy.ndarray]:
-        """The class ids (int32) of every token of each Doc: the Cython path
-        (static ids of the batch in one call, then `kernels.left_to_right.decode`)."""
+        """The class ids (int32) of every token of each Doc (`kernels.left_to_right.decode`)."""
         if self.classifier is None:
             raise ValueError("the tagger has no classifier: initialize / train it first")
         static, sent_off, forced, doc_off = self.batch_arrays(docs)
@@ -303,8 +263,6 @@ class KernelTagger:
         return [classes[doc_off[k]:doc_off[k + 1]] for k in range(len(docs))]
 
     # ------------------------------------------------------------ serialization
-    # An untrained part (no support vectors, no classifier) is stored as b"".
-
     def _features_content(self) -> dict:
         return {"strings": list(self.vocab.strings), "classes": list(self.classes)}
 
@@ -313,21 +271,18 @@ class KernelTagger:
         return dump_payload(FEATURES_FORMAT, FEATURES_VERSION, self._features_content())
 
     def features_crc(self) -> int:
-        """CRC32 of the features' content msgpack: the support vectors and
-        the classifier carry it, so parts of different models do not load
-        together."""
+        """CRC32 of the features: the other parts carry it, so parts of different models do not load together."""
         return zlib.crc32(srsly.msgpack_dumps(self._features_content()))
 
     def features_from_bytes(self, data: bytes) -> "KernelTagger":
-        """The vocabulary of `features_to_bytes`."""
         _, msg = load_payload(data, FEATURES_FORMAT, [FEATURES_VERSION])
-        if not _is_vocabulary(msg):
+        if not (isinstance(msg, dict) and isinstance(msg.get("strings"), list)
+                and isinstance(msg.get("classes"), list)):
             raise ValueError("the features data is not a kernel-tagger vocabulary")
         self._set_vocab(FeatureVocab(msg["strings"]), msg["classes"])
         return self
 
     def support_vectors_to_bytes(self) -> bytes:
-        """The per-pair support vectors (`SupportVectors.to_bytes` each), b"" if none."""
         if self.support_vectors is None:
             return b""
         return pack(SV_FORMAT, 1, {}, {"n_classes": len(self.classes), "features_crc": self.features_crc(),
@@ -351,8 +306,7 @@ class KernelTagger:
         return self
 
     def classifier_to_bytes(self) -> bytes:
-        """The pairwise classifier (`PairwiseClassifier.to_bytes`) with the
-        CRC of the features it was built for, b"" if none."""
+        """The pairwise classifier with the CRC of its features, b"" if none."""
         clf = self.classifier
         if clf is None:
             return b""
@@ -360,9 +314,7 @@ class KernelTagger:
 
     def classifier_from_bytes(self, data: bytes, kind: Optional[str] = None,
                               degree: Optional[int] = None) -> "KernelTagger":
-        """Load the classifier (after the features). ValueError for corrupt
-        data; `MismatchedPartsError` for another kind, degree, number of
-        classes or of features: parts of different models."""
+        """Load the classifier (after the features); `MismatchedPartsError` for parts of different models."""
         clf = None
         if data:
             _, meta = unpack(data, CLF_FORMAT, 1, {})
@@ -381,13 +333,13 @@ class KernelTagger:
 
 
 def _train_pair(job):
-    """(SupportVectors or PrimalSVM, stats) of one pair's binary SVM (a
-    module-level function, so that worker processes can run it)."""
-    X, y, settings, progress = job
+    """(trained SVM, stats) of one pair (module-level: worker processes run it)."""
+    X, y, settings, progress, pair = job
     info: dict = {}
     start = time.perf_counter()
     model = train_binary(X, y, **settings, progress=progress, stats=info)
     if isinstance(model, SupportVectors):
         info.update({"n_sv": model.n_sv, "n_pos_sv": model.n_pos, "n_neg_sv": model.n_neg})
     info["seconds"] = time.perf_counter() - start
+    info["pair"] = pair
     return model, info

@@ -1,13 +1,7 @@
-"""A linear-chain CRF over hashed features: the feature table (feature hash
--> attribute id), the CRF weights laid out per attribute, and the context
-whose flat forward-backward buffers are reused across sequences. Both CRF
-models (the token tagger's `SequenceCRF` and the character segmenter's
-`CharSegmenter`) hold one; this class knows nothing about Docs.
-
-Samples for training are (pos_ptr int64 (n+1), attrs int32, gold int32 (n))
-triples, one per sequence; with real-valued features, (pos_ptr, attrs, gold,
-values float32) with one value per attribute entry.
-"""
+"""A linear-chain CRF over hashed features, knowing nothing about Docs: the
+feature table (hash -> attribute id), the weights and the forward-backward
+buffers (`ctx`) of `SequenceCRF` and `CharSegmenter`. A training sample is
+(pos_ptr int64 (n+1), attrs int32, gold int32 (n)[, values float32]) per sequence."""
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy
@@ -19,7 +13,7 @@ from ..features.crf_layout import build_crf_stacked, prune_blocks, stack_golds, 
 from ..features.extract import FeatureTable
 from ..features.row_buffer import RowBuffer
 from ..serialization.framed import Chunks, pack_chunks, read_model
-from .sparse_model import SparseModel
+from .sparse_model import SparseModel, checked_label_count
 
 FORMAT = "spacy_adf.crf"
 VERSION = 2
@@ -28,15 +22,9 @@ _DTYPES = {"keys": "uint64", "block_ptr": "int64", "codes": "uint16", "weights":
 Sample = Tuple[numpy.ndarray, ...]
 
 
-def sample_values(sample: Sample) -> Optional[numpy.ndarray]:
-    """The feature values of a sample, None for binary features."""
-    return sample[3] if len(sample) == 4 else None
-
-
 class LinearChainCRF(SparseModel):
     def __init__(self, name: str = "crf") -> None:
-        super().__init__()
-        self.name = name
+        super().__init__(name)
         self.table: FeatureTable = None
         self.ctx = CRFContext()
 
@@ -56,12 +44,8 @@ class LinearChainCRF(SparseModel):
     def build_with_samples(self, hash_mats: Union[List[numpy.ndarray], RowBuffer], golds: Sequence[numpy.ndarray],
                            n_labels: int, **layout) -> List[Sample]:
         """Feature table and zero weights from the training corpus's hash
-        matrices and gold label ids (see features.crf_layout.build_crf), and
-        the training samples of the same sequences from one lookup of the
-        stacked hashes: the corpus is hashed once for both.
-        Every sequence must be non-empty. `hash_mats` is emptied (its
-        matrices are stacked and freed). The samples' attrs are views of
-        one array; each is equal to what `lookup` gives its sequence."""
+        matrices (emptied) and non-empty gold sequences, and each sequence's
+        sample (what `lookup` gives it) from one lookup of the stacked hashes."""
         lengths = numpy.array([len(g) for g in golds], dtype=numpy.int64)
         if isinstance(hash_mats, RowBuffer):
             # the corpus's hashes already stacked in one buffer, sequence after sequence
@@ -81,23 +65,12 @@ class LinearChainCRF(SparseModel):
         table, crf, (ptr, attrs) = build_crf_stacked(stacked, n_labels, with_lookup=True, **layout)
         self.set(table, crf)
         starts = numpy.concatenate([[0], numpy.cumsum(lengths)])
-        samples = []
-        for i, gold in enumerate(golds):
-            s, e = starts[i], starts[i + 1]
-            p0 = ptr[s]
-            samples.append((ptr[s:e + 1] - p0, attrs[p0:ptr[e]], gold))
-        return samples
+        return [(ptr[s:e + 1] - ptr[s], attrs[ptr[s]:ptr[e]], gold)
+                for s, e, gold in zip(starts[:-1], starts[1:], golds)]
 
     def set(self, table: FeatureTable, crf: CRFModel) -> None:
-        self.await_steps()
+        self._set_params(crf)
         self.table = table
-        self._params = crf
-        self._pending = None
-
-    @property
-    def n_labels(self) -> int:
-        self.require_built()
-        return self._params.n_labels
 
     # ------------------------------------------------------------ inference
 
@@ -116,14 +89,8 @@ class LinearChainCRF(SparseModel):
 
     def online_steps(self, state, grad: SparseGrad, samples: List[Sample], minibatch: int,
                      perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
-        """On-line steps over `samples` in order; the summed log-likelihood
-        (perceptron: minus the number of mistakes). Leaves lazy updates
-        pending on `state` (applied when the weights are next read).
-
-        With `on_done`, the steps run on the background thread instead and
-        this returns at once (0.0): on_done(result) is called when they are
-        collected, at the next read of the weights (`await_steps`). The
-        samples must not change until then."""
+        """On-line steps over `samples` in order (training/contract.py); with
+        `on_done`, on the background thread until `await_steps` (returns 0.0)."""
         self.hold_pending(state)
         steps = OnlineSteps(self._params, state, grad, samples, minibatch, self.ctx, perceptron)
         if on_done is None:
@@ -142,13 +109,12 @@ class LinearChainCRF(SparseModel):
         for sample in samples:
             ptr, attrs, gold = sample[:3]
             loglik += crf.accumulate_gradient([0, len(gold)], ptr, attrs, gold, grad, self.ctx,
-                                              sample_values(sample))
+                                              sample[3] if len(sample) == 4 else None)
         return loglik
 
     def batch_objective(self, samples: List[Sample]) -> Callable:
         """f(w) -> (summed log-likelihood of `samples`, its gradient), float64,
-        with w a float64 vector over all weights (set into the model). The
-        features are stacked once, here; no prior is added."""
+        w set into the model; no prior is added."""
         crf = self.params
         self._pending = None
         if not samples:
@@ -182,16 +148,13 @@ class LinearChainCRF(SparseModel):
     # ------------------------------------------------------------ pruning
 
     def block_weights(self) -> numpy.ndarray:
-        """The weights of the feature entries (without transitions, start
-        and end weights): what pruning chooses from. A view."""
+        """A view of the feature entries' weights (no transitions, start or end weights)."""
         crf = self.params
         return crf.weights[crf.off_blocks:]
 
     def prune(self, min_abs: float) -> dict:
-        """Drop the feature entries with |weight| < min_abs, and the features
-        left without entries, once training is over (the training samples'
-        feature ids no longer hold afterwards). Label transitions, start and
-        end weights stay. Returns the counts before and after."""
+        """Drop the feature entries with |weight| < min_abs and the features left
+        without entries (after training); returns the counts before and after."""
         crf = self.params
         before = {"n_weights": crf.n_weights, "n_features": crf.n_attrs}
         head = numpy.asarray(crf.weights[: crf.off_blocks])
@@ -217,8 +180,7 @@ class LinearChainCRF(SparseModel):
         return self.to_chunks().join()
 
     def to_chunks(self) -> Chunks:
-        """to_bytes() as Chunks over views of the arrays (no copy of the
-        model: what the components' to_disk writes)."""
+        """to_bytes() as Chunks over views of the arrays (no copy: what to_disk writes)."""
         crf = self.params
         arrays = {"keys": self.table.keys, "block_ptr": crf.block_ptr, "codes": crf.codes,
                   "weights": crf.weights}
@@ -226,27 +188,17 @@ class LinearChainCRF(SparseModel):
         return pack_chunks(FORMAT, VERSION, arrays, {"n_labels": crf.n_labels, **self._file_meta()})
 
     def _file_meta(self) -> dict:
-        """What a subclass adds to the file's metadata (read back by
-        _read_file_meta before the weights are set)."""
+        """What a subclass adds to the file's metadata."""
         return {}
 
     def _read_file_meta(self, meta: dict) -> None:
-        """Check (and take) what _file_meta wrote; ValueError if the file
-        does not belong to this model."""
+        """Check (and take) what _file_meta wrote, before the weights are set."""
 
     def from_bytes(self, data: bytes, *, expected_labels: int = -1) -> "LinearChainCRF":
-        """Load a CRF written by to_bytes; with `expected_labels`, check it
-        against the label count of the cfg."""
+        """Load a CRF written by to_bytes, checked against `expected_labels` (if >= 0)."""
         meta, arrays = read_model(data, FORMAT, VERSION, _DTYPES, "CRF model")
-        n_labels = meta.get("n_labels")
         arrays = arrays()
-        if not isinstance(n_labels, int):
-            raise ValueError("the CRF model data is incomplete or corrupt (no label count)")
-        if expected_labels >= 0 and n_labels != expected_labels:
-            raise ValueError(
-                f"the CRF model has {n_labels} labels but the component config lists "
-                f"{expected_labels}: model file and cfg do not belong together"
-            )
+        n_labels = checked_label_count(meta, expected_labels, "CRF model")
         try:
             crf = CRFModel(n_labels, arrays["block_ptr"], arrays["codes"], arrays["weights"])
         except ValueError as e:

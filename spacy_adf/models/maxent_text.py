@@ -1,10 +1,6 @@
-"""The text model of `adf_textcat`: bag-of-n-gram features (an
-NgramFeaturizer and the index of the features seen in training) and a MaxEnt
-(multinomial logistic regression) over them. Docs go in, P(label | doc)
-comes out; no spaCy pipeline concerns.
-
-Training samples are (ids int32, vals float32, gold label id) triples.
-"""
+"""The text model of `adf_textcat`: bag-of-n-gram features (an NgramFeaturizer
+and the index of those seen in training) and a MaxEnt over them; Docs in,
+P(label | doc) out. Training samples are (ids int32, vals float32, gold id)."""
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
@@ -14,7 +10,7 @@ from ..core.maxent import MaxEntModel, train_maxent_online
 from ..core.params import SparseGrad
 from ..features.ngrams import FEATURES_KEY, FeatureIndex, NgramFeaturizer, stack_rows
 from ..serialization.framed import pack, read_model
-from .sparse_model import SparseModel
+from .sparse_model import SparseModel, checked_label_count
 
 FORMAT = "spacy_adf.maxent"
 VERSION = 2
@@ -28,8 +24,7 @@ def _stack(samples) -> Tuple[numpy.ndarray, ...]:
 
 class MaxEntText(SparseModel):
     def __init__(self, featurizer: NgramFeaturizer, name: str = "adf_textcat") -> None:
-        super().__init__()
-        self.name = name
+        super().__init__(name)
         self.featurizer = featurizer
         self.index: Optional[FeatureIndex] = None
 
@@ -39,14 +34,8 @@ class MaxEntText(SparseModel):
         self.set(index, MaxEntModel(n_labels, len(index)))
 
     def set(self, index: Optional[FeatureIndex], maxent: Optional[MaxEntModel]) -> None:
+        self._set_params(maxent)
         self.index = index
-        self._params = maxent
-        self._pending = None
-
-    @property
-    def n_labels(self) -> int:
-        self.require_built()
-        return self._params.n_labels
 
     # ------------------------------------------------------------ inference
 
@@ -68,8 +57,7 @@ class MaxEntText(SparseModel):
     @staticmethod
     def training_signature(doc: Doc) -> Any:
         """What the features of `doc` are a function of: its precomputed
-        features (the dict itself) if it has them, else its text. A cached
-        sample is reused only while this compares equal."""
+        features (the dict itself) if it has them, else its text."""
         pre = doc.user_data.get(FEATURES_KEY) if doc.user_data else None
         return pre if pre is not None else doc.text
 
@@ -79,8 +67,7 @@ class MaxEntText(SparseModel):
 
     def online_steps(self, state, grad: SparseGrad, samples: List[tuple], minibatch: int,
                      perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
-        """On-line steps, always in this thread (with `on_done`, it gets the
-        result at once and 0.0 is returned: the CRF's background form)."""
+        """On-line steps, always in this thread (`on_done` gets the result at once)."""
         self.hold_pending(state)
         total = train_maxent_online(self._params, state, grad, *_stack(samples), minibatch=minibatch,
                                     perceptron=perceptron)
@@ -93,9 +80,8 @@ class MaxEntText(SparseModel):
         return self.params.accumulate_gradient(*_stack(samples), grad, perceptron=perceptron)
 
     def batch_objective(self, samples: List[tuple]) -> Callable:
-        """f(w) -> (summed log-likelihood, gradient) over `samples`: w is a
-        float64 vector of all weights; f sets the weights to w (as float32)
-        and evaluates at w in float64. No prior (the driver adds it)."""
+        """f(w) -> (summed log-likelihood, gradient) over `samples`, w set into
+        the model (as float32) and evaluated in float64; no prior is added."""
         maxent = self.params
         ptr, ids, vals, gold = _stack(samples)
 
@@ -129,14 +115,7 @@ class MaxEntText(SparseModel):
             self.set(None, None)
             return self
         arrays = arrays()
-        n_labels = meta.get("n_labels")
-        if not isinstance(n_labels, int):
-            raise ValueError("the adf_textcat model data is incomplete or corrupt (no label count)")
-        if n_labels != expected_labels:
-            raise ValueError(
-                f"the model has {n_labels} labels but the cfg lists {expected_labels}: "
-                "model file and cfg do not belong together"
-            )
+        n_labels = checked_label_count(meta, expected_labels, "adf_textcat model")
         try:
             index = FeatureIndex(arrays["keys"].astype(numpy.uint64))
             maxent = MaxEntModel(n_labels, len(index), arrays["weights"].astype(numpy.float32))

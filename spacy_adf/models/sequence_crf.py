@@ -1,14 +1,6 @@
 """The sequence CRF of `adf_tagger`: feature templates over token attributes,
-a feature table and the CRF weights (a LinearChainCRF). Docs go in, label
-ids come out; no spaCy pipeline concerns (the component maps labels to
-tags and annotations).
-
-With word-vector features (`vectors`, features/vector_features.py) the
-features are real-valued: featurize gives their values as a fourth array,
-and a training sample is kept compact (`VectorSample`: the token rows of
-the vectors table, not every dimension's value) until `expand_samples`
-makes the (pos_ptr, attrs, gold, values) the CRF steps read.
-"""
+a feature table and the CRF weights (a LinearChainCRF); Docs in, label ids
+out. Word-vector features and `VectorSample`: docs/architecture.md, "adf_tagger"."""
 from contextlib import contextmanager
 from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -26,12 +18,8 @@ HASH_BATCH = 256  # training Docs hashed per columns pass (read_training)
 
 
 class TrainingPass:
-    """What `SequenceCRF.read_training` keeps of a training corpus read once
-    (each Doc is dropped once read): per sequence with complete gold its
-    template hashes (stacked in one buffer), its gold tags and the digest
-    of its input signature. The tags are provisional ids in order of
-    appearance (`tags`): the component knows its tag set only after the
-    same pass has shown it the labels."""
+    """What `SequenceCRF.read_training` keeps per sequence with gold: hashes (one
+    buffer), tags (provisional ids by appearance: `tags`), input digest."""
 
     def __init__(self, n_templates: int) -> None:
         self.n_examples = 0  # every Example read, empty or without gold too
@@ -46,14 +34,11 @@ class TrainingPass:
 
 
 class VectorSample(NamedTuple):
-    """A training sample of a model with vector features as the trainer's
-    cache keeps it: the template features, the gold ids, the vectors table
-    row of each token (-1: none) and the table's data; `expand_samples`
-    turns it into (pos_ptr, attrs, gold, values)."""
+    """A training sample with vector features as the cache keeps it (`expand_samples`)."""
     ptr: numpy.ndarray
     attrs: numpy.ndarray
     gold: numpy.ndarray
-    rows: numpy.ndarray
+    rows: numpy.ndarray  # each token's row of the vectors table (-1: none)
     table: numpy.ndarray
 
 
@@ -76,9 +61,7 @@ class SequenceCRF(LinearChainCRF):
         return self.templates.required_annotations
 
     # ------------------------------------------------------------ word clusters
-    # Templates with cluster columns read a word -> bit path table that is
-    # part of the model: induced from the training words before the feature
-    # table is built, saved and loaded with the weights' component.
+    # the word -> bit path table of cluster columns, part of the model (induced before the build)
 
     @property
     def uses_clusters(self) -> bool:
@@ -92,57 +75,25 @@ class SequenceCRF(LinearChainCRF):
         self.templates.set_clusters(table)
 
     def induce_clusters(self, sentences: Iterable[Sequence[str]], **options) -> Dict[str, str]:
-        """Induce the cluster table from training sentences (word lists, keyed
-        as the columns look them up: `cluster_key`) and use it."""
+        """Induce the cluster table from training sentences (word lists) and use it."""
         from ..features.clusters import induce_clusters
 
         table = induce_clusters(([cluster_key(w) for w in s] for s in sentences), **options)
         self.set_clusters(table)
         return table
 
-    def check_doc(self, doc: Doc) -> None:
-        """Raise a clear error if `doc` lacks an annotation the templates read."""
-        self.templates.check_doc(doc, self.name)
-
     def hashes(self, doc: Doc) -> numpy.ndarray:
-        self.check_doc(doc)
+        self.templates.check_doc(doc, self.name)  # a clear error for a missing annotation
         return self.templates.hashes(doc)
 
-    def hashes_of_docs(self, docs: Sequence[Doc]) -> numpy.ndarray:
-        """`hashes` of several Docs, their rows one after the other (one
-        columns pass for the batch)."""
-        seq_starts, cols = self.templates.columns_for_docs(docs, component=self.name)
-        return self.templates.hash_columns(cols, seq_starts)
-
-    def build_training(self, hash_mats, golds: Sequence[numpy.ndarray], n_labels: int, *,
-                       vector_rows: Optional[numpy.ndarray] = None, vector_width: Optional[int] = None,
-                       vector_table: Optional[numpy.ndarray] = None) -> List[Sample]:
-        """Feature table and zero weights from the training Docs' hashes
-        (`hashes`; the list is emptied) and gold label ids, and each
-        sequence's training sample, equal to
-        `training_sample(doc, gold)`: one hashing pass serves both. With
-        vector features, `vector_rows` (every token's row, the sequences one
-        after the other), `vector_width` and `vector_table` (the data) give
-        `VectorSample`s."""
-        if self.vectors is not None and vector_width is None and len(golds):
-            raise ValueError(f"[{self.name}] a model with vector features is built with the vectors' rows")
-        with self._vector_width(vector_width):
-            samples = self.build_with_samples(hash_mats, golds, n_labels, **self._layout(vector_width))
-        if self.vectors is None:
-            return samples
-        starts = numpy.concatenate([[0], numpy.cumsum([len(g) for g in golds])])
-        return [VectorSample(ptr, attrs, gold, vector_rows[starts[i]:starts[i + 1]], vector_table)
-                for i, (ptr, attrs, gold) in enumerate(samples)]
-
     def _layout(self, vector_width: Optional[int]) -> dict:
-        if self.vectors is None or vector_width is None:  # (None: no training token, the build refuses)
+        if self.vectors is None or vector_width is None:
             return self.layout
         return {**self.layout, "dense_keys": self.vectors.keys(vector_width)}
 
     @contextmanager
     def _vector_width(self, width: Optional[int]) -> Iterator[None]:
-        """The vector features' width during a build (`set` lays out their
-        ids by it); the previous one again if the build fails."""
+        """The vector features' width during a build (`set` lays out their ids by it)."""
         if self.vectors is None:
             yield
             return
@@ -160,16 +111,10 @@ class SequenceCRF(LinearChainCRF):
             self.vectors.set_ids(self.vectors.width, table)
 
     # ------------------------------------------------------------ training examples
-    # The example preparation of training: the component hands each
-    # (predicted Doc, gold tags) pair over and gets the CRF's samples back.
 
     def read_training(self, pairs: Iterable[Tuple[Doc, Optional[Sequence[str]]]]) -> TrainingPass:
-        """Read (predicted Doc, gold tag names or None) pairs once, as a
-        stream: the hashes the feature table is built from, which are also
-        the first epoch's samples (`build_for_training`), so the corpus is
-        hashed once. Empty Docs and pairs without (complete) gold are
-        counted, not kept. Docs are hashed HASH_BATCH at a time: one
-        columns pass per batch."""
+        """Read (predicted Doc, gold tag names or None) pairs once, as a stream, hashing
+        HASH_BATCH Docs at a time; empty Docs and pairs without gold are only counted."""
         corpus = TrainingPass(len(self.templates))
         pending: List[Doc] = []
         for doc, tags in pairs:
@@ -188,7 +133,8 @@ class SequenceCRF(LinearChainCRF):
         return corpus
 
     def _read_batch(self, corpus: TrainingPass, docs: List[Doc]) -> None:
-        corpus.hashes.append(self.hashes_of_docs(docs))
+        seq_starts, cols = self.templates.columns_for_docs(docs, component=self.name)
+        corpus.hashes.append(self.templates.hash_columns(cols, seq_starts))  # `hashes` of each Doc
         if self.vectors is not None:
             rows, table = self.vectors.rows_of_docs(docs, self.name, corpus.vector_width)
             corpus.vector_width, corpus.vector_table = table.shape[1], table
@@ -196,11 +142,9 @@ class SequenceCRF(LinearChainCRF):
 
     def build_for_training(self, corpus: TrainingPass, tag_names: Sequence[str],
                            unknown_tag: Callable[[str], None]) -> Dict[tuple, List[Sample]]:
-        """Feature table and zero weights over `tag_names` (the labels, in
-        column order) from a `read_training` pass, which this consumes.
-        Returns the first epoch's samples by `training_key`, one list per
-        distinct content (a repeated sentence shares its sample), for the
-        trainer's cache. A gold tag outside `tag_names` calls
+        """Feature table and zero weights over `tag_names` from a `read_training`
+        pass (consumed); returns the first epoch's samples (`training_sample`'s)
+        by `training_key` for the trainer's cache. A gold tag outside `tag_names` calls
         unknown_tag(tag), which should raise (the component's message)."""
         index = {t: i for i, t in enumerate(tag_names)}
         names = list(corpus.tags)
@@ -213,33 +157,31 @@ class SequenceCRF(LinearChainCRF):
                 unknown_tag(tag)
                 raise ValueError(f"[{self.name}] gold tag {tag!r} is not one of the tags")
             golds[i] = ids
-        vectors = {}
-        if self.vectors is not None and corpus.vector_rows:
+        width = corpus.vector_width  # None without vector features, or without a training token
+        with self._vector_width(width):
+            samples = self.build_with_samples(corpus.hashes, golds, len(tag_names), **self._layout(width))
+        if self.vectors is not None:  # each sample with its tokens' vector rows
             rows = numpy.concatenate(corpus.vector_rows)
             corpus.vector_rows.clear()
-            vectors = {"vector_rows": rows, "vector_width": corpus.vector_width,
-                       "vector_table": corpus.vector_table}
-        samples = self.build_training(corpus.hashes, golds, len(tag_names), **vectors)
+            starts = numpy.concatenate([[0], numpy.cumsum([len(g) for g in golds])])
+            samples = [VectorSample(ptr, attrs, gold, rows[starts[i]:starts[i + 1]], corpus.vector_table)
+                       for i, (ptr, attrs, gold) in enumerate(samples)]
         primed: Dict[tuple, List[Sample]] = {}
         for signature, sample in zip(corpus.signatures, samples):
             primed.setdefault(self.training_key(signature, sample[2]), [sample])
         return primed
 
     def training_signature(self, doc: Doc) -> bytes:
-        """The 128-bit digest of `source_signature`: what a cached sample of
-        `doc` is checked against (the cache holds no copy of the input)."""
+        """The 128-bit digest of `source_signature`: what a cached sample is checked against."""
         return digest(self.source_signature(doc))
 
     @staticmethod
     def training_key(signature: bytes, gold: numpy.ndarray) -> tuple:
-        """Everything a training sample is a function of (the digest of the
-        input signature, the gold ids), as a dict key: how samples prepared
-        before training are found again by content."""
+        """Everything a training sample is a function of, as a dict key."""
         return (signature, gold.tobytes())
 
     def training_sample(self, doc: Doc, gold: numpy.ndarray) -> Sample:
-        """(pos_ptr, attrs, gold) of one Doc and its gold tag ids; with
-        vector features a `VectorSample` (see expand_samples)."""
+        """(pos_ptr, attrs, gold) of one Doc and its gold tag ids, or a `VectorSample`."""
         if self.vectors is None:
             return (*self.features_of(doc), gold)
         self.require_built()
@@ -247,10 +189,7 @@ class SequenceCRF(LinearChainCRF):
         return VectorSample(*self.features_of(doc), gold, rows, table)
 
     def expand_samples(self, samples: List[Sample]) -> List[Sample]:
-        """The samples the CRF steps read: `samples` itself without vector
-        features; else every `VectorSample` as (pos_ptr, attrs, gold,
-        values), made for this call (the cache keeps the compact form, 4
-        bytes a token instead of 8 a dimension)."""
+        """The samples the CRF steps read: each `VectorSample` made (pos_ptr, attrs, gold, values)."""
         if self.vectors is None:
             return samples
         out = []
@@ -264,11 +203,8 @@ class SequenceCRF(LinearChainCRF):
     # ------------------------------------------------------------ inference
 
     def featurize(self, docs: Sequence[Doc]) -> Tuple[numpy.ndarray, ...]:
-        """Known feature ids of a batch of Docs as (seq_starts, pos_ptr, attrs):
-        the columns of the whole batch in one matrix, then template hashing
-        and the table lookup in one pass (the same ids as `features_of` per
-        Doc). With vector features, their values as a fourth array (the
-        template features first at each position, with value 1)."""
+        """Known feature ids of a batch of Docs as (seq_starts, pos_ptr, attrs) (as `features_of`
+        per Doc); with vector features, their values as a fourth array (template features: 1)."""
         self.require_built()
         t = self.templates
         seq_starts, cols = t.columns_for_docs(docs, component=self.name)
@@ -296,8 +232,7 @@ class SequenceCRF(LinearChainCRF):
     # ------------------------------------------------------------ file
 
     def _file_meta(self) -> dict:
-        """The vector features' settings and width, in the CRF file (nothing
-        without them: the file of a model without them is as before)."""
+        """The vector features' settings and width (nothing without them)."""
         if self.vectors is None:
             return {}
         return {"vectors": {**self.vectors.settings, "width": self.vectors.width}}
@@ -323,8 +258,7 @@ class SequenceCRF(LinearChainCRF):
 
     def source_signature(self, doc: Doc) -> numpy.ndarray:
         """What the features of `doc` are a function of: the raw token
-        attributes when every column is built in (cheap), else the feature
-        columns themselves. Equal signatures give equal features."""
-        self.check_doc(doc)
+        attributes when every column is built in, else the columns."""
+        self.templates.check_doc(doc, self.name)
         source = self.templates.source_attributes(doc)
         return self.templates.columns_for(doc) if source is None else source

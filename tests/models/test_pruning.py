@@ -26,7 +26,7 @@ def _scores(crf, hashes, lengths):
     starts = numpy.concatenate([[0], numpy.cumsum(lengths)]).astype(numpy.int64)
     ptr, attrs = crf.lookup(hashes)
     params = crf.params
-    labels = numpy.random.default_rng(1).integers(0, crf.n_labels, size=len(hashes)).astype(numpy.int32)
+    labels = numpy.random.default_rng(1).integers(0, params.n_labels, size=len(hashes)).astype(numpy.int32)
     return (params.log_partition(starts, ptr, attrs), params.path_score(starts, ptr, attrs, labels),
             crf.viterbi(starts, ptr, attrs))
 

@@ -174,8 +174,8 @@ def test_segmenter_primed_first_epoch_gives_bit_identical_weights():
     new.initialize(read_new)
     seg = new.get_pipe("adf_segmenter")
     calls = []
-    samples = seg.plain_model.samples
-    seg.plain_model.samples = lambda *a: calls.append(1) or samples(*a)
+    samples = seg.plain_model.training_samples
+    seg.plain_model.training_samples = lambda *a: calls.append(1) or samples(*a)
     new_losses = _seg_train(new, read_new)
     assert calls == []  # the first epoch took every sample from initialize
 
