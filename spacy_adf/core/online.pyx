@@ -230,7 +230,7 @@ cdef class OnlineSteps:
         if self.started:
             raise RuntimeError("these on-line steps were already run")
         self.started = True
-        _steps_thread().submit(self)
+        _thread.submit(self)
 
     def wait(self):
         """Wait until the steps have run; the result (raises what the steps
@@ -238,7 +238,7 @@ cdef class OnlineSteps:
         if not self.started:
             raise RuntimeError("these on-line steps were not started")
         if not self.done:
-            _steps_thread().wait_for(self)
+            _thread.wait_for(self)
         return self._finish()
 
     cdef object _finish(self):
@@ -303,26 +303,18 @@ cdef class _StepsThread:
                 pass  # kept on the run: its owner's wait raises it
 
 
-_thread = None
-
-
-cdef _StepsThread _steps_thread():
-    global _thread
-    if _thread is None:
-        _thread = _StepsThread()
-    return _thread
+cdef _StepsThread _thread = _StepsThread()  # its thread starts with the first start()
 
 
 def _drain():
     # before a fork (the child has no steps thread) and at exit
-    if _thread is not None:
-        _thread.drain()
+    _thread.drain()
 
 
 def _after_fork_in_child():
     # the thread does not exist in the child: the next start() makes a new one
     global _thread
-    _thread = None
+    _thread = _StepsThread()
 
 
 if hasattr(os, "register_at_fork"):
