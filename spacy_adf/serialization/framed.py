@@ -34,19 +34,14 @@ def pack_chunks(fmt: str, version: int, arrays: Dict[str, numpy.ndarray], meta: 
         crc = zlib.crc32(raw, crc)
         views[name] = (arr, raw)
     dumps = srsly.msgpack_dumps
-    out = Chunks([_map_header(5), dumps("format"), dumps(fmt), dumps("version"), dumps(version),
-                  dumps("meta"), dumps(meta), dumps("arrays"), _map_header(len(views))])
+    map_header = msgpack.Packer().pack_map_header
+    out = Chunks([map_header(5), dumps("format"), dumps(fmt), dumps("version"), dumps(version),
+                  dumps("meta"), dumps(meta), dumps("arrays"), map_header(len(views))])
     for name, (arr, raw) in views.items():
-        out += [dumps(name), _map_header(3), dumps("dtype"), dumps(arr.dtype.str.lstrip("<>|=")),
+        out += [dumps(name), map_header(3), dumps("dtype"), dumps(arr.dtype.str.lstrip("<>|=")),
                 dumps("shape"), dumps(list(arr.shape)), dumps("data"), _bin_header(raw.nbytes), raw]
     out += [dumps("crc32"), dumps(crc)]
     return out
-
-
-def _map_header(n: int) -> bytes:
-    if n < 16:
-        return bytes([0x80 | n])
-    return (b"\xde" + n.to_bytes(2, "big")) if n < 2 ** 16 else (b"\xdf" + n.to_bytes(4, "big"))
 
 
 def _bin_header(n: int) -> bytes:
