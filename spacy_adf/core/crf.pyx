@@ -115,10 +115,13 @@ cdef class CRFModel(GroupedParams):
         if ctx is None:
             ctx = CRFContext()
         cdef Seq seq
+        seq.attrs = &aa[0] if aa.shape[0] else NULL
+        seq.vals = &vv[0] if vv is not None and vv.shape[0] else NULL
         for i in range(n_seq):
             if ss[i + 1] == ss[i]:
                 continue
-            _make_seq(&seq, ss, pp, aa, vv, i)
+            seq.n = <int>(ss[i + 1] - ss[i])
+            seq.ptr = &pp[ss[i]]
             ctx.reserve(seq.n, L, op != OP_VITERBI and seq.n * L * L <= TRANS_STORE_CAP)
             with nogil:
                 if op == OP_VITERBI:
@@ -183,14 +186,6 @@ def feature_values(values, Py_ssize_t n_attrs):
     if not numpy.isfinite(arr).all():
         raise ValueError("feature values must be finite (a NaN or infinite value was given)")
     return arr
-
-
-cdef inline void _make_seq(Seq* seq, const int64_t[::1] ss, const int64_t[::1] pp,
-                           const int32_t[::1] aa, const float[::1] vv, Py_ssize_t i) noexcept:
-    seq.n = <int>(ss[i + 1] - ss[i])
-    seq.ptr = &pp[ss[i]]
-    seq.attrs = &aa[0] if aa.shape[0] else NULL
-    seq.vals = &vv[0] if vv is not None and vv.shape[0] else NULL
 
 
 cdef class CRFContext:
