@@ -35,16 +35,6 @@ cdef class MaxEntModel(GroupedParams):
         return (MaxEntModel, (self.n_labels, self.n_features, self.weights))
 
     @property
-    def bias(self):
-        """The label bias (a view of the head block)."""
-        return self.weights[: self.n_labels]
-
-    @property
-    def matrix(self):
-        """Feature weights as an (n_features, n_labels) view."""
-        return self.weights[self.n_labels:].reshape(self.n_features, self.n_labels)
-
-    @property
     def nbytes(self):
         """Bytes of the model: weights plus the group pointer array."""
         return self.weights.nbytes + self._ptr_arr.nbytes

@@ -3,7 +3,7 @@ format name, version, metadata, little-endian arrays and a CRC32), and the
 checksummed part frame (`wrap`, `unwrap`) around every file of a component
 (docs/architecture.md, "Files"). A damaged or foreign file is a ValueError."""
 import zlib
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Sequence
 
 import numpy
 import srsly
@@ -184,19 +184,17 @@ _MAX_HEADER = 1024  # bytes read for the header (it holds the part name and four
 PART_PREFIX = b"\x85" + srsly.msgpack_dumps("format") + srsly.msgpack_dumps(PART_FORMAT)
 
 
-def part_header(part: str, data, size: Optional[int] = None, crc: Optional[int] = None) -> bytes:
-    """The frame header of `data` as the part `part` (size and crc, if given,
-    stand for len(data) and its CRC32)."""
+def part_header(part: str, size: int, crc: int) -> bytes:
+    """The frame header of a payload of `size` bytes and CRC32 `crc` as the part `part`."""
     return srsly.msgpack_dumps({"format": PART_FORMAT, "version": PART_VERSION, "part": part,
-                                "size": len(data) if size is None else size,
-                                "crc32": zlib.crc32(data) if crc is None else crc})
+                                "size": size, "crc32": crc})
 
 
 def wrap(part: str, data) -> bytes:
     """`data` (bytes or Chunks) inside a checksummed frame naming it `part`."""
     if isinstance(data, Chunks):
         data = data.join()
-    return part_header(part, data) + bytes(data)
+    return part_header(part, len(data), zlib.crc32(data)) + bytes(data)
 
 
 def write_wrapped(path, part: str, data) -> None:
@@ -207,7 +205,7 @@ def write_wrapped(path, part: str, data) -> None:
         size += memoryview(chunk).nbytes
         crc = zlib.crc32(chunk, crc)
     with open(path, "wb") as f:
-        f.write(part_header(part, None, size, crc))
+        f.write(part_header(part, size, crc))
         for chunk in chunks:
             f.write(chunk)
 
