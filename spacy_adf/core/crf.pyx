@@ -57,7 +57,6 @@ cdef class CRFModel(GroupedParams):
 
     @property
     def nbytes(self):
-        """Bytes of the model: weights, entry codes, block pointers."""
         return self.weights.nbytes + self._code_arr.nbytes + self._ptr_arr.nbytes
 
     def __reduce__(self):

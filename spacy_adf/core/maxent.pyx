@@ -36,7 +36,6 @@ cdef class MaxEntModel(GroupedParams):
 
     @property
     def nbytes(self):
-        """Bytes of the model: weights plus the group pointer array."""
         return self.weights.nbytes + self._ptr_arr.nbytes
 
     # ------------------------------------------------------------ batch API

@@ -150,11 +150,9 @@ cdef class SparseGrad:
                 k += 1
         return out
 
-    def touched_groups(self):
-        return numpy.array([self.touched[i] for i in range(self.n_touched)], dtype=numpy.int64)
-
     def occurrences(self):
-        return numpy.array([self.occ[i] for i in range(self.n_touched)], dtype=numpy.int64)
+        """{touched group: the number of samples of the batch it occurred in}, in touch order."""
+        return {self.touched[i]: self.occ[i] for i in range(self.n_touched)}
 
     @property
     def nbytes(self):
