@@ -275,14 +275,9 @@ cdef class SparseADF:
         if not self.use_averages:
             raise ValueError("this ADF state does not keep averages (use_averages=false)")
         self.flush()
-        if self.n_updates == 0:
+        if self.n_updates == 0 or self.params.n_weights == 0:
             return numpy.array(self.params.weights, dtype=numpy.float32, copy=True)
-        out = numpy.empty(self.params.n_weights, dtype=numpy.float32)
-        cdef float[::1] o = out
-        cdef Py_ssize_t j
-        for j in range(self.params.n_weights):
-            o[j] = self.avg[j]
-        return out
+        return numpy.array(<float[:self.params.n_weights]>self.avg)
 
     @property
     def nbytes(self):

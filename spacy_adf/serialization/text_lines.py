@@ -53,10 +53,7 @@ def read_lines(path: Path) -> Iterator[Tuple[int, str]]:
             for lineno, line in enumerate(file_, start=1):
                 yield lineno, line.rstrip("\r\n")
     except UnicodeDecodeError:
-        pass
-    else:
-        return
-    _raise_first_bad_line(path)
+        _raise_first_bad_line(path)
 
 
 def read_text(path: Path) -> str:
