@@ -286,9 +286,29 @@ cdef inline bint _dense_states(CRFModel m, int64_t k0, int64_t k1) noexcept nogi
     return k1 - k0 >= L and m.code[k0 + L - 1] == L - 1
 
 
-cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row) noexcept nogil:
-    """Add block [k0, k1)'s state weights (codes < L) to row, in entry order
-    (one dense run when the block holds all L); returns where its edge
+# The Viterbi and gradient kernels and the block helpers are compiled twice (a
+# fused type picks the form at compile time): for binary features, whose code
+# has no value in it, and for real-valued ones. In the binary form v is the
+# constant 1.0, and x * 1.0 == x, so both give the same doubles when every
+# value is 1.0.
+
+cdef struct BinaryFeatures:
+    char unused
+
+
+cdef struct ValuedFeatures:
+    char unused
+
+
+ctypedef fused FeatureKind:
+    BinaryFeatures
+    ValuedFeatures
+
+
+cdef inline int64_t _add_states(FeatureKind* kind, CRFModel m, const float* w, int64_t k0, int64_t k1,
+                                double* row, double v) noexcept nogil:
+    """Add v times block [k0, k1)'s state weights (codes < L) to row, in entry
+    order (one dense run when the block holds all L); returns where its edge
     entries start (a block's codes are sorted: states first)."""
     cdef int L = m.n_labels, y
     cdef int64_t k
@@ -297,72 +317,32 @@ cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t 
     if _dense_states(m, k0, k1):
         wk = w + k0
         for y in range(L):
-            row[y] += wk[y]
+            row[y] += wk[y] if FeatureKind is BinaryFeatures else v * wk[y]
         return k0 + L
     k = k0
     while k < k1:
         c = m.code[k]
         if c >= L:
             break
-        row[c] += w[k]
+        row[c] += w[k] if FeatureKind is BinaryFeatures else v * w[k]
         k += 1
     return k
 
 
-cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out) noexcept nogil:
-    """Add the edge entries [ke, k1) of a block to the L x L matrix out, in
-    entry order (one dense run when the block holds all L * L)."""
+cdef inline void _add_edges(FeatureKind* kind, CRFModel m, const float* w, int64_t ke, int64_t k1,
+                            double* out, double v) noexcept nogil:
+    """Add v times the edge entries [ke, k1) of a block to the L x L matrix
+    out, in entry order (one dense run when the block holds all L * L)."""
     cdef int L = m.n_labels, LL = L * L, j
     cdef int64_t k
     cdef const float* wk
     if k1 - ke == LL:
         wk = w + ke
         for j in range(LL):
-            out[j] += wk[j]
+            out[j] += wk[j] if FeatureKind is BinaryFeatures else v * wk[j]
     else:
         for k in range(ke, k1):
-            out[m.code[k] - L] += w[k]
-
-
-# The valued forms of the two above (an attribute of value v). Binary callers
-# pass the constant 1.0, which folds away (v * x == x, the same doubles). The
-# binary Viterbi alone keeps the two above: built on these, GCC inlined it
-# into crf_viterbi with other register choices, +0.9% instructions
-# (callgrind, 387.6M vs 384.3M); with them it is the same machine code.
-
-cdef inline int64_t _add_states_v(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row,
-                                  double v) noexcept nogil:
-    cdef int L = m.n_labels, y
-    cdef int64_t k
-    cdef uint16_t c
-    cdef const float* wk
-    if _dense_states(m, k0, k1):
-        wk = w + k0
-        for y in range(L):
-            row[y] += v * wk[y]
-        return k0 + L
-    k = k0
-    while k < k1:
-        c = m.code[k]
-        if c >= L:
-            break
-        row[c] += v * w[k]
-        k += 1
-    return k
-
-
-cdef inline void _add_edges_v(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out,
-                              double v) noexcept nogil:
-    cdef int L = m.n_labels, LL = L * L, j
-    cdef int64_t k
-    cdef const float* wk
-    if k1 - ke == LL:
-        wk = w + ke
-        for j in range(LL):
-            out[j] += v * wk[j]
-    else:
-        for k in range(ke, k1):
-            out[m.code[k] - L] += v * w[k]
+            out[m.code[k] - L] += w[k] if FeatureKind is BinaryFeatures else v * w[k]
 
 
 cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
@@ -378,16 +358,16 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
     memset(st, 0, sizeof(double) * n * L)
     for t in range(n):
         row = st + t * L
-        # two loops, not one with _value(s, i): +1.1% instructions in binary
-        # training (callgrind, 104.9M vs 103.8M); the same in _log_trans
+        # two loops, not one reading each value or 1.0: that costs +1.1%
+        # instructions in binary training (callgrind, 104.9M vs 103.8M); so in _log_trans
         if s.vals == NULL:
             for i in range(s.ptr[t], s.ptr[t + 1]):
                 a = s.attrs[i]
-                _add_states_v(m, w, m.ptr[a], m.ptr[a + 1], row, 1.0)
+                _add_states(<BinaryFeatures*>NULL, m, w, m.ptr[a], m.ptr[a + 1], row, 1.0)
         else:
             for i in range(s.ptr[t], s.ptr[t + 1]):
                 a = s.attrs[i]
-                _add_states_v(m, w, m.ptr[a], m.ptr[a + 1], row, s.vals[i])
+                _add_states(<ValuedFeatures*>NULL, m, w, m.ptr[a], m.ptr[a + 1], row, s.vals[i])
     for y in range(L):
         st[y] += head[L * L + y]
         st[(n - 1) * L + y] += head[L * L + L + y]
@@ -407,12 +387,12 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
             k1 = m.ptr[a + 1]
-            _add_edges_v(m, w, _edges_start(m, m.ptr[a], k1), k1, out, 1.0)
+            _add_edges(<BinaryFeatures*>NULL, m, w, _edges_start(m, m.ptr[a], k1), k1, out, 1.0)
     else:
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
             k1 = m.ptr[a + 1]
-            _add_edges_v(m, w, _edges_start(m, m.ptr[a], k1), k1, out, s.vals[i])
+            _add_edges(<ValuedFeatures*>NULL, m, w, _edges_start(m, m.ptr[a], k1), k1, out, s.vals[i])
 
 
 cdef inline int64_t _edges_start(CRFModel m, int64_t k0, int64_t k1) noexcept nogil:
@@ -545,24 +525,6 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
                 if c == y[t] or (t >= 1 and c == L + p):
                     score += v * w[k]
     return score
-
-
-# The Viterbi and gradient kernels are compiled twice (a fused type picks the
-# form at compile time): for binary features, whose code has no value in it,
-# and for real-valued ones. In the binary form v is the constant 1.0, and
-# x * 1.0 == x, so both give the same doubles when every value is 1.0.
-
-cdef struct BinaryFeatures:
-    char unused
-
-
-cdef struct ValuedFeatures:
-    char unused
-
-
-ctypedef fused FeatureKind:
-    BinaryFeatures
-    ValuedFeatures
 
 
 cdef double* _touch_sequence(FeatureKind* kind, SparseGrad grad, Seq* s) except NULL nogil:
@@ -732,15 +694,10 @@ cdef double _viterbi(FeatureKind* kind, CRFModel m, Seq* s, CRFContext ctx, int3
             a = s.attrs[i]
             k0 = m.ptr[a]
             k1 = m.ptr[a + 1]
-            if FeatureKind is BinaryFeatures:
-                ke = _add_states(m, w, k0, k1, row)
-                if t >= 1:
-                    _add_edges(m, w, ke, k1, M)
-            else:
-                val = s.vals[i]
-                ke = _add_states_v(m, w, k0, k1, row, val)
-                if t >= 1:
-                    _add_edges_v(m, w, ke, k1, M, val)
+            val = 1.0 if FeatureKind is BinaryFeatures else s.vals[i]
+            ke = _add_states(kind, m, w, k0, k1, row, val)
+            if t >= 1:
+                _add_edges(kind, m, w, ke, k1, M, val)
         if t == 0:
             for y in range(L):
                 row[y] += head[LL + y]
