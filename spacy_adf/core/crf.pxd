@@ -15,7 +15,7 @@ cdef class CRFModel(GroupedParams):
     cdef readonly int n_attrs
     cdef readonly Py_ssize_t off_blocks
     cdef const uint16_t* code
-    cdef object _code_arr
+    cdef readonly object codes  # uint16 entry codes (owns self.code)
 
 
 cdef struct Seq:

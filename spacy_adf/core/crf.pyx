@@ -37,7 +37,7 @@ cdef class CRFModel(GroupedParams):
         self.n_labels = L
         self.n_attrs = block_ptr.shape[0] - 1
         self.off_blocks = head
-        self._code_arr = codes
+        self.codes = codes
         cdef const uint16_t[::1] cv = codes
         self.code = &cv[0] if cv.shape[0] else NULL
         self._bind(weights, head, block_ptr)
@@ -47,17 +47,13 @@ cdef class CRFModel(GroupedParams):
         return self._ptr_arr
 
     @property
-    def codes(self):
-        return self._code_arr
-
-    @property
     def transitions(self):
         L = self.n_labels
         return self.weights[: L * L].reshape(L, L)
 
     @property
     def nbytes(self):
-        return self.weights.nbytes + self._code_arr.nbytes + self._ptr_arr.nbytes
+        return self.weights.nbytes + self.codes.nbytes + self._ptr_arr.nbytes
 
     def __reduce__(self):
         return (CRFModel, (self.n_labels, self.block_ptr, self.codes, self.weights))

@@ -48,8 +48,6 @@ cdef class MaxEntModel(GroupedParams):
         cdef int L = self.n_labels
         out = numpy.zeros((b.n, L), dtype=numpy.float64)
         cdef double[:, ::1] o = out
-        if b.n == 0:
-            return out
         with nogil:
             for i in range(b.n):
                 _scores(self.w, L, b.ids, b.vals, b.ptr[i], b.ptr[i + 1], &o[i, 0])

@@ -29,10 +29,10 @@ cdef extern from *:
     static void adf_gate_set(adf_gate* g, int s) {
         EnterCriticalSection(&g->mu); g->state = s; WakeAllConditionVariable(&g->cv);
         LeaveCriticalSection(&g->mu); }
-    static int adf_gate_wait(adf_gate* g, int a, int b) {
-        int s; EnterCriticalSection(&g->mu);
-        while (g->state != a && g->state != b) SleepConditionVariableCS(&g->cv, &g->mu, INFINITE);
-        s = g->state; LeaveCriticalSection(&g->mu); return s; }
+    static void adf_gate_wait(adf_gate* g, int s) {
+        EnterCriticalSection(&g->mu);
+        while (g->state != s) SleepConditionVariableCS(&g->cv, &g->mu, INFINITE);
+        LeaveCriticalSection(&g->mu); }
     #else
     #include <pthread.h>
     typedef struct { pthread_mutex_t mu; pthread_cond_t cv; int state; } adf_gate;
@@ -41,17 +41,17 @@ cdef extern from *:
     static void adf_gate_set(adf_gate* g, int s) {
         pthread_mutex_lock(&g->mu); g->state = s; pthread_cond_broadcast(&g->cv);
         pthread_mutex_unlock(&g->mu); }
-    static int adf_gate_wait(adf_gate* g, int a, int b) {
-        int s; pthread_mutex_lock(&g->mu);
-        while (g->state != a && g->state != b) pthread_cond_wait(&g->cv, &g->mu);
-        s = g->state; pthread_mutex_unlock(&g->mu); return s; }
+    static void adf_gate_wait(adf_gate* g, int s) {
+        pthread_mutex_lock(&g->mu);
+        while (g->state != s) pthread_cond_wait(&g->cv, &g->mu);
+        pthread_mutex_unlock(&g->mu); }
     #endif
     """
     ctypedef struct adf_gate:
         pass
     void adf_gate_init(adf_gate* g) nogil
     void adf_gate_set(adf_gate* g, int s) nogil
-    int adf_gate_wait(adf_gate* g, int a, int b) nogil
+    void adf_gate_wait(adf_gate* g, int s) nogil
 
 
 cdef enum:
@@ -271,7 +271,7 @@ cdef class _StepsThread:
             try:
                 with nogil:
                     while True:
-                        adf_gate_wait(&self.gate, GATE_SUBMITTED, GATE_SUBMITTED)
+                        adf_gate_wait(&self.gate, GATE_SUBMITTED)
                         self.job._run()
                         adf_gate_set(&self.gate, GATE_DONE)
             except BaseException as e:
@@ -290,7 +290,7 @@ cdef class _StepsThread:
         if self.job is not job:
             return  # already collected
         with nogil:
-            adf_gate_wait(&self.gate, GATE_DONE, GATE_DONE)
+            adf_gate_wait(&self.gate, GATE_DONE)
         self.job = None
         adf_gate_set(&self.gate, GATE_IDLE)
 
