@@ -2,7 +2,7 @@
 """Sparse ADF (Sun et al. 2014): per-feature learning rates decayed by feature
 frequency, with lazy L2 decay and averaging that stay exact, at a cost per step
 proportional to the groups touched (docs/architecture.md, "The numeric core")."""
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.mem cimport PyMem_Free
 from libc.math cimport exp, expm1, sqrt
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memset
@@ -40,36 +40,16 @@ cdef class SparseADF:
         self.inv_n_sigma2 = inv_n_sigma2
         self.grad_clip = grad_clip
         self.use_averages = use_averages
-        self.G = 1.0
-        self.n_updates = 0
-        self.n_samples = 0
-        self.C = 0.0
-        self.window_fill = 0
-        self.n_windows = 0
-        cdef int n = params.n_groups
+        self.G = 1.0  # the counters, C and the list sizes start at 0 (Cython zeroes C fields)
         cdef int g
-        self.groups = <GroupState*>PyMem_Malloc(sizeof(GroupState) * n)
-        if not self.groups:
-            raise MemoryError()
-        for g in range(n):
-            self.groups[g].rate = <float>c
-            self.groups[g].count = 0
-            self.groups[g].last_u = 0
+        self.groups = <GroupState*>resized(NULL, sizeof(GroupState) * max(params.n_groups, 1), "the ADF state")
+        for g in range(params.n_groups):
+            self.groups[g] = GroupState(rate=<float>c, count=0, last_u=0)
         if use_averages:
-            self.avg = <float*>PyMem_Malloc(sizeof(float) * max(params.n_weights, 1))
-            if self.avg == NULL:
-                raise MemoryError()
+            self.avg = <float*>resized(NULL, sizeof(float) * max(params.n_weights, 1), "the ADF averages")
             memset(self.avg, 0, sizeof(float) * params.n_weights)
-        self.cap_wlist = 256
-        self.wlist = <int32_t*>PyMem_Malloc(sizeof(int32_t) * self.cap_wlist)
-        self.cap_seg = 64
-        self.seg_start = <int32_t*>PyMem_Malloc(sizeof(int32_t) * self.cap_seg)
-        self.seg_cbase = <double*>PyMem_Malloc(sizeof(double) * self.cap_seg)
-        self.seg_dc = <double*>PyMem_Malloc(sizeof(double) * self.cap_seg)
-        if not (self.wlist and self.seg_start and self.seg_cbase and self.seg_dc):
-            raise MemoryError()
-        self.n_wlist = 0
-        self.n_seg = 0
+        self._grow_wlist(256)
+        self._grow_segments(64)
 
     def __dealloc__(self):
         PyMem_Free(self.groups)
@@ -172,10 +152,10 @@ cdef class SparseADF:
         """Room for n_updates more steps that touch n_groups groups in all, so
         that step() grows nothing (and never needs the GIL) while they run."""
         while self.n_seg + n_updates > self.cap_seg:
-            self._grow_segments()
+            self._grow_segments(2 * self.cap_seg)
         cdef Py_ssize_t need = min(<Py_ssize_t>self.n_wlist + n_groups, <Py_ssize_t>self.params.n_groups)
         while need > self.cap_wlist:
-            self._grow_wlist()
+            self._grow_wlist(2 * self.cap_wlist)
         return 0
 
     cdef int step(self, SparseGrad grad) except -1 nogil:
@@ -198,7 +178,7 @@ cdef class SparseADF:
         if self.n_seg == 0 or self.seg_dc[self.n_seg - 1] != dC:
             if self.n_seg == self.cap_seg:
                 with gil:
-                    self._grow_segments()
+                    self._grow_segments(2 * self.cap_seg)
             self.seg_start[self.n_seg] = u_new
             self.seg_cbase[self.n_seg] = self.C
             self.seg_dc[self.n_seg] = dC
@@ -223,7 +203,7 @@ cdef class SparseADF:
             if gs.count == 0:
                 if self.n_wlist == self.cap_wlist:
                     with gil:
-                        self._grow_wlist()
+                        self._grow_wlist(2 * self.cap_wlist)
                 self.wlist[self.n_wlist] = g
                 self.n_wlist += 1
             gs.count += grad.occ[i]
@@ -255,12 +235,11 @@ cdef class SparseADF:
         self.window_fill = 0
         self.n_windows += 1
 
-    def _grow_wlist(self):
-        self.wlist = <int32_t*>resized(self.wlist, sizeof(int32_t) * self.cap_wlist * 2, "the ADF window list")
-        self.cap_wlist *= 2
+    def _grow_wlist(self, int cap):
+        self.wlist = <int32_t*>resized(self.wlist, sizeof(int32_t) * cap, "the ADF window list")
+        self.cap_wlist = cap
 
-    def _grow_segments(self):
-        cdef int cap = self.cap_seg * 2
+    def _grow_segments(self, int cap):
         self.seg_start = <int32_t*>resized(self.seg_start, sizeof(int32_t) * cap, "the ADF segments")
         self.seg_cbase = <double*>resized(self.seg_cbase, sizeof(double) * cap, "the ADF segments")
         self.seg_dc = <double*>resized(self.seg_dc, sizeof(double) * cap, "the ADF segments")
@@ -278,10 +257,8 @@ cdef class SparseADF:
         return out
 
     def set_learning_rates(self, rates):
-        """Replace the per-group rates gamma_k (the inverse of
-        learning_rates(); e.g. rates mixed across the shards of a distributed
-        run). Flushes first: the pending lazy L2 decay of every group is
-        applied with the rate it was accrued under."""
+        """Replace the per-group rates gamma_k (learning_rates()' inverse), after a
+        flush: pending L2 decay is applied with the rate it was accrued under."""
         r = numpy.ascontiguousarray(rates, dtype=numpy.float64)
         if r.shape != (self.params.n_groups,):
             raise ValueError(f"rates have shape {r.shape}, expected ({self.params.n_groups},)")
@@ -298,14 +275,9 @@ cdef class SparseADF:
         if not self.use_averages:
             raise ValueError("this ADF state does not keep averages (use_averages=false)")
         self.flush()
-        if self.n_updates == 0:
+        if self.n_updates == 0 or self.params.n_weights == 0:
             return numpy.array(self.params.weights, dtype=numpy.float32, copy=True)
-        out = numpy.empty(self.params.n_weights, dtype=numpy.float32)
-        cdef float[::1] o = out
-        cdef Py_ssize_t j
-        for j in range(self.params.n_weights):
-            o[j] = self.avg[j]
-        return out
+        return numpy.array(<float[:self.params.n_weights]>self.avg)
 
     @property
     def nbytes(self):

@@ -15,7 +15,7 @@ cdef class CRFModel(GroupedParams):
     cdef readonly int n_attrs
     cdef readonly Py_ssize_t off_blocks
     cdef const uint16_t* code
-    cdef object _code_arr
+    cdef readonly object codes  # uint16 entry codes (owns self.code)
 
 
 cdef struct Seq:
@@ -56,6 +56,3 @@ cdef double crf_loglik_grad(CRFModel m, Seq* seq, const int32_t* gold,
 cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,
                                 SparseGrad grad, int32_t* pred) except? -1.0 nogil
 cdef double crf_viterbi(CRFModel m, Seq* seq, CRFContext ctx, int32_t* out) noexcept nogil
-cdef double crf_forward_backward(CRFModel m, Seq* seq, CRFContext ctx) noexcept nogil
-cdef void crf_marginals(CRFModel m, Seq* seq, CRFContext ctx, float* out) noexcept nogil
-cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil

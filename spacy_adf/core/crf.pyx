@@ -37,7 +37,7 @@ cdef class CRFModel(GroupedParams):
         self.n_labels = L
         self.n_attrs = block_ptr.shape[0] - 1
         self.off_blocks = head
-        self._code_arr = codes
+        self.codes = codes
         cdef const uint16_t[::1] cv = codes
         self.code = &cv[0] if cv.shape[0] else NULL
         self._bind(weights, head, block_ptr)
@@ -47,18 +47,13 @@ cdef class CRFModel(GroupedParams):
         return self._ptr_arr
 
     @property
-    def codes(self):
-        return self._code_arr
-
-    @property
     def transitions(self):
         L = self.n_labels
         return self.weights[: L * L].reshape(L, L)
 
     @property
     def nbytes(self):
-        """Bytes of the model: weights, entry codes, block pointers."""
-        return self.weights.nbytes + self._code_arr.nbytes + self._ptr_arr.nbytes
+        return self.weights.nbytes + self.codes.nbytes + self._ptr_arr.nbytes
 
     def __reduce__(self):
         return (CRFModel, (self.n_labels, self.block_ptr, self.codes, self.weights))
@@ -95,9 +90,9 @@ cdef class CRFModel(GroupedParams):
     def _apply(self, int op, seq_starts, pos_ptr, attrs, labels, SparseGrad grad,
                CRFContext ctx, values):
         """Validate a batch once, then run one kernel over its sequences."""
-        cdef const int64_t[::1] ss = _i64(seq_starts)
-        cdef const int64_t[::1] pp = _i64(pos_ptr)
-        cdef const int32_t[::1] aa = _i32(attrs)
+        cdef const int64_t[::1] ss = numpy.ascontiguousarray(seq_starts, dtype=numpy.int64)
+        cdef const int64_t[::1] pp = numpy.ascontiguousarray(pos_ptr, dtype=numpy.int64)
+        cdef const int32_t[::1] aa = numpy.ascontiguousarray(attrs, dtype=numpy.int32)
         _check_batch(self, ss, pp, aa)
         cdef const float[::1] vv = feature_values(values, aa.shape[0]) if values is not None else None
         cdef const int32_t[::1] yy = _labels(self, labels, ss) if labels is not None else None
@@ -115,10 +110,13 @@ cdef class CRFModel(GroupedParams):
         if ctx is None:
             ctx = CRFContext()
         cdef Seq seq
+        seq.attrs = &aa[0] if aa.shape[0] else NULL
+        seq.vals = &vv[0] if vv is not None and vv.shape[0] else NULL
         for i in range(n_seq):
             if ss[i + 1] == ss[i]:
                 continue
-            _make_seq(&seq, ss, pp, aa, vv, i)
+            seq.n = <int>(ss[i + 1] - ss[i])
+            seq.ptr = &pp[ss[i]]
             ctx.reserve(seq.n, L, op != OP_VITERBI and seq.n * L * L <= TRANS_STORE_CAP)
             with nogil:
                 if op == OP_VITERBI:
@@ -143,14 +141,6 @@ cdef enum:
     OP_LOGZ = 2
     OP_PATH = 3
     OP_GRAD = 4
-
-
-cdef object _i64(x):
-    return numpy.ascontiguousarray(x, dtype=numpy.int64)
-
-
-cdef object _i32(x):
-    return numpy.ascontiguousarray(x, dtype=numpy.int32)
 
 
 cdef object _labels(CRFModel m, labels, const int64_t[::1] ss):
@@ -193,22 +183,8 @@ def feature_values(values, Py_ssize_t n_attrs):
     return arr
 
 
-cdef inline void _make_seq(Seq* seq, const int64_t[::1] ss, const int64_t[::1] pp,
-                           const int32_t[::1] aa, const float[::1] vv, Py_ssize_t i) noexcept:
-    seq.n = <int>(ss[i + 1] - ss[i])
-    seq.ptr = &pp[ss[i]]
-    seq.attrs = &aa[0] if aa.shape[0] else NULL
-    seq.vals = &vv[0] if vv is not None and vv.shape[0] else NULL
-
-
 cdef class CRFContext:
-    def __cinit__(self):
-        self.cap_n = 0
-        self.cap_trans = 0
-        self.L = 0
-        self.state = self.alpha = self.beta = self.scale = NULL
-        self.trans = self.scratch = self.scratch2 = NULL
-        self.back = NULL
+    # (Cython zeroes the buffer pointers and sizes of a new context)
 
     def __dealloc__(self):
         PyMem_Free(self.state)
@@ -222,28 +198,25 @@ cdef class CRFContext:
 
     cdef int reserve(self, int n, int L, bint store_trans) except -1:
         cdef Py_ssize_t need = <Py_ssize_t>max(n, 1) * L
-        if L != self.L or need > self.cap_n:
-            if L != self.L:
-                self.cap_n = 0
-            if need > self.cap_n:
-                need = max(need, 2 * self.cap_n)
-                self.state = <double*>_grow(self.state, need * sizeof(double))
-                self.alpha = <double*>_grow(self.alpha, need * sizeof(double))
-                self.beta = <double*>_grow(self.beta, need * sizeof(double))
-                self.back = <int32_t*>_grow(self.back, need * sizeof(int32_t))
-                self.scale = <double*>_grow(self.scale, (need // L + 1) * sizeof(double))
-                self.cap_n = need
+        cdef Py_ssize_t need_t = need * L if store_trans else 0
+        if L != self.L:
+            self.cap_n = 0
             self.scratch = <double*>_grow(self.scratch, L * L * sizeof(double))
             self.scratch2 = <double*>_grow(self.scratch2, L * L * sizeof(double))
             self.L = L
+        if need > self.cap_n:
+            need = max(need, 2 * self.cap_n)
+            self.state = <double*>_grow(self.state, need * sizeof(double))
+            self.alpha = <double*>_grow(self.alpha, need * sizeof(double))
+            self.beta = <double*>_grow(self.beta, need * sizeof(double))
+            self.back = <int32_t*>_grow(self.back, need * sizeof(int32_t))
+            self.scale = <double*>_grow(self.scale, (need // L + 1) * sizeof(double))
+            self.cap_n = need
+        if need_t > self.cap_trans:
+            need_t = max(need_t, 2 * self.cap_trans)
+            self.trans = <double*>_grow(self.trans, need_t * sizeof(double))
+            self.cap_trans = need_t
         self.trans_stored = store_trans
-        cdef Py_ssize_t need_t
-        if store_trans:
-            need_t = <Py_ssize_t>max(n, 1) * L * L
-            if need_t > self.cap_trans:
-                need_t = max(need_t, 2 * self.cap_trans)
-                self.trans = <double*>_grow(self.trans, need_t * sizeof(double))
-                self.cap_trans = need_t
         return 0
 
     cdef bint ready(self, int n, int L, bint store_trans) noexcept nogil:
@@ -258,9 +231,8 @@ cdef class CRFContext:
 
 
 cdef str _layout_problem(const int64_t[::1] ptr, const uint16_t[::1] codes, int n_codes):
-    """What is wrong with a block layout, or "": linear passes over the blocks
-    and entries (the kernels rely on sorted blocks: state codes first, then
-    edges). ptr must start at 0 and end at len(codes)."""
+    """What is wrong with a block layout, or "" (the kernels rely on sorted
+    blocks: state codes first, then edges)."""
     cdef Py_ssize_t b, k
     cdef int bad = 0
     with nogil:
@@ -291,10 +263,8 @@ cdef inline void* _grow(void* p, size_t nbytes) except NULL:
 # ---------------------------------------------------------------- kernels
 
 cdef void _prefetch_seq(CRFModel m, Seq* s, CRFContext ctx) noexcept nogil:
-    """Touch every feature block of the sequence in one pass of independent
-    loads, so their cache misses overlap instead of stalling one by one
-    inside the scoring loops. (Plain loads with a kept result: compilers
-    drop loops that only prefetch.)"""
+    """Load every feature block of the sequence in one pass, so their cache
+    misses overlap (kept loads: compilers drop loops that only prefetch)."""
     cdef int64_t i, k, start = s.ptr[0], end = s.ptr[s.n]
     cdef uint16_t acc = 0
     cdef float accf = 0.0
@@ -307,20 +277,34 @@ cdef void _prefetch_seq(CRFModel m, Seq* s, CRFContext ctx) noexcept nogil:
 
 cdef inline bint _dense_states(CRFModel m, int64_t k0, int64_t k1) noexcept nogil:
     """Does the block [k0, k1) start with all L state entries (codes 0..L-1)?
-    Codes are strictly increasing within a block, so entry L-1 having code
-    L-1 says so (state_features = "all" gives every block this form)."""
+    (Codes increase strictly, so entry L-1 having code L-1 says so.)"""
     cdef int L = m.n_labels
     return k1 - k0 >= L and m.code[k0 + L - 1] == L - 1
 
 
-cdef inline double _value(Seq* s, int64_t i) noexcept nogil:
-    """The value of attribute entry i of the sequence (1.0 without values)."""
-    return s.vals[i] if s.vals != NULL else 1.0
+# The Viterbi and gradient kernels and the block helpers are compiled twice (a
+# fused type picks the form at compile time): for binary features, whose code
+# has no value in it, and for real-valued ones. In the binary form v is the
+# constant 1.0, and x * 1.0 == x, so both give the same doubles when every
+# value is 1.0.
+
+cdef struct BinaryFeatures:
+    char unused
 
 
-cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row) noexcept nogil:
-    """Add block [k0, k1)'s state weights (codes < L) to row, in entry order
-    (one dense run when the block holds all L); returns where its edge
+cdef struct ValuedFeatures:
+    char unused
+
+
+ctypedef fused FeatureKind:
+    BinaryFeatures
+    ValuedFeatures
+
+
+cdef inline int64_t _add_states(FeatureKind* kind, CRFModel m, const float* w, int64_t k0, int64_t k1,
+                                double* row, double v) noexcept nogil:
+    """Add v times block [k0, k1)'s state weights (codes < L) to row, in entry
+    order (one dense run when the block holds all L); returns where its edge
     entries start (a block's codes are sorted: states first)."""
     cdef int L = m.n_labels, y
     cdef int64_t k
@@ -329,72 +313,32 @@ cdef inline int64_t _add_states(CRFModel m, const float* w, int64_t k0, int64_t 
     if _dense_states(m, k0, k1):
         wk = w + k0
         for y in range(L):
-            row[y] += wk[y]
+            row[y] += wk[y] if FeatureKind is BinaryFeatures else v * wk[y]
         return k0 + L
     k = k0
     while k < k1:
         c = m.code[k]
         if c >= L:
             break
-        row[c] += w[k]
+        row[c] += w[k] if FeatureKind is BinaryFeatures else v * w[k]
         k += 1
     return k
 
 
-cdef inline void _add_edges(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out) noexcept nogil:
-    """Add the edge entries [ke, k1) of a block to the L x L matrix out, in
-    entry order (one dense run when the block holds all L * L)."""
+cdef inline void _add_edges(FeatureKind* kind, CRFModel m, const float* w, int64_t ke, int64_t k1,
+                            double* out, double v) noexcept nogil:
+    """Add v times the edge entries [ke, k1) of a block to the L x L matrix
+    out, in entry order (one dense run when the block holds all L * L)."""
     cdef int L = m.n_labels, LL = L * L, j
     cdef int64_t k
     cdef const float* wk
     if k1 - ke == LL:
         wk = w + ke
         for j in range(LL):
-            out[j] += wk[j]
+            out[j] += wk[j] if FeatureKind is BinaryFeatures else v * wk[j]
     else:
         for k in range(ke, k1):
-            out[m.code[k] - L] += w[k]
-
-
-# The valued forms of the two above (an attribute of value v). Binary callers
-# pass the constant 1.0, which folds away (v * x == x, the same doubles). The
-# binary Viterbi alone keeps the two above: built on these, GCC inlined it
-# into crf_viterbi with other register choices, +0.9% instructions
-# (callgrind, 387.6M vs 384.3M); with them it is the same machine code.
-
-cdef inline int64_t _add_states_v(CRFModel m, const float* w, int64_t k0, int64_t k1, double* row,
-                                  double v) noexcept nogil:
-    cdef int L = m.n_labels, y
-    cdef int64_t k
-    cdef uint16_t c
-    cdef const float* wk
-    if _dense_states(m, k0, k1):
-        wk = w + k0
-        for y in range(L):
-            row[y] += v * wk[y]
-        return k0 + L
-    k = k0
-    while k < k1:
-        c = m.code[k]
-        if c >= L:
-            break
-        row[c] += v * w[k]
-        k += 1
-    return k
-
-
-cdef inline void _add_edges_v(CRFModel m, const float* w, int64_t ke, int64_t k1, double* out,
-                              double v) noexcept nogil:
-    cdef int L = m.n_labels, LL = L * L, j
-    cdef int64_t k
-    cdef const float* wk
-    if k1 - ke == LL:
-        wk = w + ke
-        for j in range(LL):
-            out[j] += v * wk[j]
-    else:
-        for k in range(ke, k1):
-            out[m.code[k] - L] += v * w[k]
+            out[m.code[k] - L] += w[k] if FeatureKind is BinaryFeatures else v * w[k]
 
 
 cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
@@ -410,14 +354,16 @@ cdef void _score_states(CRFModel m, Seq* s, double* st) noexcept nogil:
     memset(st, 0, sizeof(double) * n * L)
     for t in range(n):
         row = st + t * L
+        # two loops, not one reading each value or 1.0: that costs +1.1%
+        # instructions in binary training (callgrind, 104.9M vs 103.8M); so in _log_trans
         if s.vals == NULL:
             for i in range(s.ptr[t], s.ptr[t + 1]):
                 a = s.attrs[i]
-                _add_states_v(m, w, m.ptr[a], m.ptr[a + 1], row, 1.0)
+                _add_states(<BinaryFeatures*>NULL, m, w, m.ptr[a], m.ptr[a + 1], row, 1.0)
         else:
             for i in range(s.ptr[t], s.ptr[t + 1]):
                 a = s.attrs[i]
-                _add_states_v(m, w, m.ptr[a], m.ptr[a + 1], row, s.vals[i])
+                _add_states(<ValuedFeatures*>NULL, m, w, m.ptr[a], m.ptr[a + 1], row, s.vals[i])
     for y in range(L):
         st[y] += head[L * L + y]
         st[(n - 1) * L + y] += head[L * L + L + y]
@@ -437,12 +383,12 @@ cdef void _log_trans(CRFModel m, Seq* s, int t, double* out) noexcept nogil:
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
             k1 = m.ptr[a + 1]
-            _add_edges_v(m, w, _edges_start(m, m.ptr[a], k1), k1, out, 1.0)
+            _add_edges(<BinaryFeatures*>NULL, m, w, _edges_start(m, m.ptr[a], k1), k1, out, 1.0)
     else:
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
             k1 = m.ptr[a + 1]
-            _add_edges_v(m, w, _edges_start(m, m.ptr[a], k1), k1, out, s.vals[i])
+            _add_edges(<ValuedFeatures*>NULL, m, w, _edges_start(m, m.ptr[a], k1), k1, out, s.vals[i])
 
 
 cdef inline int64_t _edges_start(CRFModel m, int64_t k0, int64_t k1) noexcept nogil:
@@ -569,7 +515,7 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
             score += m.w[p]
         for i in range(s.ptr[t], s.ptr[t + 1]):
             a = s.attrs[i]
-            v = _value(s, i)
+            v = s.vals[i] if s.vals != NULL else 1.0
             for k in range(m.ptr[a], m.ptr[a + 1]):
                 c = m.code[k]
                 if c == y[t] or (t >= 1 and c == L + p):
@@ -577,30 +523,10 @@ cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
     return score
 
 
-# The Viterbi and gradient kernels are compiled twice (a fused type picks the
-# form at compile time): for binary features, whose code has no value in it,
-# and for real-valued ones. In the binary form v is the constant 1.0, and
-# x * 1.0 == x, so both give the same doubles when every value is 1.0.
-
-cdef struct BinaryFeatures:
-    char unused
-
-
-cdef struct ValuedFeatures:
-    char unused
-
-
-ctypedef fused FeatureKind:
-    BinaryFeatures
-    ValuedFeatures
-
-
 cdef double* _touch_sequence(FeatureKind* kind, SparseGrad grad, Seq* s) except NULL nogil:
-    """Start a sample in grad and create the block of every group the
-    sequence uses (the head group 0 and each attribute's group) before any
-    is written: later touches then never move grad.values, so block pointers
-    stay valid. Returns the head group's block. An attribute entry of value
-    0 is absent: neither touched here nor by the kernels."""
+    """Start a sample in grad and create the blocks of the head group and of
+    every attribute of value != 0 before any is written, so that later touches
+    never move grad.values (block pointers stay valid). Returns the head's block."""
     cdef int64_t i
     grad.begin_sample()
     grad.touch(0)
@@ -724,13 +650,9 @@ cdef inline void _prefetch_blocks(CRFModel m, Seq* s, int t) noexcept nogil:
 
 
 cdef double crf_viterbi(CRFModel m, Seq* s, CRFContext ctx, int32_t* out) noexcept nogil:
-    """Viterbi in one pass over the positions: each position's blocks are
-    read once, for its state scores and its transition matrix (prefetched
-    VITERBI_AHEAD positions before). Every score is the same sum, in the
-    same order, as _score_states and _log_trans give (so the forward-backward
-    kernels and this one agree to the bit): state weights in the order of the
-    attributes, then the start (t = 0) and end (t = n - 1) weights; the label
-    transition, then the edge weights in the order of the attributes."""
+    """Viterbi in one pass: each position's blocks (prefetched VITERBI_AHEAD
+    positions before) are read once. Every score is the same sum, in the same
+    order, as _score_states and _log_trans give, so the kernels agree to the bit."""
     if s.vals != NULL:
         return _valued_viterbi(NULL, m, s, ctx, out)
     return _viterbi(<BinaryFeatures*>NULL, m, s, ctx, out)
@@ -768,15 +690,10 @@ cdef double _viterbi(FeatureKind* kind, CRFModel m, Seq* s, CRFContext ctx, int3
             a = s.attrs[i]
             k0 = m.ptr[a]
             k1 = m.ptr[a + 1]
-            if FeatureKind is BinaryFeatures:
-                ke = _add_states(m, w, k0, k1, row)
-                if t >= 1:
-                    _add_edges(m, w, ke, k1, M)
-            else:
-                val = s.vals[i]
-                ke = _add_states_v(m, w, k0, k1, row, val)
-                if t >= 1:
-                    _add_edges_v(m, w, ke, k1, M, val)
+            val = 1.0 if FeatureKind is BinaryFeatures else s.vals[i]
+            ke = _add_states(kind, m, w, k0, k1, row, val)
+            if t >= 1:
+                _add_edges(kind, m, w, ke, k1, M, val)
         if t == 0:
             for y in range(L):
                 row[y] += head[LL + y]
@@ -828,12 +745,9 @@ cdef ValuedViterbi _valued_viterbi = _viterbi[ValuedFeatures]
 
 cdef double crf_perceptron_grad(CRFModel m, Seq* s, const int32_t* gold, CRFContext ctx,
                                 SparseGrad grad, int32_t* pred) except? -1.0 nogil:
-    """Structured perceptron step direction: add f(x, gold) - f(x, viterbi)
-    to grad (pred receives the Viterbi path). Every group of the sequence is
-    touched even where the two paths agree (its entries stay 0), so each
-    sample is one counted update for averaging. Returns the number of
-    positions where the Viterbi path is wrong. Entries count the
-    attribute's value (1 for binary features)."""
+    """Add f(x, gold) - f(x, viterbi) to grad (pred receives the Viterbi path);
+    every group of the sequence is touched, so each sample is one counted
+    update. Returns the number of wrongly labelled positions."""
     if s.vals == NULL:
         return _perceptron_grad(<BinaryFeatures*>NULL, m, s, gold, ctx, grad, pred)
     return _perceptron_grad(<ValuedFeatures*>NULL, m, s, gold, ctx, grad, pred)
@@ -868,6 +782,7 @@ cdef double _perceptron_grad(FeatureKind* kind, CRFModel m, Seq* s, const int32_
             head[pp] -= 1.0
         if gold[t] == pred[t] and (t == 0 or gp == pp):
             continue  # same state and edge: the attribute entries cancel
+        # the attribute walk of _loglik_grad with another update in its body
         for i in range(s.ptr[t], s.ptr[t + 1]):
             if FeatureKind is ValuedFeatures:
                 v = s.vals[i]

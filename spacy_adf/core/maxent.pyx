@@ -2,7 +2,6 @@
 """Multinomial logistic regression (maximum entropy classifier) over sparse
 real-valued CSR features, trained on-line by sparse ADF / SGD / perceptron states
 (layout and costs: docs/architecture.md, "The numeric core")."""
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cython cimport floating
 from libc.math cimport exp, log
 from libc.stdint cimport int32_t, int64_t
@@ -36,72 +35,38 @@ cdef class MaxEntModel(GroupedParams):
         return (MaxEntModel, (self.n_labels, self.n_features, self.weights))
 
     @property
-    def bias(self):
-        """The label bias (a view of the head block)."""
-        return self.weights[: self.n_labels]
-
-    @property
-    def matrix(self):
-        """Feature weights as an (n_features, n_labels) view."""
-        return self.weights[self.n_labels:].reshape(self.n_features, self.n_labels)
-
-    @property
     def nbytes(self):
-        """Bytes of the model: weights plus the group pointer array."""
         return self.weights.nbytes + self._ptr_arr.nbytes
 
     # ------------------------------------------------------------ batch API
 
     def predict_proba(self, ptr, ids, vals):
         """P(y | x) of every sample of a CSR batch: float64 (n_samples, L)."""
-        cdef const int64_t[::1] p
-        cdef const int32_t[::1] a
-        cdef const float[::1] v
-        p, a, v = _check_csr(self, ptr, ids, vals)
-        cdef Py_ssize_t n = p.shape[0] - 1, i
+        cdef Batch b
+        keep = _batch(self, &b, ptr, ids, vals, None)
+        cdef Py_ssize_t i
         cdef int L = self.n_labels
-        out = numpy.zeros((n, L), dtype=numpy.float64)
+        out = numpy.zeros((b.n, L), dtype=numpy.float64)
         cdef double[:, ::1] o = out
-        if n == 0:
-            return out
         with nogil:
-            for i in range(n):
-                _scores(self.w, L, &a[0] if a.shape[0] else NULL, &v[0] if v.shape[0] else NULL,
-                        p[i], p[i + 1], &o[i, 0])
+            for i in range(b.n):
+                _scores(self.w, L, b.ids, b.vals, b.ptr[i], b.ptr[i + 1], &o[i, 0])
                 _softmax(&o[i, 0], L)
         return out
 
     def accumulate_gradient(self, ptr, ids, vals, gold, SparseGrad grad, bint perceptron=False):
-        """Add every sample's update to `grad` (one counted sample each).
-
-        perceptron=False: d log P(gold | x) / dw; returns the summed log-likelihood.
-        perceptron=True: +x for the gold label and -x for the predicted one when
-        the prediction is wrong (groups touched with zeros when right); returns
-        minus the number of mistakes.
-        """
+        """Add every sample's update to `grad` (one counted sample each): d log
+        P(gold | x) / dw, returning the summed log-likelihood, or with
+        perceptron=True the perceptron update (`maxent_perceptron`), returning
+        minus the number of mistakes."""
         if grad is None or grad.params is not self:
             raise ValueError("the SparseGrad belongs to another model")
-        cdef const int64_t[::1] p
-        cdef const int32_t[::1] a
-        cdef const float[::1] v
-        p, a, v = _check_csr(self, ptr, ids, vals)
-        cdef const int32_t[::1] y = _check_gold(self, gold, p.shape[0] - 1)
-        cdef Py_ssize_t i, n = p.shape[0] - 1
+        cdef Batch b
+        keep = _batch(self, &b, ptr, ids, vals, gold)
+        cdef double[::1] buf = numpy.empty(self.n_labels)
         cdef double total = 0.0
-        cdef double* buf = <double*>PyMem_Malloc(sizeof(double) * self.n_labels)
-        if buf == NULL:
-            raise MemoryError()
-        cdef const int32_t* ap = &a[0] if a.shape[0] else NULL
-        cdef const float* vp = &v[0] if v.shape[0] else NULL
-        try:
-            with nogil:
-                for i in range(n):
-                    if perceptron:
-                        total -= maxent_perceptron(self, ap, vp, p[i], p[i + 1], y[i], buf, grad)
-                    else:
-                        total += maxent_loglik_grad(self, ap, vp, p[i], p[i + 1], y[i], buf, grad)
-        finally:
-            PyMem_Free(buf)
+        with nogil:
+            _add_samples(self, &b, 0, b.n, perceptron, &buf[0], grad, &total)
         return total
 
     def dense_objective(self, w, ptr, ids, vals, gold):
@@ -113,52 +78,53 @@ cdef class MaxEntModel(GroupedParams):
         if wd.shape != (self.n_weights,):
             raise ValueError(f"w has shape {wd.shape}, the model has {self.n_weights} weights")
         cdef const double[::1] wv = wd
-        cdef const int64_t[::1] p
-        cdef const int32_t[::1] a
-        cdef const float[::1] v
-        p, a, v = _check_csr(self, ptr, ids, vals)
-        cdef const int32_t[::1] y = _check_gold(self, gold, p.shape[0] - 1)
+        cdef Batch b
+        keep = _batch(self, &b, ptr, ids, vals, gold)
         g_arr = numpy.zeros(self.n_weights, dtype=numpy.float64)
         cdef double[::1] g = g_arr
-        cdef Py_ssize_t i, j, n = p.shape[0] - 1
+        cdef Py_ssize_t i, j
         cdef int L = self.n_labels, k, yy
         cdef double* grow
-        cdef const int32_t* ap = &a[0] if a.shape[0] else NULL
-        cdef const float* vp = &v[0] if v.shape[0] else NULL
         cdef double total = 0.0, x, log_z, mx
-        cdef double* s = <double*>PyMem_Malloc(sizeof(double) * L)
-        if s == NULL:
-            raise MemoryError()
-        try:
-            with nogil:
-                for i in range(n):
-                    _scores(&wv[0], L, ap, vp, p[i], p[i + 1], s)
-                    yy = y[i]
-                    mx = s[0]
-                    for k in range(1, L):
-                        if s[k] > mx:
-                            mx = s[k]
-                    log_z = 0.0
+        cdef double[::1] s_arr = numpy.empty(L)
+        cdef double* s = &s_arr[0]
+        with nogil:
+            for i in range(b.n):
+                _scores(&wv[0], L, b.ids, b.vals, b.ptr[i], b.ptr[i + 1], s)
+                yy = b.gold[i]
+                mx = s[0]
+                for k in range(1, L):
+                    if s[k] > mx:
+                        mx = s[k]
+                log_z = 0.0
+                for k in range(L):
+                    log_z += exp(s[k] - mx)
+                log_z = mx + log(log_z)
+                total += s[yy] - log_z
+                for k in range(L):
+                    s[k] = -exp(s[k] - log_z)
+                s[yy] += 1.0
+                for k in range(L):
+                    g[k] += s[k]
+                for j in range(b.ptr[i], b.ptr[i + 1]):
+                    grow = &g[0] + L + <Py_ssize_t>b.ids[j] * L
+                    x = b.vals[j]
                     for k in range(L):
-                        log_z += exp(s[k] - mx)
-                    log_z = mx + log(log_z)
-                    total += s[yy] - log_z
-                    for k in range(L):
-                        s[k] = -exp(s[k] - log_z)
-                    s[yy] += 1.0
-                    for k in range(L):
-                        g[k] += s[k]
-                    for j in range(p[i], p[i + 1]):
-                        grow = &g[0] + L + <Py_ssize_t>a[j] * L
-                        x = v[j]
-                        for k in range(L):
-                            grow[k] += x * s[k]
-        finally:
-            PyMem_Free(s)
+                        grow[k] += x * s[k]
         return total, g_arr
 
 
 # ---------------------------------------------------------------- kernels
+
+cdef struct Batch:
+    # a checked CSR batch: sample i has the features ids[ptr[i]:ptr[i+1]] with
+    # the values vals[ptr[i]:ptr[i+1]] and the label gold[i] (NULL: no labels)
+    Py_ssize_t n
+    const int64_t* ptr
+    const int32_t* ids
+    const float* vals
+    const int32_t* gold
+
 
 cdef inline void _scores(const floating* w, int L, const int32_t* ids, const float* vals,
                          int64_t start, int64_t end, double* s) noexcept nogil:
@@ -190,6 +156,19 @@ cdef inline double _softmax(double* s, int L) noexcept nogil:
     for y in range(L):
         s[y] /= z
     return mx + log(z)
+
+
+cdef int _add_samples(MaxEntModel m, Batch* b, Py_ssize_t start, Py_ssize_t end, bint perceptron,
+                      double* buf, SparseGrad grad, double* total) except -1 nogil:
+    """Add the updates of samples [start, end) to grad and their
+    log-likelihoods (perceptron: minus their mistakes) to total[0]."""
+    cdef Py_ssize_t i
+    for i in range(start, end):
+        if perceptron:
+            total[0] -= maxent_perceptron(m, b.ids, b.vals, b.ptr[i], b.ptr[i + 1], b.gold[i], buf, grad)
+        else:
+            total[0] += maxent_loglik_grad(m, b.ids, b.vals, b.ptr[i], b.ptr[i + 1], b.gold[i], buf, grad)
+    return 0
 
 
 cdef double maxent_loglik_grad(MaxEntModel m, const int32_t* ids, const float* vals,
@@ -224,12 +203,10 @@ cdef double maxent_loglik_grad(MaxEntModel m, const int32_t* ids, const float* v
 cdef int maxent_perceptron(MaxEntModel m, const int32_t* ids, const float* vals,
                            int64_t start, int64_t end, int gold, double* buf,
                            SparseGrad grad) except -1 nogil:
-    """Perceptron update of one sample into grad: +x for gold and -x for the
-    best-scoring other label if that label scores >= gold (a tie is a
-    mistake, so training starts from zero weights). The bias counts as a
-    feature of value 1. Every group is touched, with zeros when the
-    prediction is right, so each sample is one counted update. Returns 1 for
-    a mistake, else 0."""
+    """Perceptron update of one sample into grad: +x for gold and -x for the best
+    other label if it scores >= gold (a tie is a mistake, so training can start
+    from zero weights; the bias is a feature of value 1). Every group is touched,
+    so each sample is one counted update. Returns 1 for a mistake, else 0."""
     cdef int L = m.n_labels, y, pred = -1
     cdef int64_t j
     cdef Py_ssize_t off
@@ -259,64 +236,44 @@ cdef int maxent_perceptron(MaxEntModel m, const int32_t* ids, const float* vals,
 def train_maxent_online(MaxEntModel model, SparseADF state, SparseGrad grad, ptr, ids, vals,
                         gold, int minibatch=1, bint perceptron=False):
     """Run the optimizer state over the samples in order, one update per
-    `minibatch` samples (the last step may be smaller).
-
-    Before a mini-batch reads any weight, the head group and the groups of its
-    features are caught up to the current update (lazy L2 / averaging). The
-    mini-batch's update (log-likelihood gradient, or the perceptron update
-    when perceptron=True) is summed in `grad` and applied by state.update().
-
-    Returns the summed log-likelihood (each term at the weights the sample
-    saw), or minus the number of mistakes for the perceptron: -result is a
-    loss either way.
-    """
+    `minibatch` samples, each mini-batch's groups caught up before it reads
+    them. Returns what `accumulate_gradient` returns, summed (each term at the
+    weights the sample saw): -result is a loss either way."""
     if minibatch < 1:
         raise ValueError(f"minibatch must be >= 1, got {minibatch}")
     if state.params is not model or grad.params is not model:
         raise ValueError("model, optimizer state and gradient buffer do not belong together")
-    cdef const int64_t[::1] p
-    cdef const int32_t[::1] a
-    cdef const float[::1] v
-    p, a, v = _check_csr(model, ptr, ids, vals)
-    cdef Py_ssize_t n = p.shape[0] - 1
-    cdef const int32_t[::1] y = _check_gold(model, gold, n)
-    cdef const int32_t* ap = &a[0] if a.shape[0] else NULL
-    cdef const float* vp = &v[0] if v.shape[0] else NULL
-    cdef Py_ssize_t i = 0, b, k
+    cdef Batch b
+    keep = _batch(model, &b, ptr, ids, vals, gold)
+    cdef double[::1] buf = numpy.empty(model.n_labels)
+    cdef Py_ssize_t i = 0, end
     cdef int64_t j
     cdef int32_t u
     cdef double total = 0.0
-    cdef double* buf = <double*>PyMem_Malloc(sizeof(double) * model.n_labels)
-    if buf == NULL:
-        raise MemoryError()
     grad.clear()
     try:
-        while i < n:
-            b = i + minibatch if i + minibatch < n else n
+        while i < b.n:
+            end = min(i + minibatch, b.n)
             u = state.n_updates
             with nogil:
                 state.catch_up(0, u)
-                for j in range(p[i], p[b]):
-                    state.catch_up(ap[j] + 1, u)
-                for k in range(i, b):
-                    if perceptron:
-                        total -= maxent_perceptron(model, ap, vp, p[k], p[k + 1], y[k], buf, grad)
-                    else:
-                        total += maxent_loglik_grad(model, ap, vp, p[k], p[k + 1], y[k], buf, grad)
+                for j in range(b.ptr[i], b.ptr[end]):
+                    state.catch_up(b.ids[j] + 1, u)
+                _add_samples(model, &b, i, end, perceptron, &buf[0], grad, &total)
             state.update(grad)
             grad.clear()
-            i = b
+            i = end
     finally:
-        PyMem_Free(buf)
         grad.clear()
     return total
 
 
 # ---------------------------------------------------------------- validation
 
-def _check_csr(MaxEntModel m, ptr, ids, vals):
-    """Contiguous typed copies (if needed) of a CSR batch, validated once so
-    the nogil kernels can index without checks."""
+cdef tuple _batch(MaxEntModel m, Batch* b, ptr, ids, vals, gold):
+    """Check a CSR batch and its gold labels (unless gold is None) once, so the
+    nogil kernels index without checks, and point b at the checked arrays:
+    contiguous typed copies where needed, returned to be kept alive."""
     p = numpy.ascontiguousarray(ptr, dtype=numpy.int64)
     a = numpy.ascontiguousarray(ids, dtype=numpy.int32)
     v = numpy.ascontiguousarray(vals, dtype=numpy.float32)
@@ -335,13 +292,20 @@ def _check_csr(MaxEntModel m, ptr, ids, vals):
         raise ValueError(f"feature id out of range [0, {m.n_features})")
     if a.shape[0] and not numpy.isfinite(v).all():
         raise ValueError("feature values must be finite")
-    return p, a, v
-
-
-def _check_gold(MaxEntModel m, gold, Py_ssize_t n):
-    y = numpy.ascontiguousarray(gold, dtype=numpy.int32)
-    if y.shape != (n,):
-        raise ValueError(f"gold has shape {y.shape}, expected ({n},)")
-    if n and (int(y.min()) < 0 or int(y.max()) >= m.n_labels):
-        raise ValueError(f"gold label id out of range [0, {m.n_labels})")
-    return y
+    cdef Py_ssize_t n = p.shape[0] - 1
+    y = numpy.ascontiguousarray([] if gold is None else gold, dtype=numpy.int32)
+    if gold is not None:
+        if y.shape != (n,):
+            raise ValueError(f"gold has shape {y.shape}, expected ({n},)")
+        if n and (int(y.min()) < 0 or int(y.max()) >= m.n_labels):
+            raise ValueError(f"gold label id out of range [0, {m.n_labels})")
+    cdef const int64_t[::1] pv = p
+    cdef const int32_t[::1] av = a
+    cdef const float[::1] vv = v
+    cdef const int32_t[::1] yv = y
+    b.n = n
+    b.ptr = &pv[0]
+    b.ids = &av[0] if av.shape[0] else NULL
+    b.vals = &vv[0] if vv.shape[0] else NULL
+    b.gold = &yv[0] if yv.shape[0] else NULL
+    return p, a, v, y

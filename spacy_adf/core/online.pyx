@@ -2,9 +2,9 @@
 """On-line CRF training loop over mini-batches of sequences, without returning to
 Python between samples, in the calling thread or on one background thread
 (docs/architecture.md, "The numeric core")."""
+from cpython.mem cimport PyMem_Free
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport free, malloc
 
 import atexit
 import os
@@ -14,7 +14,7 @@ import numpy
 
 from .adf cimport SparseADF
 from .crf cimport TRANS_STORE_CAP, CRFContext, CRFModel, Seq, crf_loglik_grad, crf_perceptron_grad
-from .params cimport SparseGrad
+from .params cimport SparseGrad, resized
 
 
 cdef extern from *:
@@ -29,10 +29,10 @@ cdef extern from *:
     static void adf_gate_set(adf_gate* g, int s) {
         EnterCriticalSection(&g->mu); g->state = s; WakeAllConditionVariable(&g->cv);
         LeaveCriticalSection(&g->mu); }
-    static int adf_gate_wait(adf_gate* g, int a, int b) {
-        int s; EnterCriticalSection(&g->mu);
-        while (g->state != a && g->state != b) SleepConditionVariableCS(&g->cv, &g->mu, INFINITE);
-        s = g->state; LeaveCriticalSection(&g->mu); return s; }
+    static void adf_gate_wait(adf_gate* g, int s) {
+        EnterCriticalSection(&g->mu);
+        while (g->state != s) SleepConditionVariableCS(&g->cv, &g->mu, INFINITE);
+        LeaveCriticalSection(&g->mu); }
     #else
     #include <pthread.h>
     typedef struct { pthread_mutex_t mu; pthread_cond_t cv; int state; } adf_gate;
@@ -41,17 +41,17 @@ cdef extern from *:
     static void adf_gate_set(adf_gate* g, int s) {
         pthread_mutex_lock(&g->mu); g->state = s; pthread_cond_broadcast(&g->cv);
         pthread_mutex_unlock(&g->mu); }
-    static int adf_gate_wait(adf_gate* g, int a, int b) {
-        int s; pthread_mutex_lock(&g->mu);
-        while (g->state != a && g->state != b) pthread_cond_wait(&g->cv, &g->mu);
-        s = g->state; pthread_mutex_unlock(&g->mu); return s; }
+    static void adf_gate_wait(adf_gate* g, int s) {
+        pthread_mutex_lock(&g->mu);
+        while (g->state != s) pthread_cond_wait(&g->cv, &g->mu);
+        pthread_mutex_unlock(&g->mu); }
     #endif
     """
     ctypedef struct adf_gate:
         pass
     void adf_gate_init(adf_gate* g) nogil
     void adf_gate_set(adf_gate* g, int s) nogil
-    int adf_gate_wait(adf_gate* g, int a, int b) nogil
+    void adf_gate_wait(adf_gate* g, int s) nogil
 
 
 cdef enum:
@@ -68,15 +68,12 @@ cdef struct Item:
 
 cdef class OnlineSteps:
     """One run of on-line steps over `sequences` in order, one update per
-    `minibatch` sequences (the weights stay fixed inside a mini-batch).
+    `minibatch` sequences (docs/architecture.md, "The numeric core").
 
-    sequences: list of (pos_ptr int64 (n+1, from 0), attrs int32, gold int32 (n)),
-    or of (pos_ptr, attrs, gold, values float32 (one per attribute entry)) for
-    real-valued features.
-    Everything is checked here, before any step: a bad sequence raises and
-    leaves the weights as they were. The result (`run`, `wait`) is the summed
-    log-likelihood (each term at the weights the sample saw), or with
-    perceptron=True minus the number of wrongly labelled positions."""
+    sequences: list of (pos_ptr int64 (n+1, from 0), attrs int32, gold int32 (n)
+    [, values float32 (one per attribute entry)]), all checked before any step.
+    The result (`run`, `wait`) is the summed log-likelihood (each term at the weights
+    the sample saw), or with perceptron=True minus the number of wrong positions."""
     cdef CRFModel model
     cdef SparseADF state
     cdef SparseGrad grad
@@ -94,11 +91,8 @@ cdef class OnlineSteps:
     cdef object error
     cdef public object on_done  # called with the result once, by whoever waits first
 
-    def __cinit__(self):
-        self.items = NULL
-
     def __dealloc__(self):
-        free(self.items)
+        PyMem_Free(self.items)
 
     def __init__(self, CRFModel model, SparseADF state, SparseGrad grad, list sequences,
                  int minibatch=1, CRFContext ctx=None, bint perceptron=False):
@@ -111,13 +105,12 @@ cdef class OnlineSteps:
         self.minibatch, self.perceptron = minibatch, perceptron
         self.sequences = sequences
         self.n_items = len(sequences)
-        self.items = <Item*>malloc(sizeof(Item) * max(self.n_items, 1))
-        if self.items == NULL:
-            raise MemoryError()
+        self.items = <Item*>resized(NULL, sizeof(Item) * max(self.n_items, 1), "the on-line steps")
         cdef const int64_t[::1] ptr
         cdef const int32_t[::1] attrs
         cdef const int32_t[::1] gold
         cdef const float[::1] vals
+        cdef int32_t[::1] pred
         cdef Py_ssize_t k, a
         cdef int L = model.n_labels, n_attrs = model.n_attrs, n, max_n = 0, max_stored = 0
         cdef int64_t batch_groups = 0, batch_values = 0, max_groups = 1, max_values = 1
@@ -169,8 +162,8 @@ cdef class OnlineSteps:
         if max_stored:
             self.ctx.reserve(max_stored, L, True)
         if perceptron:
-            self.pred_arr = numpy.empty(2 * max(max_n, 1), dtype=numpy.int32)
-            self.pred = _int32_ptr(self.pred_arr)
+            self.pred_arr = pred = numpy.empty(2 * max(max_n, 1), dtype=numpy.int32)
+            self.pred = &pred[0]
 
     cdef int _run(self) except -1 nogil:
         cdef Py_ssize_t i = 0, j, k
@@ -237,7 +230,7 @@ cdef class OnlineSteps:
         if self.started:
             raise RuntimeError("these on-line steps were already run")
         self.started = True
-        _steps_thread().submit(self)
+        _thread.submit(self)
 
     def wait(self):
         """Wait until the steps have run; the result (raises what the steps
@@ -245,7 +238,7 @@ cdef class OnlineSteps:
         if not self.started:
             raise RuntimeError("these on-line steps were not started")
         if not self.done:
-            _steps_thread().wait_for(self)
+            _thread.wait_for(self)
         return self._finish()
 
     cdef object _finish(self):
@@ -258,11 +251,6 @@ cdef class OnlineSteps:
         if self.error is not None:
             raise self.error
         return self.total
-
-
-cdef int32_t* _int32_ptr(arr):
-    cdef int32_t[::1] view = arr
-    return &view[0]
 
 
 cdef class _StepsThread:
@@ -283,7 +271,7 @@ cdef class _StepsThread:
             try:
                 with nogil:
                     while True:
-                        adf_gate_wait(&self.gate, GATE_SUBMITTED, GATE_SUBMITTED)
+                        adf_gate_wait(&self.gate, GATE_SUBMITTED)
                         self.job._run()
                         adf_gate_set(&self.gate, GATE_DONE)
             except BaseException as e:
@@ -302,7 +290,7 @@ cdef class _StepsThread:
         if self.job is not job:
             return  # already collected
         with nogil:
-            adf_gate_wait(&self.gate, GATE_DONE, GATE_DONE)
+            adf_gate_wait(&self.gate, GATE_DONE)
         self.job = None
         adf_gate_set(&self.gate, GATE_IDLE)
 
@@ -315,26 +303,18 @@ cdef class _StepsThread:
                 pass  # kept on the run: its owner's wait raises it
 
 
-_thread = None
-
-
-cdef _StepsThread _steps_thread():
-    global _thread
-    if _thread is None:
-        _thread = _StepsThread()
-    return _thread
+cdef _StepsThread _thread = _StepsThread()  # its thread starts with the first start()
 
 
 def _drain():
     # before a fork (the child has no steps thread) and at exit
-    if _thread is not None:
-        _thread.drain()
+    _thread.drain()
 
 
 def _after_fork_in_child():
     # the thread does not exist in the child: the next start() makes a new one
     global _thread
-    _thread = None
+    _thread = _StepsThread()
 
 
 if hasattr(os, "register_at_fork"):

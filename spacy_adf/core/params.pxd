@@ -13,13 +13,9 @@ cdef extern from *:
 
 
 cdef class GroupedParams:
-    """Flat float32 weights partitioned into groups (one group per feature).
-
-    Group 0 is the head block [0, head_size) (e.g. CRF label transitions);
-    group g >= 1 owns the contiguous block [head_size + ptr[g-1], head_size + ptr[g]).
-    One block per feature keeps a feature's weights in one or two cache lines,
-    and optimizers work per group, so an update costs what the example touches.
-    """
+    """Flat float32 weights partitioned into groups (one per feature, updated
+    per group): group 0 is the head block [0, head_size) (e.g. CRF transitions),
+    group g >= 1 the block [head_size + ptr[g-1], head_size + ptr[g])."""
     cdef float* w
     cdef readonly Py_ssize_t n_weights
     cdef readonly int n_groups
@@ -49,13 +45,9 @@ cdef struct GradSlot:
 
 
 cdef class SparseGrad:
-    """Gradient of a mini-batch over the groups it touched.
-
-    Each touched group gets a block of doubles laid out like the group's
-    weights. `occ` counts in how many samples of the batch the group occurred
-    (ADF's frequency statistic; a real-valued feature occurs where its value
-    is not 0, whatever its size: the values scale the gradient, not the count).
-    """
+    """Gradient of a mini-batch over the groups it touched: a block of doubles
+    per touched group, laid out like its weights; `occ` counts the samples of
+    the batch the group occurred in (ADF's frequency statistic)."""
     cdef readonly GroupedParams params
     cdef GradSlot* slots       # per group
     cdef int32_t* touched

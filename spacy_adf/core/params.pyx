@@ -1,8 +1,7 @@
 # cython: language_level=3
 """Grouped weight storage and sparse mini-batch gradients, shared by the
 CRF and MaxEnt cores and by the optimizers that update them."""
-from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from libc.math cimport sqrt
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memset
 
@@ -61,25 +60,10 @@ cdef class GroupedParams:
 cdef class SparseGrad:
     def __cinit__(self, GroupedParams params):
         self.params = params
-        cdef int n = params.n_groups
-        self.slots = <GradSlot*>PyMem_Malloc(sizeof(GradSlot) * max(n, 1))
-        if self.slots == NULL:
-            raise MemoryError()
-        for i in range(n):
-            self.slots[i].slot = -1
-            self.slots[i].stamp = -1
-        self.cap_touched = 64
-        self.touched = <int32_t*>PyMem_Malloc(sizeof(int32_t) * self.cap_touched)
-        self.offset = <int64_t*>PyMem_Malloc(sizeof(int64_t) * self.cap_touched)
-        self.occ = <int32_t*>PyMem_Malloc(sizeof(int32_t) * self.cap_touched)
-        self.cap_values = 1024
-        self.values = <double*>PyMem_Malloc(sizeof(double) * self.cap_values)
-        if not (self.touched and self.offset and self.occ and self.values):
-            raise MemoryError()
-        self.n_touched = 0
-        self.n_values = 0
-        self.n_samples = 0
-        self.sample_id = 0
+        self.slots = <GradSlot*>resized(NULL, sizeof(GradSlot) * max(params.n_groups, 1), "the gradient slots")
+        for i in range(params.n_groups):
+            self.slots[i] = GradSlot(slot=-1, stamp=-1)
+        self.reserve(64, 1024)  # the counts start at 0 (Cython zeroes C fields)
 
     def __dealloc__(self):
         PyMem_Free(self.slots)
@@ -151,9 +135,6 @@ cdef class SparseGrad:
             s += self.values[i] * self.values[i]
         return s
 
-    def norm(self):
-        return sqrt(self.sq_norm())
-
     def to_dense(self):
         """The gradient as a dense float64 vector over all weights (O(weights))."""
         out = numpy.zeros(self.params.n_weights, dtype=numpy.float64)
@@ -169,11 +150,9 @@ cdef class SparseGrad:
                 k += 1
         return out
 
-    def touched_groups(self):
-        return numpy.array([self.touched[i] for i in range(self.n_touched)], dtype=numpy.int64)
-
     def occurrences(self):
-        return numpy.array([self.occ[i] for i in range(self.n_touched)], dtype=numpy.int64)
+        """{touched group: the number of samples of the batch it occurred in}, in touch order."""
+        return {self.touched[i]: self.occ[i] for i in range(self.n_touched)}
 
     @property
     def nbytes(self):

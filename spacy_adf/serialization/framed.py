@@ -3,7 +3,7 @@ format name, version, metadata, little-endian arrays and a CRC32), and the
 checksummed part frame (`wrap`, `unwrap`) around every file of a component
 (docs/architecture.md, "Files"). A damaged or foreign file is a ValueError."""
 import zlib
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, Sequence
 
 import numpy
 import srsly
@@ -34,19 +34,14 @@ def pack_chunks(fmt: str, version: int, arrays: Dict[str, numpy.ndarray], meta: 
         crc = zlib.crc32(raw, crc)
         views[name] = (arr, raw)
     dumps = srsly.msgpack_dumps
-    out = Chunks([_map_header(5), dumps("format"), dumps(fmt), dumps("version"), dumps(version),
-                  dumps("meta"), dumps(meta), dumps("arrays"), _map_header(len(views))])
+    map_header = msgpack.Packer().pack_map_header
+    out = Chunks([map_header(5), dumps("format"), dumps(fmt), dumps("version"), dumps(version),
+                  dumps("meta"), dumps(meta), dumps("arrays"), map_header(len(views))])
     for name, (arr, raw) in views.items():
-        out += [dumps(name), _map_header(3), dumps("dtype"), dumps(arr.dtype.str.lstrip("<>|=")),
+        out += [dumps(name), map_header(3), dumps("dtype"), dumps(arr.dtype.str.lstrip("<>|=")),
                 dumps("shape"), dumps(list(arr.shape)), dumps("data"), _bin_header(raw.nbytes), raw]
     out += [dumps("crc32"), dumps(crc)]
     return out
-
-
-def _map_header(n: int) -> bytes:
-    if n < 16:
-        return bytes([0x80 | n])
-    return (b"\xde" + n.to_bytes(2, "big")) if n < 2 ** 16 else (b"\xdf" + n.to_bytes(4, "big"))
 
 
 def _bin_header(n: int) -> bytes:
@@ -189,19 +184,17 @@ _MAX_HEADER = 1024  # bytes read for the header (it holds the part name and four
 PART_PREFIX = b"\x85" + srsly.msgpack_dumps("format") + srsly.msgpack_dumps(PART_FORMAT)
 
 
-def part_header(part: str, data, size: Optional[int] = None, crc: Optional[int] = None) -> bytes:
-    """The frame header of `data` as the part `part` (size and crc, if given,
-    stand for len(data) and its CRC32)."""
+def part_header(part: str, size: int, crc: int) -> bytes:
+    """The frame header of a payload of `size` bytes and CRC32 `crc` as the part `part`."""
     return srsly.msgpack_dumps({"format": PART_FORMAT, "version": PART_VERSION, "part": part,
-                                "size": len(data) if size is None else size,
-                                "crc32": zlib.crc32(data) if crc is None else crc})
+                                "size": size, "crc32": crc})
 
 
 def wrap(part: str, data) -> bytes:
     """`data` (bytes or Chunks) inside a checksummed frame naming it `part`."""
     if isinstance(data, Chunks):
         data = data.join()
-    return part_header(part, data) + bytes(data)
+    return part_header(part, len(data), zlib.crc32(data)) + bytes(data)
 
 
 def write_wrapped(path, part: str, data) -> None:
@@ -212,7 +205,7 @@ def write_wrapped(path, part: str, data) -> None:
         size += memoryview(chunk).nbytes
         crc = zlib.crc32(chunk, crc)
     with open(path, "wb") as f:
-        f.write(part_header(part, None, size, crc))
+        f.write(part_header(part, size, crc))
         for chunk in chunks:
             f.write(chunk)
 

@@ -86,16 +86,13 @@ class SerializedParts:
 
     # ------------------------------------------------------------ saving
 
-    def _dumpers(self) -> Dict[str, Callable[[], bytes]]:
+    def to_bytes(self, *, exclude=tuple()) -> bytes:
         def checked(name, dump):
             if name == CFG_PART:
                 return lambda: add_cfg_checksum(dump())
             return lambda: framed.wrap(name, dump())
 
-        return {k: checked(k, dump) for k, (dump, _) in self._parts().items()}
-
-    def to_bytes(self, *, exclude=tuple()) -> bytes:
-        return util.to_bytes(self._dumpers(), exclude)
+        return util.to_bytes({k: checked(k, dump) for k, (dump, _) in self._parts().items()}, exclude)
 
     def to_disk(self, path: Union[str, Path], *, exclude=tuple()) -> None:
         def writer(name, dump):

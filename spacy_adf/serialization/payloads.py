@@ -1,9 +1,5 @@
-"""Versioned msgpack payloads: the small files of the models that hold no
-arrays (the feature vocabularies of the bunsetsu parser and the kernel
-tagger, the segmenter lexicon). Each is a `framed` message (format name,
-version, CRC) whose metadata holds the content, so a file of another kind,
-an unknown version or a damaged one fails with a ValueError like every other
-model file."""
+"""Versioned msgpack payloads: the model files without arrays, each a `framed`
+message whose metadata holds the content (docs/architecture.md, "Files")."""
 from typing import Any, Sequence, Tuple
 
 import srsly

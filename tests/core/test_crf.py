@@ -74,7 +74,7 @@ def test_gradient_touches_only_active_groups():
     attrs = numpy.array([7, 11], dtype=numpy.int32)
     grad = SparseGrad(model)
     model.accumulate_gradient(ss, ptr, attrs, numpy.array([0, 1], dtype=numpy.int32), grad)
-    assert sorted(grad.touched_groups().tolist()) == [0, 8, 12]
+    assert sorted(grad.occurrences()) == [0, 8, 12]
     dense = grad.to_dense()
     untouched = numpy.ones(model.n_weights, bool)
     for g in (0, 8, 12):
