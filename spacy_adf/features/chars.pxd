@@ -47,5 +47,5 @@ cdef void match_lexicon(const MapStruct* lexicon, const uint32_t* c, Py_ssize_t 
                         int32_t* ends, int32_t* begins, int32_t* inside) noexcept nogil
 
 
-# a ValueError unless run bounds go from 0 to n, non-decreasing
-cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n) except -1
+# a ValueError naming `what` unless run bounds go from 0 to n, non-decreasing
+cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n, str what=*) except -1

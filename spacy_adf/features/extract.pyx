@@ -15,6 +15,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from murmurhash.mrmr cimport hash64
 from preshed.maps cimport MapStruct, PreshMap, map_get
 
+from .chars cimport check_bounds
+
 cdef extern from *:
     """
     #if defined(__GNUC__) || defined(__clang__)
@@ -98,18 +100,6 @@ cdef int _check_templates(Py_ssize_t n_cols, const int32_t[:, ::1] tcols,
     return 0
 
 
-cdef int _check_seq_starts(const int64_t[::1] seq_starts, Py_ssize_t n_rows) except -1:
-    """seq_starts must cut the n_rows column rows into sequences: from 0 to
-    n_rows, non-decreasing."""
-    cdef Py_ssize_t i, n_seq = seq_starts.shape[0] - 1
-    if n_seq < 0 or seq_starts[0] != 0 or seq_starts[n_seq] != n_rows:
-        raise ValueError("seq_starts does not match the column rows")
-    for i in range(n_seq):
-        if seq_starts[i + 1] < seq_starts[i]:
-            raise ValueError("seq_starts must be non-decreasing")
-    return 0
-
-
 cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_ssize_t n,
                                     Py_ssize_t t, const int32_t* tcol, const int32_t* toff,
                                     int32_t n_cells, uint64_t seed) noexcept nogil:
@@ -138,10 +128,9 @@ cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_
 def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
                     const int32_t[:, ::1] toffs, const int32_t[::1] tlen,
                     const uint64_t[::1] tseed, seq_starts=None):
-    """Hash every template at every position: uint64 array (n, n_templates).
-    With seq_starts (int64, n_seq + 1), the rows are several sequences, row
-    range seq_starts[i]:seq_starts[i+1] each with its own boundaries (the
-    same rows as hashing each sequence alone); else one sequence."""
+    """uint64 (n, n_templates) hashes of every template at every position;
+    with seq_starts (int64), rows seq_starts[i]:seq_starts[i+1] are sequence
+    i, hashed as if alone; else one sequence."""
     cdef Py_ssize_t n = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
     out = numpy.zeros((n, T), dtype=numpy.uint64)
     cdef uint64_t[:, ::1] o = out
@@ -150,7 +139,7 @@ def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
     if seq_starts is None:
         seq_starts = numpy.array([0, n], dtype=numpy.int64)
     cdef const int64_t[::1] ss = numpy.ascontiguousarray(seq_starts, dtype=numpy.int64)
-    _check_seq_starts(ss, n)
+    check_bounds(ss, n, "seq_starts")
     if n == 0:
         return out
     with nogil:
@@ -198,9 +187,8 @@ cdef class FeatureTable:
     def observed_codes(self, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
                        const int64_t[::1] yp, int n_labels, const unsigned char[::1] edge_mask,
                        bint state_observed, bint edge_observed):
-        """The weight entries a corpus touches, as sorted attr * n_codes + code
-        (code = label for states, n_labels + prev * n_labels + label for rich
-        edges), and which attributes occur in edge templates (uint8 flags)."""
+        """`observed_blocks` as sorted attr * n_codes + code (code = label for
+        states, n_labels + prev * n_labels + label for rich edges)."""
         counts, values, edge_attrs = self.observed_blocks(hashes, y, yp, n_labels, edge_mask,
                                                           state_observed, edge_observed)
         cdef int64_t n_codes = n_labels + n_labels * n_labels
@@ -210,15 +198,10 @@ cdef class FeatureTable:
     def observed_blocks(self, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
                         const int64_t[::1] yp, int n_labels, const unsigned char[::1] edge_mask,
                         bint state_observed, bint edge_observed):
-        """`observed_codes` per attribute: (counts int64 (n attributes,),
+        """The weight entries a corpus touches: (counts int64 per attribute,
         codes uint16: each attribute's distinct codes ascending, attribute
-        after attribute, edge_attrs).
-
-        Bucketed by attribute: one pass counts each attribute's occurrences,
-        a second writes their codes (2 bytes each) into the attribute's
-        bucket, and each bucket's distinct codes are collected through a
-        bitmap of the codes: memory is 2 bytes an occurrence, not a hash set
-        of every distinct entry."""
+        after attribute, edge_attrs uint8: attributes of edge templates).
+        Bucketed by attribute, 2 bytes an occurrence (`_bucket_codes`)."""
         cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
         cdef int64_t L = n_labels, n_codes = L + L * L, a, A = len(self), i, k, total
         if T != edge_mask.shape[0] or y.shape[0] != n or yp.shape[0] != n:
@@ -307,16 +290,13 @@ cdef class FeatureTable:
     def lookup_columns(self, const uint64_t[:, ::1] cols, const int64_t[::1] seq_starts,
                        const int32_t[:, ::1] tcols, const int32_t[:, ::1] toffs,
                        const int32_t[::1] tlen, const uint64_t[::1] tseed):
-        """Template hashing and `lookup` in one pass over a batch of sequences:
-        the rows of sequence i are cols[seq_starts[i]:seq_starts[i+1]] (each
-        has its own sentence boundaries). The same CSR as `lookup` of the
-        stacked `template_hashes` of every sequence, without the hash matrix;
-        the table cells of a position's features are prefetched before they
-        are probed, so their cache misses overlap."""
+        """`lookup` of `template_hashes(cols, ..., seq_starts)` in one pass,
+        without the hash matrix; a position's table cells are prefetched
+        before they are probed, so their cache misses overlap."""
         cdef Py_ssize_t N = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
         cdef Py_ssize_t n_seq = seq_starts.shape[0] - 1, i, t, j, n, s0, nnz = 0
         _check_templates(n_cols, tcols, tlen, tseed)
-        _check_seq_starts(seq_starts, N)
+        check_bounds(seq_starts, N, "seq_starts")
         ptr = numpy.zeros(N + 1, dtype=numpy.int64)
         attrs = numpy.empty(N * T, dtype=numpy.int32)
         if N == 0 or T == 0:
@@ -373,10 +353,8 @@ def count_keys(const uint64_t[:, ::1] hashes):
 
 
 cdef class WordCache:
-    """Word-derived column values (affixes, orthography class, ...) per
-    ORTH: one row of `width` uint64 values per distinct word, computed once
-    in Python (`add`) and then copied into column matrices in C (`gather`),
-    so tagging creates no Python objects per token for these columns."""
+    """Word-derived column values (affixes, ...): one row of `width` uint64
+    per distinct ORTH, added once (`add`) and copied in C (`gather`)."""
     cdef PreshMap index          # orth -> row + 1
     cdef uint64_t* rows
     cdef readonly int width

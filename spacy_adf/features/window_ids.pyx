@@ -17,6 +17,8 @@ import numpy
 from preshed.maps cimport PreshMap, map_get
 from spacy.strings import hash_string
 
+from .chars cimport check_bounds
+
 __all__ = ["WindowTable", "GROUP_PREFIX", "BOS", "EOS", "feature_name"]
 
 # feature groups and their string prefixes
@@ -107,11 +109,7 @@ cdef class WindowTable:
         cdef size_t r
         if v.shape[1] != n_groups:
             raise ValueError(f"static_ids: values need {n_groups} columns")
-        if so.shape[0] < 1 or so[0] != 0 or so[so.shape[0] - 1] != n:
-            raise ValueError("static_ids: sentence offsets must run from 0 to the number of tokens")
-        for s in range(so.shape[0] - 1):
-            if so[s + 1] < so[s]:
-                raise ValueError("static_ids: sentence offsets must ascend")
+        check_bounds(so, n, "static_ids: sentence offsets")
         out = numpy.empty((n, n_groups * width), dtype=numpy.int32)
         cdef int32_t[:, ::1] o = out
         row_of = numpy.empty(n, dtype=numpy.int64)
