@@ -1,11 +1,6 @@
-"""Build a CRF's feature dictionary and weight layout from training data.
-
-Vectorised over the whole corpus with numpy: template hashes with their gold
-labels go in; out come the FeatureTable (hash -> attribute id) and, per attribute, one
-block of entries: state weights (attribute x label) and rich edge weights
-(attribute x label pair), the layout CRFModel takes. Features that are not
-template values (the word-vector dimensions) come as `dense_keys`: appended
-after the template features, each with every label's state weight.
+"""A CRF's feature dictionary (FeatureTable) and weight layout (per
+attribute, a block of state and rich edge entries) from the template hashes
+and gold labels of a corpus, vectorised with numpy.
 """
 from typing import List, Optional, Sequence
 
@@ -26,49 +21,6 @@ def check_feature_modes(state_features: str, edge_features: str, min_freq: int) 
         raise ValueError(f"edge_features must be one of {EDGE_MODES}, got {edge_features!r}")
     if not isinstance(min_freq, int) or min_freq < 1:
         raise ValueError(f"min_freq must be a positive integer, got {min_freq!r}")
-
-
-def _check_build(n_labels: int, state_features: str, edge_features: str, min_freq: int) -> None:
-    check_feature_modes(state_features, edge_features, min_freq)
-    if edge_features != "none" and n_labels > 255:
-        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
-
-
-def build_crf(
-    hash_mats: Sequence[numpy.ndarray],
-    golds: Sequence[numpy.ndarray],
-    n_labels: int,
-    *,
-    edge_template_mask: numpy.ndarray,
-    min_freq: int = 1,
-    state_features: str = "all",
-    edge_features: str = "observed",
-    dense_keys: Optional[numpy.ndarray] = None,
-):
-    """Return (FeatureTable, CRFModel) for the given corpus.
-
-    hash_mats[i]: uint64 (n_i, T) template hashes of sequence i (0 = off);
-    or a RowBuffer of all sequences' rows one after the other (emptied).
-    golds[i]: int32 (n_i,) gold label ids. edge_template_mask: bool (T,),
-    which templates also get label-pair ("rich edge") weights.
-    """
-    _check_build(n_labels, state_features, edge_features, min_freq)
-    if isinstance(hash_mats, RowBuffer):  # every sequence's rows, stacked already
-        golds = [g for g in golds if len(g)]
-        if not len(hash_mats) or len(hash_mats) != sum(len(g) for g in golds):
-            raise ValueError("no training tokens, or hash rows that do not match the gold sequences")
-        stacked = [stack_hashes(hash_mats)]
-    else:
-        mats = [m for m in hash_mats if m.shape[0]]
-        if not mats:
-            raise ValueError("no training tokens: cannot build a feature dictionary")
-        stacked = [stack_hashes(mats)]
-        del mats
-        golds = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
-    stacked.extend(stack_golds(golds))
-    # the stacked hashes are dropped as soon as they are read
-    return build_crf_stacked(stacked, n_labels, edge_template_mask=edge_template_mask, min_freq=min_freq,
-                             state_features=state_features, edge_features=edge_features, dense_keys=dense_keys)
 
 
 def stack_hashes(hash_mats) -> numpy.ndarray:
@@ -103,13 +55,14 @@ def build_crf_stacked(
     edge_features: str = "observed",
     dense_keys: Optional[numpy.ndarray] = None,
 ):
-    """`build_crf` of a corpus already stacked: stacked = [H uint64 (N, T)
-    hashes of every token, y, yp int64 (N,) from `stack_golds`], emptied so
-    that H is freed after its last read unless the caller holds it. With
-    `with_lookup`, returns (table, crf, table.lookup(H)), the lookup made
-    before the weights are allocated so the hash matrix is freed first.
-    `dense_keys` (uint64) get the attribute ids after the template values'."""
-    _check_build(n_labels, state_features, edge_features, min_freq)
+    """(FeatureTable, CRFModel) of stacked = [H uint64 (N, T) template hashes
+    (0 = off), y, yp int64 (N,) from `stack_golds`], emptied so that H is
+    freed after its last read; with `with_lookup`, also table.lookup(H).
+    edge_template_mask: bool (T,), the templates with rich edge weights.
+    `dense_keys` (uint64) get every label's state entry, after the rest."""
+    check_feature_modes(state_features, edge_features, min_freq)
+    if edge_features != "none" and n_labels > 255:
+        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
     H, y, yp = stacked
     stacked.clear()
     L = int(n_labels)
@@ -178,15 +131,10 @@ def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, 
     code.sort()  # then drop repeats: cheaper than numpy.unique's hashing here
     if len(code):
         code = code[numpy.concatenate([[True], code[1:] != code[:-1]])]
-    block_ptr, codes = _csr(code // n_codes, code % n_codes, A)
-    return block_ptr, codes.astype(numpy.uint16)
-
-
-def _csr(owner: numpy.ndarray, value: numpy.ndarray, n_owner: int):
-    """Sorted (owner, value) pairs -> (ptr int64 (n_owner+1), values)."""
-    counts = numpy.bincount(owner, minlength=n_owner) if len(owner) else numpy.zeros(n_owner, numpy.int64)
-    ptr = numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64)
-    return ptr, value
+    owner = code // n_codes
+    counts = numpy.bincount(owner, minlength=A) if len(owner) else numpy.zeros(A, numpy.int64)
+    block_ptr = numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64)
+    return block_ptr, (code % n_codes).astype(numpy.uint16)
 
 
 def prune_blocks(block_ptr: numpy.ndarray, codes: numpy.ndarray, block_weights: numpy.ndarray,
