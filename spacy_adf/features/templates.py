@@ -141,8 +141,7 @@ class TemplateSet:
         return any(_CLUSTER_RE.match(name) for name in self.columns)
 
     def set_clusters(self, table: Optional[Dict[str, str]]) -> None:
-        """The word -> bit path table the cluster columns read (lower-cased
-        words; paths of "0"/"1"); the word cache starts afresh."""
+        """The word -> bit path table the cluster columns read; the word cache starts afresh."""
         if table is not None:
             bad = next((w for w, p in table.items() if not isinstance(w, str) or not isinstance(p, str)
                         or not p or p.strip("01")), None)
@@ -162,10 +161,8 @@ class TemplateSet:
                 "training text) or load a trained model")
 
     def _plan_columns(self) -> None:
-        """How columns_for_docs builds each column: the spaCy attributes read
-        with one Doc.to_array per Doc (ORTH first), the columns copied from
-        them, and the word-derived columns (affixes, orthography) that come
-        from one WordCache row per distinct word."""
+        """How columns_for_docs builds each column: copied from the attributes
+        of one Doc.to_array (ORTH first), from a WordCache row, or other."""
         read = [ORTH]
         self._copy_cols: List[Tuple[int, int]] = []   # (column, index in read)
         self._word_fns: List[Callable[[str], int]] = []
@@ -178,20 +175,10 @@ class TemplateSet:
                     read.append(attr)
                 self._copy_cols.append((i, read.index(attr)))
                 continue
-            m = _AFFIX_RE.match(name)
-            if m:
+            fn = self._word_fn(name)
+            if fn is not None:
                 word_cols.append(i)
-                self._word_fns.append(_affix_hasher(m.group(1), int(m.group(2))))
-            elif name == "ortho":
-                word_cols.append(i)
-                self._word_fns.append(_ortho_hash)
-            elif name == "form":
-                word_cols.append(i)
-                self._word_fns.append(_form_hash)
-            elif _CLUSTER_RE.match(name):
-                word_cols.append(i)
-                bits = _CLUSTER_RE.match(name).group(1)
-                self._word_fns.append(functools.partial(_cluster_hash, self.clusters or {}, int(bits or 0)))
+                self._word_fns.append(fn)
             else:
                 self._other_cols.append(i)
         # annotation checks read the same arrays
@@ -204,6 +191,16 @@ class TemplateSet:
         self._read_attrs = read
         self._word_cols = numpy.array(word_cols, dtype=numpy.int32)
         self._word_cache = WordCache(len(word_cols)) if word_cols else None
+
+    def _word_fn(self, name: str) -> Optional[Callable[[str], int]]:
+        """The hash function of a word-derived column (partials: picklable), or None."""
+        m = _AFFIX_RE.match(name)
+        if m:
+            return functools.partial(_affix_hash, m.group(1), int(m.group(2)))
+        m = _CLUSTER_RE.match(name)
+        if m:
+            return functools.partial(_cluster_hash, self.clusters or {}, int(m.group(1) or 0))
+        return {"ortho": _ortho_hash, "form": _form_hash}.get(name)
 
     def __len__(self) -> int:
         return len(self.templates)
@@ -238,11 +235,8 @@ class TemplateSet:
 
     def columns_for_docs(self, docs: Sequence[Doc], component: Optional[str] = None
                          ) -> Tuple[numpy.ndarray, numpy.ndarray]:
-        """The columns of a batch of Docs, stacked: (seq_starts int64
-        (n_docs + 1), uint64 array (total tokens, n_columns)); the rows of
-        Doc i are seq_starts[i]:seq_starts[i+1], each the same as
-        `columns_for(doc)`. With `component`, also check_doc every Doc
-        (from the arrays already read)."""
+        """(seq_starts int64 (n_docs + 1), the `columns_for` rows of every Doc
+        stacked); with `component`, also check_doc every Doc."""
         self._check_clusters(component)
         lengths = numpy.fromiter((len(doc) for doc in docs), dtype=numpy.int64, count=len(docs))
         seq_starts = numpy.zeros(len(docs) + 1, dtype=numpy.int64)
@@ -255,8 +249,8 @@ class TemplateSet:
         arrays = [doc.to_array(self._read_attrs) for doc in nonempty]
         arr = arrays[0] if len(arrays) == 1 else numpy.concatenate(arrays)
         arr = arr.reshape(n, len(self._read_attrs))
+        starts = seq_starts[:-1][lengths > 0]
         if component is not None and self._check_attrs:
-            starts = seq_starts[:-1][lengths > 0]
             for ann, k in self._check_attrs:
                 annotated = numpy.logical_or.reduceat(arr[:, k] != 0, starts)
                 for j in numpy.flatnonzero(~annotated).tolist():
@@ -267,9 +261,9 @@ class TemplateSet:
             orths = numpy.ascontiguousarray(arr[:, 0])
             missing = self._word_cache.gather(orths, out, self._word_cols)
             if len(missing):
-                self._fill_words(nonempty, seq_starts[:-1][lengths > 0], orths, missing, out)
+                self._fill_words(nonempty, starts, orths, missing, out)
         if self._other_cols:
-            for doc, start in zip(nonempty, seq_starts[:-1][lengths > 0].tolist()):
+            for doc, start in zip(nonempty, starts.tolist()):
                 stop = start + len(doc)
                 for i in self._other_cols:
                     name = self.columns[i]
@@ -282,9 +276,8 @@ class TemplateSet:
 
     def _fill_words(self, docs: List[Doc], starts: numpy.ndarray, orths: numpy.ndarray,
                     missing: numpy.ndarray, out: numpy.ndarray) -> None:
-        """The word-derived columns of the words the cache did not have:
-        computed from the word's text, cached (up to WordCache.max_rows
-        words) and written to their rows."""
+        """The word-derived columns of the words the cache did not have,
+        computed, cached and written to their rows."""
         cache = self._word_cache
         doc_of = numpy.searchsorted(starts, missing, side="right") - 1
         rows: Dict[int, numpy.ndarray] = {}
@@ -318,10 +311,8 @@ class TemplateSet:
         return col
 
     def source_attributes(self, doc: Doc) -> Optional[numpy.ndarray]:
-        """The raw token attributes every column is a function of (ORTH,
-        NORM, TAG, POS, LEMMA, MORPH), or None when a column comes from a
-        registered extractor (then only the columns identify the input).
-        Cheap to compare: the training feature cache checks it."""
+        """The raw token attributes every column is a function of, or None
+        when a column comes from a registered extractor (training cache key)."""
         if self._builtin_only is None:
             self._builtin_only = all(_BUILTIN_RE.match(name) for name in self.columns)
         return doc.to_array(_SOURCE_ATTRS) if self._builtin_only else None
@@ -331,17 +322,12 @@ class TemplateSet:
         return self.hash_columns(self.columns_for(doc))
 
     def hash_columns(self, cols: numpy.ndarray, seq_starts: Optional[numpy.ndarray] = None) -> numpy.ndarray:
-        """Template hashes of one sequence's columns, or of several stacked
-        ones (row ranges seq_starts[i]:seq_starts[i+1], as columns_for_docs)."""
+        """Template hashes of one sequence's columns, or of several stacked (`template_hashes`)."""
         return template_hashes(cols, self.tcols, self.toffs, self.tlen, self.tseed, seq_starts)
 
 
 def _affix_hash(kind: str, size: int, text: str) -> int:
     return hash_string(f"{kind}{size}:{text[:size] if kind == 'prefix' else text[-size:]}")
-
-
-def _affix_hasher(kind: str, size: int) -> Callable[[str], int]:
-    return functools.partial(_affix_hash, kind, size)  # picklable, unlike a lambda
 
 
 # Penn Treebank tokens and the running-text characters they stand for: a
@@ -446,17 +432,7 @@ def ortho_class(text: str) -> str:
         case = "INITCAP"
     else:
         case = "MIXED"
-    flags = []
-    if has_digit:
-        flags.append("D")
-    if "-" in text:
-        flags.append("H")
-    if "/" in text:
-        flags.append("S")
-    if any(not c.isalnum() and c not in "-/" for c in text):
-        flags.append("P")
-    if any(p.lower() in GREEK_LETTERS for p in _PIECE_RE.findall(text)):
-        flags.append("G")
-    if text[-1].isdigit():
-        flags.append("E")
-    return case + "".join("+" + f for f in flags)
+    flags = (("D", has_digit), ("H", "-" in text), ("S", "/" in text),
+             ("P", any(not c.isalnum() and c not in "-/" for c in text)),
+             ("G", any(p.lower() in GREEK_LETTERS for p in _PIECE_RE.findall(text))), ("E", text[-1].isdigit()))
+    return case + "".join("+" + f for f, on in flags if on)
