@@ -17,6 +17,7 @@ FEATURE_GROUPS = ("head", "function", "punct", "position", "distance", "between"
                   "particles", "coordination")
 BRACKET_SUBPOS = frozenset({"括弧始", "括弧終", "括弧開", "括弧閉"})
 PARTICLE_POS = frozenset({"助詞", "ADP", "SCONJ", "PART"})
+FIELD_NAMES = ("w", "p", "s", "ct", "cf")  # the `token_fields`, in feature strings
 # the coordination strings, in the order the C parsers take their ids
 COORDINATION_FEATURES = ("co.ij", "co.pj", "co.in")
 
@@ -89,10 +90,9 @@ class BunsetsuFeaturizer:
                         func = f
             static = []
             if "head" in g:
-                static += ["hw=" + hf[0], "hp=" + hf[1], "hs=" + hf[2], "hct=" + hf[3], "hcf=" + hf[4]]
+                static += ["h" + name + "=" + v for name, v in zip(FIELD_NAMES, hf)]
             if "function" in g:
-                ff = func or ("-", "-", "-", "-", "-")
-                static += ["fw=" + ff[0], "fp=" + ff[1], "fs=" + ff[2], "fct=" + ff[3], "fcf=" + ff[4]]
+                static += ["f" + name + "=" + v for name, v in zip(FIELD_NAMES, func or ("-",) * 5)]
                 if last is not None:
                     static.append("lcf=" + last[4])
             if "punct" in g:
@@ -134,23 +134,16 @@ class BunsetsuFeaturizer:
         g = self.groups
         feats = segs[i].mod + self._head_side(segs, i, j, i)
         if "dynamic" in g and children is not None:
-            for c in children[i]:
-                feats.append("da.fw=" + segs[c].func)
-                feats.append("da.fs=" + segs[c].func_pos)
-            for c in children[j]:
-                feats.append("db.fw=" + segs[c].func)
-                feats.append("db.fs=" + segs[c].func_pos)
+            for p, seg in (("da.", i), ("db.", j)):
+                for c in children[seg]:
+                    feats += [p + "fw=" + segs[c].func, p + "fs=" + segs[c].func_pos]
         return feats
 
     def game(self, segs: List[Segment], i: int, nearer: int, farther: int) -> Tuple[List[str], List[str]]:
-        """Feature strings of a tournament game (`models/tournament.py`):
-        does segment i modify `farther` rather than `nearer`? Two lists: i as
-        modifier and `nearer` as head, their distance and the segments
-        between them (`pair` without the dynamic features); then `farther`
-        as head, its distance from i and the segments between `nearer` and
-        `farther`. The second list holds the same kind of strings, but they
-        are other inputs of the classifier: their ids are offset by the
-        vocabulary's size."""
+        """Feature strings of a tournament game: does segment i modify
+        `farther` rather than `nearer`? `pair(i, nearer)` without the dynamic
+        features, then `farther` as head with the segments between `nearer`
+        and it (other classifier inputs: ids offset by the vocabulary's size)."""
         return self.pair(segs, i, nearer, None), self._head_side(segs, i, farther, nearer)
 
     def _head_side(self, segs: List[Segment], i: int, j: int, after: int) -> List[str]:
