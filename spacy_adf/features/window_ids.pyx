@@ -1,14 +1,8 @@
 # cython: language_level=3
-"""Window features of the left-to-right pairwise-SVM tagger in C
-(`kernels/left_to_right.pyx` decodes with them; `models/kernel_tagger.py`
-holds the Python reference of both). Static features of token t: each
-group's value (words "w", POS "p") at each offset d in -window..+window,
-``f"{group}{d:+d}={value}"`` ("w-1=the", "p+2=NNS"), "<BOS>" / "<EOS>"
-outside the sentence; `WindowTable` gives their ids for arrays of tokens,
-one hash-map lookup per token and group (-1 for a value the vocabulary does
-not know; a token whose text is "<BOS>" shares the padding's id: harmless).
-The dynamic features, the chunk tags of the two previous tokens ("t-1=B",
-"t-2=O"), come from a (2, K + 1) table (column K: <BOS>).
+"""The static window features of the pairwise-SVM tagger (`models/kernel_tagger.py`
+has their Python reference) as ids: each group's value at each offset d in
+-window..+window, ``f"{group}{d:+d}={value}"`` ("w-1=the"), "<BOS>" / "<EOS>"
+outside the sentence; one hash-map lookup per token and group.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
@@ -18,8 +12,6 @@ from preshed.maps cimport PreshMap, map_get
 from spacy.strings import hash_string
 
 from .chars cimport check_bounds
-
-__all__ = ["WindowTable", "GROUP_PREFIX", "BOS", "EOS", "feature_name"]
 
 # feature groups and their string prefixes
 GROUP_PREFIX = {"words": "w", "pos": "p"}
@@ -33,12 +25,8 @@ def feature_name(str prefix, int offset, str value) -> str:
 
 
 cdef class WindowTable:
-    """Feature ids of the static window features, for a feature vocabulary
-    (``ids``: feature string -> id) and the groups in `groups` order.
-
-    `static_ids` gives an (n_tokens, n_groups * (2 window + 1)) int32 array,
-    column g * (2 window + 1) + (d + window) holding the id of group g at
-    offset d, -1 if unknown."""
+    """Ids of the static window features of a vocabulary (``ids``: feature
+    string -> id) for the groups in `groups` order."""
     cdef readonly int window
     cdef readonly tuple groups
     cdef list _maps          # per group: PreshMap value hash -> row + 1
@@ -98,9 +86,9 @@ cdef class WindowTable:
         return len(self.groups) * (2 * self.window + 1)
 
     def static_ids(self, values, sent_off):
-        """(n_tokens, width) int32 feature ids. values: (n_tokens, n_groups)
-        uint64 string hashes (0: no value, e.g. an untagged token); sent_off:
-        int64 sentence offsets 0 = s_0 < s_1 < ... = n_tokens."""
+        """(n_tokens, width) int32 ids, column g * (2 window + 1) + d + window:
+        group g at offset d (-1: unknown). values: (n_tokens, n_groups) uint64
+        string hashes (0: none); sent_off: int64 sentence offsets."""
         cdef const uint64_t[:, ::1] v = numpy.ascontiguousarray(values, dtype=numpy.uint64)
         cdef const int64_t[::1] so = numpy.ascontiguousarray(sent_off, dtype=numpy.int64)
         cdef Py_ssize_t n = v.shape[0], n_groups = len(self.groups), w = self.window
