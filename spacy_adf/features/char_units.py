@@ -1,9 +1,6 @@
-"""The unit sequences a segmenter labels, from a Doc or from raw text. A unit
-is one token of a character-tokenized Doc (normally one character; a longer
-token becomes one hashed code); units are cut into runs at whitespace and
-after a trailing space, and each run is labelled as its own CRF sequence.
-The unit rules (`UNIT_RULES`, kept in each model's cfg): docs/components.md,
-"Word segmentation".
+"""The unit sequences a segmenter labels: one unit per token of a
+character-tokenized Doc (a longer token: one hashed code), cut into runs at
+whitespace; the unit rules: docs/components.md, "Word segmentation".
 """
 from typing import Callable, List, Tuple
 
@@ -51,10 +48,7 @@ def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
 
 def cached_by_orth(cache: dict, orths: List[int], compute: Callable[[int], object]) -> list:
     """compute(orth) of each token orth, through `cache` (orth -> value;
-    orths are string hashes, the same in every vocab; emptied past a
-    million entries). Dictionary lookups per token: cheaper than numpy's
-    sort-based unique on the short Docs segmenters mostly see, and linear
-    on long ones."""
+    orths are the same in every vocab), emptied past a million entries."""
     if len(cache) > 1_000_000:
         cache.clear()
     out = [cache.get(orth) for orth in orths]

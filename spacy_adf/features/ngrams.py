@@ -1,9 +1,6 @@
 """Bag-of-n-gram features of a Doc for the MaxEnt text classifier
-(docs/components.md, "Text classification"): n-gram strings with counts
-(tokens joined by "_", the convention of Blitzer et al.'s processed data, so
-a model trained on those files reads raw text the same way), or the
-precomputed ``doc.user_data["spacy_adf.features"]``, hashed to 64 bits; a
-`FeatureIndex` built from the training Docs maps them to dense ids.
+(docs/components.md, "Text classification"), hashed to 64 bits; a
+`FeatureIndex` of the training Docs' features maps them to dense ids.
 """
 from collections import Counter
 from typing import Dict, Iterable, List, Sequence, Tuple
@@ -62,8 +59,7 @@ class NgramFeaturizer:
         return out
 
     def hashes(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
-        """(uint64 feature hashes, float32 values) of one Doc, one entry per
-        distinct feature."""
+        """(uint64 feature hashes, float32 values) of one Doc's distinct features."""
         counts = self.counts(doc)
         n = len(counts)
         keys = numpy.fromiter((hash_string(str(f)) for f in counts), dtype=numpy.uint64, count=n)
@@ -95,8 +91,7 @@ class NgramFeaturizer:
 
 
 class FeatureIndex:
-    """Sorted 64-bit feature hashes; a feature's id is its rank (8 bytes a
-    feature, lookups by binary search)."""
+    """Sorted 64-bit feature hashes; a feature's id is its rank."""
 
     def __init__(self, keys: numpy.ndarray):
         keys = numpy.ascontiguousarray(keys, dtype=numpy.uint64)
