@@ -1,12 +1,9 @@
 """Feature strings of bunsetsu dependency decisions (Kudo & Matsumoto 2002):
-does segment i (the modifier) depend on segment j? A set of strings per
-decision, made ids by `FeatureVocab`; the polynomial kernel forms their
-combinations. The groups: docs/components.md, "Japanese dependency parsing".
-Training reads these strings; parsing reads the same sets as ids from
-`bunsetsu_fast.pyx`, which builds each token's strings with `token_fields`
-and `is_punct_token` once per distinct token.
+does segment i (the modifier) depend on segment j? Training reads these
+strings, parsing the same sets as ids (`bunsetsu_fast.pyx`); the groups:
+docs/components.md, "Japanese dependency parsing".
 """
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 
@@ -44,21 +41,17 @@ def is_punct_token(fields, token) -> bool:
     return fields[1] in PUNCT_POS or (fields[1] == token.pos_ and token.pos_ in PUNCT_UPOS)
 
 
-class Segment:
+class Segment(NamedTuple):
     """The per-segment facts the features read."""
 
-    __slots__ = ("mod", "head", "func", "func_pos", "particle", "puncts", "brackets", "word")
-
-    def __init__(self, mod: List[str], head: List[str], func: str, func_pos: str, particle: Optional[str],
-                 puncts: List[str], brackets: bool, word: str = ""):
-        self.mod = mod            # static features as modifier
-        self.head = head          # static features as head
-        self.func = func          # functional word surface ("-" if none)
-        self.func_pos = func_pos
-        self.particle = particle  # the functional word if it is a particle
-        self.puncts = puncts
-        self.brackets = brackets
-        self.word = word          # the head word's surface (coordination)
+    mod: List[str]              # static features as modifier
+    head: List[str]             # static features as head
+    func: str                   # functional word surface ("-" if none)
+    func_pos: str
+    particle: Optional[str]     # the functional word if it is a particle
+    puncts: List[str]
+    brackets: bool
+    word: str = ""              # the head word's surface (coordination)
 
 
 class BunsetsuFeaturizer:

@@ -40,8 +40,6 @@ _SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
 # Annotations the templates may need, by the spaCy attribute that holds them:
 # Doc.has_annotation(name) is "some token has a non-zero value" of it.
 _ANNOTATION_ATTRS = {"TAG": TAG, "POS": POS, "LEMMA": LEMMA, "MORPH": MORPH}
-_BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|form|"
-                         r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+|cluster\d*)$")
 
 _ANNOTATION_HINT = {
     "TAG": "token.tag_ (add a tagger before this component, or read corpora with the tag column as input)",
@@ -131,7 +129,6 @@ class TemplateSet:
                 self.tcols[j, c] = self.columns.index(name)
                 self.toffs[j, c] = off
         self._morph_cache: Dict[str, Dict[int, int]] = {}
-        self._builtin_only: Optional[bool] = None
         self.clusters: Optional[Dict[str, str]] = None
         self._plan_columns()
 
@@ -313,9 +310,8 @@ class TemplateSet:
     def source_attributes(self, doc: Doc) -> Optional[numpy.ndarray]:
         """The raw token attributes every column is a function of, or None
         when a column comes from a registered extractor (training cache key)."""
-        if self._builtin_only is None:
-            self._builtin_only = all(_BUILTIN_RE.match(name) for name in self.columns)
-        return doc.to_array(_SOURCE_ATTRS) if self._builtin_only else None
+        builtin_only = all(_MORPH_RE.match(self.columns[i]) for i in self._other_cols)
+        return doc.to_array(_SOURCE_ATTRS) if builtin_only else None
 
     def hashes(self, doc: Doc) -> numpy.ndarray:
         """uint64 array (n_tokens, n_templates) of template hashes (0 = off)."""
