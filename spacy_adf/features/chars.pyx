@@ -138,9 +138,6 @@ cdef class CharFeaturizer:
     def add_words(self, words, int fold=-1):
         return sum(bool(self.add_word(w, fold)) for w in words)
 
-    def words(self):
-        return sorted(self.fold_of)
-
     def add_forced_word(self, str word):
         """A word that segmentation keeps whole where the forward and the
         backward longest-match segmentations by the forced words agree."""
@@ -264,6 +261,7 @@ cdef class CharFeaturizer:
         cdef uint64_t u[5]
         cdef uint64_t ty[3]
         cdef int32_t le, lb, lm
+        cdef uint64_t* row
         for i in range(a, e):
             cls[i] = char_class(c[i])
         # lexicon matches: lens[0] longest word ending at i, lens[1] starting
@@ -282,72 +280,53 @@ cdef class CharFeaturizer:
             le = lens[0, i]
             lb = lens[1, i]
             lm = lens[2, i]
+            row = &o[i, 0]
             t = 0
-            # unigrams c[-2..2]
-            for k in range(5):
-                o[i, t] = _nz(mix(seeds[t], u[k]))
-                t += 1
-            # bigrams c[-2]c[-1] .. c[1]c[2]
-            for k in range(4):
-                o[i, t] = _nz(mix(mix(seeds[t], u[k]), u[k + 1]))
-                t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], u[1]), u[3]))
-            t += 1
-            # identical characters: x_j == x_{j+1}, j = i-2..i+1
-            for j in range(i - 2, i + 2):
-                if j >= a and j + 1 < e and c[j] == c[j + 1]:
-                    o[i, t] = _nz(seeds[t])
-                t += 1
-            # x_j == x_{j+2}, j = i-3..i+1
-            for j in range(i - 3, i + 2):
-                if j >= a and j + 2 < e and c[j] == c[j + 2]:
-                    o[i, t] = _nz(seeds[t])
-                t += 1
-            o[i, t] = _nz(mix(seeds[t], ty[1]))
-            t += 1
-            o[i, t] = _nz(mix(mix(mix(seeds[t], ty[0]), ty[1]), ty[2]))
-            t += 1
+            for k in range(5):  # unigrams c[-2..2]
+                t = _put(row, t, _nz(mix(seeds[t], u[k])))
+            for k in range(4):  # bigrams c[-2]c[-1] .. c[1]c[2]
+                t = _put(row, t, _nz(mix(mix(seeds[t], u[k]), u[k + 1])))
+            t = _put(row, t, _nz(mix(mix(seeds[t], u[1]), u[3])))
+            for j in range(i - 2, i + 2):  # identical characters: x_j == x_{j+1}, j = i-2..i+1
+                t = _put(row, t, _nz(seeds[t]) if (j >= a and j + 1 < e and c[j] == c[j + 1]) else 0)
+            for j in range(i - 3, i + 2):  # x_j == x_{j+2}, j = i-3..i+1
+                t = _put(row, t, _nz(seeds[t]) if (j >= a and j + 2 < e and c[j] == c[j + 2]) else 0)
+            t = _put(row, t, _nz(mix(seeds[t], ty[1])))
+            t = _put(row, t, _nz(mix(mix(mix(seeds[t], ty[0]), ty[1]), ty[2])))
             # generic lexicon features: longest visible word ending / starting
             # at i or covering i inside; they carry user-dictionary words
-            o[i, t] = _nz(mix(seeds[t], le)) if le else 0
-            t += 1
-            o[i, t] = _nz(mix(seeds[t], lb)) if lb else 0
-            t += 1
-            o[i, t] = _nz(mix(seeds[t], lm)) if lm else 0
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], le), u[2])) if le else 0
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], lb), u[2])) if lb else 0
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], le), lb)) if (le or lb) else 0
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], ty[1]), u[1]))
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], ty[1]), u[3]))
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], lm), u[2])) if lm else 0
-            t += 1
+            t = _put(row, t, _nz(mix(seeds[t], le)) if le else 0)
+            t = _put(row, t, _nz(mix(seeds[t], lb)) if lb else 0)
+            t = _put(row, t, _nz(mix(seeds[t], lm)) if lm else 0)
+            t = _put(row, t, _nz(mix(mix(seeds[t], le), u[2])) if le else 0)
+            t = _put(row, t, _nz(mix(mix(seeds[t], lb), u[2])) if lb else 0)
+            t = _put(row, t, _nz(mix(mix(seeds[t], le), lb)) if (le or lb) else 0)
+            t = _put(row, t, _nz(mix(mix(seeds[t], ty[1]), u[1])))
+            t = _put(row, t, _nz(mix(mix(seeds[t], ty[1]), u[3])))
+            t = _put(row, t, _nz(mix(mix(seeds[t], lm), u[2])) if lm else 0)
             if self.word_features:
                 # the lexicon word itself, ending at i / starting at i
                 for l in range(min_word, max_word + 1):
                     s = i - l + 1
                     if s >= a and hit[s * MAX_WORD + l - 1]:
-                        o[i, t] = _nz(mix(seeds[t], pre[s * MAX_WORD + l - 1]))
+                        row[t] = _nz(mix(seeds[t], pre[s * MAX_WORD + l - 1]))
                     t += 1
                 for l in range(min_word, max_word + 1):
                     if i + l <= e and hit[i * MAX_WORD + l - 1]:
-                        o[i, t] = _nz(mix(seeds[t], pre[i * MAX_WORD + l - 1]))
+                        row[t] = _nz(mix(seeds[t], pre[i * MAX_WORD + l - 1]))
                     t += 1
             if self.char_trigrams:
                 # after the others, so models without them keep their columns
                 for k in range(3):
-                    o[i, t] = _nz(mix(mix(mix(seeds[t], u[k]), u[k + 1]), u[k + 2]))
-                    t += 1
-                o[i, t] = _nz(mix(mix(seeds[t], u[0]), u[2]))
-                t += 1
-                o[i, t] = _nz(mix(mix(seeds[t], u[2]), u[4]))
-                t += 1
+                    t = _put(row, t, _nz(mix(mix(mix(seeds[t], u[k]), u[k + 1]), u[k + 2])))
+                t = _put(row, t, _nz(mix(mix(seeds[t], u[0]), u[2])))
+                t = _put(row, t, _nz(mix(mix(seeds[t], u[2]), u[4])))
 
+
+cdef inline Py_ssize_t _put(uint64_t* row, Py_ssize_t t, uint64_t h) noexcept nogil:
+    """row[t] = h (template t's value; 0: off); returns t + 1, the next template."""
+    row[t] = h
+    return t + 1
 
 
 cdef inline uint64_t _nz(uint64_t h) nogil:
