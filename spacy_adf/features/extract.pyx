@@ -1,10 +1,7 @@
 # cython: language_level=3
-"""Template hashing and feature-id lookup in nogil loops.
-
-A template is a conjunction of (column, offset) cells. For every position the
-cell values (64-bit attribute hashes) are hashed together with a per-template
-seed; a value of 0 means "absent" and switches the template off there.
-Positions outside the sequence use a sentinel that encodes the offset.
+"""Template hashing and feature-id lookup in nogil loops. A template hashes
+the values (64-bit attribute hashes) of its (column, offset) cells with its
+seed; a value of 0 switches it off; outside the sequence: offset sentinels.
 """
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 from libc.stdlib cimport qsort
@@ -154,12 +151,7 @@ def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
 
 
 cdef class FeatureTable:
-    """Feature dictionary: 64-bit template hash -> dense attribute id.
-
-    Holds only values seen in training (the table is built from them), so an
-    unseen value maps to nothing instead of colliding with a trained feature.
-    Fields: extract.pxd.
-    """
+    """Feature dictionary: the 64-bit template hashes seen in training -> dense attribute ids."""
 
     def __init__(self, keys=None):
         self.map = PreshMap()
@@ -226,33 +218,27 @@ cdef class FeatureTable:
             with nogil:
                 _bucket_codes(m, hashes, y, yp, L, edge_mask, state_observed, edge_observed, &f[0], &b[0], &ea[0])
         del fill
-        # distinct codes of each bucket, written over the bucket's front
+        # the distinct codes of each bucket, moved to the front of the array
+        # (k <= st[a]: they never overwrite a code not read yet)
         seen = numpy.zeros(n_codes, dtype=numpy.uint8)
         counts = numpy.zeros(A, dtype=numpy.int64)
         cdef unsigned char[::1] sn = seen
         cdef int64_t[::1] c = counts
-        cdef int64_t s0, e0, w
+        cdef int64_t w
+        k = 0
         with nogil:
             for a in range(A):
-                s0 = st[a]
-                e0 = st[a + 1]
-                w = s0
-                for i in range(s0, e0):
+                w = k
+                for i in range(st[a], st[a + 1]):
                     if not sn[b[i]]:
                         sn[b[i]] = 1
                         b[w] = b[i]
                         w += 1
-                for i in range(s0, w):
+                for i in range(k, w):
                     sn[b[i]] = 0
-                _sort_u16(&b[0] + s0, w - s0)
-                c[a] = w - s0
-        # compact the buckets' fronts into one array, in place
-        k = 0
-        with nogil:
-            for a in range(A):
-                for i in range(st[a], st[a] + c[a]):
-                    b[k] = b[i]
-                    k += 1
+                _sort_u16(&b[0] + k, w - k)
+                c[a] = w - k
+                k = w
         del b, sn, c, st
         buf.resize((k,), refcheck=False)
         return counts, buf, edge_attrs
@@ -334,8 +320,7 @@ cdef class FeatureTable:
 
 
 def count_keys(const uint64_t[:, ::1] hashes):
-    """Distinct non-zero values of a hash matrix and their counts, in one
-    hash-table pass (a template value counts once per position)."""
+    """Distinct non-zero values of a hash matrix and their counts, in one hash-table pass."""
     cdef PreshMap counts = PreshMap()
     cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
     cdef uint64_t h
@@ -438,8 +423,7 @@ cdef class WordCache:
 
 def layout_all_states(const int64_t[::1] counts, const uint16_t[::1] edge_codes, int n_labels):
     """(block_ptr int64, codes uint16) of the state_features = "all" layout:
-    each attribute's block is the n_labels state codes 0..L-1, then its
-    observed edge codes (`observed_blocks`, all >= L) in order."""
+    each attribute's block is the state codes 0..L-1, then its edge codes."""
     cdef Py_ssize_t A = counts.shape[0], a, i, k = 0, j = 0
     cdef int L = n_labels
     block_ptr = numpy.empty(A + 1, dtype=numpy.int64)
