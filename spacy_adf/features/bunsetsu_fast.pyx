@@ -113,13 +113,9 @@ cdef inline uint64_t _mix(uint64_t orth, uint64_t morph, uint64_t pos, uint64_t 
 
 
 cdef class SegmentBatch:
-    """The flat arrays of a batch of Docs (see the module docstring).
-
-    Segment g's features are ``feats[seg_off[5g]:seg_off[5g + 5]]``, in five
-    consecutive lists: as modifier, as head, between, da, db (list k is
-    ``seg_off[5g + k]:seg_off[5g + k + 1]``). Sentence s is segments
-    ``sent_seg[s]:sent_seg[s + 1]``; Doc d is segments
-    ``doc_seg[d]:doc_seg[d + 1]`` and sentences ``doc_sent[d]:...``. The
+    """The flat arrays of a batch of Docs. Segment g's five feature lists (as
+    modifier, as head, between, da, db): list k is ``feats[seg_off[5g + k]:
+    seg_off[5g + k + 1]]``; sentences and Docs hold ranges of segments. The
     vectors hold no final offsets (`arrays` adds them)."""
     cdef vector[int32_t] feats
     cdef vector[int64_t] seg_off
@@ -144,8 +140,7 @@ cdef class SegmentBatch:
         return feats, _with_end(self.seg_off, self.feats.size()), _with_end(self.sent_seg, self.seg_start.size())
 
     def words(self):
-        """The head word (ORTH) of every segment, uint64: the coordination
-        features compare them."""
+        """The head word (ORTH) of every segment, uint64 (coordination features)."""
         out = numpy.empty(self.seg_word.size(), dtype=numpy.uint64)
         cdef uint64_t[::1] o = out
         cdef size_t i
@@ -194,9 +189,8 @@ cdef class SegmentBatch:
 
 
 cdef class TokenFeatureTable:
-    """Feature ids and flags per distinct token, for one feature vocabulary
-    and set of groups (see the module docstring). Grows as new tokens are
-    seen; pickles empty (the cache refills)."""
+    """Feature ids and flags per distinct token, for one vocabulary and set of
+    groups; grows as tokens are seen, pickles empty."""
     cdef readonly object groups
     cdef readonly object vocab        # the FeatureVocab the ids index
     cdef object ids
@@ -386,10 +380,9 @@ cdef class TokenFeatureTable:
 
     cdef void _segment(self, SegmentBatch batch, const int32_t* types, int32_t start, int32_t end, int32_t h,
                        bint first, bint last, int32_t prev_last, const int32_t* nxt) noexcept:
-        """Append one segment's five feature lists (h: its head word;
-        prev_last: the last token of the segment before it in the sentence,
-        -1 if none; nxt: the first, head and last token of the segment after
-        it, nxt[0] = -1 if none)."""
+        """Append one segment's five feature lists (h: its head word; prev_last:
+        the previous segment's last token; nxt: the next one's first, head and
+        last token; -1: none)."""
         cdef int32_t t, func = -1, lastw = -1, np_ = 0, k
         cdef bint brackets = False
         cdef uint8_t fl

@@ -24,9 +24,7 @@ def check_feature_modes(state_features: str, edge_features: str, min_freq: int) 
 
 
 def stack_hashes(hash_mats) -> numpy.ndarray:
-    """One C-contiguous uint64 (N, T) matrix of every sequence's hash rows:
-    a RowBuffer's (taken, so emptied) or a list of per-sequence matrices
-    stacked."""
+    """One C-contiguous uint64 (N, T) matrix of a RowBuffer's rows (taken) or of a list's."""
     if isinstance(hash_mats, RowBuffer):
         return hash_mats.take()
     return numpy.ascontiguousarray(numpy.concatenate(hash_mats, axis=0), dtype=numpy.uint64)
@@ -139,10 +137,8 @@ def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, 
 
 def prune_blocks(block_ptr: numpy.ndarray, codes: numpy.ndarray, block_weights: numpy.ndarray,
                  min_abs: float):
-    """Drop the entries with |weight| < min_abs and the attributes left with
-    none: (kept attribute ids ascending, block_ptr, codes, block weights) of
-    the remaining layout, in the same order. block_weights are the weights
-    of the entries (the model's weights without its head)."""
+    """(kept attribute ids, block_ptr, codes, block weights) of the layout
+    without the entries whose |weight| < min_abs and attributes left empty."""
     if not min_abs > 0:
         raise ValueError(f"the pruning threshold must be positive, got {min_abs!r}")
     block_ptr = numpy.asarray(block_ptr, dtype=numpy.int64)
@@ -156,8 +152,7 @@ def prune_blocks(block_ptr: numpy.ndarray, codes: numpy.ndarray, block_weights: 
 
 
 def weight_for_fraction(block_weights: numpy.ndarray, fraction: float) -> float:
-    """The magnitude that keeps about `fraction` of the non-zero entries when
-    used as prune_blocks' min_abs (entries at the magnitude stay)."""
+    """The prune_blocks min_abs that keeps about `fraction` of the non-zero entries."""
     if not 0.0 < fraction <= 1.0:
         raise ValueError(f"the kept fraction must be in (0, 1], got {fraction!r}")
     mags = numpy.abs(block_weights[block_weights != 0])

@@ -26,9 +26,7 @@ CLUSTER_TEMPLATES = ["cluster4[0]", "cluster6[0]", "cluster10[0]", "cluster[0]",
 
 @registry.misc("spacy_adf.templates.chunking_rich.v1")
 def chunking_rich_templates(words: str = "w", clusters: bool = False) -> List[str]:
-    """The paper's chunking templates plus POS at +-2, word|POS and a few
-    orthographic features; ``words``: "w" or "form" (for chunkers that see
-    raw text); ``clusters``: add CLUSTER_TEMPLATES. docs/training.md."""
+    """The paper's chunking templates plus POS at +-2, word|POS and orthography (docs/training.md)."""
     if words not in ("w", "form"):
         raise ValueError(f"words must be 'w' or 'form', not {words!r}")
     templates = chunking_templates() + [
@@ -61,10 +59,7 @@ def ner_templates() -> List[str]:
 
 @registry.misc("spacy_adf.templates.bunsetsu.v1")
 def bunsetsu_templates() -> List[str]:
-    """Japanese bunsetsu chunking over morphemes with POS and morphs: words
-    and tags at +-2, the morph fields and characters at the boundary (a
-    bunsetsu starts at a content word; a particle, a conjugation form or
-    punctuation on the left ends one; noun compounds)."""
+    """Japanese bunsetsu chunking: words, tags, morph fields and characters at the boundary."""
     tags = [
         "t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]",
         "t[-1]|t[0]", "t[0]|t[1]", "t[-2]|t[-1]|t[0]", "t[-1]|t[0]|t[1]",
@@ -82,9 +77,7 @@ def bunsetsu_templates() -> List[str]:
 
 @registry.misc("spacy_adf.templates.ja_morph.v1")
 def ja_morph_templates(clusters: bool = False) -> List[str]:
-    """Japanese POS and conjugation from words alone: words at +-2, the
-    word's first and last characters (inflection endings, unknown words) and
-    the characters across each word boundary; ``clusters``: as above."""
+    """Japanese POS and conjugation from words and their first and last characters."""
     return _WORDS + [
         "w[-1]|w[0]|w[1]",
         "prefix1[0]", "prefix2[0]", "suffix1[0]", "suffix2[0]", "suffix3[0]",
@@ -94,11 +87,8 @@ def ja_morph_templates(clusters: bool = False) -> List[str]:
 
 @registry.misc("spacy_adf.templates.pos_en.v1")
 def pos_en_templates(clusters: bool = False) -> List[str]:
-    """English POS tagging of running text as well as Penn Treebank tokens:
-    the word window in spaCy's norm form (quotes made straight, lower case),
-    the word as written, ortho classes and affixes. norm cannot tell an
-    opening quote from a closing one, so the raw-text pipeline tags quotes by
-    rule after the tagger (python -m spacy_adf assemble --quote-tags-after)."""
+    """English POS tagging of running text and treebank tokens: norm window, ortho, affixes
+    (quote directions are tagged by rule after the tagger: assemble --quote-tags-after)."""
     norms = [t.replace("w[", "norm[") for t in _WORDS]
     affixes = ["prefix2[0]", "prefix3[0]", "prefix4[0]", "suffix2[0]", "suffix3[0]", "suffix4[0]"]
     return norms + ["w[0]"] + _ORTHO + affixes + (CLUSTER_TEMPLATES if clusters else [])
@@ -107,10 +97,8 @@ def pos_en_templates(clusters: bool = False) -> List[str]:
 @registry.misc("spacy_adf.templates.bioner.v1")
 def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False,
                      wide: bool = False, clusters: bool = False) -> List[str]:
-    """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): word
-    windows and ``ortho`` classes; ``pos``, ``affixes``, ``context``, ``wide``
-    and ``clusters`` add the groups below (docs/components.md, "Biomedical
-    NER")."""
+    """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2) and optional groups
+    (docs/components.md, "Biomedical NER")."""
     out = _WORDS + _ORTHO
     if pos:
         out += ["t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]"] + _TAG_NGRAMS
