@@ -1,10 +1,7 @@
 # cython: language_level=3
-"""Boundary features of `pke_segmenter`, one example per gap between two
-units of a run (docs/components.md, "Kernel taggers"): the characters and
-`chars.CLASS_NAMES` types in a window, and the dictionary lengths of
-`dictionary.pyx` in slots after every window's (LEX_SLOT), each a 64-bit key
-(slot, value) (`feature_key`). Plain-Python statement:
-tests/helpers/reference_segmenters.py.
+"""Boundary features of `pke_segmenter`, one example per gap (docs/components.md,
+"Kernel taggers"; in plain Python: tests/helpers/reference_segmenters.py):
+each a 64-bit key (slot, value) (`feature_key`).
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
@@ -98,9 +95,7 @@ cdef int64_t _count_gaps(const int64_t[::1] b) noexcept:
 
 
 def gap_keys(codes, bounds, int window=3, lexicon=None):
-    """(n_gaps, 4 * window) uint64: the feature keys of every gap (0 =
-    absent); + LEX_SLOTS columns with `lexicon`, the dictionary lengths of
-    the units (`WordDictionary.gap_lengths`)."""
+    """(n_gaps, 4 * window (+ LEX_SLOTS with `lexicon`)) uint64 keys of every gap (0 = absent)."""
     check_window(window)
     c_arr, b_arr, t_arr = checked_units(codes, bounds)
     cdef const uint32_t[::1] c = c_arr
@@ -144,8 +139,7 @@ cdef class BoundaryVocab:
 
     @classmethod
     def from_keys(cls, key_matrix, int window=3, int min_count=1):
-        """The vocabulary of the keys (`gap_keys` rows) seen in at least
-        `min_count` gaps, in ascending key order."""
+        """The vocabulary of the keys seen in at least `min_count` gaps, ascending."""
         keys, counts = numpy.unique(numpy.asarray(key_matrix, dtype=numpy.uint64), return_counts=True)
         keep = (keys != 0) & (counts >= min_count)
         return cls(window, keys[keep])

@@ -140,8 +140,7 @@ class BunsetsuFeaturizer:
         return self.pair(segs, i, nearer, None), self._head_side(segs, i, farther, nearer)
 
     def _head_side(self, segs: List[Segment], i: int, j: int, after: int) -> List[str]:
-        """j as head, its distance from modifier i, and the "between" strings
-        of the segments strictly between `after` and j."""
+        """j as head, its distance from i and the segments strictly between `after` and j."""
         g = self.groups
         feats = list(segs[j].head)
         if "distance" in g:
@@ -162,8 +161,7 @@ class BunsetsuFeaturizer:
 
 
 def coordination(segs: List[Segment], i: int, j: int) -> List[str]:
-    """The coordination strings of modifier i and head j: the head words of
-    i and j, of i - 1 and j, of i and j + 1 are the same."""
+    """The coordination strings of modifier i and head j (same head words)."""
     word = segs[i].word
     same = (word == segs[j].word, i > 0 and segs[i - 1].word == segs[j].word,
             j + 1 < len(segs) and word == segs[j + 1].word)
@@ -171,9 +169,7 @@ def coordination(segs: List[Segment], i: int, j: int) -> List[str]:
 
 
 class FeatureVocab:
-    """Feature strings <-> dense ids [0, len). Built from training counts;
-    strings it does not know are dropped at lookup (a kernel classifier
-    gives unseen features no weight anyway)."""
+    """Feature strings <-> dense ids [0, len); unknown strings are dropped at lookup."""
 
     def __init__(self, strings: Sequence[str] = ()):
         self.strings: List[str] = list(strings)

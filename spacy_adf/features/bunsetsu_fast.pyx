@@ -70,8 +70,7 @@ _CONST_GROUP = ("punct", "punct", "punct", "punct", "position", "position", "bet
 
 
 def token_row(groups, ids, fields, particle):
-    """The NCOL feature ids of a token with these fields (see the column
-    table above); `particle`: its POS is a particle's."""
+    """The NCOL feature ids of a token with these fields; `particle`: a particle's POS."""
     row = [-1] * NCOL_
     get = ids.get
     f = fields
@@ -133,8 +132,7 @@ cdef class SegmentBatch:
         self.docs = []
 
     def arrays(self):
-        """(feats int32, seg_off int64 [5 n_seg + 1], sent_seg int64
-        [n_sent + 1]): the cascade's input."""
+        """(feats int32, seg_off int64, sent_seg int64): the cascade's input."""
         feats = numpy.asarray(<int32_t[:self.feats.size()]>self.feats.data()).copy() \
             if self.feats.size() else numpy.zeros(0, dtype=numpy.int32)
         return feats, _with_end(self.seg_off, self.feats.size()), _with_end(self.sent_seg, self.seg_start.size())
@@ -357,9 +355,7 @@ cdef class TokenFeatureTable:
     cdef void _static(self, SegmentBatch batch, const int32_t* types, const int32_t* row, const int32_t* frow,
                       int32_t start, int32_t end, int32_t lastw, bint brackets, bint no_punct,
                       int side) noexcept:
-        """Start a segment's list of static features as modifier (side 0:
-        the "m." columns and constants) or as head (side 1: "h."; each "h."
-        column or constant follows its "m." one)."""
+        """Start a segment's static list as modifier (side 0: "m.") or head (1: "h.")."""
         cdef vector[int32_t]* out = &batch.feats
         cdef int k
         cdef int32_t t

@@ -47,8 +47,7 @@ def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
 
 
 def cached_by_orth(cache: dict, orths: List[int], compute: Callable[[int], object]) -> list:
-    """compute(orth) of each token orth, through `cache` (orth -> value;
-    orths are the same in every vocab), emptied past a million entries."""
+    """compute(orth) of each token orth, through `cache` (emptied past a million entries)."""
     if len(cache) > 1_000_000:
         cache.clear()
     out = [cache.get(orth) for orth in orths]

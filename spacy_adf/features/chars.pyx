@@ -13,9 +13,6 @@ from cymem.cymem cimport Pool
 from preshed.maps cimport MapStruct, PreshMap, map_get
 
 # MAX_FORCED, MAX_WORD, BASE_TEMPLATES and the featurizer's fields: chars.pxd
-
-# Character classes: they let the model generalise over digits, Latin words,
-# kana runs and punctuation, which the Weibo and KWDLC texts are full of.
 CLASS_NAMES = ("other", "digit", "latin", "han", "hiragana", "katakana",
                "han_numeral", "punct", "space", "symbol", "token")
 
@@ -139,8 +136,7 @@ cdef class CharFeaturizer:
         return sum(bool(self.add_word(w, fold)) for w in words)
 
     def add_forced_word(self, str word):
-        """A word that segmentation keeps whole where the forward and the
-        backward longest-match segmentations by the forced words agree."""
+        """A word kept whole where forward and backward longest matching agree."""
         if not 2 <= len(word) <= MAX_FORCED or any(ch.isspace() for ch in word):
             return False
         cdef const uint32_t[::1] c = text_codes(word)
@@ -229,8 +225,6 @@ cdef class CharFeaturizer:
         if n == 0:
             return out
         cdef uint64_t[:, ::1] o = out
-        # per position: prefix hashes of the substrings starting there and
-        # whether each is a lexicon word visible to this fold
         pre_arr = numpy.zeros(n * MAX_WORD, dtype=numpy.uint64)
         hit_arr = numpy.zeros(n * MAX_WORD, dtype=numpy.uint8)
         cls_arr = numpy.zeros(n, dtype=numpy.int32)
@@ -264,8 +258,6 @@ cdef class CharFeaturizer:
         cdef uint64_t* row
         for i in range(a, e):
             cls[i] = char_class(c[i])
-        # lexicon matches: lens[0] longest word ending at i, lens[1] starting
-        # at i, lens[2] covering i strictly inside
         match_lexicon(self.lexicon.c_map, &c[0], a, e, min_word, max_word, fold, &pre[0], &hit[0],
                       &lens[0, 0], &lens[1, 0], &lens[2, 0])
         for i in range(a, e):
@@ -476,9 +468,7 @@ def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1]
 
 
 cpdef void whitespace_gap(str gap, list words, list spaces):
-    """Add a stretch of whitespace after `words` the way spaCy's tokenizer
-    does: one ASCII space right after a word is that word's trailing space,
-    the rest of the stretch (or all of it) is one whitespace token."""
+    """Add a stretch of whitespace after `words` as spaCy's tokenizer does (docs/components.md)."""
     cdef Py_ssize_t last = len(words) - 1
     if gap[0] == u" " and last >= 0 and not spaces[last] and not (<str>words[last]).isspace():
         spaces[last] = True

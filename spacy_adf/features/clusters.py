@@ -166,8 +166,7 @@ def induce_clusters(sentences: Iterable[Sequence[str]], *, min_count: int = 3, n
 
 
 def file_sentences(path, tokenize: Optional[Callable[[str], List[str]]] = None) -> Iterator[List[str]]:
-    """The lower-cased words of each non-empty line of a UTF-8 text file:
-    split at whitespace, or by ``tokenize``."""
+    """The lower-cased words (``tokenize`` or whitespace) of each non-empty line of a text file."""
     from ..serialization.text_lines import check_file, read_lines
 
     for _, line in read_lines(check_file(path, "text", hint="")):

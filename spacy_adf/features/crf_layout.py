@@ -31,8 +31,7 @@ def stack_hashes(hash_mats) -> numpy.ndarray:
 
 
 def stack_golds(golds: Sequence[numpy.ndarray]):
-    """(y, yp) int64 of non-empty gold sequences: the labels one after the
-    other, and each position's previous label (-1 at a sequence start)."""
+    """(y, yp) int64 of non-empty gold sequences: the labels and the previous ones (-1: none)."""
     y = numpy.ascontiguousarray(numpy.concatenate(golds).astype(numpy.int64))
     yp = numpy.empty_like(y)
     if len(y):
@@ -71,14 +70,11 @@ def build_crf_stacked(
         raise ValueError("template mask does not match the hash matrices")
     edge_mask_arr = numpy.asarray(edge_template_mask, bool)
 
-    # Count template values in one hash-table pass; seeded hashes of
-    # different templates practically never coincide (if they do, the two
-    # values share a feature).
+    # seeded hashes of different templates practically never coincide (if they do, the values share a feature)
     keys, counts = count_keys(H)
     keep = counts >= min_freq
     keys, counts = keys[keep], counts[keep]
-    # Attribute ids by descending frequency: the features most sequences use
-    # share a small, cache-resident part of the weight table.
+    # attribute ids by descending frequency: frequent features share a cache-resident part of the weights
     order = numpy.lexsort((keys, -counts))
     A = len(keys)
     if dense_keys is not None and len(dense_keys):
@@ -89,16 +85,14 @@ def build_crf_stacked(
     else:
         table = FeatureTable(keys[order])
 
-    # State entries (code = label) and rich edge entries (code = L + pair),
-    # per attribute: each attribute's block.
+    # each attribute's block: state entries (code = label), rich edge entries (code = L + pair)
     mask = edge_mask_arr.astype(numpy.uint8)
     state_observed, edge_observed = state_features == "observed", edge_features == "observed"
     if state_features == "all" and edge_features != "all":
         counts, edge_codes, _ = table.observed_blocks(H, y, yp, L, mask, False, edge_observed)
     else:
         observed, edge_attrs = table.observed_codes(H, y, yp, L, mask, state_observed, edge_observed)
-    # the caller's lookup of the same hashes, before the weights are allocated, so
-    # the corpus-sized hash matrix is freed first
+    # the lookup before the weights are allocated: the corpus-sized hash matrix is freed first
     looked = table.lookup(H) if with_lookup else None
     del H, y, yp
     if state_features == "all" and edge_features != "all":
@@ -113,8 +107,7 @@ def build_crf_stacked(
 
 def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, L: int,
                     state_features: str, edge_features: str, dense_from: Optional[int] = None):
-    """(block_ptr, codes uint16) of the observed entries plus the "all" ones;
-    the attributes from `dense_from` on get every state entry."""
+    """(block_ptr, codes uint16) of the observed and "all" entries (from `dense_from`: every state)."""
     n_codes = L + L * L
     parts = [observed]
     first_all = 0 if state_features == "all" else (A if dense_from is None else dense_from)

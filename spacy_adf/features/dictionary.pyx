@@ -62,8 +62,7 @@ cdef class WordDictionary:
 
     @property
     def text_bytes(self) -> bytes:
-        """The words, sorted, one a line (UTF-8, no final line break): what a
-        model saves, and `from_text` reads."""
+        """The words, sorted, one a line (UTF-8): what a model saves and `from_text` reads."""
         return self.text
 
     @classmethod
@@ -79,8 +78,7 @@ cdef class WordDictionary:
         words = list(words)
         if not words:
             return 0
-        # checked on the joined text: a Python loop per character would be
-        # most of the time of loading a dictionary of a few 100k words
+        # checked on the joined text: a loop per character is slow for 100k words
         joined = "\n".join(words) if all(isinstance(w, str) for w in words) else None
         if joined is None or _WHITESPACE.search(joined) or joined.count("\n") != len(words) - 1 or not all(words):
             bad = next(w for w in words if not isinstance(w, str) or not w or any(ch.isspace() for ch in w))

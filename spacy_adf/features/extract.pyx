@@ -29,8 +29,7 @@ cdef enum:
 
 
 cdef inline int64_t _attr_of(const MapStruct* m, uint64_t h) noexcept nogil:
-    """The attribute id of a template hash: -1 if the template is off there
-    (0) or the value is not in the table."""
+    """The attribute id of a template hash; -1: off (0) or not in the table."""
     if h == 0:
         return -1
     return <int64_t>(<size_t>map_get(m, h)) - 1
@@ -100,8 +99,7 @@ cdef int _check_templates(Py_ssize_t n_cols, const int32_t[:, ::1] tcols,
 cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_ssize_t n,
                                     Py_ssize_t t, const int32_t* tcol, const int32_t* toff,
                                     int32_t n_cells, uint64_t seed) noexcept nogil:
-    """The hash of one template at position t of a sequence of n positions
-    whose column rows start at `cols` (0: the template is off there)."""
+    """The hash of one template at position t of a sequence of n rows from `cols` (0: off)."""
     cdef uint64_t buf[MAX_CELLS]
     cdef Py_ssize_t c, pos
     cdef uint64_t v, h
@@ -249,8 +247,7 @@ cdef class FeatureTable:
         ptr = numpy.zeros(n + 1, dtype=numpy.int64)
         attrs = numpy.empty(n * T, dtype=numpy.int32)
         cdef Py_ssize_t nnz = self._lookup_into(hashes, ptr, attrs)
-        # shrunk in place (realloc), not copied: the corpus-sized lookup of
-        # a training build is then in memory once
+        # shrunk in place (realloc), not copied: a training build's lookup is in memory once
         attrs.resize((nnz,), refcheck=False)
         return ptr, attrs
 
@@ -338,8 +335,7 @@ def count_keys(const uint64_t[:, ::1] hashes):
 
 
 cdef class WordCache:
-    """Word-derived column values (affixes, ...): one row of `width` uint64
-    per distinct ORTH, added once (`add`) and copied in C (`gather`)."""
+    """Word-derived column values: a row of `width` uint64 per ORTH, added once, gathered in C."""
     cdef PreshMap index          # orth -> row + 1
     cdef uint64_t* rows
     cdef readonly int width
@@ -372,8 +368,7 @@ cdef class WordCache:
         return self.n_rows >= self.max_rows
 
     def add(self, uint64_t orth, values):
-        """Store the row of `orth` (its `width` column values); ignored when
-        the cache is full or already has the word."""
+        """Store the row of `orth`, unless the cache is full or has it."""
         cdef const uint64_t[::1] vals = numpy.ascontiguousarray(values, dtype=numpy.uint64)
         cdef Py_ssize_t c, new_cap
         cdef void* grown
@@ -396,8 +391,7 @@ cdef class WordCache:
         self.index.set(orth, <void*><size_t>self.n_rows)
 
     def gather(self, const uint64_t[::1] orths, uint64_t[:, ::1] out, const int32_t[::1] out_cols):
-        """out[i, out_cols[c]] = value c of the word orths[i], for every
-        cached word; returns the positions (int64) whose word is not cached."""
+        """out[i, out_cols[c]] = value c of each cached word orths[i]; returns the other positions."""
         cdef Py_ssize_t n = orths.shape[0], i, c, n_miss = 0
         cdef size_t r
         cdef const uint64_t* row

@@ -16,10 +16,7 @@ def chunking_templates() -> List[str]:
     return _WORDS + ["t[-1]", "t[0]", "t[1]"] + _TAG_NGRAMS
 
 
-# Word-cluster cells (spacy_adf.features.clusters; the table is induced from
-# the training text at initialize): coarse to fine clusters of the word, and
-# the neighbours' 6-bit and full clusters (chosen on held-out folds:
-# docs/training.md).
+# word clusters: coarse to fine of the word, 6-bit and full of its neighbours (docs/training.md)
 CLUSTER_TEMPLATES = ["cluster4[0]", "cluster6[0]", "cluster10[0]", "cluster[0]",
                      "cluster6[-1]", "cluster6[1]", "cluster[-1]", "cluster[1]"]
 

@@ -34,11 +34,9 @@ _DOC_ATTRS: Dict[str, Tuple[int, Optional[str]]] = {
     "lemma": (LEMMA, "LEMMA"),
 }
 
-# Token attributes every built-in column is a function of: ORTH (words, lower
-# case, shape, affixes, orthography class), NORM, TAG, POS, LEMMA and MORPH.
+# token attributes every built-in column is a function of
 _SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
-# Annotations the templates may need, by the spaCy attribute that holds them:
-# Doc.has_annotation(name) is "some token has a non-zero value" of it.
+# annotations the templates may need, by the attribute that holds them
 _ANNOTATION_ATTRS = {"TAG": TAG, "POS": POS, "LEMMA": LEMMA, "MORPH": MORPH}
 
 _ANNOTATION_HINT = {
@@ -158,8 +156,7 @@ class TemplateSet:
                 "training text) or load a trained model")
 
     def _plan_columns(self) -> None:
-        """How columns_for_docs builds each column: copied from the attributes
-        of one Doc.to_array (ORTH first), from a WordCache row, or other."""
+        """How columns_for_docs builds each column: from Doc.to_array, a WordCache row, or other."""
         read = [ORTH]
         self._copy_cols: List[Tuple[int, int]] = []   # (column, index in read)
         self._word_fns: List[Callable[[str], int]] = []
@@ -273,8 +270,7 @@ class TemplateSet:
 
     def _fill_words(self, docs: List[Doc], starts: numpy.ndarray, orths: numpy.ndarray,
                     missing: numpy.ndarray, out: numpy.ndarray) -> None:
-        """The word-derived columns of the words the cache did not have,
-        computed, cached and written to their rows."""
+        """The word-derived columns of the words the cache did not have."""
         cache = self._word_cache
         doc_of = numpy.searchsorted(starts, missing, side="right") - 1
         rows: Dict[int, numpy.ndarray] = {}
@@ -326,17 +322,14 @@ def _affix_hash(kind: str, size: int, text: str) -> int:
     return hash_string(f"{kind}{size}:{text[:size] if kind == 'prefix' else text[-size:]}")
 
 
-# Penn Treebank tokens and the running-text characters they stand for: a
-# quote's direction is not in raw text, so every double quote is one form
-# (the tag, set by the tagger and the quote rules, keeps the direction)
+# Penn Treebank tokens and the running-text characters they stand for (a quote's direction is in the tag)
 _FORMS = {"``": '"', "''": '"', "\u201c": '"', "\u201d": '"', "\u201e": '"',
           "-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "-LSB-": "[", "-RSB-": "]",
           "`": "'", "\u2018": "'", "\u2019": "'"}
 
 
 def word_form(text: str) -> str:
-    """The ``form`` column's value: `text`, with treebank quote and bracket
-    tokens and typographic quotes as the plain characters."""
+    """The ``form`` column's value: treebank and typographic quotes and brackets made plain."""
     return _FORMS.get(text, text)
 
 
@@ -345,13 +338,11 @@ def _form_hash(text: str) -> int:
 
 
 class ClusterTable(dict):
-    """A word -> bit path table that every model reading the same clusters
-    shares (`cluster_tables.shared_table`; never changed once made)."""
+    """A word -> bit path table models share (`cluster_tables.shared_table`; never changed)."""
 
 
 def cluster_key(text: str) -> str:
-    """The key of a word in a cluster table: its ``form`` (a treebank quote or
-    bracket token and the running-text character are one word), lower-cased."""
+    """The key of a word in a cluster table: its ``form``, lower-cased."""
     return word_form(text).lower()
 
 
@@ -384,8 +375,6 @@ def _extractor_column(doc: Doc, name: str, fn: Callable) -> numpy.ndarray:
         col[i] = hash_string(f"{name}:{v}")
     return col
 
-
-# ---------------------------------------------------------------- orthography
 
 GREEK_LETTERS = frozenset(
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron "

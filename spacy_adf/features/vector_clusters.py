@@ -34,8 +34,7 @@ class WordVectors(NamedTuple):
 
 
 class _Collector:
-    """Keeps the first ``max_words`` distinct keys and the rows they use,
-    each source row once (spaCy tables map many keys to one row)."""
+    """Keeps the first ``max_words`` distinct keys and the rows they use, each once."""
 
     def __init__(self, max_words: int):
         self.max_words = max_words
@@ -78,8 +77,6 @@ class _Collector:
         return WordVectors(rows, self.words, self.word_rows)
 
 
-# ------------------------------------------------------------ word2vec text files
-
 def read_word2vec(path, max_words: int = 0, every: int = 100_000) -> WordVectors:
     """The vectors of a word2vec/fastText text file, read into one preallocated array."""
     start = time.time()
@@ -102,8 +99,6 @@ def read_word2vec(path, max_words: int = 0, every: int = 100_000) -> WordVectors
              f"{time.time() - start:.1f} s")
     return collect.result(rows[:len(collect.source_rows)], f"word2vec file {path}")
 
-
-# ------------------------------------------------------------ spaCy vectors
 
 def spacy_word_vectors(vectors, strings, max_words: int = 0, what: str = "the vectors") -> WordVectors:
     """The words of a spaCy ``Vectors`` table (keys named by ``strings``) and their rows."""
@@ -168,8 +163,6 @@ def read_vectors(path, max_words: int = 0) -> WordVectors:
     resolved = resolve_path(path)
     return read_spacy_vectors(resolved, max_words) if resolved.is_dir() else read_word2vec(resolved, max_words)
 
-
-# ------------------------------------------------------------ clusters
 
 def check_max_words(max_words: int) -> None:
     if max_words < 0:

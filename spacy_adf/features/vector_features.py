@@ -45,8 +45,6 @@ class WordVectorFeatures:
         state["_binding"] = None  # the pipeline's table is not the model's
         return state
 
-    # ------------------------------------------------------------ attributes
-
     def keys(self, width: int) -> numpy.ndarray:
         """The uint64 feature keys of the (offset, dimension) attributes, offset after offset."""
         keys = numpy.array([hash_string(KEY_FORMAT.format(offset=o, dim=d))
@@ -63,8 +61,6 @@ class WordVectorFeatures:
             return
         ids = [table.get(int(k)) for k in self.keys(width)]
         self.ids = numpy.array(ids, dtype=numpy.int32).reshape(len(self.offsets), width)
-
-    # ------------------------------------------------------------ the pipeline's vectors
 
     def table_of(self, docs: Sequence[Doc], component: str, width: Optional[int]) -> Tuple[numpy.ndarray, VectorRows, int]:
         """(float32 data, row cache, key attribute) of the Docs' vectors, checked

@@ -58,10 +58,8 @@ cdef class WindowTable:
             if not -window <= d <= window:
                 continue
             g = prefix_group[head[0]]
-            if value == BOS:
-                self.pad[g, 0, d + window] = fid
-            if value == EOS:
-                self.pad[g, 1, d + window] = fid
+            if value in (BOS, EOS):
+                self.pad[g, (BOS, EOS).index(value), d + window] = fid
             values[g].setdefault(value, {})[d] = fid
         self._maps = []
         self._rows = []

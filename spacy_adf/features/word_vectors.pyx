@@ -11,8 +11,7 @@ from preshed.maps cimport PreshMap
 
 
 cdef class VectorRows:
-    """key -> row of one vectors table, `key2row` read once per distinct key
-    (up to max_keys); cached values are row + 2, so "no vector" is cached too."""
+    """key -> row of one vectors table, read once per key (cached as row + 2: -1 too)."""
     cdef PreshMap index
     cdef readonly object key2row
     cdef readonly Py_ssize_t n_keys
