@@ -1,8 +1,5 @@
-"""Feature strings of bunsetsu dependency decisions (Kudo & Matsumoto 2002):
-does segment i (the modifier) depend on segment j? Training reads these
-strings, parsing the same sets as ids (`bunsetsu_fast.pyx`); the groups:
-docs/components.md, "Japanese dependency parsing".
-"""
+"""Feature strings of bunsetsu dependency decisions (Kudo & Matsumoto 2002), the
+ids of parsing: `bunsetsu_fast.pyx`; docs/components.md, "Japanese dependency parsing"."""
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span

@@ -139,12 +139,8 @@ cdef class SegmentBatch:
 
     def words(self):
         """The head word (ORTH) of every segment, uint64 (coordination features)."""
-        out = numpy.empty(self.seg_word.size(), dtype=numpy.uint64)
-        cdef uint64_t[::1] o = out
-        cdef size_t i
-        for i in range(self.seg_word.size()):
-            o[i] = self.seg_word[i]
-        return out
+        cdef size_t n = self.seg_word.size()
+        return numpy.asarray(<uint64_t[:n]>self.seg_word.data()).copy() if n else numpy.zeros(0, dtype=numpy.uint64)
 
     def tree(self, heads, uint64_t intra, uint64_t root, uint64_t dep):
         """Per Doc: (its bunsetsu heads, -1 for a root; (n_tokens, 2) uint64

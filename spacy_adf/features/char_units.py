@@ -1,7 +1,5 @@
-"""The unit sequences a segmenter labels: one unit per token of a
-character-tokenized Doc (a longer token: one hashed code), cut into runs at
-whitespace; the unit rules: docs/components.md, "Word segmentation".
-"""
+"""The unit sequences a segmenter labels: one unit per token, cut into runs at
+whitespace; the unit rules: docs/components.md, "Word segmentation"."""
 from typing import Callable, List, Tuple
 
 import numpy

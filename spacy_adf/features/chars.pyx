@@ -98,9 +98,8 @@ cdef class CharFeaturizer:
         self.min_word = min_word
         self.max_word = max_word
         self.word_features = word_features
-        n_lengths = max_word - min_word + 1
         self.char_trigrams = char_trigrams
-        self.n_templates = (BASE_TEMPLATES + (2 * n_lengths if word_features else 0)
+        self.n_templates = (BASE_TEMPLATES + (2 * (max_word - min_word + 1) if word_features else 0)
                             + (TRIGRAM_TEMPLATES if char_trigrams else 0))
         self.fold_of = {}
         self.forced = PreshMap()

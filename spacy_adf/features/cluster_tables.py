@@ -1,7 +1,5 @@
-"""Word cluster tables (`templates.cluster_key` -> bit path) named by a
-source string: ``lookups:TABLE``, a ``PATH<TAB>WORD[<TAB>COUNT]`` file or word
-vectors; docs/training.md, "Word clusters".
-"""
+"""Word cluster tables (`templates.cluster_key` -> bit path) named by a source
+string (docs/training.md, "Word clusters")."""
 import weakref
 from typing import Dict, Iterable, Optional, Tuple
 

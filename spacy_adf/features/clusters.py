@@ -1,7 +1,5 @@
-"""Word clusters induced from raw text: a bit path per lower-cased word seen
-``min_count`` times, from neighbour counts, PPMI, truncated SVD and 2-means
-splits (docs/training.md, "Word clusters").
-"""
+"""Word clusters induced from raw text: neighbour counts, PPMI, truncated SVD
+and 2-means splits (docs/training.md, "Word clusters")."""
 import sys
 import time
 from collections import Counter

@@ -1,7 +1,5 @@
-"""A CRF's feature dictionary (FeatureTable) and weight layout (per
-attribute, a block of state and rich edge entries) from the template hashes
-and gold labels of a corpus, vectorised with numpy.
-"""
+"""A CRF's feature dictionary and weight layout (per attribute, a block of
+state and rich edge entries) from a corpus' template hashes and gold labels."""
 from typing import List, Optional, Sequence
 
 import numpy
@@ -77,13 +75,10 @@ def build_crf_stacked(
     # attribute ids by descending frequency: frequent features share a cache-resident part of the weights
     order = numpy.lexsort((keys, -counts))
     A = len(keys)
-    if dense_keys is not None and len(dense_keys):
-        dense_keys = numpy.asarray(dense_keys, dtype=numpy.uint64)
-        if numpy.isin(dense_keys, keys).any():  # seeded 64-bit hashes: not expected to happen
-            raise ValueError("a dense feature key equals a template value's key")
-        table = FeatureTable(numpy.concatenate([keys[order], dense_keys]))
-    else:
-        table = FeatureTable(keys[order])
+    dense_keys = numpy.zeros(0, numpy.uint64) if dense_keys is None else numpy.asarray(dense_keys, numpy.uint64)
+    if numpy.isin(dense_keys, keys).any():  # seeded 64-bit hashes: not expected to happen
+        raise ValueError("a dense feature key equals a template value's key")
+    table = FeatureTable(numpy.concatenate([keys[order], dense_keys]))
 
     # each attribute's block: state entries (code = label), rich edge entries (code = L + pair)
     mask = edge_mask_arr.astype(numpy.uint8)

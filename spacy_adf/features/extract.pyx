@@ -28,13 +28,6 @@ cdef enum:
     MAX_CELLS = 16
 
 
-cdef inline int64_t _attr_of(const MapStruct* m, uint64_t h) noexcept nogil:
-    """The attribute id of a template hash; -1: off (0) or not in the table."""
-    if h == 0:
-        return -1
-    return <int64_t>(<size_t>map_get(m, h)) - 1
-
-
 cdef int _cmp_u16(const void* x, const void* y) noexcept nogil:
     return (<const uint16_t*>x)[0] - (<const uint16_t*>y)[0]
 
@@ -65,8 +58,10 @@ cdef inline void _bucket_codes(const MapStruct* m, const uint64_t[:, ::1] hashes
     cdef int64_t a
     for t in range(hashes.shape[0]):
         for j in range(hashes.shape[1]):
-            a = _attr_of(m, hashes[t, j])
-            if a < 0:
+            if hashes[t, j] == 0:
+                continue
+            a = <int64_t>(<size_t>map_get(m, hashes[t, j])) - 1
+            if a < 0:  # not in the table
                 continue
             if state_observed:
                 if out != NULL:
@@ -346,11 +341,8 @@ cdef class WordCache:
     def __cinit__(self, int width, Py_ssize_t max_rows=1_000_000):
         if width < 1:
             raise ValueError("a WordCache needs at least one column")
-        self.index = PreshMap()
-        self.rows = NULL
+        self.index = PreshMap()  # rows NULL, n_rows and cap 0: a new object's C fields are zeroed
         self.width = width
-        self.n_rows = 0
-        self.cap = 0
         self.max_rows = max_rows
 
     def __dealloc__(self):

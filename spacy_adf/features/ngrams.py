@@ -1,7 +1,5 @@
-"""Bag-of-n-gram features of a Doc for the MaxEnt text classifier
-(docs/components.md, "Text classification"), hashed to 64 bits; a
-`FeatureIndex` of the training Docs' features maps them to dense ids.
-"""
+"""Bag-of-n-gram features of a Doc for the MaxEnt text classifier, hashed to
+64 bits, and their dense ids (docs/components.md, "Text classification")."""
 from collections import Counter
 from typing import Dict, Iterable, List, Sequence, Tuple
 
@@ -123,11 +121,7 @@ class FeatureIndex:
 def stack_rows(rows: List[Tuple[numpy.ndarray, numpy.ndarray]]) -> Tuple[numpy.ndarray, ...]:
     """Concatenate per-sample (ids, vals) into a CSR batch (ptr, ids, vals)."""
     ptr = numpy.zeros(len(rows) + 1, dtype=numpy.int64)
-    if rows:
-        ptr[1:] = numpy.cumsum([len(r[0]) for r in rows])
-        ids = numpy.concatenate([r[0] for r in rows]).astype(numpy.int32, copy=False)
-        vals = numpy.concatenate([r[1] for r in rows]).astype(numpy.float32, copy=False)
-    else:
-        ids = numpy.zeros(0, numpy.int32)
-        vals = numpy.zeros(0, numpy.float32)
+    ptr[1:] = numpy.cumsum([len(r[0]) for r in rows])
+    ids = numpy.concatenate([numpy.zeros(0, numpy.int32)] + [r[0] for r in rows]).astype(numpy.int32, copy=False)
+    vals = numpy.concatenate([numpy.zeros(0, numpy.float32)] + [r[1] for r in rows]).astype(numpy.float32, copy=False)
     return ptr, ids, vals

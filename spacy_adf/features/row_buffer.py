@@ -1,7 +1,5 @@
-"""Rows of a 2-D array appended block by block into one buffer grown in
-place (`ndarray.resize`: realloc, pages moved, not copied), so the corpus'
-hash matrix is in memory once, not also as per-sentence pieces.
-"""
+"""Rows appended block by block into one buffer grown in place (realloc), so
+the corpus' hash matrix is in memory once, not also as per-sentence pieces."""
 import numpy
 
 

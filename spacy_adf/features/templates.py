@@ -1,8 +1,5 @@
-"""Feature templates: parsing, token-attribute columns and hashing. A template
-is cells ``name[offset]`` joined by ``|`` (``w[-1]``, ``w[0]|t[1]``); the
-column names: docs/training.md, "adf_tagger settings". Any name registered
-in ``spacy_adf.registry.extractors`` works as well.
-"""
+"""Feature templates (``w[-1]``, ``w[0]|t[1]``; docs/training.md, "adf_tagger
+settings"): parsing, token-attribute columns and hashing."""
 import functools
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -108,11 +105,7 @@ class TemplateSet:
         if len(set(self.templates)) != len(self.templates):
             raise ValueError("feature templates must be unique")
         parsed = [parse_template(t) for t in self.templates]
-        self.columns: List[str] = []
-        for cells in parsed:
-            for name, _ in cells:
-                if name not in self.columns:
-                    self.columns.append(name)
+        self.columns: List[str] = list(dict.fromkeys(name for cells in parsed for name, _ in cells))
         T = len(parsed)
         width = max(len(c) for c in parsed)
         self.tcols = numpy.zeros((T, width), dtype=numpy.int32)
@@ -201,15 +194,9 @@ class TemplateSet:
 
     @property
     def required_annotations(self) -> List[str]:
-        out = []
-        for name in self.columns:
-            if name in _DOC_ATTRS and _DOC_ATTRS[name][1] is not None:
-                ann = _DOC_ATTRS[name][1]
-                if ann not in out:
-                    out.append(ann)
-            elif _MORPH_RE.match(name) and "MORPH" not in out:
-                out.append("MORPH")
-        return out
+        anns = (_DOC_ATTRS[name][1] if name in _DOC_ATTRS else "MORPH" if _MORPH_RE.match(name) else None
+                for name in self.columns)
+        return list(dict.fromkeys(ann for ann in anns if ann is not None))
 
     def check_doc(self, doc: Doc, component: str = "adf_tagger") -> None:
         # a Doc of whitespace only has nothing an annotator would label

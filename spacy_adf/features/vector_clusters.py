@@ -1,7 +1,5 @@
-"""Word clusters from word vectors trained elsewhere (sources ``vectors``,
-``vectors:PATH`` and ``word2vec:PATH``), split by `clusters.bisecting_paths`;
-docs/training.md, "Word clusters".
-"""
+"""Word clusters from word vectors trained elsewhere, split by
+`clusters.bisecting_paths` (docs/training.md, "Word clusters")."""
 import time
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional
@@ -158,17 +156,6 @@ def read_spacy_vectors(path, max_words: int = 0) -> WordVectors:
     return spacy_word_vectors(vocab.vectors, vocab.strings, max_words, f"the vectors of {folder}")
 
 
-def read_vectors(path, max_words: int = 0) -> WordVectors:
-    """A folder as spaCy vectors, a file as word2vec text (the command's VECTORS)."""
-    resolved = resolve_path(path)
-    return read_spacy_vectors(resolved, max_words) if resolved.is_dir() else read_word2vec(resolved, max_words)
-
-
-def check_max_words(max_words: int) -> None:
-    if max_words < 0:
-        raise ValueError(f"max_words >= 0 is needed (0: all words; got {max_words})")
-
-
 def check_options(depth: int, min_size: int, max_words: int) -> None:
     if depth < 1 or min_size < 2 or max_words < 0:
         raise ValueError(f"depth >= 1, min_size >= 2 and max_words >= 0 are needed (got depth={depth}, "
@@ -241,8 +228,10 @@ def main(argv=None) -> int:
 def _write_vector_clusters(args) -> None:
     check_options(args.depth, args.min_size, args.max_words)
     start = time.time()
-    table = cluster_word_vectors(read_vectors(args.vectors, args.max_words), depth=args.depth,
-                                 min_size=args.min_size, seed=args.seed, start=start)
+    resolved = resolve_path(args.vectors)  # a folder: spaCy vectors, a file: word2vec text
+    read = read_spacy_vectors if resolved.is_dir() else read_word2vec
+    table = cluster_word_vectors(read(resolved, args.max_words), depth=args.depth, min_size=args.min_size,
+                                 seed=args.seed, start=start)
     n = write_ranked_cluster_file(table, args.output)
     progress(f"wrote {n:,} words in {len(set(table.values())):,} clusters to {args.output}")
 
@@ -288,6 +277,7 @@ def words_main(argv=None) -> int:
 
 
 def _write_vector_words(args) -> None:
-    check_max_words(args.max_words)
+    if args.max_words < 0:
+        raise ValueError(f"max_words >= 0 is needed (0: all words; got {args.max_words})")
     n = write_lines(args.output, vector_words(args.vectors, args.max_words))
     progress(f"wrote {n:,} words to {Path(args.output)}")

@@ -1,7 +1,5 @@
-"""Word-vector features of the sequence CRF (`spacy_adf.vector_features.v1`;
-docs/training.md, "adf_tagger settings"): the model keeps the attributes'
-keys and the vectors' width, not the vectors (`check_table`).
-"""
+"""Word-vector features of the sequence CRF (docs/training.md, "adf_tagger
+settings"): the model keeps the attributes' keys and width, not the vectors."""
 import math
 from typing import List, Optional, Sequence, Tuple
 
