@@ -49,8 +49,7 @@ cdef inline const uint8_t* _lex_ptr(const uint8_t[:, ::1] lex):
 
 cdef inline int _gap_keys(const uint32_t* codes, const int32_t* classes, const uint8_t* lex, int64_t a,
                           int64_t b, int64_t k, int window, uint64_t* out) noexcept nogil:
-    """The 4 * window keys (+ LEX_SLOTS with `lex`) of the gap after unit k
-    of the run [a, b), 0 for an absent character or dictionary length."""
+    """The 4 * window (+ LEX_SLOTS) keys of the gap after unit k of the run [a, b), 0: absent."""
     cdef int s, w2 = 2 * window
     cdef int64_t j
     if lex != NULL:

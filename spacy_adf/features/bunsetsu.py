@@ -130,10 +130,8 @@ class BunsetsuFeaturizer:
         return feats
 
     def game(self, segs: List[Segment], i: int, nearer: int, farther: int) -> Tuple[List[str], List[str]]:
-        """Feature strings of a tournament game: does segment i modify
-        `farther` rather than `nearer`? `pair(i, nearer)` without the dynamic
-        features, then `farther` as head with the segments between `nearer`
-        and it (other classifier inputs: ids offset by the vocabulary's size)."""
+        """Does segment i modify `farther` rather than `nearer`? `pair(i, nearer)` without dynamic
+        features, and `farther` as head (other inputs: ids offset by the vocabulary's size)."""
         return self.pair(segs, i, nearer, None), self._head_side(segs, i, farther, nearer)
 
     def _head_side(self, segs: List[Segment], i: int, j: int, after: int) -> List[str]:

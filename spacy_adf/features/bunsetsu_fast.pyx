@@ -112,10 +112,8 @@ cdef inline uint64_t _mix(uint64_t orth, uint64_t morph, uint64_t pos, uint64_t 
 
 
 cdef class SegmentBatch:
-    """The flat arrays of a batch of Docs. Segment g's five feature lists (as
-    modifier, as head, between, da, db): list k is ``feats[seg_off[5g + k]:
-    seg_off[5g + k + 1]]``; sentences and Docs hold ranges of segments. The
-    vectors hold no final offsets (`arrays` adds them)."""
+    """The flat arrays of a batch of Docs: segment g's five feature lists (as modifier, as head,
+    between, da, db) are ``feats[seg_off[5g + k]:seg_off[5g + k + 1]]``; no final offsets."""
     cdef vector[int32_t] feats
     cdef vector[int64_t] seg_off
     cdef vector[int64_t] sent_seg
@@ -143,9 +141,8 @@ cdef class SegmentBatch:
         return numpy.asarray(<uint64_t[:n]>self.seg_word.data()).copy() if n else numpy.zeros(0, dtype=numpy.uint64)
 
     def tree(self, heads, uint64_t intra, uint64_t root, uint64_t dep):
-        """Per Doc: (its bunsetsu heads, -1 for a root; (n_tokens, 2) uint64
-        HEAD and DEP for `Doc.from_array`, as `set_bunsetsu_tree` sets them),
-        from the sentence-relative heads of every segment."""
+        """Per Doc: (its bunsetsu heads (-1: root), (n_tokens, 2) uint64 HEAD and DEP as
+        `set_bunsetsu_tree` sets them), from the sentence-relative heads of every segment."""
         cdef const int32_t[::1] h = numpy.ascontiguousarray(heads, dtype=numpy.int32)
         if h.shape[0] != <Py_ssize_t>self.seg_start.size():
             raise ValueError("one head per segment is needed")
@@ -257,11 +254,9 @@ cdef class TokenFeatureTable:
         return self._add(doc, i, h, key)
 
     def read(self, items, on_bad=None, recut=None):
-        """A `SegmentBatch` of (Doc, bunsetsu spans) items, empty Docs skipped.
-        Spans that do not cover their Doc in order are a ValueError, after
-        ``on_bad(doc)`` (to raise a better one). ``recut(doc)``: the spans to
-        read instead (or None) of a Doc with an ender before its last token or
-        whitespace after its first (`respect_sentence_ends`)."""
+        """A `SegmentBatch` of (Doc, bunsetsu spans) items; bad spans: ``on_bad(doc)``, then a
+        ValueError. ``recut(doc)``: the spans to read instead (or None) of a Doc with a sentence
+        ender before its last token or whitespace after its first (`respect_sentence_ends`)."""
         batch = SegmentBatch()
         for doc, spans in items:
             if len(doc):
@@ -372,9 +367,8 @@ cdef class TokenFeatureTable:
 
     cdef void _segment(self, SegmentBatch batch, const int32_t* types, int32_t start, int32_t end, int32_t h,
                        bint first, bint last, int32_t prev_last, const int32_t* nxt) noexcept:
-        """Append one segment's five feature lists (h: its head word; prev_last:
-        the previous segment's last token; nxt: the next one's first, head and
-        last token; -1: none)."""
+        """Append one segment's five feature lists (h: its head word; prev_last: the previous
+        segment's last token; nxt: the next one's first, head and last token; -1: none)."""
         cdef int32_t t, func = -1, lastw = -1, np_ = 0, k
         cdef bint brackets = False
         cdef uint8_t fl

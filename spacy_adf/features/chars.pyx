@@ -150,9 +150,7 @@ cdef class CharFeaturizer:
         return True
 
     def forced_boundaries(self, codes, bounds):
-        """uint8 arrays (start, inside): a word must start at / unit i must
-        continue the word before it, where forward and backward maximum
-        matching with the forced words agree."""
+        """uint8 (start, inside) flags of the forced words forward and backward maximum matching agree on."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
         cdef Py_ssize_t n = c.shape[0]
@@ -160,12 +158,9 @@ cdef class CharFeaturizer:
         inside = numpy.zeros(n, dtype=numpy.uint8)
         if self.max_forced == 0 or n == 0:
             return start, inside
-        fwd = numpy.zeros(n, dtype=numpy.int32)   # length of the FMM word starting at i
-        bwd = numpy.zeros(n, dtype=numpy.int32)   # length of the BMM word starting at i
-        match_arr = numpy.zeros(n, dtype=numpy.uint64)  # bit l-1: forced word of length l starts at i
-        cdef int32_t[::1] f = fwd
-        cdef int32_t[::1] w = bwd
-        cdef uint64_t[::1] m = match_arr
+        cdef int32_t[::1] f = numpy.zeros(n, dtype=numpy.int32)  # length of the FMM word starting at i
+        cdef int32_t[::1] w = numpy.zeros(n, dtype=numpy.int32)  # length of the BMM word starting at i
+        cdef uint64_t[::1] m = numpy.zeros(n, dtype=numpy.uint64)  # bit l-1: forced word of length l starts at i
         cdef unsigned char[::1] st = start
         cdef unsigned char[::1] ins = inside
         cdef Py_ssize_t k, i, l, a, e, best
@@ -214,8 +209,7 @@ cdef class CharFeaturizer:
 
     def hashes(self, codes, bounds=None, int fold=-1, mask=None):
         """uint64 (n, n_templates) feature hashes (0 = off) of the sequences
-        codes[bounds[k]:bounds[k+1]] (default: one); rows where `mask` (uint8
-        per unit) is 0 stay 0."""
+        codes[bounds[k]:bounds[k+1]]; rows where `mask` is 0 stay 0."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef Py_ssize_t n = c.shape[0], k
         cdef const int64_t[::1] b = numpy.ascontiguousarray((0, n) if bounds is None else bounds, dtype=numpy.int64)
@@ -224,14 +218,10 @@ cdef class CharFeaturizer:
         if n == 0:
             return out
         cdef uint64_t[:, ::1] o = out
-        pre_arr = numpy.zeros(n * MAX_WORD, dtype=numpy.uint64)
-        hit_arr = numpy.zeros(n * MAX_WORD, dtype=numpy.uint8)
-        cls_arr = numpy.zeros(n, dtype=numpy.int32)
-        len_arr = numpy.zeros((3, n), dtype=numpy.int32)
-        cdef uint64_t[::1] pre = pre_arr
-        cdef uint8_t_view hit = hit_arr
-        cdef int32_t[::1] cls = cls_arr
-        cdef int32_t[:, ::1] lens = len_arr
+        cdef uint64_t[::1] pre = numpy.zeros(n * MAX_WORD, dtype=numpy.uint64)
+        cdef uint8_t_view hit = numpy.zeros(n * MAX_WORD, dtype=numpy.uint8)
+        cdef int32_t[::1] cls = numpy.zeros(n, dtype=numpy.int32)
+        cdef int32_t[:, ::1] lens = numpy.zeros((3, n), dtype=numpy.int32)
         if mask is None:
             mask = numpy.ones(n, dtype=numpy.uint8)
         cdef const unsigned char[::1] msk = numpy.ascontiguousarray(mask, dtype=numpy.uint8)
@@ -341,11 +331,9 @@ cdef uint64_t word_key(const uint32_t* c, Py_ssize_t n) noexcept nogil:
 cdef void match_lexicon(const MapStruct* lexicon, const uint32_t* c, Py_ssize_t a, Py_ssize_t e,
                         int min_word, int max_word, int fold, uint64_t* pre, unsigned char* hit,
                         int32_t* ends, int32_t* begins, int32_t* inside) noexcept nogil:
-    """The lexicon words in c[a:e] (positions global): pre[s * MAX_WORD + l -
-    1] = the prefix hash of c[s:s+l], hit[same] = 1 if it is a word visible
-    to `fold` (value 1: every fold; v >= 2: all folds but v - 2); ends /
-    begins / inside[i] = the longest word ending at / starting at / covering
-    i strictly inside. The caller zeroes hit, ends, begins and inside."""
+    """The lexicon words in c[a:e]: pre[s * MAX_WORD + l - 1] = the hash of c[s:s+l], hit[same] = a word
+    visible to `fold`; ends / begins / inside[i]: the longest word ending at / starting at / covering i.
+    The caller zeroes hit, ends, begins and inside."""
     cdef Py_ssize_t s, l, k
     cdef uint64_t h
     cdef size_t val
@@ -402,8 +390,7 @@ def unit_code(str token):
 
 
 def texts_to_units(list texts):
-    """(codes uint32, char position of each unit int64, run bounds int64 (runs:
-    non-whitespace stretches), unit offsets of the texts int64 (len + 1))."""
+    """(codes uint32, char position of each unit, non-whitespace run bounds, unit offsets of the texts)."""
     cdef Py_ssize_t total = 0, k, n_texts = len(texts)
     for text in texts:
         if not isinstance(text, str):

@@ -58,8 +58,7 @@ def _vocabulary(counts: Counter, min_count: int) -> List[str]:
 
 def _context_counts(sentences: Iterable[Sequence[str]], words: List[str], n_contexts: int,
                     chunk: int = 2_000_000, report: Callable[[int], None] = lambda n: None):
-    """Counts of each word's left and right neighbours (the ``n_contexts``
-    most frequent words, the sentence edges, "other"), summed chunk by chunk."""
+    """Counts of each word's neighbours (``n_contexts`` words, edges, other), summed chunk by chunk."""
     from scipy import sparse
 
     index = {w: i for i, w in enumerate(words)}
@@ -120,10 +119,8 @@ def _bit_paths(m, words: List[str], n_tokens: int, dims: int, depth: int, min_si
 
 
 def bisecting_paths(vectors: numpy.ndarray, depth: int, min_size: int, seed: int, start: float) -> List[str]:
-    """The bit path of each row of ``vectors`` (length-normalised in place),
-    the sides it fell on when split by 2-means again and again, down to
-    ``depth`` levels or clusters of fewer than ``min_size`` rows ("0": never
-    split). Deterministic under ``seed``; `vector_clusters` uses it too."""
+    """The bit path of each row of ``vectors`` (normalised in place): its sides in repeated
+    2-means splits, down to ``depth`` levels or clusters of fewer than ``min_size`` rows."""
     from sklearn.cluster import KMeans
 
     norms = numpy.linalg.norm(vectors, axis=1, keepdims=True)

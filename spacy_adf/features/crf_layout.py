@@ -50,11 +50,9 @@ def build_crf_stacked(
     edge_features: str = "observed",
     dense_keys: Optional[numpy.ndarray] = None,
 ):
-    """(FeatureTable, CRFModel) of stacked = [H uint64 (N, T) template hashes
-    (0 = off), y, yp int64 (N,) from `stack_golds`], emptied so that H is
-    freed after its last read; with `with_lookup`, also table.lookup(H).
-    edge_template_mask: bool (T,), the templates with rich edge weights.
-    `dense_keys` (uint64) get every label's state entry, after the rest."""
+    """(FeatureTable, CRFModel (, table.lookup(H) `with_lookup`)) of stacked = [H uint64 (N, T)
+    hashes, y, yp from `stack_golds`] (emptied, so H is freed after its last read); the
+    templates of `edge_template_mask` get rich edge weights, `dense_keys` every state weight."""
     check_feature_modes(state_features, edge_features, min_freq)
     if edge_features != "none" and n_labels > 255:
         raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
@@ -125,8 +123,7 @@ def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, 
 
 def prune_blocks(block_ptr: numpy.ndarray, codes: numpy.ndarray, block_weights: numpy.ndarray,
                  min_abs: float):
-    """(kept attribute ids, block_ptr, codes, block weights) of the layout
-    without the entries whose |weight| < min_abs and attributes left empty."""
+    """(kept attribute ids, block_ptr, codes, block weights) without the entries |weight| < min_abs."""
     if not min_abs > 0:
         raise ValueError(f"the pruning threshold must be positive, got {min_abs!r}")
     block_ptr = numpy.asarray(block_ptr, dtype=numpy.int64)

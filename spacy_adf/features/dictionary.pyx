@@ -117,8 +117,7 @@ cdef class WordDictionary:
         return 0
 
     def gap_lengths(self, codes, bounds):
-        """uint8 (n_units, 3): the GAP_LENGTH_NAMES of the gap after unit k
-        (0: no word, or no gap); no word crosses a run bound."""
+        """uint8 (n_units, 3): the GAP_LENGTH_NAMES of the gap after unit k (0: none), within runs."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
         cdef Py_ssize_t n = c.shape[0], nb = b.shape[0], r, longest = 0

@@ -51,9 +51,7 @@ cdef inline void _sort_u16(uint16_t* v, Py_ssize_t n) noexcept nogil:
 cdef inline void _bucket_codes(const MapStruct* m, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
                         const int64_t[::1] yp, int64_t L, const unsigned char[::1] edge_mask, bint state_observed,
                         bint edge_observed, int64_t* pos, uint16_t* out, unsigned char* edge_attrs) noexcept nogil:
-    """The two passes of `FeatureTable.observed_blocks`: with out NULL,
-    pos[a] counts attribute a's codes (and edge_attrs flags the attributes
-    of edge templates); else each code is written at out[pos[a]++]."""
+    """`observed_blocks`' two passes: with out NULL, count each attribute's codes; else write them."""
     cdef Py_ssize_t t, j
     cdef int64_t a
     for t in range(hashes.shape[0]):
@@ -118,9 +116,8 @@ cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_
 def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
                     const int32_t[:, ::1] toffs, const int32_t[::1] tlen,
                     const uint64_t[::1] tseed, seq_starts=None):
-    """uint64 (n, n_templates) hashes of every template at every position;
-    with seq_starts (int64), rows seq_starts[i]:seq_starts[i+1] are sequence
-    i, hashed as if alone; else one sequence."""
+    """uint64 (n, n_templates) hashes of every template at every position of
+    one sequence, or of the sequences seq_starts[i]:seq_starts[i+1]."""
     cdef Py_ssize_t n = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
     out = numpy.zeros((n, T), dtype=numpy.uint64)
     cdef uint64_t[:, ::1] o = out
@@ -183,10 +180,8 @@ cdef class FeatureTable:
     def observed_blocks(self, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
                         const int64_t[::1] yp, int n_labels, const unsigned char[::1] edge_mask,
                         bint state_observed, bint edge_observed):
-        """The weight entries a corpus touches: (counts int64 per attribute,
-        codes uint16: each attribute's distinct codes ascending, attribute
-        after attribute, edge_attrs uint8: attributes of edge templates).
-        Bucketed by attribute, 2 bytes an occurrence (`_bucket_codes`)."""
+        """The weight entries a corpus touches: (counts int64 per attribute, codes uint16: each
+        one's distinct codes ascending, edge_attrs uint8), bucketed by attribute, 2 bytes a code."""
         cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
         cdef int64_t L = n_labels, n_codes = L + L * L, a, A = len(self), i, k, total
         if T != edge_mask.shape[0] or y.shape[0] != n or yp.shape[0] != n:
@@ -213,9 +208,8 @@ cdef class FeatureTable:
         del fill
         # the distinct codes of each bucket, moved to the front of the array
         # (k <= st[a]: they never overwrite a code not read yet)
-        seen = numpy.zeros(n_codes, dtype=numpy.uint8)
         counts = numpy.zeros(A, dtype=numpy.int64)
-        cdef unsigned char[::1] sn = seen
+        cdef unsigned char[::1] sn = numpy.zeros(n_codes, dtype=numpy.uint8)
         cdef int64_t[::1] c = counts
         cdef int64_t w
         k = 0
@@ -268,9 +262,7 @@ cdef class FeatureTable:
     def lookup_columns(self, const uint64_t[:, ::1] cols, const int64_t[::1] seq_starts,
                        const int32_t[:, ::1] tcols, const int32_t[:, ::1] toffs,
                        const int32_t[::1] tlen, const uint64_t[::1] tseed):
-        """`lookup` of `template_hashes(cols, ..., seq_starts)` in one pass,
-        without the hash matrix; a position's table cells are prefetched
-        before they are probed, so their cache misses overlap."""
+        """`lookup` of `template_hashes(...)` in one pass, table cells prefetched."""
         cdef Py_ssize_t N = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
         cdef Py_ssize_t n_seq = seq_starts.shape[0] - 1, i, t, j, n, s0, nnz = 0
         _check_templates(n_cols, tcols, tlen, tseed)

@@ -162,10 +162,9 @@ def check_options(depth: int, min_size: int, max_words: int) -> None:
                          f"min_size={min_size}, max_words={max_words})")
 
 
-def cluster_word_vectors(vectors: WordVectors, *, depth: int = 12, min_size: int = 4, seed: int = 0,
-                         start: Optional[float] = None) -> Dict[str, str]:
-    """{key: its row's bit path}, most frequent words first."""
-    start = time.time() if start is None else start
+def cluster_word_vectors(vectors: WordVectors, *, depth: int, min_size: int, seed: int, start: float
+                         ) -> Dict[str, str]:
+    """{key: its row's bit path}, most frequent words first (`start`: time.time() of the read)."""
     progress(f"clustering {len(vectors.rows):,} vectors of {len(vectors.words):,} words")
     paths = bisecting_paths(vectors.rows, depth, min_size, seed, start)
     return {w: paths[r] for w, r in zip(vectors.words, vectors.word_rows)}

@@ -61,8 +61,7 @@ class WordVectorFeatures:
         self.ids = numpy.array(ids, dtype=numpy.int32).reshape(len(self.offsets), width)
 
     def table_of(self, docs: Sequence[Doc], component: str, width: Optional[int]) -> Tuple[numpy.ndarray, VectorRows, int]:
-        """(float32 data, row cache, key attribute) of the Docs' vectors, checked
-        against `width` (None: any); bound once per table while it is unchanged."""
+        """(float32 data, row cache, key attribute) of the Docs' vectors of `width` (None: any), cached."""
         vectors = docs[0].vocab.vectors
         b = self._binding
         if b is not None and b[0] is vectors and b[1] is vectors.data and b[2] == len(vectors.key2row):

@@ -25,8 +25,7 @@ def feature_name(str prefix, int offset, str value) -> str:
 
 
 cdef class WindowTable:
-    """Ids of the static window features of a vocabulary (``ids``: feature
-    string -> id) for the groups in `groups` order."""
+    """Ids of the static window features of a vocabulary (``ids``: string -> id), for `groups`."""
     cdef readonly int window
     cdef readonly tuple groups
     cdef list _maps          # per group: PreshMap value hash -> row + 1
@@ -84,9 +83,8 @@ cdef class WindowTable:
         return len(self.groups) * (2 * self.window + 1)
 
     def static_ids(self, values, sent_off):
-        """(n_tokens, width) int32 ids, column g * (2 window + 1) + d + window:
-        group g at offset d (-1: unknown). values: (n_tokens, n_groups) uint64
-        string hashes (0: none); sent_off: int64 sentence offsets."""
+        """(n_tokens, width) int32 ids (-1: unknown), column g * (2 window + 1) + d + window: group g at
+        offset d, of values: (n_tokens, n_groups) uint64 string hashes; sent_off: sentence offsets."""
         cdef const uint64_t[:, ::1] v = numpy.ascontiguousarray(values, dtype=numpy.uint64)
         cdef const int64_t[::1] so = numpy.ascontiguousarray(sent_off, dtype=numpy.int64)
         cdef Py_ssize_t n = v.shape[0], n_groups = len(self.groups), w = self.window
@@ -98,8 +96,7 @@ cdef class WindowTable:
         check_bounds(so, n, "static_ids: sentence offsets")
         out = numpy.empty((n, n_groups * width), dtype=numpy.int32)
         cdef int32_t[:, ::1] o = out
-        row_of = numpy.empty(n, dtype=numpy.int64)
-        cdef int64_t[::1] ro = row_of
+        cdef int64_t[::1] ro = numpy.empty(n, dtype=numpy.int64)
         cdef const int32_t[:, ::1] rows
         cdef const int32_t[:, :, ::1] pad = self.pad
         cdef PreshMap table

@@ -50,10 +50,8 @@ cdef class VectorRows:
 def valued_features(const int64_t[::1] ptr, const int32_t[::1] attrs, const int32_t[::1] rows,
                     const int64_t[::1] seq_starts, const float[:, ::1] table,
                     const int32_t[:, ::1] ids, const int32_t[::1] offsets, double scale):
-    """(pos_ptr int64, attrs int32, values float32): each position's (ptr,
-    attrs) with value 1, then for each offset j whose token is in the
-    sequence and has a vector, dimension d as attribute ids[j, d] valued
-    table[row, d] * scale / |table[row]| (ids -1 and zero values left out)."""
+    """(pos_ptr, attrs, values): each position's attrs valued 1, then per offset j and dimension d
+    of a vector in the sequence, ids[j, d] valued table[row, d] * scale / |table[row]|."""
     cdef Py_ssize_t N = rows.shape[0], D = table.shape[1], W = offsets.shape[0]
     cdef Py_ssize_t i, s, t, j, d, s0, n, p, nnz, k
     cdef int32_t r
@@ -69,9 +67,8 @@ def valued_features(const int64_t[::1] ptr, const int32_t[::1] attrs, const int3
         if rows[i] >= table.shape[0]:
             raise ValueError(f"valued_features: row {rows[i]} is outside the vectors table "
                              f"({table.shape[0]} rows)")
-    inv = numpy.zeros(N, dtype=numpy.float64)   # scale / |vector| of each position's word, 0: none
+    cdef double[::1] iv = numpy.zeros(N, dtype=numpy.float64)  # scale / |vector| of each position's word, 0: none
     out_ptr = numpy.zeros(N + 1, dtype=numpy.int64)
-    cdef double[::1] iv = inv
     cdef int64_t[::1] op = out_ptr
     with nogil:
         for i in range(N):
