@@ -1,7 +1,5 @@
 # cython: language_level=3
-"""The C-level interface of `boundary.pyx`: the feature vocabulary and its
-nogil per-gap id lookup, for Cython code that classifies gaps
-(`models/boundary_segmenter_decode.pyx`)."""
+"""The C-level interface of `boundary.pyx`: the vocabulary's nogil per-gap id lookup."""
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from preshed.maps cimport PreshMap

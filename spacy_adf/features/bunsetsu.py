@@ -1,12 +1,6 @@
-"""Feature strings of bunsetsu dependency decisions (Kudo & Matsumoto 2002):
-does segment i (the modifier) depend on segment j? A set of strings per
-decision, made ids by `FeatureVocab`; the polynomial kernel forms their
-combinations. The groups: docs/components.md, "Japanese dependency parsing".
-Training reads these strings; parsing reads the same sets as ids from
-`bunsetsu_fast.pyx`, which builds each token's strings with `token_fields`
-and `is_punct_token` once per distinct token.
-"""
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+"""Feature strings of bunsetsu dependency decisions (Kudo & Matsumoto 2002), the
+ids of parsing: `bunsetsu_fast.pyx`; docs/components.md, "Japanese dependency parsing"."""
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 
@@ -17,6 +11,7 @@ FEATURE_GROUPS = ("head", "function", "punct", "position", "distance", "between"
                   "particles", "coordination")
 BRACKET_SUBPOS = frozenset({"括弧始", "括弧終", "括弧開", "括弧閉"})
 PARTICLE_POS = frozenset({"助詞", "ADP", "SCONJ", "PART"})
+FIELD_NAMES = ("w", "p", "s", "ct", "cf")  # the `token_fields`, in feature strings
 # the coordination strings, in the order the C parsers take their ids
 COORDINATION_FEATURES = ("co.ij", "co.pj", "co.in")
 
@@ -43,21 +38,17 @@ def is_punct_token(fields, token) -> bool:
     return fields[1] in PUNCT_POS or (fields[1] == token.pos_ and token.pos_ in PUNCT_UPOS)
 
 
-class Segment:
+class Segment(NamedTuple):
     """The per-segment facts the features read."""
 
-    __slots__ = ("mod", "head", "func", "func_pos", "particle", "puncts", "brackets", "word")
-
-    def __init__(self, mod: List[str], head: List[str], func: str, func_pos: str, particle: Optional[str],
-                 puncts: List[str], brackets: bool, word: str = ""):
-        self.mod = mod            # static features as modifier
-        self.head = head          # static features as head
-        self.func = func          # functional word surface ("-" if none)
-        self.func_pos = func_pos
-        self.particle = particle  # the functional word if it is a particle
-        self.puncts = puncts
-        self.brackets = brackets
-        self.word = word          # the head word's surface (coordination)
+    mod: List[str]              # static features as modifier
+    head: List[str]             # static features as head
+    func: str                   # functional word surface ("-" if none)
+    func_pos: str
+    particle: Optional[str]     # the functional word if it is a particle
+    puncts: List[str]
+    brackets: bool
+    word: str = ""              # the head word's surface (coordination)
 
 
 class BunsetsuFeaturizer:
@@ -89,10 +80,9 @@ class BunsetsuFeaturizer:
                         func = f
             static = []
             if "head" in g:
-                static += ["hw=" + hf[0], "hp=" + hf[1], "hs=" + hf[2], "hct=" + hf[3], "hcf=" + hf[4]]
+                static += ["h" + name + "=" + v for name, v in zip(FIELD_NAMES, hf)]
             if "function" in g:
-                ff = func or ("-", "-", "-", "-", "-")
-                static += ["fw=" + ff[0], "fp=" + ff[1], "fs=" + ff[2], "fct=" + ff[3], "fcf=" + ff[4]]
+                static += ["f" + name + "=" + v for name, v in zip(FIELD_NAMES, func or ("-",) * 5)]
                 if last is not None:
                     static.append("lcf=" + last[4])
             if "punct" in g:
@@ -134,28 +124,18 @@ class BunsetsuFeaturizer:
         g = self.groups
         feats = segs[i].mod + self._head_side(segs, i, j, i)
         if "dynamic" in g and children is not None:
-            for c in children[i]:
-                feats.append("da.fw=" + segs[c].func)
-                feats.append("da.fs=" + segs[c].func_pos)
-            for c in children[j]:
-                feats.append("db.fw=" + segs[c].func)
-                feats.append("db.fs=" + segs[c].func_pos)
+            for p, seg in (("da.", i), ("db.", j)):
+                for c in children[seg]:
+                    feats += [p + "fw=" + segs[c].func, p + "fs=" + segs[c].func_pos]
         return feats
 
     def game(self, segs: List[Segment], i: int, nearer: int, farther: int) -> Tuple[List[str], List[str]]:
-        """Feature strings of a tournament game (`models/tournament.py`):
-        does segment i modify `farther` rather than `nearer`? Two lists: i as
-        modifier and `nearer` as head, their distance and the segments
-        between them (`pair` without the dynamic features); then `farther`
-        as head, its distance from i and the segments between `nearer` and
-        `farther`. The second list holds the same kind of strings, but they
-        are other inputs of the classifier: their ids are offset by the
-        vocabulary's size."""
+        """Does segment i modify `farther` rather than `nearer`? `pair(i, nearer)` without dynamic
+        features, and `farther` as head (other inputs: ids offset by the vocabulary's size)."""
         return self.pair(segs, i, nearer, None), self._head_side(segs, i, farther, nearer)
 
     def _head_side(self, segs: List[Segment], i: int, j: int, after: int) -> List[str]:
-        """j as head, its distance from modifier i, and the "between" strings
-        of the segments strictly between `after` and j."""
+        """j as head, its distance from i and the segments strictly between `after` and j."""
         g = self.groups
         feats = list(segs[j].head)
         if "distance" in g:
@@ -176,8 +156,7 @@ class BunsetsuFeaturizer:
 
 
 def coordination(segs: List[Segment], i: int, j: int) -> List[str]:
-    """The coordination strings of modifier i and head j: the head words of
-    i and j, of i - 1 and j, of i and j + 1 are the same."""
+    """The coordination strings of modifier i and head j (same head words)."""
     word = segs[i].word
     same = (word == segs[j].word, i > 0 and segs[i - 1].word == segs[j].word,
             j + 1 < len(segs) and word == segs[j + 1].word)
@@ -185,9 +164,7 @@ def coordination(segs: List[Segment], i: int, j: int) -> List[str]:
 
 
 class FeatureVocab:
-    """Feature strings <-> dense ids [0, len). Built from training counts;
-    strings it does not know are dropped at lookup (a kernel classifier
-    gives unseen features no weight anyway)."""
+    """Feature strings <-> dense ids [0, len); unknown strings are dropped at lookup."""
 
     def __init__(self, strings: Sequence[str] = ()):
         self.strings: List[str] = list(strings)

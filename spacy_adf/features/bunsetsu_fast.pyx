@@ -1,17 +1,9 @@
 # cython: language_level=3
 # distutils: language = c++
-"""The bunsetsu features of `features/bunsetsu.py` as integer work: Docs in,
-flat arrays of feature ids per segment out, for the Cython parse of
-`pke_dependency` (docs/architecture.md, "pke_dependency").
-
-`TokenFeatureTable` keeps, per distinct token (its ORTH, MORPH, POS and TAG,
-which fix every field the features read), the vocabulary ids of every
-feature string the token can give (`NCOL` columns, -1 for a string the
-vocabulary does not know or a group that is off) and its flags; a token's
-strings are built in Python once, with the functions the training features
-use. `TokenFeatureTable.read` turns a batch of (Doc, bunsetsu spans) into a
-`SegmentBatch` holding the same feature sets as `BunsetsuFeaturizer` gives
-as strings.
+"""The bunsetsu features of `features/bunsetsu.py` as feature ids, for the
+Cython parse of `pke_dependency` (docs/components.md, "Parse path"): per
+distinct token (ORTH, MORPH, POS, TAG) the ids of every string it can give
+(`NCOL` columns, -1: unknown or off) and its flags, read into a `SegmentBatch`.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libcpp.unordered_map cimport unordered_map
@@ -22,9 +14,7 @@ import numpy
 from spacy.attrs import MORPH, ORTH, POS, SENT_START, TAG
 
 from ..lang.ja.bunsetsu import bunsetsu_sentences, is_sentence_ender, token_class
-from .bunsetsu import BRACKET_SUBPOS, PARTICLE_POS, is_punct_token, token_fields
-
-__all__ = ["TokenFeatureTable", "SegmentBatch", "NCOL"]
+from .bunsetsu import BRACKET_SUBPOS, FIELD_NAMES, PARTICLE_POS, is_punct_token, token_fields
 
 # columns of a token's row: feature ids, -1 if unknown
 cdef enum:
@@ -73,7 +63,6 @@ cdef enum:
     NCONST = 11
 
 NCOL = NCOL_
-_NAMES = ("w", "p", "s", "ct", "cf")
 _CONSTS = ("m.br", "h.br", "m.pu=-", "h.pu=-", "m.first", "h.last", "b.br", "m.pl=BOS", "h.nf=EOS", "h.nh=EOS",
            "h.nl=EOS")
 _CONST_GROUP = ("punct", "punct", "punct", "punct", "position", "position", "between", "context", "context",
@@ -81,42 +70,36 @@ _CONST_GROUP = ("punct", "punct", "punct", "punct", "position", "position", "bet
 
 
 def token_row(groups, ids, fields, particle):
-    """The NCOL feature ids of a token with these fields (see the column
-    table above); `particle`: its POS is a particle's."""
+    """The NCOL feature ids of a token with these fields; `particle`: a particle's POS."""
     row = [-1] * NCOL_
     get = ids.get
     f = fields
-    if "head" in groups:
-        for k, name in enumerate(_NAMES):
-            row[C_MH + k] = get("m.h" + name + "=" + f[k], -1)
-            row[C_HH + k] = get("h.h" + name + "=" + f[k], -1)
-    if "function" in groups:
-        for k, name in enumerate(_NAMES):
-            row[C_MF + k] = get("m.f" + name + "=" + f[k], -1)
-            row[C_HF + k] = get("h.f" + name + "=" + f[k], -1)
-        row[C_MLCF] = get("m.lcf=" + f[4], -1)
-        row[C_HLCF] = get("h.lcf=" + f[4], -1)
-    if "punct" in groups:
-        row[C_MPU] = get("m.pu=" + f[0], -1)
-        row[C_HPU] = get("h.pu=" + f[0], -1)
+    for side, p in enumerate(("m.", "h.")):  # each "h." column follows its "m." one
+        if "head" in groups:
+            for k, name in enumerate(FIELD_NAMES):
+                row[C_MH + 5 * side + k] = get(p + "h" + name + "=" + f[k], -1)
+        if "function" in groups:
+            for k, name in enumerate(FIELD_NAMES):
+                row[C_MF + 5 * side + k] = get(p + "f" + name + "=" + f[k], -1)
+            row[C_MLCF + side] = get(p + "lcf=" + f[4], -1)
+        if "punct" in groups:
+            row[C_MPU + side] = get(p + "pu=" + f[0], -1)
+        if "particles" in groups and particle:
+            row[C_MPA + side] = get(p + "pa=" + f[0], -1)
     if "between" in groups:
         if particle:
             row[C_BP] = get("b.p=" + f[0], -1)
         row[C_BPU] = get("b.pu=" + f[0], -1)
     if "dynamic" in groups:
-        row[C_DA] = get("da.fw=" + f[0], -1)
-        row[C_DA + 1] = get("da.fs=" + f[2], -1)
-        row[C_DB] = get("db.fw=" + f[0], -1)
-        row[C_DB + 1] = get("db.fs=" + f[2], -1)
+        for k, p in ((C_DA, "da."), (C_DB, "db.")):
+            row[k] = get(p + "fw=" + f[0], -1)
+            row[k + 1] = get(p + "fs=" + f[2], -1)
     if "context" in groups:
         for k, name in ((C_MLAST, "m.last="), (C_MPL, "m.pl="), (C_HFIRST, "h.first="), (C_HNF, "h.nf="),
                         (C_HNF + 1, "h.nh="), (C_HNF + 2, "h.nl=")):
             row[k] = get(name + f[0], -1)
         for k, name in ((C_MLP, "m.lp="), (C_HFP, "h.fp="), (C_HLP, "h.lp=")):
             row[k] = get(name + f[2], -1)
-    if "particles" in groups and particle:
-        row[C_MPA] = get("m.pa=" + f[0], -1)
-        row[C_HPA] = get("h.pa=" + f[0], -1)
     return row
 
 
@@ -129,14 +112,8 @@ cdef inline uint64_t _mix(uint64_t orth, uint64_t morph, uint64_t pos, uint64_t 
 
 
 cdef class SegmentBatch:
-    """The flat arrays of a batch of Docs (see the module docstring).
-
-    Segment g's features are ``feats[seg_off[5g]:seg_off[5g + 5]]``, in five
-    consecutive lists: as modifier, as head, between, da, db (list k is
-    ``seg_off[5g + k]:seg_off[5g + k + 1]``). Sentence s is segments
-    ``sent_seg[s]:sent_seg[s + 1]``; Doc d is segments
-    ``doc_seg[d]:doc_seg[d + 1]`` and sentences ``doc_sent[d]:...``. The
-    vectors hold no final offsets (`arrays` adds them)."""
+    """The flat arrays of a batch of Docs: segment g's five feature lists (as modifier, as head,
+    between, da, db) are ``feats[seg_off[5g + k]:seg_off[5g + k + 1]]``; no final offsets."""
     cdef vector[int32_t] feats
     cdef vector[int64_t] seg_off
     cdef vector[int64_t] sent_seg
@@ -153,40 +130,19 @@ cdef class SegmentBatch:
         self.docs = []
 
     def arrays(self):
-        """(feats int32, seg_off int64 [5 n_seg + 1], sent_seg int64
-        [n_sent + 1]): the cascade's input."""
+        """(feats int32, seg_off int64, sent_seg int64): the cascade's input."""
         feats = numpy.asarray(<int32_t[:self.feats.size()]>self.feats.data()).copy() \
             if self.feats.size() else numpy.zeros(0, dtype=numpy.int32)
-        off = numpy.empty(self.seg_off.size() + 1, dtype=numpy.int64)
-        sent = numpy.empty(self.sent_seg.size() + 1, dtype=numpy.int64)
-        cdef int64_t[::1] o = off
-        cdef int64_t[::1] s = sent
-        cdef size_t i
-        for i in range(self.seg_off.size()):
-            o[i] = self.seg_off[i]
-        o[self.seg_off.size()] = self.feats.size()
-        for i in range(self.sent_seg.size()):
-            s[i] = self.sent_seg[i]
-        s[self.sent_seg.size()] = self.seg_start.size()
-        return feats, off, sent
+        return feats, _with_end(self.seg_off, self.feats.size()), _with_end(self.sent_seg, self.seg_start.size())
 
     def words(self):
-        """The head word (ORTH) of every segment, uint64: the coordination
-        features compare them."""
-        out = numpy.empty(self.seg_word.size(), dtype=numpy.uint64)
-        cdef uint64_t[::1] o = out
-        cdef size_t i
-        for i in range(self.seg_word.size()):
-            o[i] = self.seg_word[i]
-        return out
+        """The head word (ORTH) of every segment, uint64 (coordination features)."""
+        cdef size_t n = self.seg_word.size()
+        return numpy.asarray(<uint64_t[:n]>self.seg_word.data()).copy() if n else numpy.zeros(0, dtype=numpy.uint64)
 
     def tree(self, heads, uint64_t intra, uint64_t root, uint64_t dep):
-        """Per Doc: (its bunsetsu heads, Doc-level, -1 for each sentence's
-        root; a (n_tokens, 2) uint64 array of HEAD (relative) and DEP for
-        `Doc.from_array`), from the sentence-relative heads of every
-        segment: each head word attaches to its head bunsetsu's head word
-        with `dep` (the root's is ROOT), the other tokens to their own
-        bunsetsu's head word with `intra` (as `set_bunsetsu_tree` does)."""
+        """Per Doc: (its bunsetsu heads (-1: root), (n_tokens, 2) uint64 HEAD and DEP as
+        `set_bunsetsu_tree` sets them), from the sentence-relative heads of every segment."""
         cdef const int32_t[::1] h = numpy.ascontiguousarray(heads, dtype=numpy.int32)
         if h.shape[0] != <Py_ssize_t>self.seg_start.size():
             raise ValueError("one head per segment is needed")
@@ -224,9 +180,8 @@ cdef class SegmentBatch:
 
 
 cdef class TokenFeatureTable:
-    """Feature ids and flags per distinct token, for one feature vocabulary
-    and set of groups (see the module docstring). Grows as new tokens are
-    seen; pickles empty (the cache refills)."""
+    """Feature ids and flags per distinct token, for one vocabulary and set of
+    groups; grows as tokens are seen, pickles empty."""
     cdef readonly object groups
     cdef readonly object vocab        # the FeatureVocab the ids index
     cdef object ids
@@ -299,14 +254,9 @@ cdef class TokenFeatureTable:
         return self._add(doc, i, h, key)
 
     def read(self, items, on_bad=None, recut=None):
-        """A `SegmentBatch` of (Doc, bunsetsu spans) items; empty Docs are
-        skipped. Spans that do not cover their Doc with non-empty spans in
-        order are a ValueError: ``on_bad(doc)`` is called first, to raise a
-        better one (`lang.ja.bunsetsu.bunsetsu_group` names the problem).
-        ``recut(doc)``, if given, is called for a Doc with a sentence ender
-        before its last token or whitespace after its first and returns the
-        spans to read instead, or None to keep them (`respect_sentence_ends`):
-        the other Docs, most of them, need no second look at their tokens."""
+        """A `SegmentBatch` of (Doc, bunsetsu spans) items; bad spans: ``on_bad(doc)``, then a
+        ValueError. ``recut(doc)``: the spans to read instead (or None) of a Doc with a sentence
+        ender before its last token or whitespace after its first (`respect_sentence_ends`)."""
         batch = SegmentBatch()
         for doc, spans in items:
             if len(doc):
@@ -314,7 +264,7 @@ cdef class TokenFeatureTable:
         return batch
 
     cdef _read_doc(self, SegmentBatch batch, doc, spans, on_bad, recut):
-        cdef Py_ssize_t n = len(doc), i, b, nb, s, e
+        cdef Py_ssize_t n = len(doc), i, k, b, nb, s, e
         arr = doc.to_array([ORTH, MORPH, POS, TAG, SENT_START])
         cdef const uint64_t[:, ::1] a = numpy.ascontiguousarray(arr, dtype=numpy.uint64)
         cdef vector[int32_t] types
@@ -325,10 +275,8 @@ cdef class TokenFeatureTable:
         cdef bint inner_space = False
         types.resize(n)
         for i in range(n):
-            key[0] = a[i, 0]
-            key[1] = a[i, 1]
-            key[2] = a[i, 2]
-            key[3] = a[i, 3]
+            for k in range(4):
+                key[k] = a[i, k]
             types[i] = self._type(doc, i, key)
             if i > 0 and a[i, 4] == 1:
                 split = True  # a sentence starts inside: doc.sents decides (-1, "not a start", splits nothing)
@@ -398,9 +346,7 @@ cdef class TokenFeatureTable:
     cdef void _static(self, SegmentBatch batch, const int32_t* types, const int32_t* row, const int32_t* frow,
                       int32_t start, int32_t end, int32_t lastw, bint brackets, bint no_punct,
                       int side) noexcept:
-        """Start a segment's list of static features as modifier (side 0:
-        the "m." columns and constants) or as head (side 1: "h."; each "h."
-        column or constant follows its "m." one)."""
+        """Start a segment's static list as modifier (side 0: "m.") or head (1: "h.")."""
         cdef vector[int32_t]* out = &batch.feats
         cdef int k
         cdef int32_t t
@@ -421,10 +367,8 @@ cdef class TokenFeatureTable:
 
     cdef void _segment(self, SegmentBatch batch, const int32_t* types, int32_t start, int32_t end, int32_t h,
                        bint first, bint last, int32_t prev_last, const int32_t* nxt) noexcept:
-        """Append one segment's five feature lists (h: its head word;
-        prev_last: the last token of the segment before it in the sentence,
-        -1 if none; nxt: the first, head and last token of the segment after
-        it, nxt[0] = -1 if none)."""
+        """Append one segment's five feature lists (h: its head word; prev_last: the previous
+        segment's last token; nxt: the next one's first, head and last token; -1: none)."""
         cdef int32_t t, func = -1, lastw = -1, np_ = 0, k
         cdef bint brackets = False
         cdef uint8_t fl
@@ -483,6 +427,17 @@ cdef class TokenFeatureTable:
         batch.seg_off.push_back(out.size())
         _put(out, frow[C_DB])
         _put(out, frow[C_DB + 1])
+
+
+cdef _with_end(const vector[int64_t]& v, int64_t end):
+    """v and then `end`, as an int64 array."""
+    out = numpy.empty(v.size() + 1, dtype=numpy.int64)
+    cdef int64_t[::1] o = out
+    cdef size_t i
+    for i in range(v.size()):
+        o[i] = v[i]
+    o[v.size()] = end
+    return out
 
 
 cdef inline void _put(vector[int32_t]* out, int32_t f) noexcept:

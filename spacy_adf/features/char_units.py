@@ -1,10 +1,5 @@
-"""The unit sequences a segmenter labels, from a Doc or from raw text. A unit
-is one token of a character-tokenized Doc (normally one character; a longer
-token becomes one hashed code); units are cut into runs at whitespace and
-after a trailing space, and each run is labelled as its own CRF sequence.
-The unit rules (`UNIT_RULES`, kept in each model's cfg): docs/components.md,
-"Word segmentation".
-"""
+"""The unit sequences a segmenter labels: one unit per token, cut into runs at
+whitespace; the unit rules: docs/components.md, "Word segmentation"."""
 from typing import Callable, List, Tuple
 
 import numpy
@@ -50,11 +45,7 @@ def doc_units(doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
 
 
 def cached_by_orth(cache: dict, orths: List[int], compute: Callable[[int], object]) -> list:
-    """compute(orth) of each token orth, through `cache` (orth -> value;
-    orths are string hashes, the same in every vocab; emptied past a
-    million entries). Dictionary lookups per token: cheaper than numpy's
-    sort-based unique on the short Docs segmenters mostly see, and linear
-    on long ones."""
+    """compute(orth) of each token orth, through `cache` (emptied past a million entries)."""
     if len(cache) > 1_000_000:
         cache.clear()
     out = [cache.get(orth) for orth in orths]

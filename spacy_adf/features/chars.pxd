@@ -38,14 +38,12 @@ cdef void glue_into(const uint32_t* c, const int64_t* b, Py_ssize_t nb,
                     unsigned char* out) noexcept nogil
 
 
-# Dictionary matching, shared by the CRF's lexicon features (CharFeaturizer)
-# and pke_segmenter's dictionary features (features/dictionary.pyx): one
-# definition of a word's key and of what "a lexicon word at s of length l" is.
+# Dictionary matching, one definition for CharFeaturizer and features/dictionary.pyx
 cdef uint64_t word_key(const uint32_t* c, Py_ssize_t n) noexcept nogil
 cdef void match_lexicon(const MapStruct* lexicon, const uint32_t* c, Py_ssize_t a, Py_ssize_t e,
                         int min_word, int max_word, int fold, uint64_t* pre, unsigned char* hit,
                         int32_t* ends, int32_t* begins, int32_t* inside) noexcept nogil
 
 
-# a ValueError unless run bounds go from 0 to n, non-decreasing
-cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n) except -1
+# a ValueError naming `what` unless run bounds go from 0 to n, non-decreasing
+cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n, str what=*) except -1

@@ -1,18 +1,8 @@
 # cython: language_level=3
 """Character features for word segmentation (Sun, Wang and Li 2012; the ADF
-paper, section 4.2), hashed in one nogil pass per sequence.
-
-A sequence is an array of 32-bit unit codes: Unicode code points, or for a
-multi-character token a hashed code above the code-point range. For every
-position the featurizer writes one 64-bit value per template (0 = the template
-is off there); `FeatureTable.lookup` turns them into feature ids.
-
-Dictionary features read a lexicon of words (code sequences of length
-`min_word` .. `max_word`). Each lexicon entry carries a fold: words seen in
-only one fold of the training corpus are hidden from the sentences of that
-fold while training (jackknifing), so the model learns how far a lexicon match
-can be trusted for words it has not seen, which is what a user dictionary
-supplies at inference. Fold -1 (inference, user words) sees every word.
+paper, section 4.2), hashed in one nogil pass per sequence of 32-bit unit
+codes: one 64-bit value per template and position (0 = off). The lexicon and
+its folds: docs/components.md, "Word segmentation"; fold -1 sees every word.
 """
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memset
@@ -23,9 +13,6 @@ from cymem.cymem cimport Pool
 from preshed.maps cimport MapStruct, PreshMap, map_get
 
 # MAX_FORCED, MAX_WORD, BASE_TEMPLATES and the featurizer's fields: chars.pxd
-
-# Character classes: they let the model generalise over digits, Latin words,
-# kana runs and punctuation, which the Weibo and KWDLC texts are full of.
 CLASS_NAMES = ("other", "digit", "latin", "han", "hiragana", "katakana",
                "han_numeral", "punct", "space", "symbol", "token")
 
@@ -111,9 +98,8 @@ cdef class CharFeaturizer:
         self.min_word = min_word
         self.max_word = max_word
         self.word_features = word_features
-        n_lengths = max_word - min_word + 1
         self.char_trigrams = char_trigrams
-        self.n_templates = (BASE_TEMPLATES + (2 * n_lengths if word_features else 0)
+        self.n_templates = (BASE_TEMPLATES + (2 * (max_word - min_word + 1) if word_features else 0)
                             + (TRIGRAM_TEMPLATES if char_trigrams else 0))
         self.fold_of = {}
         self.forced = PreshMap()
@@ -132,19 +118,12 @@ cdef class CharFeaturizer:
                                       self.char_trigrams))
 
     def add_word(self, str word, int fold=-1):
-        """Add a lexicon word; fold >= 0 hides it from that training fold.
-        A word added for two different folds (or with fold -1) is always visible.
-        Words shorter than min_word or longer than max_word cannot match and
-        are kept only for bookkeeping. Returns True if the word is usable."""
+        """Add a lexicon word; fold >= 0 hides it from that training fold (a
+        word of two folds is always visible). True if its length can match."""
         if not word or any(ch.isspace() for ch in word):
             raise ValueError(f"lexicon words must be non-empty and contain no whitespace, got {word!r}")
         old = self.fold_of.get(word)
-        if old is None:
-            new = fold
-        elif old == fold:
-            new = fold
-        else:
-            new = -1
+        new = fold if old is None or old == fold else -1
         self.fold_of[word] = new
         if not (self.min_word <= len(word) <= self.max_word):
             return False
@@ -153,20 +132,11 @@ cdef class CharFeaturizer:
         return True
 
     def add_words(self, words, int fold=-1):
-        n = 0
-        for w in words:
-            n += bool(self.add_word(w, fold))
-        return n
-
-    def words(self):
-        return sorted(self.fold_of)
+        return sum(bool(self.add_word(w, fold)) for w in words)
 
     def add_forced_word(self, str word):
-        """A word that segmentation keeps whole where the forward and the
-        backward longest-match segmentations by the forced words agree."""
-        if len(word) < 2 or any(ch.isspace() for ch in word):
-            return False
-        if len(word) > MAX_FORCED:
+        """A word kept whole where forward and backward longest matching agree."""
+        if not 2 <= len(word) <= MAX_FORCED or any(ch.isspace() for ch in word):
             return False
         cdef const uint32_t[::1] c = text_codes(word)
         cdef uint64_t h = 0
@@ -180,10 +150,7 @@ cdef class CharFeaturizer:
         return True
 
     def forced_boundaries(self, codes, bounds):
-        """uint8 arrays (start, inside): start[i] = a word must start at unit
-        i, inside[i] = unit i must continue the word before it. Forced words
-        are the spans that forward and backward maximum matching with the
-        forced words both choose (where they disagree, nothing is forced)."""
+        """uint8 (start, inside) flags of the forced words forward and backward maximum matching agree on."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
         cdef Py_ssize_t n = c.shape[0]
@@ -191,12 +158,9 @@ cdef class CharFeaturizer:
         inside = numpy.zeros(n, dtype=numpy.uint8)
         if self.max_forced == 0 or n == 0:
             return start, inside
-        fwd = numpy.zeros(n, dtype=numpy.int32)   # length of the FMM word starting at i
-        bwd = numpy.zeros(n, dtype=numpy.int32)   # length of the BMM word starting at i
-        match_arr = numpy.zeros(n, dtype=numpy.uint64)  # bit l-1: forced word of length l starts at i
-        cdef int32_t[::1] f = fwd
-        cdef int32_t[::1] w = bwd
-        cdef uint64_t[::1] m = match_arr
+        cdef int32_t[::1] f = numpy.zeros(n, dtype=numpy.int32)  # length of the FMM word starting at i
+        cdef int32_t[::1] w = numpy.zeros(n, dtype=numpy.int32)  # length of the BMM word starting at i
+        cdef uint64_t[::1] m = numpy.zeros(n, dtype=numpy.uint64)  # bit l-1: forced word of length l starts at i
         cdef unsigned char[::1] st = start
         cdef unsigned char[::1] ins = inside
         cdef Py_ssize_t k, i, l, a, e, best
@@ -245,9 +209,7 @@ cdef class CharFeaturizer:
 
     def hashes(self, codes, bounds=None, int fold=-1, mask=None):
         """uint64 (n, n_templates) feature hashes (0 = off) of the sequences
-        codes[bounds[k]:bounds[k+1]] (default: one sequence). Features never
-        look across a sequence boundary. mask (uint8 per unit, optional):
-        only rows with mask 1 are computed, the rest stay 0."""
+        codes[bounds[k]:bounds[k+1]]; rows where `mask` is 0 stay 0."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef Py_ssize_t n = c.shape[0], k
         cdef const int64_t[::1] b = numpy.ascontiguousarray((0, n) if bounds is None else bounds, dtype=numpy.int64)
@@ -256,16 +218,10 @@ cdef class CharFeaturizer:
         if n == 0:
             return out
         cdef uint64_t[:, ::1] o = out
-        # per position: prefix hashes of the substrings starting there and
-        # whether each is a lexicon word visible to this fold
-        pre_arr = numpy.zeros(n * MAX_WORD, dtype=numpy.uint64)
-        hit_arr = numpy.zeros(n * MAX_WORD, dtype=numpy.uint8)
-        cls_arr = numpy.zeros(n, dtype=numpy.int32)
-        len_arr = numpy.zeros((3, n), dtype=numpy.int32)
-        cdef uint64_t[::1] pre = pre_arr
-        cdef uint8_t_view hit = hit_arr
-        cdef int32_t[::1] cls = cls_arr
-        cdef int32_t[:, ::1] lens = len_arr
+        cdef uint64_t[::1] pre = numpy.zeros(n * MAX_WORD, dtype=numpy.uint64)
+        cdef uint8_t_view hit = numpy.zeros(n * MAX_WORD, dtype=numpy.uint8)
+        cdef int32_t[::1] cls = numpy.zeros(n, dtype=numpy.int32)
+        cdef int32_t[:, ::1] lens = numpy.zeros((3, n), dtype=numpy.int32)
         if mask is None:
             mask = numpy.ones(n, dtype=numpy.uint8)
         cdef const unsigned char[::1] msk = numpy.ascontiguousarray(mask, dtype=numpy.uint8)
@@ -288,10 +244,9 @@ cdef class CharFeaturizer:
         cdef uint64_t u[5]
         cdef uint64_t ty[3]
         cdef int32_t le, lb, lm
+        cdef uint64_t* row
         for i in range(a, e):
             cls[i] = char_class(c[i])
-        # lexicon matches: lens[0] longest word ending at i, lens[1] starting
-        # at i, lens[2] covering i strictly inside
         match_lexicon(self.lexicon.c_map, &c[0], a, e, min_word, max_word, fold, &pre[0], &hit[0],
                       &lens[0, 0], &lens[1, 0], &lens[2, 0])
         for i in range(a, e):
@@ -306,72 +261,53 @@ cdef class CharFeaturizer:
             le = lens[0, i]
             lb = lens[1, i]
             lm = lens[2, i]
+            row = &o[i, 0]
             t = 0
-            # unigrams c[-2..2]
-            for k in range(5):
-                o[i, t] = _nz(mix(seeds[t], u[k]))
-                t += 1
-            # bigrams c[-2]c[-1] .. c[1]c[2]
-            for k in range(4):
-                o[i, t] = _nz(mix(mix(seeds[t], u[k]), u[k + 1]))
-                t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], u[1]), u[3]))
-            t += 1
-            # identical characters: x_j == x_{j+1}, j = i-2..i+1
-            for j in range(i - 2, i + 2):
-                if j >= a and j + 1 < e and c[j] == c[j + 1]:
-                    o[i, t] = _nz(seeds[t])
-                t += 1
-            # x_j == x_{j+2}, j = i-3..i+1
-            for j in range(i - 3, i + 2):
-                if j >= a and j + 2 < e and c[j] == c[j + 2]:
-                    o[i, t] = _nz(seeds[t])
-                t += 1
-            o[i, t] = _nz(mix(seeds[t], ty[1]))
-            t += 1
-            o[i, t] = _nz(mix(mix(mix(seeds[t], ty[0]), ty[1]), ty[2]))
-            t += 1
+            for k in range(5):  # unigrams c[-2..2]
+                t = _put(row, t, _nz(mix(seeds[t], u[k])))
+            for k in range(4):  # bigrams c[-2]c[-1] .. c[1]c[2]
+                t = _put(row, t, _nz(mix(mix(seeds[t], u[k]), u[k + 1])))
+            t = _put(row, t, _nz(mix(mix(seeds[t], u[1]), u[3])))
+            for j in range(i - 2, i + 2):  # identical characters: x_j == x_{j+1}, j = i-2..i+1
+                t = _put(row, t, _nz(seeds[t]) if (j >= a and j + 1 < e and c[j] == c[j + 1]) else 0)
+            for j in range(i - 3, i + 2):  # x_j == x_{j+2}, j = i-3..i+1
+                t = _put(row, t, _nz(seeds[t]) if (j >= a and j + 2 < e and c[j] == c[j + 2]) else 0)
+            t = _put(row, t, _nz(mix(seeds[t], ty[1])))
+            t = _put(row, t, _nz(mix(mix(mix(seeds[t], ty[0]), ty[1]), ty[2])))
             # generic lexicon features: longest visible word ending / starting
             # at i or covering i inside; they carry user-dictionary words
-            o[i, t] = _nz(mix(seeds[t], le)) if le else 0
-            t += 1
-            o[i, t] = _nz(mix(seeds[t], lb)) if lb else 0
-            t += 1
-            o[i, t] = _nz(mix(seeds[t], lm)) if lm else 0
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], le), u[2])) if le else 0
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], lb), u[2])) if lb else 0
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], le), lb)) if (le or lb) else 0
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], ty[1]), u[1]))
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], ty[1]), u[3]))
-            t += 1
-            o[i, t] = _nz(mix(mix(seeds[t], lm), u[2])) if lm else 0
-            t += 1
+            t = _put(row, t, _nz(mix(seeds[t], le)) if le else 0)
+            t = _put(row, t, _nz(mix(seeds[t], lb)) if lb else 0)
+            t = _put(row, t, _nz(mix(seeds[t], lm)) if lm else 0)
+            t = _put(row, t, _nz(mix(mix(seeds[t], le), u[2])) if le else 0)
+            t = _put(row, t, _nz(mix(mix(seeds[t], lb), u[2])) if lb else 0)
+            t = _put(row, t, _nz(mix(mix(seeds[t], le), lb)) if (le or lb) else 0)
+            t = _put(row, t, _nz(mix(mix(seeds[t], ty[1]), u[1])))
+            t = _put(row, t, _nz(mix(mix(seeds[t], ty[1]), u[3])))
+            t = _put(row, t, _nz(mix(mix(seeds[t], lm), u[2])) if lm else 0)
             if self.word_features:
                 # the lexicon word itself, ending at i / starting at i
                 for l in range(min_word, max_word + 1):
                     s = i - l + 1
                     if s >= a and hit[s * MAX_WORD + l - 1]:
-                        o[i, t] = _nz(mix(seeds[t], pre[s * MAX_WORD + l - 1]))
+                        row[t] = _nz(mix(seeds[t], pre[s * MAX_WORD + l - 1]))
                     t += 1
                 for l in range(min_word, max_word + 1):
                     if i + l <= e and hit[i * MAX_WORD + l - 1]:
-                        o[i, t] = _nz(mix(seeds[t], pre[i * MAX_WORD + l - 1]))
+                        row[t] = _nz(mix(seeds[t], pre[i * MAX_WORD + l - 1]))
                     t += 1
             if self.char_trigrams:
                 # after the others, so models without them keep their columns
                 for k in range(3):
-                    o[i, t] = _nz(mix(mix(mix(seeds[t], u[k]), u[k + 1]), u[k + 2]))
-                    t += 1
-                o[i, t] = _nz(mix(mix(seeds[t], u[0]), u[2]))
-                t += 1
-                o[i, t] = _nz(mix(mix(seeds[t], u[2]), u[4]))
-                t += 1
+                    t = _put(row, t, _nz(mix(mix(mix(seeds[t], u[k]), u[k + 1]), u[k + 2])))
+                t = _put(row, t, _nz(mix(mix(seeds[t], u[0]), u[2])))
+                t = _put(row, t, _nz(mix(mix(seeds[t], u[2]), u[4])))
 
+
+cdef inline Py_ssize_t _put(uint64_t* row, Py_ssize_t t, uint64_t h) noexcept nogil:
+    """row[t] = h (template t's value; 0: off); returns t + 1, the next template."""
+    row[t] = h
+    return t + 1
 
 
 cdef inline uint64_t _nz(uint64_t h) nogil:
@@ -395,15 +331,9 @@ cdef uint64_t word_key(const uint32_t* c, Py_ssize_t n) noexcept nogil:
 cdef void match_lexicon(const MapStruct* lexicon, const uint32_t* c, Py_ssize_t a, Py_ssize_t e,
                         int min_word, int max_word, int fold, uint64_t* pre, unsigned char* hit,
                         int32_t* ends, int32_t* begins, int32_t* inside) noexcept nogil:
-    """The lexicon words (keys of `lexicon`, lengths min_word..max_word) in
-    the sequence c[a:e], positions global: for every start s and length l,
-    pre[s * MAX_WORD + l - 1] = the prefix hash of c[s:s+l] and hit[same] =
-    1 if it is a word visible to `fold` (value 1: every fold; v >= 2: all
-    folds but v - 2); ends[i] / begins[i] / inside[i] = the longest word
-    ending at i / starting at i / covering i strictly inside (0: none).
-    max_word <= MAX_WORD lookups per position, each one hash probe: the
-    cost follows the text, never the size of the lexicon. The caller zeroes
-    hit, ends, begins and inside."""
+    """The lexicon words in c[a:e]: pre[s * MAX_WORD + l - 1] = the hash of c[s:s+l], hit[same] = a word
+    visible to `fold`; ends / begins / inside[i]: the longest word ending at / starting at / covering i.
+    The caller zeroes hit, ends, begins and inside."""
     cdef Py_ssize_t s, l, k
     cdef uint64_t h
     cdef size_t val
@@ -434,15 +364,13 @@ def _rebuild_featurizer(min_word, max_word, word_features, fold_of, char_trigram
     return f
 
 
-cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n) except -1:
-    """A ValueError unless the run bounds go from 0 to the number of units
-    `n` without decreasing."""
+cdef int check_bounds(const int64_t[::1] b, Py_ssize_t n, str what="bounds") except -1:
     cdef Py_ssize_t k, nb = b.shape[0]
     if nb < 1 or b[0] != 0 or b[nb - 1] != n:
-        raise ValueError(f"bounds must run from 0 to the number of units ({n})")
+        raise ValueError(f"{what} must run from 0 to the number of units ({n})")
     for k in range(nb - 1):
         if b[k + 1] < b[k]:
-            raise ValueError("bounds must be non-decreasing")
+            raise ValueError(f"{what} must be non-decreasing")
     return 0
 
 
@@ -462,10 +390,7 @@ def unit_code(str token):
 
 
 def texts_to_units(list texts):
-    """Units of a batch of raw texts in one pass: (codes uint32, char position
-    of each unit in its text int64, run bounds int64 over all units, unit
-    offsets of the texts int64 (len+1)). Runs are maximal non-whitespace
-    stretches of a text."""
+    """(codes uint32, char position of each unit, non-whitespace run bounds, unit offsets of the texts)."""
     cdef Py_ssize_t total = 0, k, n_texts = len(texts)
     for text in texts:
         if not isinstance(text, str):
@@ -507,9 +432,8 @@ def texts_to_units(list texts):
 
 
 def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1] starts):
-    """(words, spaces) for a Doc: words from the word-start flags of the
-    units at text positions `pos`; the whitespace between them as
-    CharTokenizer has it (`whitespace_gap`)."""
+    """(words, spaces) for a Doc from the word-start flags of the units at
+    text positions `pos` (whitespace: `whitespace_gap`)."""
     cdef list words = [], spaces = []
     cdef Py_ssize_t n = pos.shape[0], k = 0, e, prev = 0, a, z
     while k < n:
@@ -530,9 +454,7 @@ def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1]
 
 
 cpdef void whitespace_gap(str gap, list words, list spaces):
-    """Add a stretch of whitespace after `words` the way spaCy's tokenizer
-    does: one ASCII space right after a word is that word's trailing space,
-    the rest of the stretch (or all of it) is one whitespace token."""
+    """Add a stretch of whitespace after `words` as spaCy's tokenizer does (docs/components.md)."""
     cdef Py_ssize_t last = len(words) - 1
     if gap[0] == u" " and last >= 0 and not spaces[last] and not (<str>words[last]).isspace():
         spaces[last] = True
@@ -543,19 +465,10 @@ cpdef void whitespace_gap(str gap, list words, list spaces):
 
 
 # ---------------------------------------------------------------- unit rules
-# Where a segmenter may not put a word start, whatever its model says
-# (`unit_glue`): inside a grapheme cluster (a base and its combining marks,
-# variation selectors, emoji modifiers, ZWJ sequences, regional-indicator
-# pairs, half-width voicing marks) and inside a run of one letter class
-# (Latin as `char_class` has it, Arabic, Hebrew) or of decimal digits. The
-# features stay per code point, so a model's features do not change; the
-# rules are applied to its output ("unit_rules" in the segmenter's cfg).
-#
-# One byte per code point below 0x20000 (planes 0 and 1, where all of these
-# characters are, apart from the tags and supplementary variation selectors of
-# plane 14, tested inline): bit 7 = extends the previous character, bits 0-2 =
-# run class. Built once from unicodedata at import, so it follows the Unicode
-# version of the running Python.
+# Where no word may start (`unit_glue`; docs/components.md, "Unit rules").
+# One byte per code point below 0x20000 (plane 14 is tested inline): bit 7 =
+# extends the previous character, bits 0-2 = run class. Built from
+# unicodedata at import, so it follows the running Python's Unicode version.
 cdef enum:
     GLUE_EXTEND = 0x80
     RUN_DIGIT = 1
@@ -605,10 +518,8 @@ cdef inline unsigned char glue_info(uint32_t c) nogil:
 
 
 def unit_glue(codes, bounds):
-    """uint8 flag per unit: 1 where no word may start (the unit continues a
-    grapheme cluster or a same-class letter or digit run begun before it, see
-    above). Runs (``bounds``) are independent: a run's first unit is never
-    glued."""
+    """uint8 flag per unit: 1 where no word may start (see above); a run's
+    first unit is never glued."""
     cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
     cdef Py_ssize_t n = c.shape[0]
     cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
@@ -624,7 +535,6 @@ def unit_glue(codes, bounds):
 
 cdef void glue_into(const uint32_t* c, const int64_t* b, Py_ssize_t nb,
                     unsigned char* o) noexcept nogil:
-    """unit_glue into o (zeroed by the caller), runs b[0..nb-1]."""
     cdef Py_ssize_t k, i
     cdef unsigned char g, run, prev_run
     cdef bint after_zwj, regional

@@ -1,8 +1,5 @@
-"""Word cluster tables from outside the training corpus (word -> bit path,
-keyed by `templates.cluster_key`), named by a source string: ``lookups:TABLE``
-(spaCy's lookups), a ``PATH<TAB>WORD[<TAB>COUNT]`` file, or word vectors
-(`vector_clusters`). docs/training.md, "Word clusters".
-"""
+"""Word cluster tables (`templates.cluster_key` -> bit path) named by a source
+string (docs/training.md, "Word clusters")."""
 import weakref
 from typing import Dict, Iterable, Optional, Tuple
 
@@ -17,8 +14,7 @@ _SHARED: "weakref.WeakValueDictionary[str, ClusterTable]" = weakref.WeakValueDic
 
 
 def shared_table(table: Dict[str, str], checksum: str) -> ClusterTable:
-    """One object for equal tables: the three English components read the
-    same 100k-word table, held once in memory."""
+    """One object for equal tables (components reading the same clusters)."""
     found = _SHARED.get(checksum)
     if found is not None and found == table:
         return found
@@ -28,8 +24,7 @@ def shared_table(table: Dict[str, str], checksum: str) -> ClusterTable:
 
 
 def bit_path(value: int) -> Optional[str]:
-    """The bit path of spaCy's integer cluster (a leading 1, then the path);
-    None for 0, a word without a cluster."""
+    """The bit path of spaCy's integer cluster (a leading 1, then the path); None for 0."""
     if not isinstance(value, int) or value < 0:
         raise ValueError(f"a lookups cluster is an integer >= 0, not {value!r}")
     return (bin(value)[3:] or "0") if value else None
@@ -48,8 +43,7 @@ def _keyed(pairs: Iterable[Tuple[str, str]], max_words: int) -> Dict[str, str]:
 
 
 def lookups_clusters(lang: str, table: str = "lexeme_cluster", max_words: int = 0) -> Dict[str, str]:
-    """The cluster table of spaCy's lookups for ``lang``, read in the order
-    of its data file (most frequent words first)."""
+    """The cluster table of spaCy's lookups for ``lang``, in its file's order."""
     from spacy.util import load_language_data, registry
 
     files = registry.lookups.get(lang) if lang in registry.lookups else {}
@@ -63,9 +57,7 @@ def lookups_clusters(lang: str, table: str = "lexeme_cluster", max_words: int = 
 
 
 def read_cluster_file(path, max_words: int = 0) -> Dict[str, str]:
-    """The table of a ``PATH<TAB>WORD[<TAB>COUNT]`` file (module docstring;
-    ``pkg:PACKAGE/PATH`` names a file inside an installed package). Read as
-    every line-based input is (`serialization.text_lines`)."""
+    """The table of a ``PATH<TAB>WORD[<TAB>COUNT]`` file (or ``pkg:PACKAGE/PATH``)."""
     path = check_file(path, "cluster table", hint="")
     rows = []
     for n, line in read_lines(path):
@@ -86,8 +78,7 @@ def read_cluster_file(path, max_words: int = 0) -> Dict[str, str]:
 
 
 def load_clusters(source: str, lang: str, max_words: int = 0, vocab=None) -> Dict[str, str]:
-    """The table of a source string (module docstring); ``vocab`` is the
-    pipeline's, whose vectors ``"vectors"`` clusters."""
+    """The table of a source string; ``vocab``: the pipeline's, for ``"vectors"``."""
     if max_words < 0:
         raise ValueError(f"cluster_words must be >= 0 (0: all), not {max_words}")
     if source.startswith(LOOKUPS_PREFIX):

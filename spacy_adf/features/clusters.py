@@ -1,14 +1,9 @@
-"""Word clusters induced from raw text, for cluster feature columns: a bit
-path per word seen ``min_count`` times, a leaf of a binary tree as Brown
-clusters give (Koo et al. 2008 and Turian et al. 2010 use its prefixes as
-coarse and fine classes). The tree is built from distributional vectors
-(neighbour counts, PPMI, truncated SVD), which needs only numpy, scipy and
-scikit-learn; docs/training.md, "Word clusters". Words are matched
-lower-cased: case is what the orthography columns describe.
-"""
+"""Word clusters induced from raw text: neighbour counts, PPMI, truncated SVD
+and 2-means splits (docs/training.md, "Word clusters")."""
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
@@ -20,9 +15,8 @@ def progress(message: str) -> None:
 
 def run_command(argv, prog: str, description: str, arguments: Sequence[Tuple[str, dict]],
                 run: Callable[[Any], None]) -> int:
-    """A command of ``python -m spacy_adf PROG``: its arguments ((name,
-    argparse options) pairs) and ``run(args)``, whose ValueError is printed
-    as the error (exit status 1)."""
+    """A command of ``python -m spacy_adf PROG``: its (name, argparse options)
+    arguments and ``run(args)``, whose ValueError is printed (exit status 1)."""
     import argparse
 
     p = argparse.ArgumentParser(prog=f"python -m spacy_adf {prog}", description=description)
@@ -35,6 +29,18 @@ def run_command(argv, prog: str, description: str, arguments: Sequence[Tuple[str
         print(f"error: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+def write_lines(path, lines: Iterable[str]) -> int:
+    """Write UTF-8 `lines` (without line breaks) to `path`, making its folder; returns how many."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with path.open("w", encoding="utf8") as f:
+        for line in lines:
+            f.write(line + "\n")
+            n += 1
+    return n
 
 
 def _check_options(min_count: int, n_contexts: int, dims: int, depth: int, min_size: int) -> None:
@@ -52,9 +58,7 @@ def _vocabulary(counts: Counter, min_count: int) -> List[str]:
 
 def _context_counts(sentences: Iterable[Sequence[str]], words: List[str], n_contexts: int,
                     chunk: int = 2_000_000, report: Callable[[int], None] = lambda n: None):
-    """Counts of each word's left and right neighbours (the ``n_contexts``
-    most frequent words, then the two sentence edges and "other" on each
-    side), summed chunk by chunk so that memory stays bounded by the matrix."""
+    """Counts of each word's neighbours (``n_contexts`` words, edges, other), summed chunk by chunk."""
     from scipy import sparse
 
     index = {w: i for i, w in enumerate(words)}
@@ -115,14 +119,8 @@ def _bit_paths(m, words: List[str], n_tokens: int, dims: int, depth: int, min_si
 
 
 def bisecting_paths(vectors: numpy.ndarray, depth: int, min_size: int, seed: int, start: float) -> List[str]:
-    """The bit path of each row of ``vectors``: the rows are length-normalised
-    (in place: cosine geometry, so a word's frequency, which scales its
-    vector, does not decide its side), then split in two by 2-means again
-    and again, down to ``depth`` levels or until a cluster has fewer than
-    ``min_size`` rows or cannot be split; a row's path is the side it fell
-    on at each split ("0" for a row never split). Deterministic under
-    ``seed``. The one splitting step of both the raw-text induction here and
-    the clusters of word vectors (`vector_clusters`)."""
+    """The bit path of each row of ``vectors`` (normalised in place): its sides in repeated
+    2-means splits, down to ``depth`` levels or clusters of fewer than ``min_size`` rows."""
     from sklearn.cluster import KMeans
 
     norms = numpy.linalg.norm(vectors, axis=1, keepdims=True)
@@ -163,8 +161,7 @@ def induce_clusters(sentences: Iterable[Sequence[str]], *, min_count: int = 3, n
 
 
 def file_sentences(path, tokenize: Optional[Callable[[str], List[str]]] = None) -> Iterator[List[str]]:
-    """The lower-cased words of each non-empty line of a UTF-8 text file:
-    split at whitespace, or by ``tokenize``."""
+    """The lower-cased words (``tokenize`` or whitespace) of each non-empty line of a text file."""
     from ..serialization.text_lines import check_file, read_lines
 
     for _, line in read_lines(check_file(path, "text", hint="")):
@@ -177,9 +174,7 @@ def induce_clusters_from_file(path, *, min_count: int = 3, n_contexts: int = 200
                               depth: int = 12, min_size: int = 4, seed: int = 0,
                               tokenize: Optional[Callable[[str], List[str]]] = None,
                               every: int = 100_000) -> Tuple[Dict[str, str], Counter]:
-    """`induce_clusters` of a text file read twice, streamed (memory: the
-    vocabulary and the context matrix, not the text), with progress lines;
-    also the word counts."""
+    """(`induce_clusters` of a text file read twice, streamed, the word counts)."""
     _check_options(min_count, n_contexts, dims, depth, min_size)
     start = time.time()
     counts: Counter = Counter()
@@ -198,17 +193,9 @@ def induce_clusters_from_file(path, *, min_count: int = 3, n_contexts: int = 200
 
 
 def write_cluster_file(table: Dict[str, str], counts: Counter, path) -> int:
-    """PATH<TAB>WORD<TAB>COUNT lines, most frequent first (what
-    `cluster_tables.read_cluster_file` and a config's ``clusters`` read)."""
-    from pathlib import Path
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """PATH<TAB>WORD<TAB>COUNT lines, most frequent first (`cluster_tables.read_cluster_file`)."""
     words = sorted(table, key=lambda w: (-counts[w], w))
-    with path.open("w", encoding="utf8") as f:
-        for w in words:
-            f.write(f"{table[w]}\t{w}\t{counts[w]}\n")
-    return len(words)
+    return write_lines(path, (f"{table[w]}\t{w}\t{counts[w]}" for w in words))
 
 
 def main(argv=None) -> int:

@@ -1,12 +1,5 @@
-"""Build a CRF's feature dictionary and weight layout from training data.
-
-Vectorised over the whole corpus with numpy: template hashes with their gold
-labels go in; out come the FeatureTable (hash -> attribute id) and, per attribute, one
-block of entries: state weights (attribute x label) and rich edge weights
-(attribute x label pair), the layout CRFModel takes. Features that are not
-template values (the word-vector dimensions) come as `dense_keys`: appended
-after the template features, each with every label's state weight.
-"""
+"""A CRF's feature dictionary and weight layout (per attribute, a block of
+state and rich edge entries) from a corpus' template hashes and gold labels."""
 from typing import List, Optional, Sequence
 
 import numpy
@@ -28,61 +21,15 @@ def check_feature_modes(state_features: str, edge_features: str, min_freq: int) 
         raise ValueError(f"min_freq must be a positive integer, got {min_freq!r}")
 
 
-def _check_build(n_labels: int, state_features: str, edge_features: str, min_freq: int) -> None:
-    check_feature_modes(state_features, edge_features, min_freq)
-    if edge_features != "none" and n_labels > 255:
-        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
-
-
-def build_crf(
-    hash_mats: Sequence[numpy.ndarray],
-    golds: Sequence[numpy.ndarray],
-    n_labels: int,
-    *,
-    edge_template_mask: numpy.ndarray,
-    min_freq: int = 1,
-    state_features: str = "all",
-    edge_features: str = "observed",
-    dense_keys: Optional[numpy.ndarray] = None,
-):
-    """Return (FeatureTable, CRFModel) for the given corpus.
-
-    hash_mats[i]: uint64 (n_i, T) template hashes of sequence i (0 = off);
-    or a RowBuffer of all sequences' rows one after the other (emptied).
-    golds[i]: int32 (n_i,) gold label ids. edge_template_mask: bool (T,),
-    which templates also get label-pair ("rich edge") weights.
-    """
-    _check_build(n_labels, state_features, edge_features, min_freq)
-    if isinstance(hash_mats, RowBuffer):  # every sequence's rows, stacked already
-        golds = [g for g in golds if len(g)]
-        if not len(hash_mats) or len(hash_mats) != sum(len(g) for g in golds):
-            raise ValueError("no training tokens, or hash rows that do not match the gold sequences")
-        stacked = [stack_hashes(hash_mats)]
-    else:
-        mats = [m for m in hash_mats if m.shape[0]]
-        if not mats:
-            raise ValueError("no training tokens: cannot build a feature dictionary")
-        stacked = [stack_hashes(mats)]
-        del mats
-        golds = [g for g, m in zip(golds, hash_mats) if m.shape[0]]
-    stacked.extend(stack_golds(golds))
-    # the stacked hashes are dropped as soon as they are read
-    return build_crf_stacked(stacked, n_labels, edge_template_mask=edge_template_mask, min_freq=min_freq,
-                             state_features=state_features, edge_features=edge_features, dense_keys=dense_keys)
-
-
 def stack_hashes(hash_mats) -> numpy.ndarray:
-    """One C-contiguous uint64 (N, T) matrix of every sequence's hash rows:
-    a RowBuffer's (taken, so emptied) or a list of per-sequence matrices
-    stacked."""
+    """One C-contiguous uint64 (N, T) matrix of a RowBuffer's rows (taken) or of a list's."""
     if isinstance(hash_mats, RowBuffer):
         return hash_mats.take()
     return numpy.ascontiguousarray(numpy.concatenate(hash_mats, axis=0), dtype=numpy.uint64)
 
 
 def stack_golds(golds: Sequence[numpy.ndarray]):
-    """(y, yp) int64 of non-empty gold sequences: the labels one after the
-    other, and each position's previous label (-1 at a sequence start)."""
+    """(y, yp) int64 of non-empty gold sequences: the labels and the previous ones (-1: none)."""
     y = numpy.ascontiguousarray(numpy.concatenate(golds).astype(numpy.int64))
     yp = numpy.empty_like(y)
     if len(y):
@@ -103,13 +50,12 @@ def build_crf_stacked(
     edge_features: str = "observed",
     dense_keys: Optional[numpy.ndarray] = None,
 ):
-    """`build_crf` of a corpus already stacked: stacked = [H uint64 (N, T)
-    hashes of every token, y, yp int64 (N,) from `stack_golds`], emptied so
-    that H is freed after its last read unless the caller holds it. With
-    `with_lookup`, returns (table, crf, table.lookup(H)), the lookup made
-    before the weights are allocated so the hash matrix is freed first.
-    `dense_keys` (uint64) get the attribute ids after the template values'."""
-    _check_build(n_labels, state_features, edge_features, min_freq)
+    """(FeatureTable, CRFModel (, table.lookup(H) `with_lookup`)) of stacked = [H uint64 (N, T)
+    hashes, y, yp from `stack_golds`] (emptied, so H is freed after its last read); the
+    templates of `edge_template_mask` get rich edge weights, `dense_keys` every state weight."""
+    check_feature_modes(state_features, edge_features, min_freq)
+    if edge_features != "none" and n_labels > 255:
+        raise ValueError(f"{n_labels} tags is too many for rich edge features (max 255)")
     H, y, yp = stacked
     stacked.clear()
     L = int(n_labels)
@@ -120,34 +66,26 @@ def build_crf_stacked(
         raise ValueError("template mask does not match the hash matrices")
     edge_mask_arr = numpy.asarray(edge_template_mask, bool)
 
-    # Count template values in one hash-table pass; seeded hashes of
-    # different templates practically never coincide (if they do, the two
-    # values share a feature).
+    # seeded hashes of different templates practically never coincide (if they do, the values share a feature)
     keys, counts = count_keys(H)
     keep = counts >= min_freq
     keys, counts = keys[keep], counts[keep]
-    # Attribute ids by descending frequency: the features most sequences use
-    # share a small, cache-resident part of the weight table.
+    # attribute ids by descending frequency: frequent features share a cache-resident part of the weights
     order = numpy.lexsort((keys, -counts))
     A = len(keys)
-    if dense_keys is not None and len(dense_keys):
-        dense_keys = numpy.asarray(dense_keys, dtype=numpy.uint64)
-        if numpy.isin(dense_keys, keys).any():  # seeded 64-bit hashes: not expected to happen
-            raise ValueError("a dense feature key equals a template value's key")
-        table = FeatureTable(numpy.concatenate([keys[order], dense_keys]))
-    else:
-        table = FeatureTable(keys[order])
+    dense_keys = numpy.zeros(0, numpy.uint64) if dense_keys is None else numpy.asarray(dense_keys, numpy.uint64)
+    if numpy.isin(dense_keys, keys).any():  # seeded 64-bit hashes: not expected to happen
+        raise ValueError("a dense feature key equals a template value's key")
+    table = FeatureTable(numpy.concatenate([keys[order], dense_keys]))
 
-    # State entries (code = label) and rich edge entries (code = L + pair),
-    # per attribute: each attribute's block.
+    # each attribute's block: state entries (code = label), rich edge entries (code = L + pair)
     mask = edge_mask_arr.astype(numpy.uint8)
     state_observed, edge_observed = state_features == "observed", edge_features == "observed"
     if state_features == "all" and edge_features != "all":
         counts, edge_codes, _ = table.observed_blocks(H, y, yp, L, mask, False, edge_observed)
     else:
         observed, edge_attrs = table.observed_codes(H, y, yp, L, mask, state_observed, edge_observed)
-    # the caller's lookup of the same hashes, before the weights are allocated, so
-    # the corpus-sized hash matrix is freed first
+    # the lookup before the weights are allocated: the corpus-sized hash matrix is freed first
     looked = table.lookup(H) if with_lookup else None
     del H, y, yp
     if state_features == "all" and edge_features != "all":
@@ -162,8 +100,7 @@ def build_crf_stacked(
 
 def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, L: int,
                     state_features: str, edge_features: str, dense_from: Optional[int] = None):
-    """(block_ptr, codes uint16) of the observed entries plus the "all" ones;
-    the attributes from `dense_from` on get every state entry."""
+    """(block_ptr, codes uint16) of the observed and "all" entries (from `dense_from`: every state)."""
     n_codes = L + L * L
     parts = [observed]
     first_all = 0 if state_features == "all" else (A if dense_from is None else dense_from)
@@ -178,23 +115,15 @@ def _blocks_generic(observed: numpy.ndarray, edge_attrs: numpy.ndarray, A: int, 
     code.sort()  # then drop repeats: cheaper than numpy.unique's hashing here
     if len(code):
         code = code[numpy.concatenate([[True], code[1:] != code[:-1]])]
-    block_ptr, codes = _csr(code // n_codes, code % n_codes, A)
-    return block_ptr, codes.astype(numpy.uint16)
-
-
-def _csr(owner: numpy.ndarray, value: numpy.ndarray, n_owner: int):
-    """Sorted (owner, value) pairs -> (ptr int64 (n_owner+1), values)."""
-    counts = numpy.bincount(owner, minlength=n_owner) if len(owner) else numpy.zeros(n_owner, numpy.int64)
-    ptr = numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64)
-    return ptr, value
+    owner = code // n_codes
+    counts = numpy.bincount(owner, minlength=A) if len(owner) else numpy.zeros(A, numpy.int64)
+    block_ptr = numpy.concatenate([[0], numpy.cumsum(counts)]).astype(numpy.int64)
+    return block_ptr, (code % n_codes).astype(numpy.uint16)
 
 
 def prune_blocks(block_ptr: numpy.ndarray, codes: numpy.ndarray, block_weights: numpy.ndarray,
                  min_abs: float):
-    """Drop the entries with |weight| < min_abs and the attributes left with
-    none: (kept attribute ids ascending, block_ptr, codes, block weights) of
-    the remaining layout, in the same order. block_weights are the weights
-    of the entries (the model's weights without its head)."""
+    """(kept attribute ids, block_ptr, codes, block weights) without the entries |weight| < min_abs."""
     if not min_abs > 0:
         raise ValueError(f"the pruning threshold must be positive, got {min_abs!r}")
     block_ptr = numpy.asarray(block_ptr, dtype=numpy.int64)
@@ -208,8 +137,7 @@ def prune_blocks(block_ptr: numpy.ndarray, codes: numpy.ndarray, block_weights: 
 
 
 def weight_for_fraction(block_weights: numpy.ndarray, fraction: float) -> float:
-    """The magnitude that keeps about `fraction` of the non-zero entries when
-    used as prune_blocks' min_abs (entries at the magnitude stay)."""
+    """The prune_blocks min_abs that keeps about `fraction` of the non-zero entries."""
     if not 0.0 < fraction <= 1.0:
         raise ValueError(f"the kept fraction must be in (0, 1], got {fraction!r}")
     mags = numpy.abs(block_weights[block_weights != 0])

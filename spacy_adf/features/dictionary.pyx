@@ -1,15 +1,8 @@
 # cython: language_level=3
-"""The user dictionary of `pke_segmenter` and its matches around each gap
-(docs/components.md, "Kernel taggers"). A `WordDictionary` holds the words
-that can match (MIN_WORD .. max_word code points, no whitespace): their keys
-in a hashed set, with adf_segmenter's matching (`chars.word_key` /
-`chars.match_lexicon`, so the two segmenters see the same matches), and
-their text, sorted, for saving with the model. `gap_lengths` gives the
-three lengths of each gap: the longest word ending just before it
-(adf_segmenter's lex_end_len), starting just after it (lex_begin_len) and
-spanning it (where a unit is lex_inside_len, a gap is inside a word exactly
-when a word spans it). Matching probes max_word prefixes at each unit, one
-hash lookup each: the cost follows the text, never the dictionary's size.
+"""The user dictionary of `pke_segmenter` (docs/components.md, "Kernel
+taggers"): the words that can match (MIN_WORD .. max_word code points), keys
+matched as adf_segmenter matches them (`chars.match_lexicon`), and their
+sorted text, saved with the model; `gap_lengths`: the longest words around each gap.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
@@ -24,8 +17,6 @@ from preshed.maps cimport PreshMap
 from .chars cimport MAX_WORD, check_bounds, match_lexicon, word_key
 
 from .chars import text_codes
-
-__all__ = ["WordDictionary", "check_max_word", "MIN_WORD", "MAX_DICT_WORD", "DEFAULT_MAX_WORD", "GAP_LENGTH_NAMES"]
 
 cdef enum:
     C_MIN_WORD = 2         # a one-character "word" would match nearly everywhere
@@ -63,7 +54,7 @@ cdef class WordDictionary:
         return self.n_words
 
     def __reduce__(self):  # pickling (nlp.pipe with n_process > 1)
-        return (_from_text, (self.max_word, self.text))
+        return (WordDictionary.from_text, (self.max_word, self.text))
 
     def words(self) -> list:
         """The words, sorted."""
@@ -71,22 +62,23 @@ cdef class WordDictionary:
 
     @property
     def text_bytes(self) -> bytes:
-        """The words, sorted, one a line (UTF-8, no final line break): what a
-        model saves, and `from_text` reads."""
+        """The words, sorted, one a line (UTF-8): what a model saves and `from_text` reads."""
         return self.text
 
     @classmethod
     def from_text(cls, int max_word, bytes text):
-        return _from_text(max_word, text)
+        """A WordDictionary of `text_bytes`."""
+        cdef WordDictionary d = cls(max_word)
+        if text:
+            d._load_text(text)
+        return d
 
     def add_words(self, words) -> int:
-        """Add words; returns how many of them can match (MIN_WORD ..
-        max_word code points). A word with whitespace is a ValueError."""
+        """Add words (whitespace in one is a ValueError); returns how many can match."""
         words = list(words)
         if not words:
             return 0
-        # checked on the joined text: a Python loop per character would be
-        # most of the time of loading a dictionary of a few 100k words
+        # checked on the joined text: a loop per character is slow for 100k words
         joined = "\n".join(words) if all(isinstance(w, str) for w in words) else None
         if joined is None or _WHITESPACE.search(joined) or joined.count("\n") != len(words) - 1 or not all(words):
             bad = next(w for w in words if not isinstance(w, str) or not w or any(ch.isspace() for ch in w))
@@ -102,9 +94,7 @@ cdef class WordDictionary:
         return len(usable)
 
     cdef int _load_text(self, bytes text) except -1:
-        # the saved form, as `text_bytes` wrote it (sorted, unique): checked
-        # to hold words that can match, but not sorted again (large
-        # dictionaries load faster)
+        # the saved form (sorted, unique): checked, but not sorted again
         joined = text.decode("utf8")
         words = joined.split("\n")
         if _WHITESPACE.search(joined) or not all(MIN_WORD <= len(w) <= self.max_word for w in words):
@@ -127,9 +117,7 @@ cdef class WordDictionary:
         return 0
 
     def gap_lengths(self, codes, bounds):
-        """uint8 (n_units, 3): row k = (lex_end_len, lex_begin_len,
-        lex_span_len) of the gap after unit k (0: no word; the last unit of
-        a run has no gap and a zero row). No word crosses a run bound."""
+        """uint8 (n_units, 3): the GAP_LENGTH_NAMES of the gap after unit k (0: none), within runs."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
         cdef Py_ssize_t n = c.shape[0], nb = b.shape[0], r, longest = 0
@@ -172,11 +160,3 @@ cdef class WordDictionary:
                     for k in range(s, s + l - 1):   # the gaps inside c[s:s+l]
                         if l > o[k * N_LENGTHS + 2]:
                             o[k * N_LENGTHS + 2] = <uint8_t>l
-
-
-def _from_text(int max_word, bytes text):
-    """A WordDictionary of `text` (`WordDictionary.text_bytes`)."""
-    d = WordDictionary(max_word)
-    if text:
-        d._load_text(text)
-    return d

@@ -1,10 +1,7 @@
 # cython: language_level=3
-"""Template hashing and feature-id lookup in nogil loops.
-
-A template is a conjunction of (column, offset) cells. For every position the
-cell values (64-bit attribute hashes) are hashed together with a per-template
-seed; a value of 0 means "absent" and switches the template off there.
-Positions outside the sequence use a sentinel that encodes the offset.
+"""Template hashing and feature-id lookup in nogil loops. A template hashes
+the values (64-bit attribute hashes) of its (column, offset) cells with its
+seed; a value of 0 switches it off; outside the sequence: offset sentinels.
 """
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 from libc.stdlib cimport qsort
@@ -14,6 +11,8 @@ import numpy
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from murmurhash.mrmr cimport hash64
 from preshed.maps cimport MapStruct, PreshMap, map_get
+
+from .chars cimport check_bounds
 
 cdef extern from *:
     """
@@ -27,14 +26,6 @@ cdef extern from *:
 
 cdef enum:
     MAX_CELLS = 16
-
-
-cdef inline int64_t _attr_of(const MapStruct* m, uint64_t h) noexcept nogil:
-    """The attribute id of a template hash: -1 if the template is off there
-    (0) or the value is not in the table."""
-    if h == 0:
-        return -1
-    return <int64_t>(<size_t>map_get(m, h)) - 1
 
 
 cdef int _cmp_u16(const void* x, const void* y) noexcept nogil:
@@ -60,15 +51,15 @@ cdef inline void _sort_u16(uint16_t* v, Py_ssize_t n) noexcept nogil:
 cdef inline void _bucket_codes(const MapStruct* m, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
                         const int64_t[::1] yp, int64_t L, const unsigned char[::1] edge_mask, bint state_observed,
                         bint edge_observed, int64_t* pos, uint16_t* out, unsigned char* edge_attrs) noexcept nogil:
-    """The two passes of `FeatureTable.observed_blocks`: with out NULL,
-    pos[a] counts attribute a's codes (and edge_attrs flags the attributes
-    of edge templates); else each code is written at out[pos[a]++]."""
+    """`observed_blocks`' two passes: with out NULL, count each attribute's codes; else write them."""
     cdef Py_ssize_t t, j
     cdef int64_t a
     for t in range(hashes.shape[0]):
         for j in range(hashes.shape[1]):
-            a = _attr_of(m, hashes[t, j])
-            if a < 0:
+            if hashes[t, j] == 0:
+                continue
+            a = <int64_t>(<size_t>map_get(m, hashes[t, j])) - 1
+            if a < 0:  # not in the table
                 continue
             if state_observed:
                 if out != NULL:
@@ -98,23 +89,10 @@ cdef int _check_templates(Py_ssize_t n_cols, const int32_t[:, ::1] tcols,
     return 0
 
 
-cdef int _check_seq_starts(const int64_t[::1] seq_starts, Py_ssize_t n_rows) except -1:
-    """seq_starts must cut the n_rows column rows into sequences: from 0 to
-    n_rows, non-decreasing."""
-    cdef Py_ssize_t i, n_seq = seq_starts.shape[0] - 1
-    if n_seq < 0 or seq_starts[0] != 0 or seq_starts[n_seq] != n_rows:
-        raise ValueError("seq_starts does not match the column rows")
-    for i in range(n_seq):
-        if seq_starts[i + 1] < seq_starts[i]:
-            raise ValueError("seq_starts must be non-decreasing")
-    return 0
-
-
 cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_ssize_t n,
                                     Py_ssize_t t, const int32_t* tcol, const int32_t* toff,
                                     int32_t n_cells, uint64_t seed) noexcept nogil:
-    """The hash of one template at position t of a sequence of n positions
-    whose column rows start at `cols` (0: the template is off there)."""
+    """The hash of one template at position t of a sequence of n rows from `cols` (0: off)."""
     cdef uint64_t buf[MAX_CELLS]
     cdef Py_ssize_t c, pos
     cdef uint64_t v, h
@@ -138,10 +116,8 @@ cdef inline uint64_t _template_hash(const uint64_t* cols, Py_ssize_t n_cols, Py_
 def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
                     const int32_t[:, ::1] toffs, const int32_t[::1] tlen,
                     const uint64_t[::1] tseed, seq_starts=None):
-    """Hash every template at every position: uint64 array (n, n_templates).
-    With seq_starts (int64, n_seq + 1), the rows are several sequences, row
-    range seq_starts[i]:seq_starts[i+1] each with its own boundaries (the
-    same rows as hashing each sequence alone); else one sequence."""
+    """uint64 (n, n_templates) hashes of every template at every position of
+    one sequence, or of the sequences seq_starts[i]:seq_starts[i+1]."""
     cdef Py_ssize_t n = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
     out = numpy.zeros((n, T), dtype=numpy.uint64)
     cdef uint64_t[:, ::1] o = out
@@ -150,7 +126,7 @@ def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
     if seq_starts is None:
         seq_starts = numpy.array([0, n], dtype=numpy.int64)
     cdef const int64_t[::1] ss = numpy.ascontiguousarray(seq_starts, dtype=numpy.int64)
-    _check_seq_starts(ss, n)
+    check_bounds(ss, n, "seq_starts")
     if n == 0:
         return out
     with nogil:
@@ -165,12 +141,7 @@ def template_hashes(const uint64_t[:, ::1] cols, const int32_t[:, ::1] tcols,
 
 
 cdef class FeatureTable:
-    """Feature dictionary: 64-bit template hash -> dense attribute id.
-
-    Holds only values seen in training (the table is built from them), so an
-    unseen value maps to nothing instead of colliding with a trained feature.
-    Fields: extract.pxd.
-    """
+    """Feature dictionary: the 64-bit template hashes seen in training -> dense attribute ids."""
 
     def __init__(self, keys=None):
         self.map = PreshMap()
@@ -198,9 +169,8 @@ cdef class FeatureTable:
     def observed_codes(self, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
                        const int64_t[::1] yp, int n_labels, const unsigned char[::1] edge_mask,
                        bint state_observed, bint edge_observed):
-        """The weight entries a corpus touches, as sorted attr * n_codes + code
-        (code = label for states, n_labels + prev * n_labels + label for rich
-        edges), and which attributes occur in edge templates (uint8 flags)."""
+        """`observed_blocks` as sorted attr * n_codes + code (code = label for
+        states, n_labels + prev * n_labels + label for rich edges)."""
         counts, values, edge_attrs = self.observed_blocks(hashes, y, yp, n_labels, edge_mask,
                                                           state_observed, edge_observed)
         cdef int64_t n_codes = n_labels + n_labels * n_labels
@@ -210,15 +180,8 @@ cdef class FeatureTable:
     def observed_blocks(self, const uint64_t[:, ::1] hashes, const int64_t[::1] y,
                         const int64_t[::1] yp, int n_labels, const unsigned char[::1] edge_mask,
                         bint state_observed, bint edge_observed):
-        """`observed_codes` per attribute: (counts int64 (n attributes,),
-        codes uint16: each attribute's distinct codes ascending, attribute
-        after attribute, edge_attrs).
-
-        Bucketed by attribute: one pass counts each attribute's occurrences,
-        a second writes their codes (2 bytes each) into the attribute's
-        bucket, and each bucket's distinct codes are collected through a
-        bitmap of the codes: memory is 2 bytes an occurrence, not a hash set
-        of every distinct entry."""
+        """The weight entries a corpus touches: (counts int64 per attribute, codes uint16: each
+        one's distinct codes ascending, edge_attrs uint8), bucketed by attribute, 2 bytes a code."""
         cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
         cdef int64_t L = n_labels, n_codes = L + L * L, a, A = len(self), i, k, total
         if T != edge_mask.shape[0] or y.shape[0] != n or yp.shape[0] != n:
@@ -243,33 +206,26 @@ cdef class FeatureTable:
             with nogil:
                 _bucket_codes(m, hashes, y, yp, L, edge_mask, state_observed, edge_observed, &f[0], &b[0], &ea[0])
         del fill
-        # distinct codes of each bucket, written over the bucket's front
-        seen = numpy.zeros(n_codes, dtype=numpy.uint8)
+        # the distinct codes of each bucket, moved to the front of the array
+        # (k <= st[a]: they never overwrite a code not read yet)
         counts = numpy.zeros(A, dtype=numpy.int64)
-        cdef unsigned char[::1] sn = seen
+        cdef unsigned char[::1] sn = numpy.zeros(n_codes, dtype=numpy.uint8)
         cdef int64_t[::1] c = counts
-        cdef int64_t s0, e0, w
+        cdef int64_t w
+        k = 0
         with nogil:
             for a in range(A):
-                s0 = st[a]
-                e0 = st[a + 1]
-                w = s0
-                for i in range(s0, e0):
+                w = k
+                for i in range(st[a], st[a + 1]):
                     if not sn[b[i]]:
                         sn[b[i]] = 1
                         b[w] = b[i]
                         w += 1
-                for i in range(s0, w):
+                for i in range(k, w):
                     sn[b[i]] = 0
-                _sort_u16(&b[0] + s0, w - s0)
-                c[a] = w - s0
-        # compact the buckets' fronts into one array, in place
-        k = 0
-        with nogil:
-            for a in range(A):
-                for i in range(st[a], st[a] + c[a]):
-                    b[k] = b[i]
-                    k += 1
+                _sort_u16(&b[0] + k, w - k)
+                c[a] = w - k
+                k = w
         del b, sn, c, st
         buf.resize((k,), refcheck=False)
         return counts, buf, edge_attrs
@@ -280,8 +236,7 @@ cdef class FeatureTable:
         ptr = numpy.zeros(n + 1, dtype=numpy.int64)
         attrs = numpy.empty(n * T, dtype=numpy.int32)
         cdef Py_ssize_t nnz = self._lookup_into(hashes, ptr, attrs)
-        # shrunk in place (realloc), not copied: the corpus-sized lookup of
-        # a training build is then in memory once
+        # shrunk in place (realloc), not copied: a training build's lookup is in memory once
         attrs.resize((nnz,), refcheck=False)
         return ptr, attrs
 
@@ -307,16 +262,11 @@ cdef class FeatureTable:
     def lookup_columns(self, const uint64_t[:, ::1] cols, const int64_t[::1] seq_starts,
                        const int32_t[:, ::1] tcols, const int32_t[:, ::1] toffs,
                        const int32_t[::1] tlen, const uint64_t[::1] tseed):
-        """Template hashing and `lookup` in one pass over a batch of sequences:
-        the rows of sequence i are cols[seq_starts[i]:seq_starts[i+1]] (each
-        has its own sentence boundaries). The same CSR as `lookup` of the
-        stacked `template_hashes` of every sequence, without the hash matrix;
-        the table cells of a position's features are prefetched before they
-        are probed, so their cache misses overlap."""
+        """`lookup` of `template_hashes(...)` in one pass, table cells prefetched."""
         cdef Py_ssize_t N = cols.shape[0], n_cols = cols.shape[1], T = tlen.shape[0]
         cdef Py_ssize_t n_seq = seq_starts.shape[0] - 1, i, t, j, n, s0, nnz = 0
         _check_templates(n_cols, tcols, tlen, tseed)
-        _check_seq_starts(seq_starts, N)
+        check_bounds(seq_starts, N, "seq_starts")
         ptr = numpy.zeros(N + 1, dtype=numpy.int64)
         attrs = numpy.empty(N * T, dtype=numpy.int32)
         if N == 0 or T == 0:
@@ -354,8 +304,7 @@ cdef class FeatureTable:
 
 
 def count_keys(const uint64_t[:, ::1] hashes):
-    """Distinct non-zero values of a hash matrix and their counts, in one
-    hash-table pass (a template value counts once per position)."""
+    """Distinct non-zero values of a hash matrix and their counts, in one hash-table pass."""
     cdef PreshMap counts = PreshMap()
     cdef Py_ssize_t n = hashes.shape[0], T = hashes.shape[1], t, j
     cdef uint64_t h
@@ -373,10 +322,7 @@ def count_keys(const uint64_t[:, ::1] hashes):
 
 
 cdef class WordCache:
-    """Word-derived column values (affixes, orthography class, ...) per
-    ORTH: one row of `width` uint64 values per distinct word, computed once
-    in Python (`add`) and then copied into column matrices in C (`gather`),
-    so tagging creates no Python objects per token for these columns."""
+    """Word-derived column values: a row of `width` uint64 per ORTH, added once, gathered in C."""
     cdef PreshMap index          # orth -> row + 1
     cdef uint64_t* rows
     cdef readonly int width
@@ -387,11 +333,8 @@ cdef class WordCache:
     def __cinit__(self, int width, Py_ssize_t max_rows=1_000_000):
         if width < 1:
             raise ValueError("a WordCache needs at least one column")
-        self.index = PreshMap()
-        self.rows = NULL
+        self.index = PreshMap()  # rows NULL, n_rows and cap 0: a new object's C fields are zeroed
         self.width = width
-        self.n_rows = 0
-        self.cap = 0
         self.max_rows = max_rows
 
     def __dealloc__(self):
@@ -409,8 +352,7 @@ cdef class WordCache:
         return self.n_rows >= self.max_rows
 
     def add(self, uint64_t orth, values):
-        """Store the row of `orth` (its `width` column values); ignored when
-        the cache is full or already has the word."""
+        """Store the row of `orth`, unless the cache is full or has it."""
         cdef const uint64_t[::1] vals = numpy.ascontiguousarray(values, dtype=numpy.uint64)
         cdef Py_ssize_t c, new_cap
         cdef void* grown
@@ -433,8 +375,7 @@ cdef class WordCache:
         self.index.set(orth, <void*><size_t>self.n_rows)
 
     def gather(self, const uint64_t[::1] orths, uint64_t[:, ::1] out, const int32_t[::1] out_cols):
-        """out[i, out_cols[c]] = value c of the word orths[i], for every
-        cached word; returns the positions (int64) whose word is not cached."""
+        """out[i, out_cols[c]] = value c of each cached word orths[i]; returns the other positions."""
         cdef Py_ssize_t n = orths.shape[0], i, c, n_miss = 0
         cdef size_t r
         cdef const uint64_t* row
@@ -460,8 +401,7 @@ cdef class WordCache:
 
 def layout_all_states(const int64_t[::1] counts, const uint16_t[::1] edge_codes, int n_labels):
     """(block_ptr int64, codes uint16) of the state_features = "all" layout:
-    each attribute's block is the n_labels state codes 0..L-1, then its
-    observed edge codes (`observed_blocks`, all >= L) in order."""
+    each attribute's block is the state codes 0..L-1, then its edge codes."""
     cdef Py_ssize_t A = counts.shape[0], a, i, k = 0, j = 0
     cdef int L = n_labels
     block_ptr = numpy.empty(A + 1, dtype=numpy.int64)

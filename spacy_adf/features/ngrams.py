@@ -1,10 +1,5 @@
-"""Bag-of-n-gram features of a Doc for the MaxEnt text classifier
-(docs/components.md, "Text classification"): n-gram strings with counts
-(tokens joined by "_", the convention of Blitzer et al.'s processed data, so
-a model trained on those files reads raw text the same way), or the
-precomputed ``doc.user_data["spacy_adf.features"]``, hashed to 64 bits; a
-`FeatureIndex` built from the training Docs maps them to dense ids.
-"""
+"""Bag-of-n-gram features of a Doc for the MaxEnt text classifier, hashed to
+64 bits, and their dense ids (docs/components.md, "Text classification")."""
 from collections import Counter
 from typing import Dict, Iterable, List, Sequence, Tuple
 
@@ -62,8 +57,7 @@ class NgramFeaturizer:
         return out
 
     def hashes(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
-        """(uint64 feature hashes, float32 values) of one Doc, one entry per
-        distinct feature."""
+        """(uint64 feature hashes, float32 values) of one Doc's distinct features."""
         counts = self.counts(doc)
         n = len(counts)
         keys = numpy.fromiter((hash_string(str(f)) for f in counts), dtype=numpy.uint64, count=n)
@@ -95,8 +89,7 @@ class NgramFeaturizer:
 
 
 class FeatureIndex:
-    """Sorted 64-bit feature hashes; a feature's id is its rank (8 bytes a
-    feature, lookups by binary search)."""
+    """Sorted 64-bit feature hashes; a feature's id is its rank."""
 
     def __init__(self, keys: numpy.ndarray):
         keys = numpy.ascontiguousarray(keys, dtype=numpy.uint64)
@@ -128,11 +121,7 @@ class FeatureIndex:
 def stack_rows(rows: List[Tuple[numpy.ndarray, numpy.ndarray]]) -> Tuple[numpy.ndarray, ...]:
     """Concatenate per-sample (ids, vals) into a CSR batch (ptr, ids, vals)."""
     ptr = numpy.zeros(len(rows) + 1, dtype=numpy.int64)
-    if rows:
-        ptr[1:] = numpy.cumsum([len(r[0]) for r in rows])
-        ids = numpy.concatenate([r[0] for r in rows]).astype(numpy.int32, copy=False)
-        vals = numpy.concatenate([r[1] for r in rows]).astype(numpy.float32, copy=False)
-    else:
-        ids = numpy.zeros(0, numpy.int32)
-        vals = numpy.zeros(0, numpy.float32)
+    ptr[1:] = numpy.cumsum([len(r[0]) for r in rows])
+    ids = numpy.concatenate([numpy.zeros(0, numpy.int32)] + [r[0] for r in rows]).astype(numpy.int32, copy=False)
+    vals = numpy.concatenate([numpy.zeros(0, numpy.float32)] + [r[1] for r in rows]).astype(numpy.float32, copy=False)
     return ptr, ids, vals

@@ -3,32 +3,27 @@ from typing import List
 
 from spacy.util import registry
 
+# groups several presets share (the lists are never changed: each preset returns a new one)
+_WORDS = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
+_TAG_NGRAMS = ["t[-2]|t[-1]", "t[-1]|t[0]", "t[0]|t[1]", "t[1]|t[2]",
+               "t[-2]|t[-1]|t[0]", "t[-1]|t[0]|t[1]", "t[0]|t[1]|t[2]"]
+_ORTHO = ["ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",
+          "ortho[-2]|ortho[-1]", "ortho[-1]|ortho[0]", "ortho[0]|ortho[1]", "ortho[1]|ortho[2]"]
 
 @registry.misc("spacy_adf.templates.chunking.v1")
 def chunking_templates() -> List[str]:
     """The ADF paper's phrase-chunking templates (Sun et al. 2014, Table 3)."""
-    words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
-    tags = [
-        "t[-1]", "t[0]", "t[1]",
-        "t[-2]|t[-1]", "t[-1]|t[0]", "t[0]|t[1]", "t[1]|t[2]",
-        "t[-2]|t[-1]|t[0]", "t[-1]|t[0]|t[1]", "t[0]|t[1]|t[2]",
-    ]
-    return words + tags
+    return _WORDS + ["t[-1]", "t[0]", "t[1]"] + _TAG_NGRAMS
 
 
-# Word-cluster cells (spacy_adf.features.clusters; the table is induced from
-# the training text at initialize): coarse to fine clusters of the word, and
-# the neighbours' 6-bit and full clusters (chosen on held-out folds:
-# docs/training.md).
+# word clusters: coarse to fine of the word, 6-bit and full of its neighbours (docs/training.md)
 CLUSTER_TEMPLATES = ["cluster4[0]", "cluster6[0]", "cluster10[0]", "cluster[0]",
                      "cluster6[-1]", "cluster6[1]", "cluster[-1]", "cluster[1]"]
 
 
 @registry.misc("spacy_adf.templates.chunking_rich.v1")
 def chunking_rich_templates(words: str = "w", clusters: bool = False) -> List[str]:
-    """The paper's chunking templates plus POS at +-2, word|POS and a few
-    orthographic features; ``words``: "w" or "form" (for chunkers that see
-    raw text); ``clusters``: add CLUSTER_TEMPLATES. docs/training.md."""
+    """The paper's chunking templates plus POS at +-2, word|POS and orthography (docs/training.md)."""
     if words not in ("w", "form"):
         raise ValueError(f"words must be 'w' or 'form', not {words!r}")
     templates = chunking_templates() + [
@@ -61,11 +56,7 @@ def ner_templates() -> List[str]:
 
 @registry.misc("spacy_adf.templates.bunsetsu.v1")
 def bunsetsu_templates() -> List[str]:
-    """Japanese bunsetsu chunking over morphemes with POS and morphs: words
-    and tags at +-2, the morph fields and characters at the boundary (a
-    bunsetsu starts at a content word; a particle, a conjugation form or
-    punctuation on the left ends one; noun compounds)."""
-    words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
+    """Japanese bunsetsu chunking: words, tags, morph fields and characters at the boundary."""
     tags = [
         "t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]",
         "t[-1]|t[0]", "t[0]|t[1]", "t[-2]|t[-1]|t[0]", "t[-1]|t[0]|t[1]",
@@ -78,17 +69,14 @@ def bunsetsu_templates() -> List[str]:
         "morph_ConjForm[-1]|t[0]", "morph_SrcPos[-1]|morph_SrcPos[0]",
     ]
     chars = ["suffix1[-1]", "prefix1[0]", "suffix1[-1]|prefix1[0]", "suffix2[-1]", "prefix2[0]"]
-    return words + tags + mixed + morph + chars
+    return _WORDS + tags + mixed + morph + chars
 
 
 @registry.misc("spacy_adf.templates.ja_morph.v1")
 def ja_morph_templates(clusters: bool = False) -> List[str]:
-    """Japanese POS and conjugation from words alone: words at +-2, the
-    word's first and last characters (inflection endings, unknown words) and
-    the characters across each word boundary; ``clusters``: as above."""
-    return [
-        "w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]",
-        "w[-1]|w[0]", "w[0]|w[1]", "w[-1]|w[0]|w[1]",
+    """Japanese POS and conjugation from words and their first and last characters."""
+    return _WORDS + [
+        "w[-1]|w[0]|w[1]",
         "prefix1[0]", "prefix2[0]", "suffix1[0]", "suffix2[0]", "suffix3[0]",
         "suffix1[-1]|prefix1[0]", "suffix1[0]|prefix1[1]", "suffix2[-1]", "prefix2[1]",
     ] + (CLUSTER_TEMPLATES if clusters else [])
@@ -96,39 +84,21 @@ def ja_morph_templates(clusters: bool = False) -> List[str]:
 
 @registry.misc("spacy_adf.templates.pos_en.v1")
 def pos_en_templates(clusters: bool = False) -> List[str]:
-    """English POS tagging of running text as well as Penn Treebank tokens:
-    the word window in spaCy's norm form (quotes made straight, lower case),
-    the word as written, ortho classes and affixes. norm cannot tell an
-    opening quote from a closing one, so the raw-text pipeline tags quotes by
-    rule after the tagger (python -m spacy_adf assemble --quote-tags-after)."""
-    norms = ["norm[-2]", "norm[-1]", "norm[0]", "norm[1]", "norm[2]", "norm[-1]|norm[0]", "norm[0]|norm[1]"]
-    ortho = [
-        "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",
-        "ortho[-2]|ortho[-1]", "ortho[-1]|ortho[0]", "ortho[0]|ortho[1]", "ortho[1]|ortho[2]",
-    ]
+    """English POS tagging of running text and treebank tokens: norm window, ortho, affixes
+    (quote directions are tagged by rule after the tagger: assemble --quote-tags-after)."""
+    norms = [t.replace("w[", "norm[") for t in _WORDS]
     affixes = ["prefix2[0]", "prefix3[0]", "prefix4[0]", "suffix2[0]", "suffix3[0]", "suffix4[0]"]
-    return norms + ["w[0]"] + ortho + affixes + (CLUSTER_TEMPLATES if clusters else [])
+    return norms + ["w[0]"] + _ORTHO + affixes + (CLUSTER_TEMPLATES if clusters else [])
 
 
 @registry.misc("spacy_adf.templates.bioner.v1")
 def bioner_templates(pos: bool = False, affixes: bool = False, context: bool = False,
                      wide: bool = False, clusters: bool = False) -> List[str]:
-    """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2): word
-    windows and ``ortho`` classes; ``pos``, ``affixes``, ``context``, ``wide``
-    and ``clusters`` add the groups below (docs/components.md, "Biomedical
-    NER")."""
-    words = ["w[-2]", "w[-1]", "w[0]", "w[1]", "w[2]", "w[-1]|w[0]", "w[0]|w[1]"]
-    ortho = [
-        "ortho[-2]", "ortho[-1]", "ortho[0]", "ortho[1]", "ortho[2]",
-        "ortho[-2]|ortho[-1]", "ortho[-1]|ortho[0]", "ortho[0]|ortho[1]", "ortho[1]|ortho[2]",
-    ]
-    out = words + ortho
+    """The ADF paper's Bio-NER templates (Sun et al. 2014, Table 2) and optional groups
+    (docs/components.md, "Biomedical NER")."""
+    out = _WORDS + _ORTHO
     if pos:
-        out += [
-            "t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]",
-            "t[-2]|t[-1]", "t[-1]|t[0]", "t[0]|t[1]", "t[1]|t[2]",
-            "t[-2]|t[-1]|t[0]", "t[-1]|t[0]|t[1]", "t[0]|t[1]|t[2]",
-        ]
+        out += ["t[-2]", "t[-1]", "t[0]", "t[1]", "t[2]"] + _TAG_NGRAMS
     if affixes:
         out += [
             "prefix2[0]", "prefix3[0]", "prefix4[0]",

@@ -1,14 +1,5 @@
-"""Rows of a 2-D array appended one block at a time into one growing
-buffer.
-
-Building a feature table hashes the whole training corpus into one (tokens x
-templates) uint64 matrix. Collected as a list of per-sentence matrices and
-stacked at the end, the matrix is in memory twice at that moment; grown in
-place it is there once. Growth goes through `ndarray.resize`, i.e. realloc,
-which for buffers this large moves pages (mremap) instead of copying them,
-and pages reserved but not yet written are not resident, so growing by half
-again costs no memory that is not used.
-"""
+"""Rows appended block by block into one buffer grown in place (realloc), so
+the corpus' hash matrix is in memory once, not also as per-sentence pieces."""
 import numpy
 
 
@@ -32,8 +23,7 @@ class RowBuffer:
         self._n = n
 
     def take(self) -> numpy.ndarray:
-        """The rows as one C-contiguous array (the buffer is shrunk to them,
-        in place, and handed over: the RowBuffer is empty afterwards)."""
+        """The rows as one C-contiguous array, handed over (the RowBuffer is empty afterwards)."""
         data, n = self._data, self._n
         self._data = numpy.empty((0, self.width), dtype=data.dtype)
         self._n = 0

@@ -1,8 +1,5 @@
-"""Feature templates: parsing, token-attribute columns and hashing. A template
-is cells ``name[offset]`` joined by ``|`` (``w[-1]``, ``w[0]|t[1]``); the
-column names: docs/training.md, "adf_tagger settings". Any name registered
-in ``spacy_adf.registry.extractors`` works as well.
-"""
+"""Feature templates (``w[-1]``, ``w[0]|t[1]``; docs/training.md, "adf_tagger
+settings"): parsing, token-attribute columns and hashing."""
 import functools
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -34,14 +31,10 @@ _DOC_ATTRS: Dict[str, Tuple[int, Optional[str]]] = {
     "lemma": (LEMMA, "LEMMA"),
 }
 
-# Token attributes every built-in column is a function of: ORTH (words, lower
-# case, shape, affixes, orthography class), NORM, TAG, POS, LEMMA and MORPH.
+# token attributes every built-in column is a function of
 _SOURCE_ATTRS = [ORTH, NORM, TAG, POS, LEMMA, MORPH]
-# Annotations the templates may need, by the spaCy attribute that holds them:
-# Doc.has_annotation(name) is "some token has a non-zero value" of it.
+# annotations the templates may need, by the attribute that holds them
 _ANNOTATION_ATTRS = {"TAG": TAG, "POS": POS, "LEMMA": LEMMA, "MORPH": MORPH}
-_BUILTIN_RE = re.compile(r"^(w|orth|lower|norm|shape|t|tag|pos|lemma|ortho|form|"
-                         r"(prefix|suffix)\d+|morph_[A-Za-z0-9_]+|cluster\d*)$")
 
 _ANNOTATION_HINT = {
     "TAG": "token.tag_ (add a tagger before this component, or read corpora with the tag column as input)",
@@ -112,11 +105,7 @@ class TemplateSet:
         if len(set(self.templates)) != len(self.templates):
             raise ValueError("feature templates must be unique")
         parsed = [parse_template(t) for t in self.templates]
-        self.columns: List[str] = []
-        for cells in parsed:
-            for name, _ in cells:
-                if name not in self.columns:
-                    self.columns.append(name)
+        self.columns: List[str] = list(dict.fromkeys(name for cells in parsed for name, _ in cells))
         T = len(parsed)
         width = max(len(c) for c in parsed)
         self.tcols = numpy.zeros((T, width), dtype=numpy.int32)
@@ -131,7 +120,6 @@ class TemplateSet:
                 self.tcols[j, c] = self.columns.index(name)
                 self.toffs[j, c] = off
         self._morph_cache: Dict[str, Dict[int, int]] = {}
-        self._builtin_only: Optional[bool] = None
         self.clusters: Optional[Dict[str, str]] = None
         self._plan_columns()
 
@@ -141,8 +129,7 @@ class TemplateSet:
         return any(_CLUSTER_RE.match(name) for name in self.columns)
 
     def set_clusters(self, table: Optional[Dict[str, str]]) -> None:
-        """The word -> bit path table the cluster columns read (lower-cased
-        words; paths of "0"/"1"); the word cache starts afresh."""
+        """The word -> bit path table the cluster columns read; the word cache starts afresh."""
         if table is not None:
             bad = next((w for w, p in table.items() if not isinstance(w, str) or not isinstance(p, str)
                         or not p or p.strip("01")), None)
@@ -162,10 +149,7 @@ class TemplateSet:
                 "training text) or load a trained model")
 
     def _plan_columns(self) -> None:
-        """How columns_for_docs builds each column: the spaCy attributes read
-        with one Doc.to_array per Doc (ORTH first), the columns copied from
-        them, and the word-derived columns (affixes, orthography) that come
-        from one WordCache row per distinct word."""
+        """How columns_for_docs builds each column: from Doc.to_array, a WordCache row, or other."""
         read = [ORTH]
         self._copy_cols: List[Tuple[int, int]] = []   # (column, index in read)
         self._word_fns: List[Callable[[str], int]] = []
@@ -178,20 +162,10 @@ class TemplateSet:
                     read.append(attr)
                 self._copy_cols.append((i, read.index(attr)))
                 continue
-            m = _AFFIX_RE.match(name)
-            if m:
+            fn = self._word_fn(name)
+            if fn is not None:
                 word_cols.append(i)
-                self._word_fns.append(_affix_hasher(m.group(1), int(m.group(2))))
-            elif name == "ortho":
-                word_cols.append(i)
-                self._word_fns.append(_ortho_hash)
-            elif name == "form":
-                word_cols.append(i)
-                self._word_fns.append(_form_hash)
-            elif _CLUSTER_RE.match(name):
-                word_cols.append(i)
-                bits = _CLUSTER_RE.match(name).group(1)
-                self._word_fns.append(functools.partial(_cluster_hash, self.clusters or {}, int(bits or 0)))
+                self._word_fns.append(fn)
             else:
                 self._other_cols.append(i)
         # annotation checks read the same arrays
@@ -205,20 +179,24 @@ class TemplateSet:
         self._word_cols = numpy.array(word_cols, dtype=numpy.int32)
         self._word_cache = WordCache(len(word_cols)) if word_cols else None
 
+    def _word_fn(self, name: str) -> Optional[Callable[[str], int]]:
+        """The hash function of a word-derived column (partials: picklable), or None."""
+        m = _AFFIX_RE.match(name)
+        if m:
+            return functools.partial(_affix_hash, m.group(1), int(m.group(2)))
+        m = _CLUSTER_RE.match(name)
+        if m:
+            return functools.partial(_cluster_hash, self.clusters or {}, int(m.group(1) or 0))
+        return {"ortho": _ortho_hash, "form": _form_hash}.get(name)
+
     def __len__(self) -> int:
         return len(self.templates)
 
     @property
     def required_annotations(self) -> List[str]:
-        out = []
-        for name in self.columns:
-            if name in _DOC_ATTRS and _DOC_ATTRS[name][1] is not None:
-                ann = _DOC_ATTRS[name][1]
-                if ann not in out:
-                    out.append(ann)
-            elif _MORPH_RE.match(name) and "MORPH" not in out:
-                out.append("MORPH")
-        return out
+        anns = (_DOC_ATTRS[name][1] if name in _DOC_ATTRS else "MORPH" if _MORPH_RE.match(name) else None
+                for name in self.columns)
+        return list(dict.fromkeys(ann for ann in anns if ann is not None))
 
     def check_doc(self, doc: Doc, component: str = "adf_tagger") -> None:
         # a Doc of whitespace only has nothing an annotator would label
@@ -238,11 +216,8 @@ class TemplateSet:
 
     def columns_for_docs(self, docs: Sequence[Doc], component: Optional[str] = None
                          ) -> Tuple[numpy.ndarray, numpy.ndarray]:
-        """The columns of a batch of Docs, stacked: (seq_starts int64
-        (n_docs + 1), uint64 array (total tokens, n_columns)); the rows of
-        Doc i are seq_starts[i]:seq_starts[i+1], each the same as
-        `columns_for(doc)`. With `component`, also check_doc every Doc
-        (from the arrays already read)."""
+        """(seq_starts int64 (n_docs + 1), the `columns_for` rows of every Doc
+        stacked); with `component`, also check_doc every Doc."""
         self._check_clusters(component)
         lengths = numpy.fromiter((len(doc) for doc in docs), dtype=numpy.int64, count=len(docs))
         seq_starts = numpy.zeros(len(docs) + 1, dtype=numpy.int64)
@@ -255,8 +230,8 @@ class TemplateSet:
         arrays = [doc.to_array(self._read_attrs) for doc in nonempty]
         arr = arrays[0] if len(arrays) == 1 else numpy.concatenate(arrays)
         arr = arr.reshape(n, len(self._read_attrs))
+        starts = seq_starts[:-1][lengths > 0]
         if component is not None and self._check_attrs:
-            starts = seq_starts[:-1][lengths > 0]
             for ann, k in self._check_attrs:
                 annotated = numpy.logical_or.reduceat(arr[:, k] != 0, starts)
                 for j in numpy.flatnonzero(~annotated).tolist():
@@ -267,9 +242,9 @@ class TemplateSet:
             orths = numpy.ascontiguousarray(arr[:, 0])
             missing = self._word_cache.gather(orths, out, self._word_cols)
             if len(missing):
-                self._fill_words(nonempty, seq_starts[:-1][lengths > 0], orths, missing, out)
+                self._fill_words(nonempty, starts, orths, missing, out)
         if self._other_cols:
-            for doc, start in zip(nonempty, seq_starts[:-1][lengths > 0].tolist()):
+            for doc, start in zip(nonempty, starts.tolist()):
                 stop = start + len(doc)
                 for i in self._other_cols:
                     name = self.columns[i]
@@ -282,9 +257,7 @@ class TemplateSet:
 
     def _fill_words(self, docs: List[Doc], starts: numpy.ndarray, orths: numpy.ndarray,
                     missing: numpy.ndarray, out: numpy.ndarray) -> None:
-        """The word-derived columns of the words the cache did not have:
-        computed from the word's text, cached (up to WordCache.max_rows
-        words) and written to their rows."""
+        """The word-derived columns of the words the cache did not have."""
         cache = self._word_cache
         doc_of = numpy.searchsorted(starts, missing, side="right") - 1
         rows: Dict[int, numpy.ndarray] = {}
@@ -318,21 +291,17 @@ class TemplateSet:
         return col
 
     def source_attributes(self, doc: Doc) -> Optional[numpy.ndarray]:
-        """The raw token attributes every column is a function of (ORTH,
-        NORM, TAG, POS, LEMMA, MORPH), or None when a column comes from a
-        registered extractor (then only the columns identify the input).
-        Cheap to compare: the training feature cache checks it."""
-        if self._builtin_only is None:
-            self._builtin_only = all(_BUILTIN_RE.match(name) for name in self.columns)
-        return doc.to_array(_SOURCE_ATTRS) if self._builtin_only else None
+        """The raw token attributes every column is a function of, or None
+        when a column comes from a registered extractor (training cache key)."""
+        builtin_only = all(_MORPH_RE.match(self.columns[i]) for i in self._other_cols)
+        return doc.to_array(_SOURCE_ATTRS) if builtin_only else None
 
     def hashes(self, doc: Doc) -> numpy.ndarray:
         """uint64 array (n_tokens, n_templates) of template hashes (0 = off)."""
         return self.hash_columns(self.columns_for(doc))
 
     def hash_columns(self, cols: numpy.ndarray, seq_starts: Optional[numpy.ndarray] = None) -> numpy.ndarray:
-        """Template hashes of one sequence's columns, or of several stacked
-        ones (row ranges seq_starts[i]:seq_starts[i+1], as columns_for_docs)."""
+        """Template hashes of one sequence's columns, or of several stacked (`template_hashes`)."""
         return template_hashes(cols, self.tcols, self.toffs, self.tlen, self.tseed, seq_starts)
 
 
@@ -340,21 +309,14 @@ def _affix_hash(kind: str, size: int, text: str) -> int:
     return hash_string(f"{kind}{size}:{text[:size] if kind == 'prefix' else text[-size:]}")
 
 
-def _affix_hasher(kind: str, size: int) -> Callable[[str], int]:
-    return functools.partial(_affix_hash, kind, size)  # picklable, unlike a lambda
-
-
-# Penn Treebank tokens and the running-text characters they stand for: a
-# quote's direction is not in raw text, so every double quote is one form
-# (the tag, set by the tagger and the quote rules, keeps the direction)
+# Penn Treebank tokens and the running-text characters they stand for (a quote's direction is in the tag)
 _FORMS = {"``": '"', "''": '"', "\u201c": '"', "\u201d": '"', "\u201e": '"',
           "-LRB-": "(", "-RRB-": ")", "-LCB-": "{", "-RCB-": "}", "-LSB-": "[", "-RSB-": "]",
           "`": "'", "\u2018": "'", "\u2019": "'"}
 
 
 def word_form(text: str) -> str:
-    """The ``form`` column's value: `text`, with treebank quote and bracket
-    tokens and typographic quotes as the plain characters."""
+    """The ``form`` column's value: treebank and typographic quotes and brackets made plain."""
     return _FORMS.get(text, text)
 
 
@@ -363,13 +325,11 @@ def _form_hash(text: str) -> int:
 
 
 class ClusterTable(dict):
-    """A word -> bit path table that every model reading the same clusters
-    shares (`cluster_tables.shared_table`; never changed once made)."""
+    """A word -> bit path table models share (`cluster_tables.shared_table`; never changed)."""
 
 
 def cluster_key(text: str) -> str:
-    """The key of a word in a cluster table: its ``form`` (a treebank quote or
-    bracket token and the running-text character are one word), lower-cased."""
+    """The key of a word in a cluster table: its ``form``, lower-cased."""
     return word_form(text).lower()
 
 
@@ -402,8 +362,6 @@ def _extractor_column(doc: Doc, name: str, fn: Callable) -> numpy.ndarray:
         col[i] = hash_string(f"{name}:{v}")
     return col
 
-
-# ---------------------------------------------------------------- orthography
 
 GREEK_LETTERS = frozenset(
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron "
@@ -446,17 +404,7 @@ def ortho_class(text: str) -> str:
         case = "INITCAP"
     else:
         case = "MIXED"
-    flags = []
-    if has_digit:
-        flags.append("D")
-    if "-" in text:
-        flags.append("H")
-    if "/" in text:
-        flags.append("S")
-    if any(not c.isalnum() and c not in "-/" for c in text):
-        flags.append("P")
-    if any(p.lower() in GREEK_LETTERS for p in _PIECE_RE.findall(text)):
-        flags.append("G")
-    if text[-1].isdigit():
-        flags.append("E")
-    return case + "".join("+" + f for f in flags)
+    flags = (("D", has_digit), ("H", "-" in text), ("S", "/" in text),
+             ("P", any(not c.isalnum() and c not in "-/" for c in text)),
+             ("G", any(p.lower() in GREEK_LETTERS for p in _PIECE_RE.findall(text))), ("E", text[-1].isdigit()))
+    return case + "".join("+" + f for f, on in flags if on)

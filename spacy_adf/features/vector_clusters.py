@@ -1,9 +1,5 @@
-"""Word clusters from word vectors trained elsewhere on far more text
-(word2vec, fastText, chiVe; sources ``vectors``, ``vectors:PATH`` and
-``word2vec:PATH``), split into bit paths as `clusters` splits the vectors it
-induces (`clusters.bisecting_paths`), so a tagger trained on a small corpus
-gets classes for words it never saw. docs/training.md, "Word clusters".
-"""
+"""Word clusters from word vectors trained elsewhere, split by
+`clusters.bisecting_paths` (docs/training.md, "Word clusters")."""
 import time
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional
@@ -11,7 +7,7 @@ from typing import Dict, List, NamedTuple, Optional
 import numpy
 
 from ..serialization.text_lines import resolve_path
-from .clusters import bisecting_paths, progress, run_command
+from .clusters import bisecting_paths, progress, run_command, write_lines
 from .templates import cluster_key
 from .word2vec import open_word2vec
 
@@ -36,8 +32,7 @@ class WordVectors(NamedTuple):
 
 
 class _Collector:
-    """Keeps the first ``max_words`` distinct keys and the rows they use,
-    each source row once (spaCy tables map many keys to one row)."""
+    """Keeps the first ``max_words`` distinct keys and the rows they use, each once."""
 
     def __init__(self, max_words: int):
         self.max_words = max_words
@@ -65,8 +60,7 @@ class _Collector:
         self.word_rows.append(row)
 
     def result(self, rows: numpy.ndarray, what: str) -> WordVectors:
-        """The collected words over ``rows`` (one per collected source row),
-        less the words of all-zero rows."""
+        """The collected words over ``rows`` (one per source row), less those of all-zero rows."""
         zero = ~rows.any(axis=1)
         if zero.any():
             keep = numpy.flatnonzero(~zero)
@@ -81,11 +75,8 @@ class _Collector:
         return WordVectors(rows, self.words, self.word_rows)
 
 
-# ------------------------------------------------------------ word2vec text files
-
 def read_word2vec(path, max_words: int = 0, every: int = 100_000) -> WordVectors:
-    """The vectors of a word2vec/fastText text file (`word2vec.open_word2vec`),
-    read line by line into one preallocated array: memory is the kept rows."""
+    """The vectors of a word2vec/fastText text file, read into one preallocated array."""
     start = time.time()
     path, n, dims, vectors = open_word2vec(path)
     collect = _Collector(max_words)
@@ -107,11 +98,8 @@ def read_word2vec(path, max_words: int = 0, every: int = 100_000) -> WordVectors
     return collect.result(rows[:len(collect.source_rows)], f"word2vec file {path}")
 
 
-# ------------------------------------------------------------ spaCy vectors
-
 def spacy_word_vectors(vectors, strings, max_words: int = 0, what: str = "the vectors") -> WordVectors:
-    """The words of a spaCy ``Vectors`` table (keys named by ``strings``,
-    in the table's key order) and the rows they use."""
+    """The words of a spaCy ``Vectors`` table (keys named by ``strings``) and their rows."""
     if vectors.mode != "default":
         raise ValueError(f"{what} are {vectors.mode} vectors (built from subword hashes): they have no table "
                          "of words to cluster; use their word2vec text file instead")
@@ -141,8 +129,7 @@ def spacy_word_vectors(vectors, strings, max_words: int = 0, what: str = "the ve
 
 
 def _spacy_vocab(path):
-    """(the loaded vocab, its folder) of a spaCy pipeline or vocab folder
-    that has vectors; ValueError naming the path otherwise."""
+    """(the loaded vocab, its folder) of a spaCy pipeline or vocab folder with vectors."""
     from spacy.vocab import Vocab
 
     start = time.time()
@@ -164,23 +151,9 @@ def _spacy_vocab(path):
 
 
 def read_spacy_vectors(path, max_words: int = 0) -> WordVectors:
-    """The vectors of a spaCy pipeline folder (its ``vocab`` folder) or of a
-    vocab folder, as spaCy saves them (strings.json, key2row, vectors)."""
+    """The vectors of a spaCy pipeline folder or of its vocab folder."""
     vocab, folder = _spacy_vocab(path)
     return spacy_word_vectors(vocab.vectors, vocab.strings, max_words, f"the vectors of {folder}")
-
-
-def read_vectors(path, max_words: int = 0) -> WordVectors:
-    """A folder as spaCy vectors, a file as word2vec text (the command's VECTORS)."""
-    resolved = resolve_path(path)
-    return read_spacy_vectors(resolved, max_words) if resolved.is_dir() else read_word2vec(resolved, max_words)
-
-
-# ------------------------------------------------------------ clusters
-
-def check_max_words(max_words: int) -> None:
-    if max_words < 0:
-        raise ValueError(f"max_words >= 0 is needed (0: all words; got {max_words})")
 
 
 def check_options(depth: int, min_size: int, max_words: int) -> None:
@@ -189,19 +162,16 @@ def check_options(depth: int, min_size: int, max_words: int) -> None:
                          f"min_size={min_size}, max_words={max_words})")
 
 
-def cluster_word_vectors(vectors: WordVectors, *, depth: int = 12, min_size: int = 4, seed: int = 0,
-                         start: Optional[float] = None) -> Dict[str, str]:
-    """{key: bit path}, most frequent words first: the rows split by
-    `clusters.bisecting_paths`, each word given its row's path."""
-    start = time.time() if start is None else start
+def cluster_word_vectors(vectors: WordVectors, *, depth: int, min_size: int, seed: int, start: float
+                         ) -> Dict[str, str]:
+    """{key: its row's bit path}, most frequent words first (`start`: time.time() of the read)."""
     progress(f"clustering {len(vectors.rows):,} vectors of {len(vectors.words):,} words")
     paths = bisecting_paths(vectors.rows, depth, min_size, seed, start)
     return {w: paths[r] for w, r in zip(vectors.words, vectors.word_rows)}
 
 
 def word_vectors(source: str, vocab=None, max_words: int = 0) -> WordVectors:
-    """The vectors of a source string (module docstring); ``vocab`` is the
-    pipeline's, for ``"vectors"``."""
+    """The vectors of a source string; ``vocab``: the pipeline's, for ``"vectors"``."""
     if source == VECTORS_SOURCE:
         from spacy.vectors import Vectors
 
@@ -229,16 +199,9 @@ def vector_clusters(source: str, vocab=None, max_words: int = 0, *, depth: int =
 
 
 def write_ranked_cluster_file(table: Dict[str, str], path) -> int:
-    """PATH<TAB>WORD lines in the table's order, most frequent first: the
-    form of `cluster_tables.read_cluster_file` without counts, which keeps
-    the file order (vectors have ranks, not counts; a rank in the COUNT
-    column would be read as a count, rarest first)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf8") as f:
-        for word, bits in table.items():
-            f.write(f"{bits}\t{word}\n")
-    return len(table)
+    """PATH<TAB>WORD lines in the table's order, most frequent first (no
+    COUNT: vectors have ranks, which would be read as counts)."""
+    return write_lines(path, (f"{bits}\t{word}" for word, bits in table.items()))
 
 
 VECTORS_HELP = ("a word2vec/fastText text file ('N DIM' header), or a spaCy pipeline or vectors folder "
@@ -264,15 +227,17 @@ def main(argv=None) -> int:
 def _write_vector_clusters(args) -> None:
     check_options(args.depth, args.min_size, args.max_words)
     start = time.time()
-    table = cluster_word_vectors(read_vectors(args.vectors, args.max_words), depth=args.depth,
-                                 min_size=args.min_size, seed=args.seed, start=start)
+    resolved = resolve_path(args.vectors)  # a folder: spaCy vectors, a file: word2vec text
+    read = read_spacy_vectors if resolved.is_dir() else read_word2vec
+    table = cluster_word_vectors(read(resolved, args.max_words), depth=args.depth, min_size=args.min_size,
+                                 seed=args.seed, start=start)
     n = write_ranked_cluster_file(table, args.output)
     progress(f"wrote {n:,} words in {len(set(table.values())):,} clusters to {args.output}")
 
 
 def vector_words(path, max_words: int = 0) -> List[str]:
-    """The words of a vectors table as written (every form: a lexicon keeps
-    case), in its order, words of all-zero rows left out; one read."""
+    """The words of a vectors table as written (a lexicon keeps case), in its
+    order, words of all-zero rows left out; one read."""
     resolved = resolve_path(path)
     if resolved.is_dir():
         vocab, folder = _spacy_vocab(resolved)
@@ -311,9 +276,7 @@ def words_main(argv=None) -> int:
 
 
 def _write_vector_words(args) -> None:
-    check_max_words(args.max_words)
-    words = vector_words(args.vectors, args.max_words)
-    path = Path(args.output)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(w + "\n" for w in words), encoding="utf8")
-    progress(f"wrote {len(words):,} words to {path}")
+    if args.max_words < 0:
+        raise ValueError(f"max_words >= 0 is needed (0: all words; got {args.max_words})")
+    n = write_lines(args.output, vector_words(args.vectors, args.max_words))
+    progress(f"wrote {n:,} words to {Path(args.output)}")

@@ -1,10 +1,5 @@
-"""Word-vector features of the sequence CRF (`spacy_adf.vector_features.v1`,
-`spacy_adf.CRF.v2`'s ``vectors``): for each window offset, the pipeline's
-vector of the token there as one real-valued attribute per dimension,
-valued vector[d] * scale / |vector| (docs/training.md, "adf_tagger
-settings"). The model keeps the attributes' keys and the vectors' width,
-not the vectors, and refuses a pipeline without them (`check_table`).
-"""
+"""Word-vector features of the sequence CRF (docs/training.md, "adf_tagger
+settings"): the model keeps the attributes' keys and width, not the vectors."""
 import math
 from typing import List, Optional, Sequence, Tuple
 
@@ -20,8 +15,7 @@ KEY_FORMAT = "spacy_adf.vector:{offset}:{dim}"
 
 
 class WordVectorFeatures:
-    """Settings (offsets, scale) and, once a model is built or loaded, the
-    vectors' width and the attribute id of every (offset, dimension)."""
+    """Settings (offsets, scale), and the width and attribute ids of a built model."""
 
     def __init__(self, offsets: Sequence[int] = (0,), scale: float = 1.0) -> None:
         if isinstance(offsets, (str, bytes)) or not isinstance(offsets, Sequence) or not offsets:
@@ -49,11 +43,8 @@ class WordVectorFeatures:
         state["_binding"] = None  # the pipeline's table is not the model's
         return state
 
-    # ------------------------------------------------------------ attributes
-
     def keys(self, width: int) -> numpy.ndarray:
-        """The feature keys of the (offset, dimension) attributes, offset
-        after offset (uint64; the model's feature table holds them)."""
+        """The uint64 feature keys of the (offset, dimension) attributes, offset after offset."""
         keys = numpy.array([hash_string(KEY_FORMAT.format(offset=o, dim=d))
                             for o in self.offsets for d in range(width)], dtype=numpy.uint64)
         if len(keys) and keys.min() < 2:  # 0 and 1 are reserved (never seen)
@@ -61,8 +52,7 @@ class WordVectorFeatures:
         return keys
 
     def set_ids(self, width: Optional[int], table) -> None:
-        """The attribute ids of every (offset, dimension) in `table` (a
-        FeatureTable), -1 for those the model does not have (pruned)."""
+        """The attribute ids of every (offset, dimension) in `table`, -1 if pruned."""
         self.width = width
         if width is None:
             self.ids = None
@@ -70,13 +60,8 @@ class WordVectorFeatures:
         ids = [table.get(int(k)) for k in self.keys(width)]
         self.ids = numpy.array(ids, dtype=numpy.int32).reshape(len(self.offsets), width)
 
-    # ------------------------------------------------------------ the pipeline's vectors
-
     def table_of(self, docs: Sequence[Doc], component: str, width: Optional[int]) -> Tuple[numpy.ndarray, VectorRows, int]:
-        """(float32 C-contiguous data, row cache, key attribute) of the vectors
-        of the Docs' vocab, checked against `width` (None: any width, as
-        when a model is built). Bound once per table and reused while the
-        table keeps its data array and number of keys."""
+        """(float32 data, row cache, key attribute) of the Docs' vectors of `width` (None: any), cached."""
         vectors = docs[0].vocab.vectors
         b = self._binding
         if b is not None and b[0] is vectors and b[1] is vectors.data and b[2] == len(vectors.key2row):
@@ -91,8 +76,7 @@ class WordVectorFeatures:
 
     def rows_of_docs(self, docs: Sequence[Doc], component: str,
                      width: Optional[int]) -> Tuple[numpy.ndarray, numpy.ndarray]:
-        """(int32 vector row of every token of the Docs, one after the
-        other (-1: no vector), the table's float32 data)."""
+        """(int32 vector row of every token of the Docs (-1: none), float32 data)."""
         data, rows, attr = self.table_of(docs, component, width)
         keys = [doc.to_array(attr) for doc in docs if len(doc)]
         if not keys:
@@ -101,8 +85,7 @@ class WordVectorFeatures:
         return rows.rows(keys), data
 
     def valued(self, seq_starts, ptr, attrs, rows, data) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
-        """(pos_ptr, attrs, values): the template features (ptr, attrs) with
-        value 1, then every position's vector attributes."""
+        """(pos_ptr, attrs, values) of `word_vectors.valued_features`."""
         if self.ids is None:
             raise ValueError("the vector features have no attribute ids: the model is not built")
         return valued_features(numpy.ascontiguousarray(ptr, dtype=numpy.int64), attrs, rows,
@@ -111,9 +94,7 @@ class WordVectorFeatures:
 
 
 def check_table(vectors, component: str, width: Optional[int]) -> numpy.ndarray:
-    """The data of a spaCy Vectors table as float32 C-contiguous rows, after
-    checking that there is one (of `width` columns, if given) that this
-    reader supports; ValueError naming the component otherwise."""
+    """The data of a spaCy Vectors table as float32 C-contiguous rows, checked."""
     hint = ("set [initialize] vectors to a pipeline or folder with vectors (spacy init vectors, or "
             "python -m spacy_adf vectors) before training, and load the pipeline with them")
     if vectors.mode != "default":
@@ -133,7 +114,5 @@ def check_table(vectors, component: str, width: Optional[int]) -> numpy.ndarray:
 
 @registry.misc("spacy_adf.vector_features.v1")
 def vector_features(offsets: List[int] = [0], scale: float = 1.0) -> WordVectorFeatures:  # noqa: B006
-    """Word vectors as real-valued CRF features (spacy_adf.CRF.v2's
-    ``vectors``). offsets: the window, e.g. [-1, 0, 1] (default: the token
-    itself). scale: the length of each vector after it is made unit length."""
+    """Word vectors as real-valued CRF features (docs/training.md, "adf_tagger settings")."""
     return WordVectorFeatures(offsets, scale)

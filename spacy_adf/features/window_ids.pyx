@@ -1,14 +1,8 @@
 # cython: language_level=3
-"""Window features of the left-to-right pairwise-SVM tagger in C
-(`kernels/left_to_right.pyx` decodes with them; `models/kernel_tagger.py`
-holds the Python reference of both). Static features of token t: each
-group's value (words "w", POS "p") at each offset d in -window..+window,
-``f"{group}{d:+d}={value}"`` ("w-1=the", "p+2=NNS"), "<BOS>" / "<EOS>"
-outside the sentence; `WindowTable` gives their ids for arrays of tokens,
-one hash-map lookup per token and group (-1 for a value the vocabulary does
-not know; a token whose text is "<BOS>" shares the padding's id: harmless).
-The dynamic features, the chunk tags of the two previous tokens ("t-1=B",
-"t-2=O"), come from a (2, K + 1) table (column K: <BOS>).
+"""The static window features of the pairwise-SVM tagger (`models/kernel_tagger.py`
+has their Python reference) as ids: each group's value at each offset d in
+-window..+window, ``f"{group}{d:+d}={value}"`` ("w-1=the"), "<BOS>" / "<EOS>"
+outside the sentence; one hash-map lookup per token and group.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
@@ -17,7 +11,7 @@ import numpy
 from preshed.maps cimport PreshMap, map_get
 from spacy.strings import hash_string
 
-__all__ = ["WindowTable", "GROUP_PREFIX", "BOS", "EOS", "feature_name"]
+from .chars cimport check_bounds
 
 # feature groups and their string prefixes
 GROUP_PREFIX = {"words": "w", "pos": "p"}
@@ -31,12 +25,7 @@ def feature_name(str prefix, int offset, str value) -> str:
 
 
 cdef class WindowTable:
-    """Feature ids of the static window features, for a feature vocabulary
-    (``ids``: feature string -> id) and the groups in `groups` order.
-
-    `static_ids` gives an (n_tokens, n_groups * (2 window + 1)) int32 array,
-    column g * (2 window + 1) + (d + window) holding the id of group g at
-    offset d, -1 if unknown."""
+    """Ids of the static window features of a vocabulary (``ids``: string -> id), for `groups`."""
     cdef readonly int window
     cdef readonly tuple groups
     cdef list _maps          # per group: PreshMap value hash -> row + 1
@@ -68,10 +57,8 @@ cdef class WindowTable:
             if not -window <= d <= window:
                 continue
             g = prefix_group[head[0]]
-            if value == BOS:
-                self.pad[g, 0, d + window] = fid
-            if value == EOS:
-                self.pad[g, 1, d + window] = fid
+            if value in (BOS, EOS):
+                self.pad[g, (BOS, EOS).index(value), d + window] = fid
             values[g].setdefault(value, {})[d] = fid
         self._maps = []
         self._rows = []
@@ -96,9 +83,8 @@ cdef class WindowTable:
         return len(self.groups) * (2 * self.window + 1)
 
     def static_ids(self, values, sent_off):
-        """(n_tokens, width) int32 feature ids. values: (n_tokens, n_groups)
-        uint64 string hashes (0: no value, e.g. an untagged token); sent_off:
-        int64 sentence offsets 0 = s_0 < s_1 < ... = n_tokens."""
+        """(n_tokens, width) int32 ids (-1: unknown), column g * (2 window + 1) + d + window: group g at
+        offset d, of values: (n_tokens, n_groups) uint64 string hashes; sent_off: sentence offsets."""
         cdef const uint64_t[:, ::1] v = numpy.ascontiguousarray(values, dtype=numpy.uint64)
         cdef const int64_t[::1] so = numpy.ascontiguousarray(sent_off, dtype=numpy.int64)
         cdef Py_ssize_t n = v.shape[0], n_groups = len(self.groups), w = self.window
@@ -107,15 +93,10 @@ cdef class WindowTable:
         cdef size_t r
         if v.shape[1] != n_groups:
             raise ValueError(f"static_ids: values need {n_groups} columns")
-        if so.shape[0] < 1 or so[0] != 0 or so[so.shape[0] - 1] != n:
-            raise ValueError("static_ids: sentence offsets must run from 0 to the number of tokens")
-        for s in range(so.shape[0] - 1):
-            if so[s + 1] < so[s]:
-                raise ValueError("static_ids: sentence offsets must ascend")
+        check_bounds(so, n, "static_ids: sentence offsets")
         out = numpy.empty((n, n_groups * width), dtype=numpy.int32)
         cdef int32_t[:, ::1] o = out
-        row_of = numpy.empty(n, dtype=numpy.int64)
-        cdef int64_t[::1] ro = row_of
+        cdef int64_t[::1] ro = numpy.empty(n, dtype=numpy.int64)
         cdef const int32_t[:, ::1] rows
         cdef const int32_t[:, :, ::1] pad = self.pad
         cdef PreshMap table

@@ -1,7 +1,4 @@
-"""Word2vec/fastText text files (docs/training.md, "Word vectors"): the one
-reader of the format, for `python -m spacy_adf vectors` (a blank pipeline
-for ``[initialize] vectors``) and for the word clusters of `vector_clusters`.
-"""
+"""The one reader of word2vec/fastText text files (docs/training.md, "Word vectors")."""
 import sys
 from pathlib import Path
 from typing import Dict, Iterator, List, Tuple, Union
@@ -14,10 +11,8 @@ from .clusters import run_command
 
 
 def open_word2vec(path: Union[str, Path]) -> Tuple[Path, int, int, Iterator[Tuple[str, numpy.ndarray]]]:
-    """(the file, the header's numbers of vectors and dimensions, the
-    (word, float32 vector) of each line in file order). The lines are
-    checked as they are read and the count against the header when the
-    iterator ends; errors name the file and the line."""
+    """(the file, the header's numbers of vectors and dimensions, an iterator
+    of (word, float32 vector), checked as it reads; errors name the line)."""
     path = check_file(path, "word2vec vectors", hint="")
     lines = _lines(path)
     header = next((item for item in lines if item[1].strip()), None)
@@ -84,8 +79,7 @@ def read_word2vec(path: Union[str, Path]) -> Tuple[List[str], numpy.ndarray]:
 
 
 def set_vectors(vocab: Vocab, words: List[str], data: numpy.ndarray, name: str) -> None:
-    """Make `data` the vocab's vectors table, row i the vector of words[i]
-    (keyed by the word's ORTH hash, as spaCy keys its tables)."""
+    """Make `data` the vocab's vectors table, row i the vector of words[i]."""
     from spacy.vectors import Vectors
 
     keys = [vocab.strings.add(w) for w in words]

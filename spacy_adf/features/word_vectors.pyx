@@ -1,11 +1,6 @@
 # cython: language_level=3
 """The C side of the word-vector features (`vector_features`): the table row
-of each token, and the valued feature rows of a batch.
-
-A token's vector is a row of a spaCy vectors table, found by the key of a
-token attribute (ORTH unless the table says otherwise). `VectorRows` caches
-key -> row once per distinct key (the table's key2row is a Python dict),
-so tagging reads rows without a Python object per token.
+of each token's key, and the valued feature rows of a batch.
 """
 from libc.math cimport sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
@@ -16,9 +11,7 @@ from preshed.maps cimport PreshMap
 
 
 cdef class VectorRows:
-    """key -> row of one vectors table (`key2row`, read once per distinct
-    key; up to max_keys keys are cached, the others are looked up each
-    time). Cached values are row + 2, so "no vector" (1) is cached too."""
+    """key -> row of one vectors table, read once per key (cached as row + 2: -1 too)."""
     cdef PreshMap index
     cdef readonly object key2row
     cdef readonly Py_ssize_t n_keys
@@ -57,13 +50,8 @@ cdef class VectorRows:
 def valued_features(const int64_t[::1] ptr, const int32_t[::1] attrs, const int32_t[::1] rows,
                     const int64_t[::1] seq_starts, const float[:, ::1] table,
                     const int32_t[:, ::1] ids, const int32_t[::1] offsets, double scale):
-    """(pos_ptr int64, attrs int32, values float32) of a batch: each
-    position's attributes (ptr, attrs: CSR from ptr[0] = 0) with value 1,
-    then, for every window offset o (row j of ids) whose token t + o lies
-    in the position's sequence (seq_starts) and has a vector (rows), each
-    dimension d as attribute ids[j, d] with value table[row, d] * scale /
-    |table[row]|. Left out: vectors of length 0, dimensions whose id is -1
-    (not in the model) and values that are exactly 0 (absent)."""
+    """(pos_ptr, attrs, values): each position's attrs valued 1, then per offset j and dimension d
+    of a vector in the sequence, ids[j, d] valued table[row, d] * scale / |table[row]|."""
     cdef Py_ssize_t N = rows.shape[0], D = table.shape[1], W = offsets.shape[0]
     cdef Py_ssize_t i, s, t, j, d, s0, n, p, nnz, k
     cdef int32_t r
@@ -79,9 +67,8 @@ def valued_features(const int64_t[::1] ptr, const int32_t[::1] attrs, const int3
         if rows[i] >= table.shape[0]:
             raise ValueError(f"valued_features: row {rows[i]} is outside the vectors table "
                              f"({table.shape[0]} rows)")
-    inv = numpy.zeros(N, dtype=numpy.float64)   # scale / |vector| of each position's word, 0: none
+    cdef double[::1] iv = numpy.zeros(N, dtype=numpy.float64)  # scale / |vector| of each position's word, 0: none
     out_ptr = numpy.zeros(N + 1, dtype=numpy.int64)
-    cdef double[::1] iv = inv
     cdef int64_t[::1] op = out_ptr
     with nogil:
         for i in range(N):

@@ -7,11 +7,11 @@ import spacy
 from spacy.tokens import Doc
 
 from spacy_adf.core.crf import CRFModel
-from spacy_adf.features.crf_layout import build_crf
 from spacy_adf.features.vector_features import WordVectorFeatures, check_table, vector_features
 from spacy_adf.features.word2vec import main as vectors_main
 from spacy_adf.features.word2vec import read_word2vec, set_vectors
 from spacy_adf.features.word_vectors import VectorRows, valued_features
+from tests.helpers.crf_builds import build_crf
 
 
 def _reference(ptr, attrs, rows, seq_starts, table, ids, offsets, scale):
