@@ -138,15 +138,11 @@ class ShardTrainer:
             words += sum(len(eg) for eg in batch)
             steps += 1
         t2 = time.perf_counter()
-        states = self.states()
+        # the weights are the model's own array: Ray copies it when the call returns, before anything else runs
+        states = {name: pipe.trainer.export_state() for name, pipe in self.pipes.items()}
         t3 = time.perf_counter()
         return {"states": states, "losses": losses, "words": words, "steps": steps, "seconds": t3 - t0,
                 "load_seconds": t1 - t0, "train_seconds": t2 - t1, "state_seconds": t3 - t2}
-
-    def states(self) -> dict:
-        """Every component's exported state (the weights are the model's own
-        array: Ray copies it when the call returns, before anything else runs)."""
-        return {name: pipe.trainer.export_state() for name, pipe in self.pipes.items()}
 
 
 class IPM:
