@@ -1,8 +1,5 @@
-"""Everything this package does where spaCy offers no hook, so against spaCy's
-own code (lean update and evaluate, method wrappers, per-instance score
-weights); docs/architecture.md, "Where spacy-adf reaches into spaCy", says
-what each part replaces and how it is checked against spaCy's version.
-"""
+"""Everything this package does where spaCy offers no hook, so against spaCy's own code
+(docs/architecture.md, "Where spacy-adf reaches into spaCy")."""
 import dataclasses
 from timeit import default_timer as timer
 from types import FunctionType
