@@ -16,7 +16,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 import spacy
 from spacy.tokens import Doc, DocBin
 
-from .raysupport import LOST, MAX_SHARD_RETRIES, SPREAD, Interrupted, ray, start_ray
+from .raysupport import LOST, MAX_SHARD_RETRIES, SPREAD, ray, run_to_end, start_ray
 from .sharding import BadLine, Shard, count_items, input_format, list_inputs, plan_inputs, read_shard, shard_bytes
 
 MANIFEST = "manifest.json"
@@ -326,8 +326,6 @@ class Annotation:
                 "peak_rss_mb_per_worker": _peak_per_pid(results)}
 
     def shutdown(self) -> None:
-        if not self.actors and not self._starting:
-            return
         for actor in list(self.actors.values()) + [a for _, a in self._starting.values()]:
             ray.kill(actor)
         self.actors, self._starting = {}, {}
@@ -350,11 +348,5 @@ def _peak_per_pid(results: List[dict]) -> Dict[str, float]:
 
 def annotate(model: str, input: str, output: str, **kwargs) -> dict:
     """Annotate INPUT into OUTPUT with the pipeline MODEL (see Annotation); a
-    Ctrl-C raises Interrupted with one line saying what was written."""
-    run = Annotation(model, input, output, **kwargs)
-    try:
-        return run.run()
-    except KeyboardInterrupt:
-        raise Interrupted(run.interrupted_message()) from None
-    finally:
-        run.shutdown()
+    Ctrl-C raises Interrupted saying what was written."""
+    return run_to_end(Annotation(model, input, output, **kwargs))

@@ -1,7 +1,5 @@
-"""Training Examples as bytes (both Docs in DocBins with span groups and user
-data), so the driver reads the corpus once and the IPM actors get it through
-Ray. No Ray here. The DocBins' msgpack calls (one per Doc, for its user data)
-are answered from one codec lookup (annotate.cached_msgpack_codecs)."""
+"""Training Examples as bytes (both Docs in DocBins with span groups and user data), so
+the driver reads the corpus once and the IPM actors get it through Ray. No Ray here."""
 from typing import List
 
 import srsly

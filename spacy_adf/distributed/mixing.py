@@ -1,7 +1,5 @@
-"""Iterative parameter mixing (McDonald, Hall and Mann 2010): the shards'
-weights are averaged with equal weights (mu_k = 1/N); ADF's per-feature
-learning rates by their geometric mean (docs/distributed.md says why);
-averaged-perceptron running means by their plain average. No Ray here.
+"""Iterative parameter mixing (McDonald, Hall and Mann 2010) of the shards' states; how each
+part is mixed, and why: docs/distributed.md, "Training". No Ray here.
 
 A shard's state is a dict per sparse component:
 {"weights": float32[W], "rates": float64[G] or None, "averages": float32[W] or None}.
@@ -15,8 +13,6 @@ State = Dict[str, Optional[numpy.ndarray]]
 
 def average(arrays: Sequence[numpy.ndarray]) -> numpy.ndarray:
     """The plain mean, summed in float64, rounded once to float32."""
-    if not arrays:
-        raise ValueError("nothing to average")
     total = numpy.zeros(arrays[0].shape, dtype=numpy.float64)
     for a in arrays:
         if a.shape != total.shape:
@@ -35,8 +31,6 @@ def geometric_mean(arrays: Sequence[numpy.ndarray]) -> numpy.ndarray:
 
 def mix(shards: List[Dict[str, State]]) -> Dict[str, State]:
     """One mixed state per component from the states of all shards."""
-    if not shards:
-        raise ValueError("no shard states to mix")
     mixed: Dict[str, State] = {}
     for name in shards[0]:
         states = [s[name] for s in shards]

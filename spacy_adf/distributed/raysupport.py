@@ -14,6 +14,17 @@ class Interrupted(Exception):
     """A run stopped by Ctrl-C; the message says what was saved."""
 
 
+def run_to_end(run):
+    """run.run() (an IPM or an Annotation), its actors killed after; a Ctrl-C
+    raises Interrupted with run.interrupted_message()."""
+    try:
+        return run.run()
+    except KeyboardInterrupt:
+        raise Interrupted(run.interrupted_message()) from None
+    finally:
+        run.shutdown()
+
+
 def require_ray():
     """The ray module, or an ImportError that names the extra to install."""
     try:

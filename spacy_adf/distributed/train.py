@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Callable, Dict, List, Optional
+from typing import IO, Callable, Dict, Iterable, List, Optional
 
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
@@ -25,7 +25,7 @@ from ..training.contract import SparseOptimizer
 from .checkpoint import STATE_DIR, find_checkpoint, load_checkpoint, load_record, replace_dir, save_checkpoint
 from .examples import examples_from_bytes, examples_to_bytes
 from .mixing import average, mix, state_nbytes
-from .raysupport import LOST, MAX_SHARD_RETRIES, Interrupted, SPREAD, ray, start_ray
+from .raysupport import LOST, MAX_SHARD_RETRIES, SPREAD, ray, run_to_end, start_ray
 
 
 def sparse_pipes(nlp: Language, frozen: List[str]) -> Dict[str, SparseTrainedPipe]:
@@ -138,15 +138,11 @@ class ShardTrainer:
             words += sum(len(eg) for eg in batch)
             steps += 1
         t2 = time.perf_counter()
-        states = self.states()
+        # the weights are the model's own array: Ray copies it when the call returns, before anything else runs
+        states = {name: pipe.trainer.export_state() for name, pipe in self.pipes.items()}
         t3 = time.perf_counter()
         return {"states": states, "losses": losses, "words": words, "steps": steps, "seconds": t3 - t0,
                 "load_seconds": t1 - t0, "train_seconds": t2 - t1, "state_seconds": t3 - t2}
-
-    def states(self) -> dict:
-        """Every component's exported state (the weights are the model's own
-        array: Ray copies it when the call returns, before anything else runs)."""
-        return {name: pipe.trainer.export_state() for name, pipe in self.pipes.items()}
 
 
 class IPM:
@@ -240,14 +236,10 @@ class IPM:
     def _new_actor(self, shard: int):
         return self._actor_class.remote(*self._actor_args, shard, self.n_shards)
 
-    # ------------------------------------------------------------ one epoch
-
-    def _dispatch_shard(self, k: int, epoch: int):
-        return self.actors[k].train_epoch.remote(epoch, self.mixed_ref, self.shard_steps[k])
-
-    def _dispatch(self, epoch: int) -> list:
-        """Every shard trains epoch `epoch` from the mixed state in the object store."""
-        return [self._dispatch_shard(k, epoch) for k in range(self.n_shards)]
+    def _dispatch(self, epoch: int, shards: Optional[Iterable[int]] = None) -> list:
+        """The shards (all by default) train epoch `epoch` from the mixed state in the object store."""
+        return [self.actors[k].train_epoch.remote(epoch, self.mixed_ref, self.shard_steps[k])
+                for k in (range(self.n_shards) if shards is None else shards)]
 
     def _gather(self, refs: list, epoch: int) -> List[dict]:
         """The shards' results of `epoch`; a shard whose actor was lost is
@@ -269,7 +261,7 @@ class IPM:
                                       f"({type(e).__name__}); training it again on a new actor\n")
                     ray.kill(self.actors[k])
                     self.actors[k] = self._new_actor(k)
-                    ref = self._dispatch_shard(k, epoch)
+                    ref = self._dispatch(epoch, [k])[0]
                     self.redone.append({"epoch": epoch, "shard": k, "error": type(e).__name__})
         return results
 
@@ -294,8 +286,6 @@ class IPM:
             state = self.mixed[name]
             weights = state["averages"] if state["averages"] is not None else state["weights"]
             pipe.trainer.bind_weights(weights)
-
-    # ------------------------------------------------------------ saving
 
     def _save_async(self, before_to_disk: Callable, epoch: int, is_best: bool, record: dict) -> None:
         """Write model-best (if the epoch is the best), model-last and the
@@ -340,8 +330,6 @@ class IPM:
         self.shard_steps = record["shard_steps"]
         self.saved_epoch = record["epoch"]
         return record
-
-    # ------------------------------------------------------------ the run
 
     def run(self) -> List[dict]:
         if not self.actors:
@@ -437,13 +425,13 @@ class IPM:
         return self.history
 
     def shutdown(self) -> None:
-        if self.actors:
-            for a in self.actors:
-                ray.kill(a)
-            self.actors = []
+        for a in self.actors:
+            ray.kill(a)
+        self.actors = []
 
     def interrupted_message(self) -> str:
-        """What a Ctrl-C leaves behind, in one line."""
+        """What a Ctrl-C leaves behind, in one line (once a save in progress is complete)."""
+        self.wait_for_saves()
         if self.output is None:
             return "interrupted: nothing saved (no --output)"
         if self.saved_epoch is None:
@@ -453,13 +441,5 @@ class IPM:
 
 
 def train(config_path, output, **kwargs) -> List[dict]:
-    """Train with IPM (see IPM); a Ctrl-C raises Interrupted with one line
-    saying what was saved and that a rerun resumes."""
-    run = IPM(config_path, output, **kwargs)
-    try:
-        return run.run()
-    except KeyboardInterrupt:
-        run.wait_for_saves()
-        raise Interrupted(run.interrupted_message()) from None
-    finally:
-        run.shutdown()
+    """Train with IPM (see IPM); a Ctrl-C raises Interrupted saying what was saved."""
+    return run_to_end(IPM(config_path, output, **kwargs))

@@ -1,10 +1,6 @@
-"""The contract between training (`training/`, `distributed/`) and what it
-trains: everything training calls on a model, an optimizer, a component or a
-component's trainer, as protocols checked with isinstance (docs/architecture.md,
-"The component contract"). Properties are left out of the runtime checks
-(isinstance would evaluate them, and a model's weights must not be read to
-answer it); they are documented on the protocol.
-"""
+"""Everything `training/` and `distributed/` call on what they train, as protocols
+(docs/architecture.md, "The component contract"). Properties are left out of the runtime
+checks (isinstance would read a model's weights); they are documented on the protocol."""
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, runtime_checkable
 
 import numpy

@@ -1,7 +1,5 @@
-"""The lean evaluation's scores (`spacy_internals.lean_evaluate`), equal to
-what spaCy's `Scorer` gives for the same annotated Docs: from predict()'s
-output, from (annotated, reference) `DocPair`s, or else through spaCy's Scorer
-(docs/architecture.md, "Where spacy-adf reaches into spaCy")."""
+"""The lean evaluation's scores (`spacy_internals.lean_evaluate`), equal to spaCy's `Scorer`'s
+for the same annotated Docs (docs/architecture.md, "Where spacy-adf reaches into spaCy")."""
 from contextlib import contextmanager
 import gc
 from timeit import default_timer as timer

@@ -63,6 +63,3 @@ class ExampleCache:
     def clear(self) -> None:
         self._entries.clear()
         self.drop_primed()
-
-    def __len__(self) -> int:
-        return len(self._entries)

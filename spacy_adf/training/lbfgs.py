@@ -1,7 +1,5 @@
-"""L-BFGS (batch) training of spacy-adf's CRF and MaxEnt components on the
-exact objective -sum log P(y|x) + ||w||^2 / (2 sigma^2), through scipy; the
-command ``python -m spacy_adf.training.lbfgs CONFIG OUTPUT_DIR`` is described
-in docs/training.md ("Training methods")."""
+"""L-BFGS (batch) training of spacy-adf's CRF and MaxEnt components on the exact objective, and
+its command ``python -m spacy_adf.training.lbfgs`` (docs/training.md, "Training methods")."""
 import argparse
 import json
 import sys

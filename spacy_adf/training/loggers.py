@@ -178,11 +178,10 @@ def timing_logger(path: Optional[str] = None, console: bool = True, progress_bar
             if proc_out is not None:
                 write_event(clock.stamp("finalize"))
                 proc_out.close()
-                target = process_path
 
                 def at_exit() -> None:
                     try:
-                        with open(target, "a", encoding="utf8") as file_:
+                        with open(process_path, "a", encoding="utf8") as file_:
                             file_.write(json.dumps(clock.stamp("exit")) + "\n")
                     except OSError:
                         pass

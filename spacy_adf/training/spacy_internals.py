@@ -1,8 +1,5 @@
-"""Everything this package does where spaCy offers no hook, so against spaCy's
-own code (lean update and evaluate, method wrappers, per-instance score
-weights); docs/architecture.md, "Where spacy-adf reaches into spaCy", says
-what each part replaces and how it is checked against spaCy's version.
-"""
+"""Everything this package does where spaCy offers no hook, so against spaCy's own code
+(docs/architecture.md, "Where spacy-adf reaches into spaCy")."""
 import dataclasses
 from timeit import default_timer as timer
 from types import FunctionType
@@ -185,9 +182,9 @@ class Wrappers:
 class _PipeMeta(dict):
     """Language._pipe_meta that gives named instances their own score weights."""
 
-    def __init__(self, data, weights: Dict[str, Dict[str, Optional[float]]]):
+    def __init__(self, data):
         super().__init__(data)
-        self.weights = weights
+        self.weights: Dict[str, Dict[str, Optional[float]]] = {}
 
     def __setitem__(self, name, meta):
         weights = self.weights.pop(name, None)
@@ -206,5 +203,5 @@ def set_score_weights(nlp: Language, name: str, weights: Dict[str, Optional[floa
     instance; adf_tagger's depend on its target)."""
     store = nlp._pipe_meta
     if not isinstance(store, _PipeMeta):
-        store = nlp._pipe_meta = _PipeMeta(store, {})
+        store = nlp._pipe_meta = _PipeMeta(store)
     store.weights[name] = dict(weights)

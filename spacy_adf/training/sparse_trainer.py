@@ -1,8 +1,5 @@
-"""Training of a sparse model inside `spacy train`: a component holds one
-SparseTrainer and forwards update() / finish_update() / use_params() to it.
-spaCy calls update() before it hands over the optimizer, so update() queues
-the batch's samples and finish_update(sgd) runs them: sparse on-line steps
-for a `SparseOptimizer`, the dense gradient for any other thinc optimizer."""
+"""Training of a sparse model inside `spacy train`: update() queues the batch's samples,
+finish_update(sgd) runs them (docs/components.md, "Training inside spacy train")."""
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import numpy
@@ -45,8 +42,6 @@ class SparseTrainer:
         self._queue: List[Any] = []
         self._losses: List[Dict[str, float]] = []
 
-    # ------------------------------------------------------------ size
-
     def n_samples(self) -> int:
         """The training set size the optimizer sees, scaled by `train_on_fraction`."""
         full = self._n_samples()
@@ -58,8 +53,6 @@ class SparseTrainer:
         if not 0.0 < fraction <= 1.0:
             raise ValueError(f"{self.name}: the trained fraction must be in (0, 1], not {fraction}")
         self._sample_fraction = float(fraction)
-
-    # ------------------------------------------------------------ state
 
     def export_state(self) -> Dict[str, Optional[numpy.ndarray]]:
         """What parameter mixing exchanges; the weights are the model's own array."""
@@ -84,8 +77,6 @@ class SparseTrainer:
         if self._preparation is None:
             raise ValueError(f"[{self.name}] has no example preparation state to import")
         self._preparation[1](state)
-
-    # ------------------------------------------------------------ steps
 
     def queue(self, examples: Iterable[Example], losses: Dict[str, float]) -> None:
         for eg in examples:
@@ -147,8 +138,6 @@ class SparseTrainer:
         with self.model.swapped_weights(value):
             yield
 
-    # ------------------------------------------------------------ memory
-
     def memory_report(self, report: Dict[str, float]) -> Dict[str, float]:
         """The model's report with the training buffers and per-weight figures."""
         n_weights = max(report["n_weights"], 1)
@@ -162,8 +151,6 @@ class SparseTrainer:
         report["inference_bytes_per_weight"] = report["model_bytes"] / n_weights
         report["training_bytes_per_weight"] = train / n_weights
         return report
-
-    # ------------------------------------------------------------ restart
 
     def restart_from(self, exported: Dict[str, Optional[numpy.ndarray]], optimizer: SparseOptimizer) -> None:
         """Continue from `exported` with a new state of `optimizer` that starts
