@@ -127,14 +127,8 @@ cdef class PairwiseClassifier:
 
     def predict(self, feature_ids) -> int:
         """The class of one feature-id set."""
-        cdef const int32_t[::1] x = as_ids(feature_ids)
-        cdef PairScratch s
-        cdef int32_t out
-        self.alloc_scratch(&s, x.shape[0])
-        with nogil:
-            out = self.decide_ids(&x[0] if x.shape[0] else NULL, x.shape[0], &s)
-        self.release_scratch(&s)
-        return int(out)
+        ids = as_ids(feature_ids)
+        return int(self.votes(([0, ids.shape[0]], ids))[0][0])
 
     def votes(self, X):
         """(classes int32 (n,), votes int32 (n, K), margins float64 (n, K))
