@@ -264,35 +264,31 @@ cdef class SubsetIndex:
         cdef double[::1] oval = out_val
         cdef int64_t[::1] optr = out_ptr
         max_len = int(numpy.diff(indptr).max()) if n else 0
-        cdef int32_t* buf = <int32_t*>malloc((max_len + 1) * sizeof(int32_t))
-        if buf == NULL:
-            raise MemoryError()
+        cdef int32_t[::1] buf_view = numpy.empty(max_len + 1, dtype=numpy.int32)
+        cdef int32_t* buf = &buf_view[0]
         cdef Out out
         out.ix = &oix[0] if bound else NULL
         out.val = &oval[0] if bound else NULL
         out.pos = 0
         cdef int m, rc = 0, d = self.degree
         cdef Table* t = &self.t
-        try:
-            with nogil:
-                for i in range(n):
-                    m = 0
-                    for j in range(p[i], p[i + 1]):
-                        if ix[j] >= 0:
-                            buf[m] = ix[j]
-                            m += 1
-                    m = <int>sort_unique(buf, m)
-                    out.ix[out.pos] = 0  # the empty set
-                    out.val[out.pos] = self.scale[0]
-                    out.pos += 1
-                    if add:
-                        t.support[0] += w[i]
-                    rc = _expand(t, buf, m, 0, 0, 0, d, add, w[i], self.scale, &out)
-                    if rc < 0:
-                        break
-                    optr[i + 1] = out.pos
-        finally:
-            free(buf)
+        with nogil:
+            for i in range(n):
+                m = 0
+                for j in range(p[i], p[i + 1]):
+                    if ix[j] >= 0:
+                        buf[m] = ix[j]
+                        m += 1
+                m = <int>sort_unique(buf, m)
+                out.ix[out.pos] = 0  # the empty set
+                out.val[out.pos] = self.scale[0]
+                out.pos += 1
+                if add:
+                    t.support[0] += w[i]
+                rc = _expand(t, buf, m, 0, 0, 0, d, add, w[i], self.scale, &out)
+                if rc < 0:
+                    break
+                optr[i + 1] = out.pos
         if rc < 0:
             raise MemoryError("out of memory (or of int32 subset ids) while interning subsets")
         nnz = out.pos

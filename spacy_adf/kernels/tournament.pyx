@@ -4,7 +4,8 @@ per-segment feature ids with a kernel classifier's nogil decision: the whole
 parse of a batch in C. Its game features: docs/architecture.md, "The C
 tournament"."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
+
+import numpy
 
 from .classifiers cimport KernelClassifier, Scratch
 from .coordination cimport add_coordination, append_ids, distance_id
@@ -89,21 +90,17 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
     # a game reads each segment's lists at most twice (two heads) plus two distances and six coordination ids
     cdef Py_ssize_t cap = 2 * max_f + 8
     cdef Scratch s
-    cdef int32_t* buf = <int32_t*>malloc(cap * sizeof(int32_t))
-    if buf == NULL:
-        raise MemoryError()
+    cdef int32_t[::1] buf_view = numpy.empty(cap, dtype=numpy.int32)
+    cdef int32_t* buf = &buf_view[0]
+    clf.alloc_scratch(&s, cap)
     try:
-        clf.alloc_scratch(&s, cap)
-        try:
-            with nogil:
-                for k in range(a, b):
-                    if ss[k + 1] - ss[k] > 2:
-                        _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist, n_vocab,
-                                        &h[ss[k]], buf, &s, &n_games, &w[0] if w.shape[0] else NULL)
-                    elif ss[k + 1] - ss[k] == 2:
-                        h[ss[k]] = 1
-        finally:
-            clf.release_scratch(&s)
+        with nogil:
+            for k in range(a, b):
+                if ss[k + 1] - ss[k] > 2:
+                    _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist, n_vocab,
+                                    &h[ss[k]], buf, &s, &n_games, &w[0] if w.shape[0] else NULL)
+                elif ss[k + 1] - ss[k] == 2:
+                    h[ss[k]] = 1
     finally:
-        free(buf)
+        clf.release_scratch(&s)
     return (int(n_games),)
