@@ -1,12 +1,8 @@
 # cython: language_level=3
-"""Building PKE's subset weights from the support examples (Kudo &
-Matsumoto 2003, section 3.3): the support examples as transactions over
-item ranks (`transactions`), the depth-first subset miner with sigma / xi
-pruning that PKE uses (`mine_subsets`), and the conversion of the mined
-records into PKE's breadth-first trie arrays (`trie_layout`).
-
-The miner's loops are nogil and own their memory; nothing here classifies.
-"""
+"""PKE's subset weights from the support examples (Kudo & Matsumoto 2003,
+section 3.3): the support examples over item ranks (`transactions`), the
+depth-first miner with sigma / xi pruning (`mine_subsets`, nogil) and PKE's
+breadth-first trie arrays (`trie_layout`)."""
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 from libc.string cimport memset
@@ -16,8 +12,6 @@ import numpy
 from .coefficients import subset_weights, suffix_max_weights
 from .growth cimport fill_column
 from .idsets cimport cmp_i32
-
-# ---------------------------------------------------------------- transactions
 
 
 def transactions(sv, double sig_pos, double sig_neg, int xi):
@@ -48,9 +42,6 @@ def transactions(sv, double sig_pos, double sig_neg, int xi):
     tptr = numpy.zeros(sv.n_sv + 1, dtype=numpy.int64)
     tptr[1:] = numpy.cumsum(numpy.bincount(rows, minlength=sv.n_sv))
     return tptr, titem, feat_rank, int(ids.shape[0])
-
-
-# ---------------------------------------------------------------- mining
 
 
 cdef struct Miner:
@@ -284,9 +275,6 @@ def mine_subsets(tptr, titem, tcoef, int n_items, int degree, double sig_pos, do
         free(m.ch_item); free(m.ch_w); free(m.ch_flag); free(m.ch_beg); free(m.ch_n)
         free(m.pj_t); free(m.pj_p)
         free(m.r_parent); free(m.r_item); free(m.r_w); free(m.r_depth); free(m.r_keep)
-
-
-# ---------------------------------------------------------------- trie layout
 
 
 def trie_layout(parent, item, w, depth, feat_rank, int n_items, int d):

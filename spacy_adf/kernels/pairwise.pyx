@@ -70,8 +70,6 @@ cdef class PairwiseClassifier:
         free(self._pair_i)
         free(self._pair_j)
 
-    # ------------------------------------------------------------ C interface
-
     cdef int alloc_scratch(self, PairScratch* s, Py_ssize_t max_len) except -1:
         cdef Py_ssize_t p, m = len(self.classifiers)
         s.n_pairs = 0
@@ -122,8 +120,6 @@ cdef class PairwiseClassifier:
             if s.votes[c] > s.votes[best] or (s.votes[c] == s.votes[best] and s.margin[c] > s.margin[best]):
                 best = c
         return best
-
-    # ------------------------------------------------------------ Python API
 
     def predict(self, feature_ids) -> int:
         """The class of one feature-id set."""
