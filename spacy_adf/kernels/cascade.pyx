@@ -93,13 +93,10 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
 
 def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_threads=1, words=None,
                   coordination=(-1, -1, -1)):
-    """(heads, n_questions, n_calls): the sentence-relative head of every
-    segment (int32, -1 for each sentence's root) by cascaded chunking with
-    `clf` (D when its decision value is > 0), the questions asked and the
-    classifier calls made (see the module docstring). With n_threads > 1
-    and enough sentences, parts of about equal size are parsed on that many
-    threads at once (the classifier is read-only; each part has its own
-    scratch memory, `sentence_parts.run_parts`): the same heads."""
+    """(heads, n_questions, n_calls): every segment's sentence-relative head
+    (int32, -1 for a root) by cascaded chunking with `clf` (D when its
+    decision value is > 0), the questions asked and the classifier calls
+    made; n_threads > 1 parses parts at once (`sentence_parts.run_parts`)."""
     cdef const int32_t[::1] f
     cdef const int64_t[::1] off, ss
     cdef const uint64_t[::1] w

@@ -181,17 +181,7 @@ def expansion_nnz(X, int degree):
 
 
 cdef class SubsetIndex:
-    """Interned subsets (|s| <= degree) of feature-id sets, and phi as CSR.
-
-    ``expand(X, add=True, counts=None)`` adds the subsets of the rows of X
-    (a binary CSR matrix or (indptr, indices)) to the index, counts their
-    support (each row weighted by ``counts``, default 1) and returns phi(X),
-    a CSR matrix with ``n_subsets`` columns at the time of the call (within
-    a row the columns follow the enumeration order, not ascending ids).
-    With ``add=False`` unseen subsets are dropped (their weight in a model
-    trained on the index is 0) and the index is unchanged. Negative ids are
-    ignored and repeated ids count once.
-    """
+    """Interned subsets (|s| <= degree) of feature-id sets, and phi as CSR."""
     cdef Table t
     cdef readonly int degree
     cdef double scale[MAX_DEGREE + 1]
@@ -238,7 +228,10 @@ cdef class SubsetIndex:
         return 0
 
     def expand(self, X, bint add=True, counts=None):
-        """phi(X) as a float64 CSR matrix (see the class doc)."""
+        """phi(X) (float64 CSR, ``n_subsets`` columns, in enumeration order within
+        a row) of the rows of X, whose subsets `add` interns with their support
+        (rows weighted by ``counts``); without it unseen subsets are dropped.
+        Negative ids are ignored, repeated ids count once."""
         self._check_slots()
         indptr, indices = as_csr(X)
         cdef const int64_t[::1] p = indptr

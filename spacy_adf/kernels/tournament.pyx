@@ -58,12 +58,10 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
 
 def tournament_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_vocab, int n_threads=1,
                      words=None, coordination=(-1, -1, -1)):
-    """(heads, n_games): the sentence-relative head of every segment (int32,
-    -1 for each sentence's root) by the step-ladder tournament with `clf`
-    (the farther candidate wins when its decision value is > 0; its inputs
-    are 2 * n_vocab ids), and the games played. With n_threads > 1 and
-    enough sentences, parts are parsed on that many threads at once
-    (`sentence_parts.run_parts`): the same heads."""
+    """(heads, n_games): every segment's sentence-relative head (int32, -1 for
+    a root) by the step-ladder tournament with `clf` (the farther candidate
+    wins when its decision value on 2 * n_vocab ids is > 0) and the games
+    played; n_threads > 1 parses parts at once (`sentence_parts.run_parts`)."""
     cdef const int32_t[::1] f
     cdef const int64_t[::1] off, ss
     cdef const uint64_t[::1] w
