@@ -96,10 +96,6 @@ cdef class PairwiseClassifier:
         free(s.pairs)
         free(s.votes)
         free(s.margin)
-        s.pairs = NULL
-        s.votes = NULL
-        s.margin = NULL
-        s.n_pairs = 0
 
     cdef int32_t decide_ids(self, const int32_t* x, Py_ssize_t n, PairScratch* s) noexcept nogil:
         cdef Py_ssize_t p, m = self.n_classes * (self.n_classes - 1) // 2
