@@ -116,12 +116,10 @@ class PrimalSVM:
             rec_depth.append(numpy.full(m, level, dtype=numpy.int8))
             cur[rows] = base + inverse
             base += m
-        cat = (lambda parts, dt: numpy.concatenate(parts).astype(dt) if parts
-               else numpy.zeros(0, dtype=dt))
-        parent_r = cat(rec_parent, numpy.int32)
-        item_r = cat(rec_item, numpy.int32)
-        w_r = cat(rec_w, numpy.float64)
-        depth_r = cat(rec_depth, numpy.int8)
+        parent_r, item_r, w_r, depth_r = (
+            numpy.concatenate(parts).astype(dt) if parts else numpy.zeros(0, dtype=dt)
+            for parts, dt in ((rec_parent, numpy.int32), (rec_item, numpy.int32), (rec_w, numpy.float64),
+                              (rec_depth, numpy.int8)))
         arrays = trie_layout(parent_r, item_r, w_r, depth_r, feat_rank, n_items, d)
         kept_by_size = numpy.bincount(size[keep], minlength=d + 1)[1:].tolist()
         meta = {"degree": d, "bias": self.bias, "n_features": self.n_features,
