@@ -255,9 +255,7 @@ cdef class PKE(KernelClassifier):
             raise TypeError("expected a SupportVectors object")
         if not sigma >= 0.0:
             raise ValueError("sigma must be >= 0")
-        if xi < 1:
-            raise ValueError("xi (minimum support) must be >= 1")
-        sv = support_vectors
+        sv = support_vectors  # mine_subsets checks xi
         d = sv.degree
         n_sv = max(sv.n_sv, 1)
         sig_pos = sigma * sv.n_pos / n_sv

@@ -24,9 +24,8 @@ def decode(PairwiseClassifier clf, static, sent_off, dynamic, forced=None):
     cdef Py_ssize_t n = st.shape[0], width = st.shape[1], k = clf.n_classes, s, i, c, m
     if so.shape[0] < 1 or so[0] != 0 or so[so.shape[0] - 1] != n:
         raise ValueError("decode: sentence offsets must run from 0 to the number of tokens")
-    for s in range(so.shape[0] - 1):
-        if so[s + 1] < so[s]:
-            raise ValueError("decode: sentence offsets must ascend")
+    if (numpy.diff(so) < 0).any():
+        raise ValueError("decode: sentence offsets must ascend")
     if dyn.shape[0] != 2 or dyn.shape[1] != k + 1:
         raise ValueError(f"decode: the dynamic table must be (2, {k + 1})")
     force = numpy.full(n, -1, dtype=numpy.int32) if forced is None else \

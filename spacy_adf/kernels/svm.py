@@ -1,9 +1,6 @@
-"""Train a polynomial-kernel SVM with scikit-learn's libsvm and keep what the
-fast classifiers need: the support examples as sets, y_j a_j and b.
-
-Examples are sets of int feature ids, i.e. rows of a binary CSR matrix, and
-the kernel is SVC(kernel="poly", gamma=1, coef0=1): (1 + |X & Y|)^d.
-"""
+"""Train the polynomial-kernel SVM (1 + |X & Y|)^d over sets of feature ids
+(rows of a binary CSR matrix) with libsvm, SVC(kernel="poly", gamma=1,
+coef0=1), and keep what the classifiers need: the support sets, y_j a_j, b."""
 import time
 from typing import Optional, Sequence, Tuple
 
@@ -34,13 +31,9 @@ def binary_csr(X) -> scipy.sparse.csr_matrix:
 
 
 class SupportVectors:
-    """A trained binary SVM with the kernel (1 + |X & Y|)^d as sets.
-
-    decision(X) = sum_j coef[j] * (1 + |X_j & X|)^degree + bias, with
-    coef[j] = y_j a_j > 0 for support examples of the positive class
-    (classes[1], as in scikit-learn) and < 0 for the negative one.
-    Row j of (indptr, indices) holds the sorted feature ids of X_j.
-    """
+    """A trained binary SVM: decision(X) = sum_j coef[j] (1 + |X_j & X|)^degree
+    + bias, coef[j] = y_j a_j (> 0 for the positive class, classes[1], as in
+    scikit-learn); row j of (indptr, indices) holds the sorted ids of X_j."""
 
     def __init__(self, indptr, indices, coef, bias: float, degree: int, n_features: int,
                  classes: Sequence = (-1, 1)):
@@ -136,8 +129,7 @@ def merge_duplicates(X, y, sample_weight=None):
     for i in range(n):
         key = (int(labels[i]), ix[p[i]:p[i + 1]].tobytes())
         group[i] = seen.setdefault(key, len(seen))
-    first = numpy.full(len(seen), n, dtype=numpy.int64)
-    numpy.minimum.at(first, group, numpy.arange(n))
+    first = numpy.unique(group, return_index=True)[1]  # groups are numbered in order of first rows
     weights = numpy.bincount(group, weights=w, minlength=len(seen))
     return X[first], y[first], weights, first
 
