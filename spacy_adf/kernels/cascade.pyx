@@ -4,7 +4,8 @@ feature ids with a kernel classifier's nogil decision: the whole parse of a
 batch in C. Its input and question features: docs/architecture.md, "The C
 cascade"."""
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
-from libc.stdlib cimport free, malloc
+
+import numpy
 
 from .classifiers cimport KernelClassifier, Scratch
 from .coordination cimport add_coordination, append_ids, distance_id
@@ -92,13 +93,10 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
 
 def cascade_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_threads=1, words=None,
                   coordination=(-1, -1, -1)):
-    """(heads, n_questions, n_calls): the sentence-relative head of every
-    segment (int32, -1 for each sentence's root) by cascaded chunking with
-    `clf` (D when its decision value is > 0), the questions asked and the
-    classifier calls made (see the module docstring). With n_threads > 1
-    and enough sentences, parts of about equal size are parsed on that many
-    threads at once (the classifier is read-only; each part has its own
-    scratch memory, `sentence_parts.run_parts`): the same heads."""
+    """(heads, n_questions, n_calls): every segment's sentence-relative head
+    (int32, -1 for a root) by cascaded chunking with `clf` (D when its
+    decision value is > 0), the questions asked and the classifier calls
+    made; n_threads > 1 parses parts at once (`sentence_parts.run_parts`)."""
     cdef const int32_t[::1] f
     cdef const int64_t[::1] off, ss
     cdef const uint64_t[::1] w
@@ -123,29 +121,23 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
         max_f = max(max_f, off[5 * ss[k + 1]] - off[5 * ss[k]])
     cdef Work w
     cdef Scratch s
-    cdef int32_t* ints = <int32_t*>malloc((9 * max_n + max_f + 8) * sizeof(int32_t))
-    cdef uint8_t* bytes_ = <uint8_t*>malloc(2 * max_n + 2)
-    if ints == NULL or bytes_ == NULL:
-        free(ints)
-        free(bytes_)
-        raise MemoryError()
+    cdef int32_t[::1] ints_view = numpy.empty(9 * max_n + max_f + 8, dtype=numpy.int32)
+    cdef uint8_t[::1] bytes_view = numpy.empty(2 * max_n + 2, dtype=numpy.uint8)
+    cdef int32_t* ints = &ints_view[0]
+    cdef uint8_t* bytes_ = &bytes_view[0]
     w.rem, w.first, w.sibling, w.nchild = ints, ints + max_n, ints + 2 * max_n, ints + 3 * max_n
     w.asked_j, w.asked_ci, w.asked_cj = ints + 4 * max_n, ints + 5 * max_n, ints + 6 * max_n
     w.buf = ints + 9 * max_n
     w.asked_tag, w.tags = bytes_, bytes_ + max_n + 1
+    clf.alloc_scratch(&s, max_f + 4)
     try:
-        clf.alloc_scratch(&s, max_f + 4)
-        try:
-            with nogil:
-                for k in range(a, b):
-                    if ss[k + 1] - ss[k] > 2:
-                        _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist,
-                                        &h[ss[k]], &w, &s, &n_questions, &n_calls, &wd[0] if wd.shape[0] else NULL)
-                    elif ss[k + 1] - ss[k] == 2:
-                        h[ss[k]] = 1
-        finally:
-            clf.release_scratch(&s)
+        with nogil:
+            for k in range(a, b):
+                if ss[k + 1] - ss[k] > 2:
+                    _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist,
+                                    &h[ss[k]], &w, &s, &n_questions, &n_calls, &wd[0] if wd.shape[0] else NULL)
+                elif ss[k + 1] - ss[k] == 2:
+                    h[ss[k]] = 1
     finally:
-        free(ints)
-        free(bytes_)
+        clf.release_scratch(&s)
     return int(n_questions), int(n_calls)

@@ -3,14 +3,8 @@
 (Kudo & Matsumoto 2003): PKB (direct sum), PKI (inverted index, exact) and
 PKE (expanded subset weights in a trie, approximate for sigma > 0), their
 shared driver `KernelClassifier`, and `make_classifier` / `load_classifier`.
-
-All inputs are sets of int32 feature ids. Ids outside the training
-vocabulary [0, n_features) can never meet a support example: they are
-ignored. The inner loops are nogil; each call owns its scratch memory, so a
-classifier can be shared between threads. PKE's weights are mined by
-`mining.pyx`; input conversion is `csr.py`; serialization is
-`serialization/framed.py` (the format names below are stored in the data).
-"""
+Ids outside [0, n_features) are ignored; the loops are nogil and each call
+owns its scratch memory, so a classifier can be shared between threads."""
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
 
@@ -75,9 +69,6 @@ cdef class KernelClassifier:
 
     def __reduce__(self):
         return (load_classifier, (self.to_bytes(),))
-
-
-# ---------------------------------------------------------------- PKB / PKI
 
 
 cdef class _SVBased(KernelClassifier):
@@ -212,8 +203,6 @@ cdef class PKI(_SVBased):
         return total
 
 
-# ---------------------------------------------------------------- PKE
-
 cdef enum:
     # scan a child list against the input bitmap when it has at most this
     # many entries per remaining input item, else gallop-intersect it
@@ -266,9 +255,7 @@ cdef class PKE(KernelClassifier):
             raise TypeError("expected a SupportVectors object")
         if not sigma >= 0.0:
             raise ValueError("sigma must be >= 0")
-        if xi < 1:
-            raise ValueError("xi (minimum support) must be >= 1")
-        sv = support_vectors
+        sv = support_vectors  # mine_subsets checks xi
         d = sv.degree
         n_sv = max(sv.n_sv, 1)
         sig_pos = sigma * sv.n_pos / n_sv
@@ -429,8 +416,6 @@ cdef class PKE(KernelClassifier):
 _PKE_DTYPES = {"feat_rank": "int32", "root": "int32", "cptr": "int32", "item": "int32",
                "weight": "float64"}
 
-
-# ---------------------------------------------------------------- factory
 
 _KINDS = {"pkb": PKB, "pki": PKI, "pke": PKE}
 

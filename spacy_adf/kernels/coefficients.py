@@ -9,6 +9,7 @@ r! S(l, r) counts the maps of an l-set onto an r-set: a degree-l monomial of
 the binary features hits exactly r distinct ones. Exact Python integers.
 """
 from functools import lru_cache
+from itertools import accumulate
 from math import comb, factorial
 from typing import Tuple
 
@@ -40,8 +41,4 @@ def subset_weights(degree: int) -> Tuple[int, ...]:
 def suffix_max_weights(degree: int) -> Tuple[int, ...]:
     """M(r) = max_{r' >= r} c_d(r'), r = 0..d+1 (M(d+1) = 0): the largest
     subset weight any superset of an r-set can get. Bounds the mining search."""
-    c = subset_weights(degree)
-    out = [0] * (len(c) + 1)
-    for r in range(len(c) - 1, -1, -1):
-        out[r] = max(c[r], out[r + 1])
-    return tuple(out)
+    return tuple(accumulate(reversed(subset_weights(degree)), max))[::-1] + (0,)

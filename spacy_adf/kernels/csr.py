@@ -9,9 +9,7 @@ from .svm import binary_csr
 
 def as_ids(feature_ids):
     """int32 ids; values that do not fit int32 become -1 (unseen, ignored)."""
-    arr = numpy.asarray(feature_ids)
-    if arr.ndim != 1:
-        arr = arr.reshape(-1)
+    arr = numpy.asarray(feature_ids).reshape(-1)
     if arr.dtype == numpy.int32:
         return numpy.ascontiguousarray(arr)
     if arr.size and arr.dtype.kind not in "iu":

@@ -181,17 +181,7 @@ def expansion_nnz(X, int degree):
 
 
 cdef class SubsetIndex:
-    """Interned subsets (|s| <= degree) of feature-id sets, and phi as CSR.
-
-    ``expand(X, add=True, counts=None)`` adds the subsets of the rows of X
-    (a binary CSR matrix or (indptr, indices)) to the index, counts their
-    support (each row weighted by ``counts``, default 1) and returns phi(X),
-    a CSR matrix with ``n_subsets`` columns at the time of the call (within
-    a row the columns follow the enumeration order, not ascending ids).
-    With ``add=False`` unseen subsets are dropped (their weight in a model
-    trained on the index is 0) and the index is unchanged. Negative ids are
-    ignored and repeated ids count once.
-    """
+    """Interned subsets (|s| <= degree) of feature-id sets, and phi as CSR."""
     cdef Table t
     cdef readonly int degree
     cdef double scale[MAX_DEGREE + 1]
@@ -238,7 +228,10 @@ cdef class SubsetIndex:
         return 0
 
     def expand(self, X, bint add=True, counts=None):
-        """phi(X) as a float64 CSR matrix (see the class doc)."""
+        """phi(X) (float64 CSR, ``n_subsets`` columns, in enumeration order within
+        a row) of the rows of X, whose subsets `add` interns with their support
+        (rows weighted by ``counts``); without it unseen subsets are dropped.
+        Negative ids are ignored, repeated ids count once."""
         self._check_slots()
         indptr, indices = as_csr(X)
         cdef const int64_t[::1] p = indptr
@@ -264,35 +257,31 @@ cdef class SubsetIndex:
         cdef double[::1] oval = out_val
         cdef int64_t[::1] optr = out_ptr
         max_len = int(numpy.diff(indptr).max()) if n else 0
-        cdef int32_t* buf = <int32_t*>malloc((max_len + 1) * sizeof(int32_t))
-        if buf == NULL:
-            raise MemoryError()
+        cdef int32_t[::1] buf_view = numpy.empty(max_len + 1, dtype=numpy.int32)
+        cdef int32_t* buf = &buf_view[0]
         cdef Out out
         out.ix = &oix[0] if bound else NULL
         out.val = &oval[0] if bound else NULL
         out.pos = 0
         cdef int m, rc = 0, d = self.degree
         cdef Table* t = &self.t
-        try:
-            with nogil:
-                for i in range(n):
-                    m = 0
-                    for j in range(p[i], p[i + 1]):
-                        if ix[j] >= 0:
-                            buf[m] = ix[j]
-                            m += 1
-                    m = <int>sort_unique(buf, m)
-                    out.ix[out.pos] = 0  # the empty set
-                    out.val[out.pos] = self.scale[0]
-                    out.pos += 1
-                    if add:
-                        t.support[0] += w[i]
-                    rc = _expand(t, buf, m, 0, 0, 0, d, add, w[i], self.scale, &out)
-                    if rc < 0:
-                        break
-                    optr[i + 1] = out.pos
-        finally:
-            free(buf)
+        with nogil:
+            for i in range(n):
+                m = 0
+                for j in range(p[i], p[i + 1]):
+                    if ix[j] >= 0:
+                        buf[m] = ix[j]
+                        m += 1
+                m = <int>sort_unique(buf, m)
+                out.ix[out.pos] = 0  # the empty set
+                out.val[out.pos] = self.scale[0]
+                out.pos += 1
+                if add:
+                    t.support[0] += w[i]
+                rc = _expand(t, buf, m, 0, 0, 0, d, add, w[i], self.scale, &out)
+                if rc < 0:
+                    break
+                optr[i + 1] = out.pos
         if rc < 0:
             raise MemoryError("out of memory (or of int32 subset ids) while interning subsets")
         nnz = out.pos

@@ -1,8 +1,6 @@
-"""Give the C heap's free memory back to the operating system: a kernel
-model reads its whole corpus before the trainer's subset table grows, and
-glibc keeps the pages Python freed in its heap, so the peak would be corpus +
-table instead of the larger of the two. On a C library without
-``malloc_trim`` (macOS, musl) nothing happens."""
+"""Give the C heap's free pages back to the OS (glibc keeps them), so that a
+kernel model's peak is the larger of its corpus and its trainer's table, not
+their sum; nothing happens without ``malloc_trim`` (macOS, musl)."""
 import ctypes
 import ctypes.util
 import gc

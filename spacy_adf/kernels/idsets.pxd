@@ -1,11 +1,7 @@
 # cython: language_level=3
-"""Sorted int32 id sets: the small nogil helpers that the classifiers
-(`classifiers.pyx`) and the subset miner (`mining.pyx`) both need.
-
-They are ``cdef inline`` in a .pxd, not cimported functions of a module, so
-each extension compiles its own copy and the C compiler can inline them into
-the hot loops (a cross-module cimport would be a call through a pointer).
-"""
+"""Sorted int32 id sets: nogil helpers of the classifiers and the miner,
+``cdef inline`` in a .pxd so that each extension compiles its own copy and
+can inline it into its hot loops (a cimported function is a pointer call)."""
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport qsort
 

@@ -1,14 +1,10 @@
 # cython: language_level=3
-"""Left-to-right tagging with a pairwise kernel classifier, in C: sentence
-after sentence, token after token, each token's class decided by one
-`PairwiseClassifier.decide_ids` call (nogil) on its static feature ids
-(`features/window_ids.pyx`) plus the dynamic ids of the classes the decoder
-itself predicted for the two previous tokens (not gold ones), all without
-the GIL. `models/kernel_tagger.KernelTagger.reference_tags` is the plain-
-Python reference.
-"""
+"""Left-to-right tagging with a pairwise kernel classifier, in C (nogil): each
+token's class is one `PairwiseClassifier.decide_ids` call on its static ids
+(`features/window_ids.pyx`) plus the ids of the classes predicted (not gold)
+for the two previous tokens; `models/kernel_tagger.KernelTagger.reference_tags`
+is the plain-Python reference."""
 from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport free, malloc
 
 import numpy
 
@@ -28,9 +24,8 @@ def decode(PairwiseClassifier clf, static, sent_off, dynamic, forced=None):
     cdef Py_ssize_t n = st.shape[0], width = st.shape[1], k = clf.n_classes, s, i, c, m
     if so.shape[0] < 1 or so[0] != 0 or so[so.shape[0] - 1] != n:
         raise ValueError("decode: sentence offsets must run from 0 to the number of tokens")
-    for s in range(so.shape[0] - 1):
-        if so[s + 1] < so[s]:
-            raise ValueError("decode: sentence offsets must ascend")
+    if (numpy.diff(so) < 0).any():
+        raise ValueError("decode: sentence offsets must ascend")
     if dyn.shape[0] != 2 or dyn.shape[1] != k + 1:
         raise ValueError(f"decode: the dynamic table must be (2, {k + 1})")
     force = numpy.full(n, -1, dtype=numpy.int32) if forced is None else \
@@ -42,36 +37,32 @@ def decode(PairwiseClassifier clf, static, sent_off, dynamic, forced=None):
     cdef int32_t[::1] o = out
     cdef int32_t prev1, prev2, f
     cdef PairScratch scratch
-    cdef int32_t* buf = <int32_t*>malloc((width + 3) * sizeof(int32_t))
-    if buf == NULL:
-        raise MemoryError()
+    cdef int32_t[::1] buf_view = numpy.empty(width + 3, dtype=numpy.int32)
+    cdef int32_t* buf = &buf_view[0]
+    clf.alloc_scratch(&scratch, width + 2)
     try:
-        clf.alloc_scratch(&scratch, width + 2)
-        try:
-            with nogil:
-                for s in range(so.shape[0] - 1):
-                    for i in range(so[s], so[s + 1]):
-                        if fo[i] >= 0:
-                            o[i] = fo[i]
-                            continue
-                        m = 0
-                        for c in range(width):
-                            if st[i, c] >= 0:
-                                buf[m] = st[i, c]
-                                m += 1
-                        prev1 = o[i - 1] if i - 1 >= so[s] else <int32_t>k
-                        prev2 = o[i - 2] if i - 2 >= so[s] else <int32_t>k
-                        f = dyn[0, prev1]
-                        if f >= 0:
-                            buf[m] = f
+        with nogil:
+            for s in range(so.shape[0] - 1):
+                for i in range(so[s], so[s + 1]):
+                    if fo[i] >= 0:
+                        o[i] = fo[i]
+                        continue
+                    m = 0
+                    for c in range(width):
+                        if st[i, c] >= 0:
+                            buf[m] = st[i, c]
                             m += 1
-                        f = dyn[1, prev2]
-                        if f >= 0:
-                            buf[m] = f
-                            m += 1
-                        o[i] = clf.decide_ids(buf, m, &scratch)
-        finally:
-            clf.release_scratch(&scratch)
+                    prev1 = o[i - 1] if i - 1 >= so[s] else <int32_t>k
+                    prev2 = o[i - 2] if i - 2 >= so[s] else <int32_t>k
+                    f = dyn[0, prev1]
+                    if f >= 0:
+                        buf[m] = f
+                        m += 1
+                    f = dyn[1, prev2]
+                    if f >= 0:
+                        buf[m] = f
+                        m += 1
+                    o[i] = clf.decide_ids(buf, m, &scratch)
     finally:
-        free(buf)
+        clf.release_scratch(&scratch)
     return out

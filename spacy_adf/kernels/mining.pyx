@@ -1,23 +1,17 @@
 # cython: language_level=3
-"""Building PKE's subset weights from the support examples (Kudo &
-Matsumoto 2003, section 3.3): the support examples as transactions over
-item ranks (`transactions`), the depth-first subset miner with sigma / xi
-pruning that PKE uses (`mine_subsets`), and the conversion of the mined
-records into PKE's breadth-first trie arrays (`trie_layout`).
-
-The miner's loops are nogil and own their memory; nothing here classifies.
-"""
+"""PKE's subset weights from the support examples (Kudo & Matsumoto 2003,
+section 3.3): the support examples over item ranks (`transactions`), the
+depth-first miner with sigma / xi pruning (`mine_subsets`, nogil) and PKE's
+breadth-first trie arrays (`trie_layout`)."""
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
-from libc.stdlib cimport calloc, free, malloc, qsort, realloc
+from libc.stdlib cimport calloc, free, malloc, qsort
 from libc.string cimport memset
 
 import numpy
 
 from .coefficients import subset_weights, suffix_max_weights
-from .growth cimport fill_column
+from .growth cimport fill_column, grow_block
 from .idsets cimport cmp_i32
-
-# ---------------------------------------------------------------- transactions
 
 
 def transactions(sv, double sig_pos, double sig_neg, int xi):
@@ -48,9 +42,6 @@ def transactions(sv, double sig_pos, double sig_neg, int xi):
     tptr = numpy.zeros(sv.n_sv + 1, dtype=numpy.int64)
     tptr[1:] = numpy.cumsum(numpy.bincount(rows, minlength=sv.n_sv))
     return tptr, titem, feat_rank, int(ids.shape[0])
-
-
-# ---------------------------------------------------------------- mining
 
 
 cdef struct Miner:
@@ -96,13 +87,11 @@ cdef int _emit(Miner* m, int32_t parent, int32_t item, double w, int depth, bint
     cdef int64_t cap
     if m.n_rec == m.cap_rec:
         cap = m.cap_rec * 2 + 1024
-        m.r_parent = <int32_t*>realloc(m.r_parent, cap * sizeof(int32_t))
-        m.r_item = <int32_t*>realloc(m.r_item, cap * sizeof(int32_t))
-        m.r_w = <double*>realloc(m.r_w, cap * sizeof(double))
-        m.r_depth = <int8_t*>realloc(m.r_depth, cap * sizeof(int8_t))
-        m.r_keep = <uint8_t*>realloc(m.r_keep, cap * sizeof(uint8_t))
-        if (m.r_parent == NULL or m.r_item == NULL or m.r_w == NULL or m.r_depth == NULL
-                or m.r_keep == NULL):
+        if (grow_block(<void**>&m.r_parent, cap * sizeof(int32_t)) < 0
+                or grow_block(<void**>&m.r_item, cap * sizeof(int32_t)) < 0
+                or grow_block(<void**>&m.r_w, cap * sizeof(double)) < 0
+                or grow_block(<void**>&m.r_depth, cap * sizeof(int8_t)) < 0
+                or grow_block(<void**>&m.r_keep, cap * sizeof(uint8_t)) < 0):
             return -1
         m.cap_rec = cap
     if m.n_rec >= 2147483647:
@@ -284,9 +273,6 @@ def mine_subsets(tptr, titem, tcoef, int n_items, int degree, double sig_pos, do
         free(m.ch_item); free(m.ch_w); free(m.ch_flag); free(m.ch_beg); free(m.ch_n)
         free(m.pj_t); free(m.pj_p)
         free(m.r_parent); free(m.r_item); free(m.r_w); free(m.r_depth); free(m.r_keep)
-
-
-# ---------------------------------------------------------------- trie layout
 
 
 def trie_layout(parent, item, w, depth, feat_rank, int n_items, int d):

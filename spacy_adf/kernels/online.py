@@ -39,13 +39,10 @@ def count_support(learner: SubsetLearner, indptr, indices, n: int, threads: Opti
 
 def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EPOCHS, seed: int = 0,
                  progress: Optional[Progress] = None, stats: Optional[dict] = None) -> PrimalSVM:
-    """Train the binary kernel classifier (1 + |X & Y|)^degree on binary X
-    (CSR) and labels y (two classes; classes[1], the larger, is the
-    positive one, as for scikit-learn) by `epochs` passes of averaged PA-I
-    with aggressiveness C. Stops early after a pass without a step (every
-    example beyond the margin), keeping the last weights then; otherwise
-    the weights are averaged over all steps. A dict `stats` gets the per-pass steps,
-    mistakes and hinge loss, the table's size and the seconds."""
+    """Train (1 + |X & Y|)^degree on binary CSR X and two-class y (classes[1]
+    positive) by up to `epochs` passes of averaged PA-I with aggressiveness C
+    (docs/architecture.md). A dict `stats` gets the per-pass steps, mistakes
+    and hinge loss, the table's size and the seconds."""
     if int(epochs) != epochs or epochs < 1:
         raise ValueError(f"epochs (passes over the training examples) must be an integer >= 1, not {epochs!r}")
     if not C > 0:

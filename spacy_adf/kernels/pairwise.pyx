@@ -70,8 +70,6 @@ cdef class PairwiseClassifier:
         free(self._pair_i)
         free(self._pair_j)
 
-    # ------------------------------------------------------------ C interface
-
     cdef int alloc_scratch(self, PairScratch* s, Py_ssize_t max_len) except -1:
         cdef Py_ssize_t p, m = len(self.classifiers)
         s.n_pairs = 0
@@ -98,10 +96,6 @@ cdef class PairwiseClassifier:
         free(s.pairs)
         free(s.votes)
         free(s.margin)
-        s.pairs = NULL
-        s.votes = NULL
-        s.margin = NULL
-        s.n_pairs = 0
 
     cdef int32_t decide_ids(self, const int32_t* x, Py_ssize_t n, PairScratch* s) noexcept nogil:
         cdef Py_ssize_t p, m = self.n_classes * (self.n_classes - 1) // 2
@@ -123,18 +117,10 @@ cdef class PairwiseClassifier:
                 best = c
         return best
 
-    # ------------------------------------------------------------ Python API
-
     def predict(self, feature_ids) -> int:
         """The class of one feature-id set."""
-        cdef const int32_t[::1] x = as_ids(feature_ids)
-        cdef PairScratch s
-        cdef int32_t out
-        self.alloc_scratch(&s, x.shape[0])
-        with nogil:
-            out = self.decide_ids(&x[0] if x.shape[0] else NULL, x.shape[0], &s)
-        self.release_scratch(&s)
-        return int(out)
+        ids = as_ids(feature_ids)
+        return int(self.votes(([0, ids.shape[0]], ids))[0][0])
 
     def votes(self, X):
         """(classes int32 (n,), votes int32 (n, K), margins float64 (n, K))

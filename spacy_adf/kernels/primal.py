@@ -30,12 +30,9 @@ def fit_linear_svc(phi, y, C: float = 1.0, sample_weight=None, intercept_scaling
 
 
 class PrimalSVM:
-    """A trained primal SVM over the subsets of the training examples (also
-    what `online.train_online` returns, ``trainer = "online"``): per subset
-    id the arrays of `expansion.SubsetIndex` and ``weight`` w(s) =
-    sqrt(c_d(|s|)) v_s; ``bias`` = intercept (0 without one) + w(empty set);
-    ``n_pos`` / ``n_neg``: training examples on or inside the margin by class
-    (for sigma). In memory only, to build PKE at any sigma and xi (`to_pke`)."""
+    """The subset weights of the primal or on-line trainer (docs/architecture.md):
+    `expansion.SubsetIndex`'s arrays per subset id, ``weight`` w(s), ``bias``
+    and the support vectors by class, in memory only, for `to_pke`."""
 
     def __init__(self, degree: int, n_features: int, parent, item, size, support, weight,
                  bias: float, n_pos: int, n_neg: int, classes=(-1, 1), stats: Optional[dict] = None,
@@ -67,10 +64,8 @@ class PrimalSVM:
         return self.weight.shape[0] - 1
 
     def to_pke(self, sigma: float = 0.0, xi: int = 1) -> PKE:
-        """The PKE of these weights: keep s with w(s) >= sigma_pos or
-        w(s) <= sigma_neg (w(s) != 0) and support >= xi, plus the prefixes
-        that lead to them (weight 0 unless kept themselves), laid out as
-        `mining.trie_layout` lays out mined subsets."""
+        """The PKE of the weights that sigma and xi keep, with the prefixes
+        that lead to them (weight 0 unless kept), in `mining.trie_layout`'s layout."""
         if not sigma >= 0.0:
             raise ValueError("sigma must be >= 0")
         if int(xi) != xi or xi < 1:
@@ -121,12 +116,10 @@ class PrimalSVM:
             rec_depth.append(numpy.full(m, level, dtype=numpy.int8))
             cur[rows] = base + inverse
             base += m
-        cat = (lambda parts, dt: numpy.concatenate(parts).astype(dt) if parts
-               else numpy.zeros(0, dtype=dt))
-        parent_r = cat(rec_parent, numpy.int32)
-        item_r = cat(rec_item, numpy.int32)
-        w_r = cat(rec_w, numpy.float64)
-        depth_r = cat(rec_depth, numpy.int8)
+        parent_r, item_r, w_r, depth_r = (
+            numpy.concatenate(parts).astype(dt) if parts else numpy.zeros(0, dtype=dt)
+            for parts, dt in ((rec_parent, numpy.int32), (rec_item, numpy.int32), (rec_w, numpy.float64),
+                              (rec_depth, numpy.int8)))
         arrays = trie_layout(parent_r, item_r, w_r, depth_r, feat_rank, n_items, d)
         kept_by_size = numpy.bincount(size[keep], minlength=d + 1)[1:].tolist()
         meta = {"degree": d, "bias": self.bias, "n_features": self.n_features,
@@ -155,11 +148,9 @@ def train_primal(X, y, degree: int = 3, C: float = 1.0, sample_weight=None, merg
                  intercept_scaling: Optional[float] = None, tol: float = 1e-4, max_iter: int = 1000,
                  random_state: int = 0, stats: Optional[dict] = None,
                  progress: Optional[Progress] = None) -> PrimalSVM:
-    """Train the kernel SVM (1 + |X & Y|)^degree, C, in the primal on the
-    subset features phi(X) of binary X; see the module doc. `merge` trains
-    identical examples once with their count as weight (as `svm.train_svm`).
-    A dict `stats` gets the example counts, phi's size (subsets, non-zeros,
-    bytes, the subset index's bytes) and the seconds of each step."""
+    """Train the kernel SVM (1 + |X & Y|)^degree in the primal on phi(X);
+    `merge` as in `svm.train_svm`. A dict `stats` gets the example counts,
+    phi's and the index's sizes and the seconds of each step."""
     subset_weights(degree)
     t0 = time.perf_counter()
     X = binary_csr(X)

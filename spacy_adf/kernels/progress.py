@@ -44,7 +44,6 @@ class Progress:
         self._lock = threading.Lock()
 
     def say(self, message: str) -> None:
-        """Print one line now."""
         with self._lock:
             self._last = time.perf_counter()
             if self.quiet:

@@ -247,7 +247,6 @@ cdef class SubsetLearner:
         self.degree = degree
         self.C = C
         self.step = 1.0
-        self.finished = False
         c = subset_weights(degree)
         for r in range(degree + 1):
             self.coef[r] = float(c[r])
@@ -374,11 +373,9 @@ cdef class SubsetLearner:
 
     def count(self, const int64_t[::1] indptr, const int32_t[::1] indices,
               Py_ssize_t start=0, Py_ssize_t stop=-1):
-        """Support of every interned subset over rows start..stop (default:
-        all; added to the counts so far; the empty set counts every row) and
-        those rows' decision values (float64). Runs without the GIL and
-        counts atomically (`atomic_counts`), so threads may count disjoint
-        row ranges at once."""
+        """Add the rows start..stop (default: all) to every interned subset's
+        support; their decision values (float64). Threads may count disjoint
+        ranges at once where `atomic_counts`."""
         self._check_not_taken()
         cdef Py_ssize_t n = indptr.shape[0] - 1, i
         if stop < 0:
@@ -408,10 +405,8 @@ cdef class SubsetLearner:
         return self._columns(False)
 
     def take_arrays(self):
-        """`arrays()`, emptying the learner as it goes: the hash slots and
-        the running sums are freed first and each column right after its
-        copy, so the copies never sit beside the whole table (several times
-        their size). The learner holds nothing afterwards."""
+        """`arrays()`, freeing each column as it is copied (the slots and
+        running sums first), so the copies never sit beside the whole table."""
         self._check_not_taken()
         free(self.t.slots)
         self.t.slots = NULL

@@ -1,9 +1,6 @@
-"""Train a polynomial-kernel SVM with scikit-learn's libsvm and keep what the
-fast classifiers need: the support examples as sets, y_j a_j and b.
-
-Examples are sets of int feature ids, i.e. rows of a binary CSR matrix, and
-the kernel is SVC(kernel="poly", gamma=1, coef0=1): (1 + |X & Y|)^d.
-"""
+"""Train the polynomial-kernel SVM (1 + |X & Y|)^d over sets of feature ids
+(rows of a binary CSR matrix) with libsvm, SVC(kernel="poly", gamma=1,
+coef0=1), and keep what the classifiers need: the support sets, y_j a_j, b."""
 import time
 from typing import Optional, Sequence, Tuple
 
@@ -20,10 +17,8 @@ _DTYPES = {"indptr": "int64", "indices": "int32", "coef": "float64"}
 
 
 def binary_csr(X) -> scipy.sparse.csr_matrix:
-    """X as canonical binary CSR (sorted ids, no explicit zeros); ValueError if
-    a stored value is not 1, since the set view of the kernel would be wrong.
-    A float64 CSR that is already so is returned as it is, not copied (a
-    training matrix can be hundreds of MB); X itself is never changed."""
+    """X as canonical binary float64 CSR (sorted ids, no explicit zeros; X
+    itself if it already is, else a copy); ValueError if a value is not 1."""
     if (scipy.sparse.isspmatrix_csr(X) and X.dtype == numpy.float64 and X.has_canonical_format
             and bool(numpy.all(X.data == 1.0))):
         return X
@@ -36,13 +31,9 @@ def binary_csr(X) -> scipy.sparse.csr_matrix:
 
 
 class SupportVectors:
-    """A trained binary SVM with the kernel (1 + |X & Y|)^d as sets.
-
-    decision(X) = sum_j coef[j] * (1 + |X_j & X|)^degree + bias, with
-    coef[j] = y_j a_j > 0 for support examples of the positive class
-    (classes[1], as in scikit-learn) and < 0 for the negative one.
-    Row j of (indptr, indices) holds the sorted feature ids of X_j.
-    """
+    """A trained binary SVM: decision(X) = sum_j coef[j] (1 + |X_j & X|)^degree
+    + bias, coef[j] = y_j a_j (> 0 for the positive class, classes[1], as in
+    scikit-learn); row j of (indptr, indices) holds the sorted ids of X_j."""
 
     def __init__(self, indptr, indices, coef, bias: float, degree: int, n_features: int,
                  classes: Sequence = (-1, 1)):
@@ -86,12 +77,8 @@ class SupportVectors:
 
     @classmethod
     def from_svc(cls, svc) -> "SupportVectors":
-        """Read a fitted binary sklearn SVC with kernel (1 + <x, y>)^d.
-
-        sklearn exposes dual_coef_ and intercept_ already sign-flipped for
-        binary problems, so that decision_function = dual_coef_ @ K + intercept_
-        is positive for classes_[1]; libsvm's internal _dual_coef_ has the
-        opposite sign. We take the public attributes."""
+        """Read a fitted binary sklearn SVC with kernel (1 + <x, y>)^d; its public
+        dual_coef_ and intercept_ are signed for classes_[1] (libsvm's own are not)."""
         if svc.kernel != "poly":
             raise ValueError("the SVC must use kernel='poly'")
         if float(svc._gamma) != 1.0 or float(svc.coef0) != 1.0:
@@ -121,14 +108,11 @@ class SupportVectors:
 
 
 def merge_duplicates(X, y, sample_weight=None):
-    """Merge identical examples: rows of binary X with the same feature set
-    and the same label become one row whose weight is the sum of theirs.
-
-    For an SVM this is the same optimisation problem: k copies of an
-    example, each with 0 <= a <= C, act as one example with 0 <= a <= k C,
-    which is what libsvm and liblinear do with a sample weight k (C_i =
-    C * weight_i). Returns (X', y', weights (float64), index of each kept
-    row in X); the kept rows are the first occurrences, in their order."""
+    """Rows of binary X with the same feature set and label as one row
+    weighted by the sum of their weights: the same SVM problem (k copies
+    with 0 <= a <= C act as one with 0 <= a <= k C, liblinear's and libsvm's
+    sample weight). (X', y', weights float64, index of each kept row in X):
+    the first occurrences, in order."""
     X = binary_csr(X)
     y = numpy.asarray(y)
     n = X.shape[0]
@@ -145,22 +129,17 @@ def merge_duplicates(X, y, sample_weight=None):
     for i in range(n):
         key = (int(labels[i]), ix[p[i]:p[i + 1]].tobytes())
         group[i] = seen.setdefault(key, len(seen))
-    first = numpy.full(len(seen), n, dtype=numpy.int64)
-    numpy.minimum.at(first, group, numpy.arange(n))
+    first = numpy.unique(group, return_index=True)[1]  # groups are numbered in order of first rows
     weights = numpy.bincount(group, weights=w, minlength=len(seen))
     return X[first], y[first], weights, first
 
 
 def train_svm(X, y, degree: int = 2, C: float = 1.0, merge: bool = False,
               stats: Optional[dict] = None, progress=None, **svc_kwargs) -> Tuple[SupportVectors, object]:
-    """Train with libsvm and return (SupportVectors, the fitted SVC).
-
-    With `merge`, identical examples (same features, same label) are trained
-    once with their count as sample weight (`merge_duplicates`): the same SVM,
-    up to libsvm's stopping tolerance. Off by default, as the decision values
-    then move slightly (docs/components.md, benchmarks/dependency_merge.py).
-    A dict `stats` gets n_examples, n_unique, merge_seconds and fit_seconds.
-    `progress` (a `progress.Progress`) prints a line during the fit."""
+    """Train with libsvm: (SupportVectors, the fitted SVC). `merge`: identical
+    examples once, with their count as weight (`merge_duplicates`; why it is
+    off by default: docs/components.md). A dict `stats` gets n_examples,
+    n_unique, merge_seconds and fit_seconds."""
     from sklearn.svm import SVC
 
     progress = progress or Progress("kernel SVM", quiet=True)

@@ -4,7 +4,8 @@ per-segment feature ids with a kernel classifier's nogil decision: the whole
 parse of a batch in C. Its game features: docs/architecture.md, "The C
 tournament"."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
+
+import numpy
 
 from .classifiers cimport KernelClassifier, Scratch
 from .coordination cimport add_coordination, append_ids, distance_id
@@ -57,12 +58,10 @@ cdef void _parse_sentence(KernelClassifier clf, const int32_t* f, const int64_t*
 
 def tournament_heads(KernelClassifier clf, feats, seg_off, sent_seg, distance, int n_vocab, int n_threads=1,
                      words=None, coordination=(-1, -1, -1)):
-    """(heads, n_games): the sentence-relative head of every segment (int32,
-    -1 for each sentence's root) by the step-ladder tournament with `clf`
-    (the farther candidate wins when its decision value is > 0; its inputs
-    are 2 * n_vocab ids), and the games played. With n_threads > 1 and
-    enough sentences, parts are parsed on that many threads at once
-    (`sentence_parts.run_parts`): the same heads."""
+    """(heads, n_games): every segment's sentence-relative head (int32, -1 for
+    a root) by the step-ladder tournament with `clf` (the farther candidate
+    wins when its decision value on 2 * n_vocab ids is > 0) and the games
+    played; n_threads > 1 parses parts at once (`sentence_parts.run_parts`)."""
     cdef const int32_t[::1] f
     cdef const int64_t[::1] off, ss
     cdef const uint64_t[::1] w
@@ -89,21 +88,17 @@ cdef tuple _parse_range(KernelClassifier clf, const int32_t[::1] f, const int64_
     # a game reads each segment's lists at most twice (two heads) plus two distances and six coordination ids
     cdef Py_ssize_t cap = 2 * max_f + 8
     cdef Scratch s
-    cdef int32_t* buf = <int32_t*>malloc(cap * sizeof(int32_t))
-    if buf == NULL:
-        raise MemoryError()
+    cdef int32_t[::1] buf_view = numpy.empty(cap, dtype=numpy.int32)
+    cdef int32_t* buf = &buf_view[0]
+    clf.alloc_scratch(&s, cap)
     try:
-        clf.alloc_scratch(&s, cap)
-        try:
-            with nogil:
-                for k in range(a, b):
-                    if ss[k + 1] - ss[k] > 2:
-                        _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist, n_vocab,
-                                        &h[ss[k]], buf, &s, &n_games, &w[0] if w.shape[0] else NULL)
-                    elif ss[k + 1] - ss[k] == 2:
-                        h[ss[k]] = 1
-        finally:
-            clf.release_scratch(&s)
+        with nogil:
+            for k in range(a, b):
+                if ss[k + 1] - ss[k] > 2:
+                    _parse_sentence(clf, &f[0], &off[0], ss[k], <int32_t>(ss[k + 1] - ss[k]), dist, n_vocab,
+                                    &h[ss[k]], buf, &s, &n_games, &w[0] if w.shape[0] else NULL)
+                elif ss[k + 1] - ss[k] == 2:
+                    h[ss[k]] = 1
     finally:
-        free(buf)
+        clf.release_scratch(&s)
     return (int(n_games),)

@@ -42,7 +42,8 @@ class ADF(Optimizer):
             )
         for key, value in (("learn_rate", learn_rate), ("alpha", alpha), ("beta", beta), ("L2", L2),
                            ("grad_clip", grad_clip), ("sigma", 1.0 if sigma is None else sigma)):
-            _check_finite(key, value)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                raise ValueError(f"optimizer setting {key} must be a finite number, got {value!r}")
         if learn_rate <= 0:
             raise ValueError(f"ADF learn_rate must be positive, got {learn_rate}")
         if grad_clip < 0:
@@ -81,8 +82,6 @@ class ADF(Optimizer):
         self._dense_rates: Dict[KeyT, numpy.ndarray] = {}
         self._dense_counts: Dict[KeyT, numpy.ndarray] = {}
 
-    # ------------------------------------------------------------ sparse path
-
     def sparse_state(self, key: KeyT, params: GroupedParams, *, n_examples: int) -> SparseADF:
         """The ADF state of one grouped parameter block, created on first use
         (n_examples: the training set size, for window="auto" and sigma)."""
@@ -114,8 +113,6 @@ class ADF(Optimizer):
         """(alpha, beta) applied at the end of each window of the sparse path."""
         return self.adf_alpha, self.adf_beta
 
-    # ------------------------------------------------------------- dense path
-
     def __call__(self, key: KeyT, weights, gradient, *, lr_scale: float = 1.0):
         if len(gradient) < 1:
             return weights, gradient
@@ -145,12 +142,6 @@ class ADF(Optimizer):
                 self.averages[key] = ops.alloc(weights.shape, dtype="float32")
             ops.update_averages(self.averages[key], weights, nr_upd)
         return weights, gradient
-
-
-def _check_finite(key: str, value) -> None:
-    """A config value that must be a finite number (NaN and inf train to garbage)."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-        raise ValueError(f"optimizer setting {key} must be a finite number, got {value!r}")
 
 
 OBJECTIVES = ("loglik", "perceptron")
