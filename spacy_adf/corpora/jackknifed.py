@@ -236,12 +236,6 @@ def _section(config: Dict, dotted: str, source: Path) -> Dict:
     return node
 
 
-def fold_split_section(corpus: Dict, n_folds: int, fold: int, part: str, seed: int) -> Dict:
-    """A ``spacy_adf.FoldSplit.v1`` section around a copy of `corpus`."""
-    return {"@readers": "spacy_adf.FoldSplit.v1", "n_folds": n_folds, "folds": [fold], "part": part,
-            "seed": seed, "corpus": copy.deepcopy(corpus)}
-
-
 def _keys_in(config: Config, overrides: Dict[str, str]) -> Dict[str, str]:
     """The overrides whose key the config has (an upstream chain shares one
     set of overrides; spaCy refuses keys a config lacks)."""
@@ -265,16 +259,10 @@ def fold_config(path: Path, settings: JackknifeSettings, fold: int, fold_dir: Pa
     corpus = _section(config, settings.corpus, path)
     corpora = config.setdefault("corpora", {})
     for name, part in (("train", "train"), ("dev", "heldout")):
-        corpora[name] = fold_split_section(corpus, settings.n_folds, fold, part, settings.seed)
+        corpora[name] = {"@readers": "spacy_adf.FoldSplit.v1", "n_folds": settings.n_folds, "folds": [fold],
+                         "part": part, "seed": settings.seed, "corpus": copy.deepcopy(corpus)}
         config["training"][f"{name}_corpus"] = f"corpora.{name}"
     return config
-
-
-def _heldout_docs(config: Config, nlp) -> List[Doc]:
-    """The predicted Docs of the held-out fold (the fold-split dev reader's)."""
-    resolved = config.interpolate()
-    reader = util.registry.resolve({"reader": resolved["corpora"]["dev"]})["reader"]
-    return [eg.predicted for eg in reader(nlp)]
 
 
 def annotate(docs: List[Doc], pipelines: Sequence, batch_size: int) -> List[Doc]:
@@ -375,7 +363,9 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
             + (f", main score {100 * score:.2f} on the held-out fold" if score is not None else ""))
     start = time.perf_counter()
     pipelines = [spacy.load(fold_dir / name / "model-last") for name in names]
-    docs = annotate(_heldout_docs(configs[0], pipelines[0]), pipelines, settings.batch_size)
+    # the held-out fold: the fold-split dev reader's predicted Docs
+    heldout = util.registry.resolve({"reader": configs[0].interpolate()["corpora"]["dev"]})["reader"]
+    docs = annotate([eg.predicted for eg in heldout(pipelines[0])], pipelines, settings.batch_size)
     DocBin(store_user_data=True, docs=docs).to_disk(fold_annotations(out, fold))
     record.update(sentences=len(docs), annotate_seconds=round(time.perf_counter() - start, 1))
     (fold_dir / SUMMARY).write_text(json.dumps(record, indent=2) + "\n")
