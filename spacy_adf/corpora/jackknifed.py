@@ -378,18 +378,6 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
     return record
 
 
-def _run_folds_in_processes(settings: JackknifeSettings, names: List[str], folds: List[int],
-                            log: Callable[[str], None]) -> None:
-    """`_run_fold` for several folds at once in `settings.jobs` fresh
-    interpreters; their lines go to stdout as they come."""
-    log(f"[jackknife] folds {[f + 1 for f in folds]} in {min(settings.jobs, len(folds))} processes")
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=settings.jobs, mp_context=context) as pool:
-        running = {pool.submit(_run_fold, settings, names, fold, print): fold for fold in folds}
-        for done in as_completed(running):
-            done.result()  # a failed fold stops the run with its error (the others keep their DocBins)
-
-
 def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = print) -> Dict:
     """Train and annotate every fold not done yet (or ``settings.folds``),
     then, once every fold has its DocBin, join them into
@@ -412,7 +400,13 @@ def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = prin
                 fold_annotations(out, fold).unlink()
             todo.append(fold)
     if settings.jobs > 1 and len(todo) > 1:
-        _run_folds_in_processes(settings, names, todo, log)
+        # several folds at once in fresh interpreters; their lines go to stdout as they come
+        log(f"[jackknife] folds {[f + 1 for f in todo]} in {min(settings.jobs, len(todo))} processes")
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=settings.jobs, mp_context=context) as pool:
+            running = [pool.submit(_run_fold, settings, names, fold, print) for fold in todo]
+            for done in as_completed(running):
+                done.result()  # a failed fold stops the run with its error (the others keep their DocBins)
     else:
         for fold in todo:
             _run_fold(settings, names, fold, log)
