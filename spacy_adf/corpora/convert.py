@@ -166,7 +166,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 0
 
 
-
 def _convert_conll(args, sep: Optional[str]) -> Tuple[int, int]:
     iob_target = args.iob_target
     if iob_target == "auto":
