@@ -119,12 +119,9 @@ def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc
 
 def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:
     """`make_predicted` of `_make_reference`'s reference, without walking its tokens."""
-    kwargs: Dict[str, List[str]] = {}
-    for attr, (key, _, _) in _INPUT_KWARGS.items():
-        column = fields.get(attr)
-        # has_annotation: some token has a non-empty value
-        if attr in attrs and column is not None and any(column):
-            kwargs[key] = column
+    # has_annotation: some token has a non-empty value
+    kwargs = {key: fields[attr] for attr, (key, _, _) in _INPUT_KWARGS.items()
+              if attr in attrs and any(fields.get(attr, ()))}
     words = fields["words"]
     return Doc(vocab, words=words, spaces=[True] * len(words), **kwargs)
 
