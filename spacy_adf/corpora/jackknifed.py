@@ -1,10 +1,5 @@
-"""Jack-knifing, both sides: folds of a corpus and jack-knifed input annotation
-for any reader (``spacy_adf.FoldSplit.v1``, ``spacy_adf.JackknifedCorpus.v1``),
-and the command ``python -m spacy_adf jackknife``, in which each fold's
-upstream chain trains on the other folds and annotates it, the annotated Docs
-going to one DocBin. A sentence's fold is a keyed hash of its words (`fold_of`),
-so identical sentences share a fold (docs/corpora.md, "Folds and jack-knifed
-input"; docs/training.md, "Jack-knifing")."""
+"""Jack-knifing: the readers ``spacy_adf.FoldSplit.v1`` and ``spacy_adf.JackknifedCorpus.v1`` and the
+command ``python -m spacy_adf jackknife`` (docs/corpora.md, "Folds and jack-knifed input")."""
 import argparse
 import copy
 import hashlib
@@ -103,11 +98,8 @@ def _words_key(doc: Doc) -> bytes:
 
 
 class JackknifeAnnotations:
-    """The annotated Docs a jack-knife run wrote (a DocBin), found by their
-    words, and what to copy from them onto a predicted Doc.
-
-    attrs: token attributes by spaCy name ("TAG", "POS", "MORPH", "LEMMA",
-    ...); span_keys: span groups; ents: the entities."""
+    """The annotated Docs a jack-knife run wrote (a DocBin), found by their words, and what to copy
+    from them onto a predicted Doc: token `attrs` by spaCy name, `span_keys`, `ents`."""
 
     def __init__(self, path: PathLike, attrs: Sequence[str] = ("TAG",), span_keys: Sequence[str] = (),
                  ents: bool = False) -> None:
