@@ -1,7 +1,5 @@
-"""Japanese bunsetsu dependency corpora (KNP, CaboCha, CoNLL-U with
-``BunsetuBILabel``) as spaCy Docs and the reader
-``spacy_adf.BunsetsuCorpus.v1``; the data model and the ``bad_heads``
-policy: docs/corpora.md, "Bunsetsu dependency Docs"."""
+"""Japanese bunsetsu dependency corpora (KNP, CaboCha, CoNLL-U) as spaCy Docs and the reader
+``spacy_adf.BunsetsuCorpus.v1`` (docs/corpora.md, "Bunsetsu dependency Docs")."""
 import itertools
 from collections import Counter
 from pathlib import Path

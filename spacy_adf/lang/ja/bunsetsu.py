@@ -1,7 +1,5 @@
-"""Japanese bunsetsu (文節) dependency rules on spaCy Docs: the span group,
-the head-word rule, valid heads and their repair, sentence ends, and the
-conversion between bunsetsu heads and the token tree. The conventions:
-docs/components.md, "Bunsetsu on a Doc"."""
+"""Japanese bunsetsu (文節) dependency rules on spaCy Docs: heads, head words, sentence ends and the
+token tree (docs/components.md, "Bunsetsu on a Doc")."""
 import itertools
 from typing import List, Optional, Sequence, Tuple
 
