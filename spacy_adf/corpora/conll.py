@@ -266,7 +266,6 @@ def _attr_table(vocab: Vocab, columns: StringColumns, pairs) -> Tuple[List[int],
 
 def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
     """(spans_of(i) -> [(start, end, label id)], labels): every row's kept IOB spans, decoded once."""
-    labels: List[str] = []
     label_ids: Dict[str, int] = {}
     flat, ptr = array("i"), array("q", [0])
     for i in range(len(columns)):
@@ -274,7 +273,7 @@ def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
             if keep is None or label in keep:
                 flat.extend((start, end, label_ids.setdefault(label, len(label_ids))))
         ptr.append(len(flat) // 3)
-    labels = list(label_ids)
+    labels: List[str] = list(label_ids)
     table = numpy.frombuffer(flat, dtype=numpy.int32).reshape(-1, 3) if len(flat) else numpy.zeros((0, 3), numpy.int32)
 
     def spans_of(i: int) -> List[List[int]]:
