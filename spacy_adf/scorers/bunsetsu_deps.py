@@ -65,7 +65,7 @@ def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Boun
 def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_KEY) -> Dict[str, float]:
     """bunsetsu_dep_acc, bunsetsu_sent_acc and bunsetsu_seg_f (docs/components.md)."""
     correct = scored = right = n = 0
-    tp = n_gold = n_pred = 0
+    tp = n_bounds = 0
     for eg in examples:
         gold_bounds, gold_heads = _group(eg.reference, spans_key, "reference")
         if gold_heads is None:
@@ -78,9 +78,8 @@ def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_K
         right += ok
         n += m
         tp += len(set(gold_bounds) & set(pred_bounds))
-        n_gold += len(gold_bounds)
-        n_pred += len(pred_bounds)
-    seg_f = 2 * tp / (n_gold + n_pred) if n_gold + n_pred else 0.0
+        n_bounds += len(gold_bounds) + len(pred_bounds)
+    seg_f = 2 * tp / n_bounds if n_bounds else 0.0
     return {
         "bunsetsu_dep_acc": correct / scored if scored else 0.0,
         "bunsetsu_sent_acc": right / n if n else 0.0,
