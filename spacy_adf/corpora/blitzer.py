@@ -1,7 +1,5 @@
-"""Blitzer, Dredze and Pereira (2007) multi-domain sentiment data (the
-``processed_acl`` format) and the reader `spacy_adf.BlitzerCorpus.v1`; the
-Docs and the fixed train/test/fold protocol: docs/corpora.md, "Blitzer
-sentiment reviews"."""
+"""Blitzer et al. (2007) sentiment data (``processed_acl``) and the reader `spacy_adf.BlitzerCorpus.v1`
+(docs/corpora.md, "Blitzer sentiment reviews")."""
 import hashlib
 from pathlib import Path
 from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
@@ -156,5 +154,4 @@ def create_blitzer_reader(
     """path: a domain directory (e.g. .../blitzer_sentiment/books); the options: docs/corpora.md."""
     if path is None:
         raise ValueError("no Blitzer domain directory: pass --paths.blitzer")
-    return BlitzerCorpus(path, split=split, seed=seed, n_folds=n_folds, fold=fold,
-                         fold_part=fold_part, limit=limit)
+    return BlitzerCorpus(**locals())  # every parameter, by name

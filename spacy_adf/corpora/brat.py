@@ -62,9 +62,6 @@ class BratIssue:
                 f"[{self.start}, {self.end}) {self.text!r} {self.detail}").rstrip()
 
 
-# ---------------------------------------------------------------- .ann parsing
-
-
 def parse_ann(
     text: str, ann: str, doc_id: str = "", *, discontinuous: str = "skip",
     mismatch: str = "skip",
@@ -114,9 +111,6 @@ def parse_ann(
                 continue
         entities.append(BratEntity(doc_id, ann_id, label, start, end, ent_text, lineno))
     return entities, issues, other
-
-
-# ---------------------------------------------------------------- alignment
 
 
 def _tokens(nlp, line: str) -> List[Tuple[int, int, bool]]:
@@ -173,9 +167,6 @@ def _sentence_starts(line: str, tokens, ent_tok_spans, mode: str) -> List[int]:
             continue
         starts.append(nxt)
     return starts
-
-
-# ---------------------------------------------------------------- corpus
 
 
 def _list_documents(path: Path) -> List[Path]:
@@ -444,8 +435,4 @@ def create_brat_reader(
     limit: int = 0,
 ) -> Callable[..., Iterator[Example]]:
     """Config reader for a folder of brat ``.txt``/``.ann`` files (docs/corpora.md)."""
-    return BratCorpus(
-        path, alignment_mode=alignment_mode, sentences=sentences, discontinuous=discontinuous,
-        mismatch=mismatch, iob_target=iob_target, keep_labels=keep_labels, n_folds=n_folds,
-        fold=fold, part=part, limit=limit,
-    )
+    return BratCorpus(**locals())  # every parameter, by name

@@ -1,7 +1,5 @@
-"""Japanese bunsetsu dependency corpora (KNP, CaboCha, CoNLL-U with
-``BunsetuBILabel``) as spaCy Docs and the reader
-``spacy_adf.BunsetsuCorpus.v1``; the data model and the ``bad_heads``
-policy: docs/corpora.md, "Bunsetsu dependency Docs"."""
+"""Japanese bunsetsu dependency corpora (KNP, CaboCha, CoNLL-U) as spaCy Docs and the reader
+``spacy_adf.BunsetsuCorpus.v1`` (docs/corpora.md, "Bunsetsu dependency Docs")."""
 import itertools
 from collections import Counter
 from pathlib import Path
@@ -181,6 +179,4 @@ def create_bunsetsu_reader(
     """Bunsetsu dependency Examples (`BunsetsuCorpus`; docs/corpora.md, "Bunsetsu dependency Docs")."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
-    return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads,
-                          predicted_bunsetsu=predicted_bunsetsu, predicted_tags=predicted_tags,
-                          jackknifed=jackknifed)
+    return BunsetsuCorpus(**locals())  # every parameter, by name

@@ -55,9 +55,6 @@ def make_bunsetsu_doc(
     return doc
 
 
-# Gold heads on predicted bunsetsu (training the parser on what it will see)
-
-
 def project_heads(
     gold_bounds: List[Tuple[int, int]], gold_heads: List[int], pred_bounds: List[Tuple[int, int]]
 ) -> List[int]:

@@ -16,7 +16,7 @@ from ..serialization.text_lines import check_file, PathLike, read_lines
 from ..tags.iob import iob_to_spans
 from .string_columns import StringColumns, shared as shared_compact
 from .jackknifed import JackknifeAnnotations, check_split, select_part
-from .reader_state import check_held_form, in_call_order
+from .reader_state import check_held_form, in_call_order, limited
 from .reused_docs import shared as shared_reuse
 
 COLUMN_NAMES = ("words", "tag", "pos", "lemma", "iob", "_")
@@ -59,8 +59,7 @@ def read_conll(
 ) -> Iterator[List[List[str]]]:
     """Each sentence as a list of columns; ``columns``: their number or names, ``sep=None``: any whitespace."""
     n_columns = columns if isinstance(columns, int) else len(columns)
-    for _, sentence in _read_sentences(path, n_columns, sep):
-        yield sentence
+    yield from (sentence for _, sentence in _read_sentences(path, n_columns, sep))
 
 
 def _check_columns(columns: Sequence[str]) -> List[str]:
@@ -120,12 +119,9 @@ def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc
 
 def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:
     """`make_predicted` of `_make_reference`'s reference, without walking its tokens."""
-    kwargs: Dict[str, List[str]] = {}
-    for attr, (key, _, _) in _INPUT_KWARGS.items():
-        column = fields.get(attr)
-        # has_annotation: some token has a non-empty value
-        if attr in attrs and column is not None and any(column):
-            kwargs[key] = column
+    # has_annotation: some token has a non-empty value
+    kwargs = {key: fields[attr] for attr, (key, _, _) in _INPUT_KWARGS.items()
+              if attr in attrs and any(fields.get(attr, ()))}
     words = fields["words"]
     return Doc(vocab, words=words, spaces=[True] * len(words), **kwargs)
 
@@ -193,15 +189,8 @@ def _read_fields(path: PathLike, columns: Sequence[str], limit: int, sep: Option
                  ) -> Iterator[Tuple[int, Dict[str, List[str]]]]:
     """(first line number, {column name: values}) of each sentence with words."""
     cols = _check_columns(columns)
-    count = 0
-    for lineno, sentence in _read_sentences(path, len(cols), sep):
-        if limit and count >= limit:
-            break
-        fields = {name: col for name, col in zip(cols, sentence) if name != "_"}
-        if not fields["words"]:
-            continue
-        yield lineno, fields
-        count += 1
+    for lineno, sentence in limited(_read_sentences(path, len(cols), sep), limit):
+        yield lineno, {name: col for name, col in zip(cols, sentence) if name != "_"}
 
 
 def _pair_builder(vocab: Vocab, path: PathLike, iob_target: str, keep_labels: Optional[Iterable[str]],
@@ -277,7 +266,6 @@ def _attr_table(vocab: Vocab, columns: StringColumns, pairs) -> Tuple[List[int],
 
 def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
     """(spans_of(i) -> [(start, end, label id)], labels): every row's kept IOB spans, decoded once."""
-    labels: List[str] = []
     label_ids: Dict[str, int] = {}
     flat, ptr = array("i"), array("q", [0])
     for i in range(len(columns)):
@@ -285,7 +273,7 @@ def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
             if keep is None or label in keep:
                 flat.extend((start, end, label_ids.setdefault(label, len(label_ids))))
         ptr.append(len(flat) // 3)
-    labels = list(label_ids)
+    labels: List[str] = list(label_ids)
     table = numpy.frombuffer(flat, dtype=numpy.int32).reshape(-1, 3) if len(flat) else numpy.zeros((0, 3), numpy.int32)
 
     def spans_of(i: int) -> List[List[int]]:
@@ -390,21 +378,4 @@ def create_conll_reader(
 ) -> Callable[..., Iterator[Example]]:
     """Config reader for a CoNLL column file (`ConllCorpus`; reuse_docs suits a dev corpus, compact a
     streamed training corpus)."""
-    return ConllCorpus(
-        path,
-        columns=columns,
-        iob_target=iob_target,
-        keep_labels=keep_labels,
-        input_attrs=input_attrs,
-        limit=limit,
-        sep=sep,
-        reuse_docs=reuse_docs,
-        compact=compact,
-        shuffle=shuffle,
-        n_folds=n_folds,
-        folds=folds,
-        part=part,
-        fold_seed=fold_seed,
-        annotations=annotations,
-        annotation_attrs=annotation_attrs,
-    )
+    return ConllCorpus(**locals())  # every parameter, by name

@@ -63,15 +63,14 @@ def convert(
 def write_docbin(docs: Iterable[Doc], output_path: Union[str, Path]) -> Tuple[int, int]:
     """Save the Docs as one DocBin; ``(n_docs, n_tokens)``."""
     docbin = DocBin(store_user_data=False)
-    n_docs = n_tokens = 0
+    n_tokens = 0
     for doc in docs:
         docbin.add(doc)
-        n_docs += 1
         n_tokens += len(doc)
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
     docbin.to_disk(output_path)
-    return n_docs, n_tokens
+    return len(docbin), n_tokens
 
 
 SENTENCE_FORMATS = ("segmented", "knp", "cabocha", "conllu")
@@ -164,7 +163,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 1
     print(f"Wrote {n_docs} docs ({n_tokens} tokens) to {args.output}")
     return 0
-
 
 
 def _convert_conll(args, sep: Optional[str]) -> Tuple[int, int]:

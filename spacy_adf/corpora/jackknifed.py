@@ -1,10 +1,5 @@
-"""Jack-knifing, both sides: folds of a corpus and jack-knifed input annotation
-for any reader (``spacy_adf.FoldSplit.v1``, ``spacy_adf.JackknifedCorpus.v1``),
-and the command ``python -m spacy_adf jackknife``, in which each fold's
-upstream chain trains on the other folds and annotates it, the annotated Docs
-going to one DocBin. A sentence's fold is a keyed hash of its words (`fold_of`),
-so identical sentences share a fold (docs/corpora.md, "Folds and jack-knifed
-input"; docs/training.md, "Jack-knifing")."""
+"""Jack-knifing: the readers ``spacy_adf.FoldSplit.v1`` and ``spacy_adf.JackknifedCorpus.v1`` and the
+command ``python -m spacy_adf jackknife`` (docs/corpora.md, "Folds and jack-knifed input")."""
 import argparse
 import copy
 import hashlib
@@ -103,11 +98,8 @@ def _words_key(doc: Doc) -> bytes:
 
 
 class JackknifeAnnotations:
-    """The annotated Docs a jack-knife run wrote (a DocBin), found by their
-    words, and what to copy from them onto a predicted Doc.
-
-    attrs: token attributes by spaCy name ("TAG", "POS", "MORPH", "LEMMA",
-    ...); span_keys: span groups; ents: the entities."""
+    """The annotated Docs a jack-knife run wrote (a DocBin), found by their words, and what to copy
+    from them onto a predicted Doc: token `attrs` by spaCy name, `span_keys`, `ents`."""
 
     def __init__(self, path: PathLike, attrs: Sequence[str] = ("TAG",), span_keys: Sequence[str] = (),
                  ents: bool = False) -> None:
@@ -236,12 +228,6 @@ def _section(config: Dict, dotted: str, source: Path) -> Dict:
     return node
 
 
-def fold_split_section(corpus: Dict, n_folds: int, fold: int, part: str, seed: int) -> Dict:
-    """A ``spacy_adf.FoldSplit.v1`` section around a copy of `corpus`."""
-    return {"@readers": "spacy_adf.FoldSplit.v1", "n_folds": n_folds, "folds": [fold], "part": part,
-            "seed": seed, "corpus": copy.deepcopy(corpus)}
-
-
 def _keys_in(config: Config, overrides: Dict[str, str]) -> Dict[str, str]:
     """The overrides whose key the config has (an upstream chain shares one
     set of overrides; spaCy refuses keys a config lacks)."""
@@ -265,16 +251,10 @@ def fold_config(path: Path, settings: JackknifeSettings, fold: int, fold_dir: Pa
     corpus = _section(config, settings.corpus, path)
     corpora = config.setdefault("corpora", {})
     for name, part in (("train", "train"), ("dev", "heldout")):
-        corpora[name] = fold_split_section(corpus, settings.n_folds, fold, part, settings.seed)
+        corpora[name] = {"@readers": "spacy_adf.FoldSplit.v1", "n_folds": settings.n_folds, "folds": [fold],
+                         "part": part, "seed": settings.seed, "corpus": copy.deepcopy(corpus)}
         config["training"][f"{name}_corpus"] = f"corpora.{name}"
     return config
-
-
-def _heldout_docs(config: Config, nlp) -> List[Doc]:
-    """The predicted Docs of the held-out fold (the fold-split dev reader's)."""
-    resolved = config.interpolate()
-    reader = util.registry.resolve({"reader": resolved["corpora"]["dev"]})["reader"]
-    return [eg.predicted for eg in reader(nlp)]
 
 
 def annotate(docs: List[Doc], pipelines: Sequence, batch_size: int) -> List[Doc]:
@@ -375,7 +355,9 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
             + (f", main score {100 * score:.2f} on the held-out fold" if score is not None else ""))
     start = time.perf_counter()
     pipelines = [spacy.load(fold_dir / name / "model-last") for name in names]
-    docs = annotate(_heldout_docs(configs[0], pipelines[0]), pipelines, settings.batch_size)
+    # the held-out fold: the fold-split dev reader's predicted Docs
+    heldout = util.registry.resolve({"reader": configs[0].interpolate()["corpora"]["dev"]})["reader"]
+    docs = annotate([eg.predicted for eg in heldout(pipelines[0])], pipelines, settings.batch_size)
     DocBin(store_user_data=True, docs=docs).to_disk(fold_annotations(out, fold))
     record.update(sentences=len(docs), annotate_seconds=round(time.perf_counter() - start, 1))
     (fold_dir / SUMMARY).write_text(json.dumps(record, indent=2) + "\n")
@@ -386,18 +368,6 @@ def _run_fold(settings: JackknifeSettings, names: List[str], fold: int, log: Cal
         for name in names:
             shutil.rmtree(fold_dir / name, ignore_errors=True)
     return record
-
-
-def _run_folds_in_processes(settings: JackknifeSettings, names: List[str], folds: List[int],
-                            log: Callable[[str], None]) -> None:
-    """`_run_fold` for several folds at once in `settings.jobs` fresh
-    interpreters; their lines go to stdout as they come."""
-    log(f"[jackknife] folds {[f + 1 for f in folds]} in {min(settings.jobs, len(folds))} processes")
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=settings.jobs, mp_context=context) as pool:
-        running = {pool.submit(_run_fold, settings, names, fold, print): fold for fold in folds}
-        for done in as_completed(running):
-            done.result()  # a failed fold stops the run with its error (the others keep their DocBins)
 
 
 def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = print) -> Dict:
@@ -422,7 +392,13 @@ def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = prin
                 fold_annotations(out, fold).unlink()
             todo.append(fold)
     if settings.jobs > 1 and len(todo) > 1:
-        _run_folds_in_processes(settings, names, todo, log)
+        # several folds at once in fresh interpreters; their lines go to stdout as they come
+        log(f"[jackknife] folds {[f + 1 for f in todo]} in {min(settings.jobs, len(todo))} processes")
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=settings.jobs, mp_context=context) as pool:
+            running = [pool.submit(_run_fold, settings, names, fold, print) for fold in todo]
+            for done in as_completed(running):
+                done.result()  # a failed fold stops the run with its error (the others keep their DocBins)
     else:
         for fold in todo:
             _run_fold(settings, names, fold, log)

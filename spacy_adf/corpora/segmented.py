@@ -12,7 +12,6 @@ from .reader_state import check_held_form, in_call_order, limited
 from .reused_docs import shared as shared_reuse
 
 
-
 def read_segmented(path: PathLike, limit: int = 0) -> Iterator[List[str]]:
     """The word list of every non-empty line."""
     lines = read_lines(check_file(path, "segmented corpus"))

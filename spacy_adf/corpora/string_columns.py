@@ -67,9 +67,7 @@ class StringColumns:
         """uint64 (n values, len(names)): the values of columns `names` as string hashes (added to
         `strings`), for Doc.from_array on rows ``row_bounds(i)``."""
         hashes = numpy.zeros(len(self._strings), dtype=numpy.uint64)  # 0: strings of other columns
-        used = set()
-        for name in names:
-            used.update(self._values[name])
+        used = set().union(*(self._values[name] for name in names))
         for j in sorted(used):
             hashes[j] = strings.add(self._strings[j])
         table = numpy.empty((self.n_values, len(names)), dtype=numpy.uint64)

@@ -55,39 +55,31 @@ def doc_counts(gold_bounds: Bounds, gold_heads: Sequence[int], pred_bounds: Boun
                 ph = pred_heads[p]
                 if ph >= 0 and pred_bounds[ph][1] == gold_bounds[gh][1]:
                     sent_correct += 1
-        same = pred_in[k] == gold_bounds[a:e]
-        if pred_heads is None:
-            ok = sent_scored == 0 and same
-        else:
-            ok = sent_correct == sent_scored and same and k not in crossed
+        # without predicted heads, sent_correct is 0 and nothing is crossed
+        right += sent_correct == sent_scored and pred_in[k] == gold_bounds[a:e] and k not in crossed
         correct += sent_correct
         scored += sent_scored
-        right += ok
     return correct, scored, right, len(sentences)
 
 
 def score_bunsetsu_deps(examples: Iterable[Example], spans_key: str = BUNSETSU_KEY) -> Dict[str, float]:
     """bunsetsu_dep_acc, bunsetsu_sent_acc and bunsetsu_seg_f (docs/components.md)."""
     correct = scored = right = n = 0
-    tp = n_gold = n_pred = 0
+    tp = n_bounds = 0
     for eg in examples:
         gold_bounds, gold_heads = _group(eg.reference, spans_key, "reference")
         if gold_heads is None:
             raise ValueError(f"the reference Doc has no bunsetsu heads in doc.spans[{spans_key!r}].attrs['heads']")
         pred = eg.predicted
-        if spans_key in pred.spans:
-            pred_bounds, pred_heads = _group(pred, spans_key, "predicted")
-        else:
-            pred_bounds, pred_heads = [], None
+        pred_bounds, pred_heads = _group(pred, spans_key, "predicted") if spans_key in pred.spans else ([], None)
         c, s, ok, m = doc_counts(gold_bounds, gold_heads, pred_bounds, pred_heads)
         correct += c
         scored += s
         right += ok
         n += m
         tp += len(set(gold_bounds) & set(pred_bounds))
-        n_gold += len(gold_bounds)
-        n_pred += len(pred_bounds)
-    seg_f = 2 * tp / (n_gold + n_pred) if n_gold + n_pred else 0.0
+        n_bounds += len(gold_bounds) + len(pred_bounds)
+    seg_f = 2 * tp / n_bounds if n_bounds else 0.0
     return {
         "bunsetsu_dep_acc": correct / scored if scored else 0.0,
         "bunsetsu_sent_acc": right / n if n else 0.0,

@@ -75,11 +75,7 @@ def score_span_sets(aligned: Iterable[Tuple[set, set]], attr: str) -> Dict[str, 
                 per_type[label] = PRFScore()
             per_type[label].score_set(pred_of.get(label, empty), gold_of.get(label, empty))
         score.score_set(pred, gold)
-    out: Dict[str, Any] = {f"{attr}_p": None, f"{attr}_r": None, f"{attr}_f": None,
-                           f"{attr}_per_type": None}
-    if len(score) > 0:
-        out[f"{attr}_p"] = score.precision
-        out[f"{attr}_r"] = score.recall
-        out[f"{attr}_f"] = score.fscore
-        out[f"{attr}_per_type"] = {k: v.to_dict() for k, v in per_type.items()}
-    return out
+    if len(score) == 0:
+        return {f"{attr}_p": None, f"{attr}_r": None, f"{attr}_f": None, f"{attr}_per_type": None}
+    return {f"{attr}_p": score.precision, f"{attr}_r": score.recall, f"{attr}_f": score.fscore,
+            f"{attr}_per_type": {k: v.to_dict() for k, v in per_type.items()}}

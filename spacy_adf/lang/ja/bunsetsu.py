@@ -1,7 +1,6 @@
-"""Japanese bunsetsu (文節) dependency rules on spaCy Docs: the span group,
-the head-word rule, valid heads and their repair, sentence ends, and the
-conversion between bunsetsu heads and the token tree. The conventions:
-docs/components.md, "Bunsetsu on a Doc"."""
+"""Japanese bunsetsu (文節) dependency rules on spaCy Docs: heads, head words, sentence ends and the
+token tree (docs/components.md, "Bunsetsu on a Doc")."""
+import itertools
 from typing import List, Optional, Sequence, Tuple
 
 import numpy
@@ -213,11 +212,7 @@ def _bracket_depths(texts: Sequence[str]) -> List[int]:
                     diff[o] += 1
                     diff[t] -= 1
                     break
-    depths, depth = [], 0
-    for t in range(n):
-        depth += diff[t]
-        depths.append(depth)
-    return depths
+    return list(itertools.accumulate(diff[:n]))
 
 
 def bunsetsu_sentences(doc: Doc, spans: Sequence[Span]) -> Sentences:

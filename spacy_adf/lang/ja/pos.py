@@ -92,18 +92,14 @@ UNIDIC_POS2 = {
 UNIDIC_CONJUGATING = {"動詞", "形容詞", "助動詞"}
 
 
-def _lookup(table, pos: str, subpos: str) -> str:
-    return table.get((pos, subpos)) or table.get(pos, "X")
-
-
 def juman_upos(pos: str, subpos: str) -> str:
     """The UD POS of a JUMAN 品詞 / 細分類 (`JUMAN_UPOS`; X if unknown)."""
-    return _lookup(JUMAN_UPOS, pos, subpos)
+    return JUMAN_UPOS.get((pos, subpos)) or JUMAN_UPOS.get(pos, "X")
 
 
 def unidic_upos(pos1: str, pos2: str) -> str:
     """The UD POS of a UniDic 大分類 / 中分類 (`UNIDIC_UPOS`; X if unknown)."""
-    return _lookup(UNIDIC_UPOS, pos1, pos2)
+    return UNIDIC_UPOS.get((pos1, pos2)) or UNIDIC_UPOS.get(pos1, "X")
 
 
 def _value(value: str) -> str:
