@@ -59,8 +59,6 @@ cdef class SparseADF:
         PyMem_Free(self.seg_cbase)
         PyMem_Free(self.seg_dc)
 
-    # ---------------------------------------------------------------- lazy decay
-
     cdef int _seg_of(self, int32_t u) noexcept nogil:
         """Index of the segment holding update u (u >= 1): binary search."""
         cdef int lo = 0, hi = self.n_seg - 1, mid
@@ -139,8 +137,6 @@ cdef class SparseADF:
         with nogil:
             for g in range(self.params.n_groups):
                 self.catch_up(g, u)
-
-    # ---------------------------------------------------------------- updates
 
     def update(self, SparseGrad grad):
         """One ADF step with the (ascent) gradient of a mini-batch."""
@@ -244,8 +240,6 @@ cdef class SparseADF:
         self.seg_cbase = <double*>resized(self.seg_cbase, sizeof(double) * cap, "the ADF segments")
         self.seg_dc = <double*>resized(self.seg_dc, sizeof(double) * cap, "the ADF segments")
         self.cap_seg = cap
-
-    # ---------------------------------------------------------------- reading
 
     def learning_rates(self):
         """Current per-group rates gamma_k (float64, O(groups))."""

@@ -58,8 +58,6 @@ cdef class CRFModel(GroupedParams):
     def __reduce__(self):
         return (CRFModel, (self.n_labels, self.block_ptr, self.codes, self.weights))
 
-    # ---- Python entry points (batched; one sequence = one slice) ----
-
     # Every entry point takes `values`: None (binary features) or one finite
     # value per entry of `attrs` (float32; real-valued features).
 
@@ -259,8 +257,6 @@ cdef str _layout_problem(const int64_t[::1] ptr, const uint16_t[::1] codes, int 
 cdef inline void* _grow(void* p, size_t nbytes) except NULL:
     return resized(p, nbytes, "the CRF buffers")
 
-
-# ---------------------------------------------------------------- kernels
 
 cdef void _prefetch_seq(CRFModel m, Seq* s, CRFContext ctx) noexcept nogil:
     """Load every feature block of the sequence in one pass, so their cache

@@ -38,8 +38,6 @@ cdef class MaxEntModel(GroupedParams):
     def nbytes(self):
         return self.weights.nbytes + self._ptr_arr.nbytes
 
-    # ------------------------------------------------------------ batch API
-
     def predict_proba(self, ptr, ids, vals):
         """P(y | x) of every sample of a CSR batch: float64 (n_samples, L)."""
         cdef Batch b
@@ -113,8 +111,6 @@ cdef class MaxEntModel(GroupedParams):
                         grow[k] += x * s[k]
         return total, g_arr
 
-
-# ---------------------------------------------------------------- kernels
 
 cdef struct Batch:
     # a checked CSR batch: sample i has the features ids[ptr[i]:ptr[i+1]] with
@@ -231,8 +227,6 @@ cdef int maxent_perceptron(MaxEntModel m, const int32_t* ids, const float* vals,
     return 1 if wrong else 0
 
 
-# ---------------------------------------------------------------- on-line loop
-
 def train_maxent_online(MaxEntModel model, SparseADF state, SparseGrad grad, ptr, ids, vals,
                         gold, int minibatch=1, bint perceptron=False):
     """Run the optimizer state over the samples in order, one update per
@@ -267,8 +261,6 @@ def train_maxent_online(MaxEntModel model, SparseADF state, SparseGrad grad, ptr
         grad.clear()
     return total
 
-
-# ---------------------------------------------------------------- validation
 
 cdef tuple _batch(MaxEntModel m, Batch* b, ptr, ids, vals, gold):
     """Check a CSR batch and its gold labels (unless gold is None) once, so the

@@ -464,7 +464,6 @@ cpdef void whitespace_gap(str gap, list words, list spaces):
         spaces.append(False)
 
 
-# ---------------------------------------------------------------- unit rules
 # Where no word may start (`unit_glue`; docs/components.md, "Unit rules").
 # One byte per code point below 0x20000 (plane 14 is tested inline): bit 7 =
 # extends the previous character, bits 0-2 = run class. Built from
