@@ -20,6 +20,7 @@ cdef uint32_t UNIT_CODE_BASE = 0x200000  # codes at or above: hashed multi-char 
 
 
 cdef inline uint64_t fmix(uint64_t h) nogil:
+    # MurmurHash3's finalizer; kernels/subset_keys.mix64 is splitmix64's (other constants, other hashes)
     h ^= h >> 33
     h *= 0xff51afd7ed558ccdULL
     h ^= h >> 33
@@ -150,7 +151,9 @@ cdef class CharFeaturizer:
         return True
 
     def forced_boundaries(self, codes, bounds):
-        """uint8 (start, inside) flags of the forced words forward and backward maximum matching agree on."""
+        """uint8 (start, inside) flags of the forced words forward and backward maximum matching agree on.
+        Its prefix walk is shaped like `match_lexicon`'s but stops at the first unknown prefix and
+        has no folds."""
         cdef const uint32_t[::1] c = numpy.ascontiguousarray(codes, dtype=numpy.uint32)
         cdef const int64_t[::1] b = numpy.ascontiguousarray(bounds, dtype=numpy.int64)
         cdef Py_ssize_t n = c.shape[0]

@@ -33,7 +33,8 @@ cdef int _cmp_u16(const void* x, const void* y) noexcept nogil:
 
 
 cdef inline void _sort_u16(uint16_t* v, Py_ssize_t n) noexcept nogil:
-    """Ascending; insertion sort for the short runs most buckets are."""
+    """Ascending; insertion sort for the short runs most buckets are (kernels/idsets.sort_unique
+    sorts int32 ids and drops duplicates: another type, another job)."""
     cdef Py_ssize_t i, j
     cdef uint16_t x
     if n > 32:
