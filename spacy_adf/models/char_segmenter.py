@@ -109,8 +109,6 @@ class CharSegmenter(SerializedParts):
     def tag_names(self) -> List[str]:
         return list(SCHEMES[self.cfg["scheme"]])
 
-    # ------------------------------------------------------------ lexicon
-
     def add_words(self, words: Iterable[str]) -> int:
         """Add user-dictionary words (whitespace-free); returns how many can match."""
         words = [w.strip() for w in words if w and w.strip()]
@@ -125,8 +123,6 @@ class CharSegmenter(SerializedParts):
 
     def load_user_dict(self, path: Union[str, Path]) -> int:
         return self.add_words(read_user_dict(path))
-
-    # ------------------------------------------------------------ training examples
 
     def training_item(self, predicted: Doc, reference: Doc) -> TrainingItem:
         """The `TrainingItem` of one example: the units of the predicted Doc,
@@ -193,8 +189,6 @@ class CharSegmenter(SerializedParts):
         del items
         return n_examples, sequences, self.build_crf_with_samples(sequences, n_examples)
 
-    # ------------------------------------------------------------ building
-
     def build_lexicon(self, words_by_example: Sequence[Tuple[List[str], int]]) -> None:
         """A new lexicon of training words: (words, fold) per example."""
         self.featurizer = make_featurizer(self.options)
@@ -246,8 +240,6 @@ class CharSegmenter(SerializedParts):
         self.cfg["n_train_examples"] = int(n_examples)
         self.cfg["n_train_sequences"] = n_seq
         return [_runs(ptr, attrs, gold, seq[1]) for (ptr, attrs, gold), seq in zip(whole, sequences)]
-
-    # ------------------------------------------------------------ segmentation
 
     def segment_units(self, units: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]
                       ) -> List[numpy.ndarray]:
@@ -320,8 +312,6 @@ class CharSegmenter(SerializedParts):
         apply_unit_rules(starts, codes, bounds, self.cfg["unit_rules"])
         starts[bounds[:-1]] = True
         return starts
-
-    # ------------------------------------------------------------ serialization
 
     def _parts(self):
         # the model's file: the CRF's Chunks, written piece by piece (see framed.Chunks)

@@ -64,8 +64,6 @@ class KernelTagger(KernelModel):
         self._table: Optional[WindowTable] = None
         self._dynamic: Optional[numpy.ndarray] = None
 
-    # ------------------------------------------------------------ features
-
     def doc_arrays(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
         """(values (n, groups) uint64 string hashes, 0 for no value;
         sentence starts (int64 token offsets, first 0); whitespace mask)."""
@@ -145,8 +143,6 @@ class KernelTagger(KernelModel):
         if OUTSIDE in self.classes and spaces:
             forced[numpy.concatenate(spaces)] = self.classes.index(OUTSIDE)
         return static, sent_off, forced, numpy.asarray(doc_off, dtype=numpy.int64)
-
-    # ------------------------------------------------------------ training
 
     def examples(self, items: Iterable[Tuple[Doc, Sequence[Optional[str]]]], classes: Sequence[str],
                  min_count: int = 1) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
@@ -252,8 +248,6 @@ class KernelTagger(KernelModel):
         self.classifier = PairwiseClassifier(forms, len(self.classes))
         return seconds
 
-    # ------------------------------------------------------------ tagging
-
     def tag_docs(self, docs: Sequence[Doc]) -> List[numpy.ndarray]:
         """The class ids (int32) of every token of each Doc (`kernels.left_to_right.decode`)."""
         if self.classifier is None:
@@ -262,7 +256,6 @@ class KernelTagger(KernelModel):
         classes = decode(self.classifier, static, sent_off, self._dynamic_table(), forced)
         return [classes[doc_off[k]:doc_off[k + 1]] for k in range(len(docs))]
 
-    # ------------------------------------------------------------ serialization
     def _features_content(self) -> dict:
         return {"strings": list(self.vocab.strings), "classes": list(self.classes)}
 
