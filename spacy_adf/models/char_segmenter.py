@@ -56,6 +56,27 @@ def _text_length(arr: numpy.ndarray) -> int:
     return int(arr[-1, 0] + arr[-1, 1] + arr[-1, 3]) if len(arr) else 0
 
 
+def gold_boundaries(name: str, predicted: Doc, reference: Doc
+                    ) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """(codes, bounds) of the predicted Doc's units and whether each starts, ends a reference word
+    (every run starts and ends one); ValueError if the two texts differ."""
+    codes, tok_index, bounds = doc_units(predicted)
+    r = reference.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
+    p = predicted.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
+    if _text_length(r) != _text_length(p):
+        raise ValueError(
+            f"[{name}] reference and predicted texts differ: {reference.text[:40]!r} vs "
+            f"{predicted.text[:40]!r}; build the examples with nlp.make_doc(reference.text)"
+        )
+    r = r[r[:, 2] == 0]
+    p = p[tok_index]
+    starts = numpy.isin(p[:, 0], r[:, 0])
+    ends = numpy.isin(p[:, 0] + p[:, 1], r[:, 0] + r[:, 1])
+    starts[bounds[:-1]] = True
+    ends[bounds[1:] - 1] = True
+    return codes, bounds, starts, ends
+
+
 def matchable(words: Iterable[str]) -> List[str]:
     """Words that can match a run: a gold word with whitespace inside never does."""
     return [w for w in words if w and not any(ch.isspace() for ch in w)]
@@ -127,24 +148,11 @@ class CharSegmenter(SerializedParts):
     def training_item(self, predicted: Doc, reference: Doc) -> TrainingItem:
         """The `TrainingItem` of one example: the units of the predicted Doc,
         tagged by the reference's words. ValueError if the two texts differ."""
-        codes, tok_index, bounds = doc_units(predicted)
-        r = reference.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
-        p = predicted.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
-        if _text_length(r) != _text_length(p):
-            raise ValueError(
-                f"[{self.name}] reference and predicted texts differ: {reference.text[:40]!r} vs "
-                f"{predicted.text[:40]!r}; build the examples with nlp.make_doc(reference.text)"
-            )
+        codes, bounds, starts, ends = gold_boundaries(self.name, predicted, reference)
         folds = self.options["lexicon_folds"]  # the example's lexicon fold, by its words: stable across runs
         fold = zlib.crc32(reference.to_array(ORTH).tobytes()) % folds if folds > 1 else -1
         if not len(codes):
             return codes, bounds, None, fold
-        r = r[r[:, 2] == 0]
-        p = p[tok_index]
-        starts = numpy.isin(p[:, 0], r[:, 0])
-        ends = numpy.isin(p[:, 0] + p[:, 1], r[:, 0] + r[:, 1])
-        starts[bounds[:-1]] = True
-        ends[bounds[1:] - 1] = True
         return codes, bounds, encode(starts, ends, self.cfg["scheme"]), fold
 
     def training_samples(self, item: TrainingItem) -> List[tuple]:
