@@ -189,11 +189,9 @@ class KernelTagger(KernelModel):
         pos = numpy.arange(n, dtype=numpy.int64)
         sent_start = numpy.repeat(sent_off[:-1], numpy.diff(sent_off))
         prev = numpy.asarray(prev_classes, dtype=numpy.int64)
-        p1 = numpy.where(pos - 1 >= sent_start, prev[numpy.maximum(pos - 1, 0)], k) if n else pos
-        p2 = numpy.where(pos - 2 >= sent_start, prev[numpy.maximum(pos - 2, 0)], k) if n else pos
-        full = numpy.concatenate([static, dyn[0, p1][:, None], dyn[1, p2][:, None]], axis=1) if n \
-            else numpy.zeros((0, static.shape[1] + 2), dtype=numpy.int32)
-        full = numpy.sort(full, axis=1)
+        # the ids of "t-1=" and "t-2=" the class d tokens back (<BOS>: column k)
+        back = [dyn[d - 1, numpy.where(pos - d >= sent_start, prev[numpy.maximum(pos - d, 0)], k)] for d in (1, 2)]
+        full = numpy.sort(numpy.column_stack([static, *back]), axis=1)
         mask = full >= 0
         indptr = numpy.zeros(n + 1, dtype=numpy.int64)
         indptr[1:] = numpy.cumsum(mask.sum(axis=1))
