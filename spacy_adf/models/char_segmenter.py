@@ -281,14 +281,12 @@ class CharSegmenter(SerializedParts):
         if not n:
             return numpy.zeros(0, bool)
         featurizer = self.featurizer
-        force_start = force_inside = None
+        force_start = force_inside = left = None
         if featurizer.max_forced:
             force_start, force_inside = (a.view(bool) for a in featurizer.forced_boundaries(codes, bounds))
             covered = force_inside.copy()
             covered[:-1] |= force_start[:-1] & force_inside[1:]
             left = numpy.flatnonzero(~covered)
-        else:
-            left = None
         if left is None or len(left) == n:
             hashes = featurizer.hashes(codes, bounds)
             seq_bounds, rows = bounds, None
