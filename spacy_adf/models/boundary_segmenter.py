@@ -58,8 +58,6 @@ class BoundarySegmenter(BinaryKernelModel):
         """The units' dictionary lengths (`WordDictionary.gap_lengths`), None without a dictionary."""
         return None if self.dictionary is None else self.dictionary.gap_lengths(codes, bounds)
 
-    # ------------------------------------------------------------ training
-
     def examples(self, items: Iterable[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]], min_count: int = 1,
                  build_vocab: bool = True) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
         """The training matrix (binary CSR, a row per gap) and labels (+1: a word
@@ -81,16 +79,12 @@ class BoundarySegmenter(BinaryKernelModel):
         X.sort_indices()
         return X, y
 
-    # ------------------------------------------------------------ segmentation
-
     def segment(self, codes, bounds) -> numpy.ndarray:
         """uint8 word-start flag per unit (features, ids and classifier in C)."""
         if self.classifier is None:
             raise ValueError("the segmenter has no classifier: initialize / train it first")
         starts = segment_starts(self.vocab, self.classifier, codes, bounds, self.lexicon(codes, bounds))
         return apply_unit_rules(starts, codes, bounds, self.unit_rules)
-
-    # ------------------------------------------------------------ serialization
 
     def features_to_bytes(self) -> bytes:
         return pack(FEATURES_FORMAT, 1, {"keys": self.vocab.keys},

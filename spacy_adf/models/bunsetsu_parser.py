@@ -74,8 +74,6 @@ class BunsetsuParser(BinaryKernelModel):
         """One classifier input per vocabulary entry, two for the tournament (the farther side)."""
         return len(self.vocab) * (2 if self.algorithm == "tournament" else 1)
 
-    # ------------------------------------------------------------ training
-
     def oracle_features(self, doc: Doc, spans: Sequence[Span], heads: Sequence[int]
                         ) -> Iterable[Tuple[List[str], bool]]:
         """(feature strings, gold label) of every decision of the gold parse:
@@ -148,8 +146,6 @@ class BunsetsuParser(BinaryKernelModel):
                     "candidate (give sentences with three or more bunsetsu and varied heads)")
         return "the training data must contain both D and O decisions (give sentences with three or more bunsetsu)"
 
-    # ------------------------------------------------------------ parsing
-
     def parse_docs(self, items: Sequence[Tuple[Doc, Sequence[Span]]], labels: Tuple[int, int, int],
                    on_bad: Optional[Callable[[Doc], object]] = None,
                    recut: Optional[Callable[[Doc], Sequence[Span]]] = None, n_threads: int = 1
@@ -177,8 +173,6 @@ class BunsetsuParser(BinaryKernelModel):
             heads = cascade_heads(self.classifier, feats, offsets, sentences, distance, n_threads=n_threads,
                                   words=words, coordination=coordination)[0]
         return batch.tree(heads, *labels)
-
-    # ------------------------------------------------------------ serialization
 
     def features_to_bytes(self) -> bytes:
         """The feature vocabulary: its strings, in id order (a versioned payload)."""

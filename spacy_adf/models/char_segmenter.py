@@ -56,6 +56,27 @@ def _text_length(arr: numpy.ndarray) -> int:
     return int(arr[-1, 0] + arr[-1, 1] + arr[-1, 3]) if len(arr) else 0
 
 
+def gold_boundaries(name: str, predicted: Doc, reference: Doc
+                    ) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+    """(codes, bounds) of the predicted Doc's units and whether each starts, ends a reference word
+    (every run starts and ends one); ValueError if the two texts differ."""
+    codes, tok_index, bounds = doc_units(predicted)
+    r = reference.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
+    p = predicted.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
+    if _text_length(r) != _text_length(p):
+        raise ValueError(
+            f"[{name}] reference and predicted texts differ: {reference.text[:40]!r} vs "
+            f"{predicted.text[:40]!r}; build the examples with nlp.make_doc(reference.text)"
+        )
+    r = r[r[:, 2] == 0]
+    p = p[tok_index]
+    starts = numpy.isin(p[:, 0], r[:, 0])
+    ends = numpy.isin(p[:, 0] + p[:, 1], r[:, 0] + r[:, 1])
+    starts[bounds[:-1]] = True
+    ends[bounds[1:] - 1] = True
+    return codes, bounds, starts, ends
+
+
 def matchable(words: Iterable[str]) -> List[str]:
     """Words that can match a run: a gold word with whitespace inside never does."""
     return [w for w in words if w and not any(ch.isspace() for ch in w)]
@@ -109,8 +130,6 @@ class CharSegmenter(SerializedParts):
     def tag_names(self) -> List[str]:
         return list(SCHEMES[self.cfg["scheme"]])
 
-    # ------------------------------------------------------------ lexicon
-
     def add_words(self, words: Iterable[str]) -> int:
         """Add user-dictionary words (whitespace-free); returns how many can match."""
         words = [w.strip() for w in words if w and w.strip()]
@@ -126,29 +145,14 @@ class CharSegmenter(SerializedParts):
     def load_user_dict(self, path: Union[str, Path]) -> int:
         return self.add_words(read_user_dict(path))
 
-    # ------------------------------------------------------------ training examples
-
     def training_item(self, predicted: Doc, reference: Doc) -> TrainingItem:
         """The `TrainingItem` of one example: the units of the predicted Doc,
         tagged by the reference's words. ValueError if the two texts differ."""
-        codes, tok_index, bounds = doc_units(predicted)
-        r = reference.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
-        p = predicted.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
-        if _text_length(r) != _text_length(p):
-            raise ValueError(
-                f"[{self.name}] reference and predicted texts differ: {reference.text[:40]!r} vs "
-                f"{predicted.text[:40]!r}; build the examples with nlp.make_doc(reference.text)"
-            )
+        codes, bounds, starts, ends = gold_boundaries(self.name, predicted, reference)
         folds = self.options["lexicon_folds"]  # the example's lexicon fold, by its words: stable across runs
         fold = zlib.crc32(reference.to_array(ORTH).tobytes()) % folds if folds > 1 else -1
         if not len(codes):
             return codes, bounds, None, fold
-        r = r[r[:, 2] == 0]
-        p = p[tok_index]
-        starts = numpy.isin(p[:, 0], r[:, 0])
-        ends = numpy.isin(p[:, 0] + p[:, 1], r[:, 0] + r[:, 1])
-        starts[bounds[:-1]] = True
-        ends[bounds[1:] - 1] = True
         return codes, bounds, encode(starts, ends, self.cfg["scheme"]), fold
 
     def training_samples(self, item: TrainingItem) -> List[tuple]:
@@ -192,8 +196,6 @@ class CharSegmenter(SerializedParts):
         sequences = [item for item in items if item[2] is not None and len(item[0])]
         del items
         return n_examples, sequences, self.build_crf_with_samples(sequences, n_examples)
-
-    # ------------------------------------------------------------ building
 
     def build_lexicon(self, words_by_example: Sequence[Tuple[List[str], int]]) -> None:
         """A new lexicon of training words: (words, fold) per example."""
@@ -247,8 +249,6 @@ class CharSegmenter(SerializedParts):
         self.cfg["n_train_sequences"] = n_seq
         return [_runs(ptr, attrs, gold, seq[1]) for (ptr, attrs, gold), seq in zip(whole, sequences)]
 
-    # ------------------------------------------------------------ segmentation
-
     def segment_units(self, units: Sequence[Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]]
                       ) -> List[numpy.ndarray]:
         """Word-start flags for each (codes, _, bounds), in one CRF batch."""
@@ -281,14 +281,12 @@ class CharSegmenter(SerializedParts):
         if not n:
             return numpy.zeros(0, bool)
         featurizer = self.featurizer
-        force_start = force_inside = None
+        force_start = force_inside = left = None
         if featurizer.max_forced:
             force_start, force_inside = (a.view(bool) for a in featurizer.forced_boundaries(codes, bounds))
             covered = force_inside.copy()
             covered[:-1] |= force_start[:-1] & force_inside[1:]
             left = numpy.flatnonzero(~covered)
-        else:
-            left = None
         if left is None or len(left) == n:
             hashes = featurizer.hashes(codes, bounds)
             seq_bounds, rows = bounds, None
@@ -320,8 +318,6 @@ class CharSegmenter(SerializedParts):
         apply_unit_rules(starts, codes, bounds, self.cfg["unit_rules"])
         starts[bounds[:-1]] = True
         return starts
-
-    # ------------------------------------------------------------ serialization
 
     def _parts(self):
         # the model's file: the CRF's Chunks, written piece by piece (see framed.Chunks)

@@ -64,8 +64,6 @@ class KernelTagger(KernelModel):
         self._table: Optional[WindowTable] = None
         self._dynamic: Optional[numpy.ndarray] = None
 
-    # ------------------------------------------------------------ features
-
     def doc_arrays(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
         """(values (n, groups) uint64 string hashes, 0 for no value;
         sentence starts (int64 token offsets, first 0); whitespace mask)."""
@@ -146,8 +144,6 @@ class KernelTagger(KernelModel):
             forced[numpy.concatenate(spaces)] = self.classes.index(OUTSIDE)
         return static, sent_off, forced, numpy.asarray(doc_off, dtype=numpy.int64)
 
-    # ------------------------------------------------------------ training
-
     def examples(self, items: Iterable[Tuple[Doc, Sequence[Optional[str]]]], classes: Sequence[str],
                  min_count: int = 1) -> Tuple[scipy.sparse.csr_matrix, numpy.ndarray]:
         """Training matrix (binary CSR, new vocabulary) and class ids (the seen ones of
@@ -193,11 +189,9 @@ class KernelTagger(KernelModel):
         pos = numpy.arange(n, dtype=numpy.int64)
         sent_start = numpy.repeat(sent_off[:-1], numpy.diff(sent_off))
         prev = numpy.asarray(prev_classes, dtype=numpy.int64)
-        p1 = numpy.where(pos - 1 >= sent_start, prev[numpy.maximum(pos - 1, 0)], k) if n else pos
-        p2 = numpy.where(pos - 2 >= sent_start, prev[numpy.maximum(pos - 2, 0)], k) if n else pos
-        full = numpy.concatenate([static, dyn[0, p1][:, None], dyn[1, p2][:, None]], axis=1) if n \
-            else numpy.zeros((0, static.shape[1] + 2), dtype=numpy.int32)
-        full = numpy.sort(full, axis=1)
+        # the ids of "t-1=" and "t-2=" the class d tokens back (<BOS>: column k)
+        back = [dyn[d - 1, numpy.where(pos - d >= sent_start, prev[numpy.maximum(pos - d, 0)], k)] for d in (1, 2)]
+        full = numpy.sort(numpy.column_stack([static, *back]), axis=1)
         mask = full >= 0
         indptr = numpy.zeros(n + 1, dtype=numpy.int64)
         indptr[1:] = numpy.cumsum(mask.sum(axis=1))
@@ -252,8 +246,6 @@ class KernelTagger(KernelModel):
         self.classifier = PairwiseClassifier(forms, len(self.classes))
         return seconds
 
-    # ------------------------------------------------------------ tagging
-
     def tag_docs(self, docs: Sequence[Doc]) -> List[numpy.ndarray]:
         """The class ids (int32) of every token of each Doc (`kernels.left_to_right.decode`)."""
         if self.classifier is None:
@@ -262,7 +254,6 @@ class KernelTagger(KernelModel):
         classes = decode(self.classifier, static, sent_off, self._dynamic_table(), forced)
         return [classes[doc_off[k]:doc_off[k + 1]] for k in range(len(docs))]
 
-    # ------------------------------------------------------------ serialization
     def _features_content(self) -> dict:
         return {"strings": list(self.vocab.strings), "classes": list(self.classes)}
 

@@ -39,8 +39,6 @@ class LinearChainCRF(SparseModel):
         self._running = None
         self.ctx = CRFContext()
 
-    # ------------------------------------------------------------ building
-
     def build_with_samples(self, hash_mats: Union[List[numpy.ndarray], RowBuffer], golds: Sequence[numpy.ndarray],
                            n_labels: int, **layout) -> List[Sample]:
         """Feature table and zero weights from the training corpus's hash
@@ -72,8 +70,6 @@ class LinearChainCRF(SparseModel):
         self._set_params(crf)
         self.table = table
 
-    # ------------------------------------------------------------ inference
-
     def lookup(self, hashes: numpy.ndarray) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """(pos_ptr, attrs) of the known features of a (n, T) hash matrix."""
         self.require_built()
@@ -84,8 +80,6 @@ class LinearChainCRF(SparseModel):
 
     def marginals(self, seq_starts, pos_ptr, attrs, values=None) -> numpy.ndarray:
         return self.params.marginals(seq_starts, pos_ptr, attrs, self.ctx, values)
-
-    # ------------------------------------------------------------ training
 
     def online_steps(self, state, grad: SparseGrad, samples: List[Sample], minibatch: int,
                      perceptron: bool, *, on_done: Optional[Callable[[float], None]] = None) -> float:
@@ -145,8 +139,6 @@ class LinearChainCRF(SparseModel):
 
         return objective
 
-    # ------------------------------------------------------------ pruning
-
     def block_weights(self) -> numpy.ndarray:
         """A view of the feature entries' weights (no transitions, start or end weights)."""
         crf = self.params
@@ -164,8 +156,6 @@ class LinearChainCRF(SparseModel):
         self.set(FeatureTable(self.table.keys[kept]), pruned)
         return {"before": before, "after": {"n_weights": pruned.n_weights, "n_features": pruned.n_attrs}}
 
-    # ------------------------------------------------------------ memory
-
     def memory(self) -> dict:
         """Weights, features and the bytes the model holds."""
         crf = self.training_params
@@ -173,8 +163,6 @@ class LinearChainCRF(SparseModel):
         table_bytes = self.table.keys.nbytes + 32 * len(self.table)
         return {"n_weights": crf.n_weights, "n_features": crf.n_attrs,
                 "model_bytes": crf.nbytes + table_bytes}
-
-    # ------------------------------------------------------------ serialization
 
     def to_bytes(self) -> bytes:
         return self.to_chunks().join()

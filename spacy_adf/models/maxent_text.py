@@ -37,8 +37,6 @@ class MaxEntText(SparseModel):
         self._set_params(maxent)
         self.index = index
 
-    # ------------------------------------------------------------ inference
-
     def features_of(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """(ids, vals) of the known features of one Doc."""
         self.require_built()
@@ -51,8 +49,6 @@ class MaxEntText(SparseModel):
             return numpy.zeros((0, maxent.n_labels), dtype=numpy.float64)
         ptr, ids, vals = self.featurizer.featurize(docs, self.index)
         return maxent.predict_proba(ptr, ids, vals)
-
-    # ------------------------------------------------------------ training
 
     @staticmethod
     def training_signature(doc: Doc) -> Any:
@@ -98,8 +94,6 @@ class MaxEntText(SparseModel):
         maxent = self.training_params
         return {"n_weights": maxent.n_weights, "n_features": maxent.n_features,
                 "n_labels": maxent.n_labels, "model_bytes": maxent.nbytes + self.index.nbytes}
-
-    # ------------------------------------------------------------ serialization
 
     def to_bytes(self) -> bytes:
         if not self.is_built:

@@ -60,7 +60,6 @@ class SequenceCRF(LinearChainCRF):
     def required_annotations(self) -> List[str]:
         return self.templates.required_annotations
 
-    # ------------------------------------------------------------ word clusters
     # the word -> bit path table of cluster columns, part of the model (induced before the build)
 
     @property
@@ -109,8 +108,6 @@ class SequenceCRF(LinearChainCRF):
         super().set(table, crf)
         if self.vectors is not None:
             self.vectors.set_ids(self.vectors.width, table)
-
-    # ------------------------------------------------------------ training examples
 
     def read_training(self, pairs: Iterable[Tuple[Doc, Optional[Sequence[str]]]]) -> TrainingPass:
         """Read (predicted Doc, gold tag names or None) pairs once, as a stream, hashing
@@ -200,8 +197,6 @@ class SequenceCRF(LinearChainCRF):
             out.append(s)
         return out
 
-    # ------------------------------------------------------------ inference
-
     def featurize(self, docs: Sequence[Doc]) -> Tuple[numpy.ndarray, ...]:
         """Known feature ids of a batch of Docs as (seq_starts, pos_ptr, attrs) (as `features_of`
         per Doc); with vector features, their values as a fourth array (template features: 1)."""
@@ -228,8 +223,6 @@ class SequenceCRF(LinearChainCRF):
     def features_of(self, doc: Doc) -> Tuple[numpy.ndarray, numpy.ndarray]:
         """(pos_ptr, attrs) of one Doc: its side of a training sample."""
         return self.lookup(self.hashes(doc))
-
-    # ------------------------------------------------------------ file
 
     def _file_meta(self) -> dict:
         """The vector features' settings and width (nothing without them)."""

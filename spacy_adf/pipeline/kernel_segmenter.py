@@ -5,8 +5,6 @@
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Optional, Union
 
-import numpy
-from spacy.attrs import IDX, IS_SPACE, LENGTH, SPACY
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -16,7 +14,7 @@ from ..features.boundary import check_window
 from ..features.char_units import doc_units
 from ..features.dictionary import DEFAULT_MAX_WORD, MIN_WORD, WordDictionary, check_max_word
 from ..models.boundary_segmenter import BoundarySegmenter, concat_units
-from ..models.char_segmenter import read_user_dict
+from ..models.char_segmenter import gold_boundaries, read_user_dict
 from ..models.kernel_forms import check_classifier_options, check_trainer_settings, trainer_settings
 from ..scorers.segmentation import make_segmentation_scorer
 from .handled_calls import named_errors
@@ -103,16 +101,7 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
 
     def gold_units(self, eg: Example):
         """(codes, bounds, gold word starts) of an example's predicted Doc."""
-        doc, ref = eg.predicted, eg.reference
-        codes, tok_index, bounds = doc_units(doc)
-        r = ref.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
-        p = doc.to_array([IDX, LENGTH, IS_SPACE, SPACY]).astype(numpy.int64)
-        if len(ref.text) != len(doc.text):
-            raise ValueError(f"[{self.name}] reference and predicted texts differ: {ref.text[:40]!r} vs "
-                             f"{doc.text[:40]!r}; build the examples with nlp.make_doc(reference.text)")
-        r = r[r[:, 2] == 0] if len(r) else r
-        starts = numpy.isin(p[tok_index, 0], r[:, 0]) if len(tok_index) else numpy.zeros(0, dtype=bool)
-        starts[bounds[:-1]] = True
+        codes, bounds, starts, _ = gold_boundaries(self.name, eg.predicted, eg.reference)
         return codes, bounds, starts
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,

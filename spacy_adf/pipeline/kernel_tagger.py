@@ -11,7 +11,7 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 
 from ..models.kernel_forms import check_classifier_options, check_trainer, check_trainer_settings, trainer_settings
-from ..models.kernel_tagger import FEATURE_GROUPS, POS_ATTRS, KernelTagger
+from ..models.kernel_tagger import FEATURE_GROUPS, KernelTagger
 from ..training.spacy_internals import set_score_weights
 from .handled_calls import named_errors
 from .kernel_component import KernelComponent
@@ -84,8 +84,6 @@ class PKETagger(KernelComponent):
         check_classifier_options(classifier, degree, sigma, xi, C)
         check_trainer_settings(trainer, classifier, cache_size, max_iter, epochs)
         scheme = check_scheme(scheme)
-        if pos_attr not in POS_ATTRS:
-            raise ValueError(f"pos_attr must be one of {list(POS_ATTRS)}, not {pos_attr!r}")
         if min_feature_count < 1:
             raise ValueError("min_feature_count must be >= 1")
         if int(n_jobs) != n_jobs or n_jobs < 1:
@@ -96,7 +94,7 @@ class PKETagger(KernelComponent):
         self.vocab = vocab
         self.name = name
         self.scorer = scorer
-        self._init_model("pke_tagger", KernelTagger(features, window, pos_attr))  # validates features and window
+        self._init_model("pke_tagger", KernelTagger(features, window, pos_attr))  # checks pos_attr, features, window
         self.cfg: Dict = {
             "target": target, "scheme": scheme, "pos_attr": pos_attr, "features": list(features),
             "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,

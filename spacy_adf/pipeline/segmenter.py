@@ -81,14 +81,6 @@ def _annotated(doc: Doc) -> bool:
 _STRING_CACHE = {}  # orth -> token string
 
 
-def _doc_text(doc: Doc, spaces: numpy.ndarray) -> str:
-    """doc.text from the token strings and trailing spaces, without a Token object per token."""
-    pieces = cached_by_orth(_STRING_CACHE, doc.to_array(ORTH).tolist(), doc.vocab.strings.__getitem__)
-    for k in numpy.flatnonzero(spaces).tolist():
-        pieces[k] += " "
-    return "".join(pieces)
-
-
 def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Doc:
     """A new Doc of the predicted words (unit i is token tok_index[i], starts[i]: a word starts
     there); tokens that are not units (whitespace) stay, the text and user_data are kept."""
@@ -100,7 +92,11 @@ def _merged_doc(doc: Doc, tok_index: numpy.ndarray, starts: numpy.ndarray) -> Do
     arr = doc.to_array([IDX, LENGTH, SPACY]).astype(numpy.int64)
     first = numpy.flatnonzero(new_token)
     last = numpy.append(first[1:], n) - 1
-    text = _doc_text(doc, arr[:, 2])
+    # doc.text from the token strings and trailing spaces, without a Token object per token
+    pieces = cached_by_orth(_STRING_CACHE, doc.to_array(ORTH).tolist(), doc.vocab.strings.__getitem__)
+    for k in numpy.flatnonzero(arr[:, 2]).tolist():
+        pieces[k] += " "
+    text = "".join(pieces)
     begin, end = arr[first, 0], arr[last, 0] + arr[last, 1]
     words = [text[a:b] for a, b in zip(begin.tolist(), end.tolist())]
     out = Doc(doc.vocab, words=words, spaces=(arr[last, 2] != 0).tolist())

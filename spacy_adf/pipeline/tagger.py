@@ -201,8 +201,9 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
         """Write the predicted tags to the target (and marginals if stored)."""
         names = self.tag_names
         for doc, (ids, marg) in zip(docs, preds):
-            if len(doc) == 0 or (self.target.is_spans and _whitespace_only(doc)):
-                self.target.set_empty(doc)  # no span over whitespace alone
+            # no span over whitespace alone (the first token's test is the cheap one)
+            if len(doc) == 0 or (self.target.is_spans and doc[0].is_space and doc.to_array(IS_SPACE).all()):
+                self.target.set_empty(doc)
                 continue
             conf = None
             if marg is not None:
@@ -301,8 +302,3 @@ class ADFTagger(LabelsInCfg, SparseTrainedPipe):
 def _table_checksum(table: Dict[str, str]) -> str:
     text = "\n".join(f"{w}\t{table[w]}" for w in sorted(table))
     return f"crc32:{zlib.crc32(text.encode('utf8')):08x}"
-
-
-def _whitespace_only(doc: Doc) -> bool:
-    return doc[0].is_space and bool(doc.to_array(IS_SPACE).all())  # the first test is cheap
-

@@ -172,8 +172,6 @@ def unpack_message(msg: dict, fmt: str, dtypes: Dict[str, str], copy: bool = Tru
     return arrays, meta
 
 
-# ---------------------------------------------------------------- part frames
-
 # A part frame: a msgpack header {"format": PART_FORMAT, "version", "part",
 # "size", "crc32" of the payload}, always starting with PART_PREFIX, then the
 # payload unchanged.

@@ -84,8 +84,6 @@ class SerializedParts:
     def _parts(self) -> Parts:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    # ------------------------------------------------------------ saving
-
     def to_bytes(self, *, exclude=tuple()) -> bytes:
         def checked(name, dump):
             if name == CFG_PART:
@@ -102,8 +100,6 @@ class SerializedParts:
 
         serialize = {k: writer(k, dump) for k, (dump, _) in self._parts().items()}
         util.to_disk(path, serialize, exclude)
-
-    # ------------------------------------------------------------ loading
 
     def _wanted(self, exclude) -> Parts:
         return {k: v for k, v in self._parts().items() if k.split(".")[0] not in exclude}

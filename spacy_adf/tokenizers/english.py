@@ -1,6 +1,6 @@
 """`spacy_adf.PTBEnglishTokenizer.v1`: spaCy's English tokenizer with the Penn Treebank's rules
 (docs/components.md, "Tokenizers and rule components")."""
-from typing import Callable, Dict, List
+from typing import Callable
 
 from spacy.lang.char_classes import ALPHA, HYPHENS
 from spacy.symbols import NORM, ORTH
@@ -36,18 +36,6 @@ WORDS_NOT_CONTRACTIONS = {"id", "wed", "ill", "hell", "shell", "its", "were", "w
 CLIPPED_YEARS = [f"'{n:02d}" for n in range(100)] + [f"'{n}0s" for n in range(10)]
 
 
-def ptb_special_cases() -> Dict[str, List[Dict]]:
-    cases: Dict[str, List[Dict]] = {}
-    for text in CONTRACTIONS:
-        for form in {text, text.upper(), text.capitalize()}:
-            cases[form] = [{ORTH: form}]
-            curly = form.replace("'", "\u2019")
-            cases[curly] = [{ORTH: curly, NORM: form.lower()}]
-    for text in CLIPPED_YEARS + ABBREVIATIONS:
-        cases[text] = [{ORTH: text}]
-    return cases
-
-
 def ptb_english_tokenizer(nlp) -> None:
     """Make `nlp`'s (English) tokenizer tokenize as the treebank (see module)."""
     _treebank_rules(nlp.tokenizer, nlp.Defaults.infixes, nlp.lang)
@@ -62,7 +50,13 @@ def _treebank_rules(tokenizer: Tokenizer, default_infixes, lang: str) -> None:
     infixes[infixes.index(NUMBER_OPERATOR_INFIX)] = NUMBER_OPERATOR_NO_HYPHEN
     tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     rules = {k: v for k, v in tokenizer.rules.items() if k.lower() not in WORDS_NOT_CONTRACTIONS}
-    rules.update(ptb_special_cases())
+    for text in CONTRACTIONS:
+        for form in {text, text.upper(), text.capitalize()}:
+            rules[form] = [{ORTH: form}]
+            curly = form.replace("'", "\u2019")
+            rules[curly] = [{ORTH: curly, NORM: form.lower()}]
+    for text in CLIPPED_YEARS + ABBREVIATIONS:
+        rules[text] = [{ORTH: text}]
     tokenizer.rules = rules
 
 

@@ -39,14 +39,6 @@ class SegmentingTokenizer:
     def is_trained(self) -> bool:
         return self.component.is_trained
 
-    def _require_model(self) -> None:
-        if not self.is_trained:
-            raise ValueError(
-                f"{self.registered_name} has no model: set [initialize.tokenizer] "
-                f"segmenter_model to a trained {self.component_factory} pipeline and run "
-                "nlp.initialize(), or load a saved pipeline"
-            )
-
     def initialize(self, get_examples=None, *, nlp=None, segmenter_model: Optional[Union[str, Path]] = None,
                    pkuseg_model=None, pkuseg_user_dict=None) -> None:
         """Load the model of a trained component from `segmenter_model` (`load_segmenter`), or keep
@@ -100,7 +92,12 @@ class SegmentingTokenizer:
             for text in batch:
                 if not isinstance(text, str):
                     raise TypeError(f"the tokenizer takes a str, got {type(text).__name__}")
-            self._require_model()
+            if not self.is_trained:
+                raise ValueError(
+                    f"{self.registered_name} has no model: set [initialize.tokenizer] "
+                    f"segmenter_model to a trained {self.component_factory} pipeline and run "
+                    "nlp.initialize(), or load a saved pipeline"
+                )
             yield from text_word_docs(self.vocab, batch, self.component.plain_model.segment)
 
     def score(self, examples: Iterable[Example], **kwargs) -> Dict[str, float]:

@@ -117,7 +117,7 @@ def test_untrained_and_wrong_models_are_clear_errors(tmp_path):
     char_nlp().to_disk(tmp_path / "no_segmenter")
     with pytest.raises(ValueError, match="no trained pke_segmenter"):
         _tokenizer_nlp(tmp_path / "no_segmenter").initialize()
-    with pytest.raises(ValueError, match="expected a pke_segmenter"):
+    with pytest.raises(ValueError, match="expected a component of factory 'pke_segmenter'"):
         KernelSegmenterTokenizer(untrained.vocab).from_segmenter(object())
     # an untrained tokenizer saves and loads as untrained
     again = KernelSegmenterTokenizer(untrained.vocab).from_bytes(untrained.tokenizer.to_bytes())
