@@ -223,19 +223,8 @@ cdef inline double _leaf_sum(const int32_t* item, const double* weight, int64_t 
 
 
 cdef class PKE(KernelClassifier):
-    """Expanded form: decision(X) = bias + sum over subsets s of X with
-    |s| <= d of w(s), w(s) = c_d(|s|) * sum_{j: s in X_j} coef_j, looked up
-    in a trie over feature ranks. Subsets with sigma_neg < w(s) < sigma_pos or
-    support < xi are dropped (sigma = 0, xi = 1: exact up to rounding).
-
-    Trie layout (breadth-first, 16 bytes a node): node ids 0..n1-1 are the
-    subsets of size 1; the children of node i are nodes cptr[i]..cptr[i+1]-1,
-    sorted by item rank; item[i] is the rank added by node i, weight[i] its
-    w (0 for a prefix that is only kept because it leads to kept subsets).
-    feat_rank maps feature ids to ranks and root maps ranks to size-1 nodes.
-    (A pre-order layout, each subtree contiguous, costs 20 bytes a node for
-    no speed.)
-    """
+    """Expanded form: the pruned subset weights in a trie over feature ranks
+    (docs/architecture.md, "PKE's trie")."""
     FORMAT = "spacy_adf.kernels.pke"
     cdef readonly double sigma
     cdef readonly double sigma_pos
