@@ -119,17 +119,6 @@ cdef class SparseADF:
             for j in range(s0, e0):
                 w[j] = <float>(w[j] * decay)
 
-    def catch_up_attrs(self, attrs, int offset=1):
-        """Catch up the groups of the given feature ids (group = id + offset)
-        and the head group, before a forward pass reads their weights."""
-        cdef const int32_t[::1] a = numpy.ascontiguousarray(attrs, dtype=numpy.int32)
-        cdef Py_ssize_t i
-        cdef int32_t u = self.n_updates
-        with nogil:
-            self.catch_up(0, u)
-            for i in range(a.shape[0]):
-                self.catch_up(a[i] + offset, u)
-
     def flush(self):
         """Catch up every group (O(groups)); weights are then exact as stored."""
         cdef int g
