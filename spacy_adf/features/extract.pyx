@@ -12,17 +12,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from murmurhash.mrmr cimport hash64
 from preshed.maps cimport MapStruct, PreshMap, map_get
 
+from ..core.params cimport prefetch
 from .chars cimport check_bounds
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define SPACY_ADF_EXTRACT_PREFETCH(p) __builtin_prefetch((const void*)(p))
-    #else
-    #define SPACY_ADF_EXTRACT_PREFETCH(p) ((void)0)
-    #endif
-    """
-    void prefetch "SPACY_ADF_EXTRACT_PREFETCH"(const void* p) noexcept nogil
 
 cdef enum:
     MAX_CELLS = 16
