@@ -1,9 +1,4 @@
-"""python -m spacy_adf.distributed annotate|train ...
-
-  annotate MODEL INPUT OUTPUT [--workers N] [--address ADDR] [--shard-size S]
-           [--format spacy|jsonl] [--text-field text] [--batch-size B]
-  train CONFIG --output DIR [--workers N] [--shards S] [--address ADDR]
-        [--eval-every E] [--paths.train ...] (any spacy train config override)
+"""python -m spacy_adf.distributed annotate|train ... (`annotate --help`, `train --help`).
 
 Every argument, input and output folder is checked before Ray starts. A
 rerun of the same command resumes: annotate skips the shards already
