@@ -225,12 +225,9 @@ def main(argv=None) -> int:
 
 
 def _write_vector_clusters(args) -> None:
-    check_options(args.depth, args.min_size, args.max_words)
-    start = time.time()
     resolved = resolve_path(args.vectors)  # a folder: spaCy vectors, a file: word2vec text
-    read = read_spacy_vectors if resolved.is_dir() else read_word2vec
-    table = cluster_word_vectors(read(resolved, args.max_words), depth=args.depth, min_size=args.min_size,
-                                 seed=args.seed, start=start)
+    source = (VECTORS_PREFIX if resolved.is_dir() else WORD2VEC_PREFIX) + str(resolved)
+    table = vector_clusters(source, None, args.max_words, depth=args.depth, min_size=args.min_size, seed=args.seed)
     n = write_ranked_cluster_file(table, args.output)
     progress(f"wrote {n:,} words in {len(set(table.values())):,} clusters to {args.output}")
 
