@@ -250,7 +250,6 @@ cdef class FeatureTable:
                 p[t + 1] = nnz
         return nnz
 
-
     def lookup_columns(self, const uint64_t[:, ::1] cols, const int64_t[::1] seq_starts,
                        const int32_t[:, ::1] tcols, const int32_t[:, ::1] toffs,
                        const int32_t[::1] tlen, const uint64_t[::1] tseed):
