@@ -2,7 +2,7 @@
 sentences (`cascade.pyx`, `tournament.pyx`): both read the flat arrays of
 `features.bunsetsu_fast.SegmentBatch.arrays` and parse sentence ranges into
 one heads array, each range with its own scratch memory."""
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from typing import Callable, List, Tuple
 
 import numpy
@@ -50,7 +50,7 @@ def run_parts(parse_range: Callable[[int, int], Tuple[int, ...]], n_threads: int
     """`parse_range(a, b)` over all sentences: at once on one thread, or in
     parts of about equal feature counts taken by `n_threads` threads one
     after another (so that a thread with costly sentences does not hold the
-    others up). Returns each call's counts; a part's exception is raised here."""
+    others up). Returns each call's counts."""
     n_sent = ss.shape[0] - 1
     n_parts = min(n_threads * PARTS_PER_THREAD, n_sent // MIN_SENTENCES_PER_PART) if n_sent > 0 else 1
     if n_threads == 1 or n_parts <= 1:
@@ -58,6 +58,23 @@ def run_parts(parse_range: Callable[[int, int], Tuple[int, ...]], n_threads: int
     cuts = numpy.searchsorted(numpy.asarray(off)[5 * numpy.asarray(ss)],
                               numpy.linspace(0, n_feats, n_parts + 1)[1:n_parts])
     bounds = [0] + numpy.clip(cuts, 0, n_sent).tolist() + [n_sent]
-    # the parts queue up in the pool, each taken by the next free thread
-    with ThreadPoolExecutor(max_workers=min(n_threads, n_parts)) as pool:
-        return list(pool.map(lambda p: parse_range(bounds[p], bounds[p + 1]), range(n_parts)))
+    results = [None] * n_parts
+    taken = iter(range(n_parts))  # next() on it is atomic under the GIL
+
+    def run():
+        for p in taken:
+            try:
+                results[p] = parse_range(bounds[p], bounds[p + 1])
+            except BaseException as e:  # re-raised in the caller's thread
+                results[p] = e
+
+    threads = [threading.Thread(target=run) for _ in range(min(n_threads, n_parts) - 1)]
+    for t in threads:
+        t.start()
+    run()
+    for t in threads:
+        t.join()
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results
