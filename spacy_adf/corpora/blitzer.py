@@ -154,4 +154,5 @@ def create_blitzer_reader(
     """path: a domain directory (e.g. .../blitzer_sentiment/books); the options: docs/corpora.md."""
     if path is None:
         raise ValueError("no Blitzer domain directory: pass --paths.blitzer")
-    return BlitzerCorpus(**locals())  # every parameter, by name
+    return BlitzerCorpus(path, split=split, seed=seed, n_folds=n_folds, fold=fold,
+                         fold_part=fold_part, limit=limit)

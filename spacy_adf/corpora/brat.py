@@ -435,4 +435,8 @@ def create_brat_reader(
     limit: int = 0,
 ) -> Callable[..., Iterator[Example]]:
     """Config reader for a folder of brat ``.txt``/``.ann`` files (docs/corpora.md)."""
-    return BratCorpus(**locals())  # every parameter, by name
+    return BratCorpus(
+        path, alignment_mode=alignment_mode, sentences=sentences, discontinuous=discontinuous,
+        mismatch=mismatch, iob_target=iob_target, keep_labels=keep_labels, n_folds=n_folds,
+        fold=fold, part=part, limit=limit,
+    )

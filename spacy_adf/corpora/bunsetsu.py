@@ -179,4 +179,6 @@ def create_bunsetsu_reader(
     """Bunsetsu dependency Examples (`BunsetsuCorpus`; docs/corpora.md, "Bunsetsu dependency Docs")."""
     if path is None:
         raise ValueError("no corpus path: pass --paths.train / --paths.dev")
-    return BunsetsuCorpus(**locals())  # every parameter, by name
+    return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads,
+                          predicted_bunsetsu=predicted_bunsetsu, predicted_tags=predicted_tags,
+                          jackknifed=jackknifed)

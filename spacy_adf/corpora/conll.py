@@ -378,4 +378,8 @@ def create_conll_reader(
 ) -> Callable[..., Iterator[Example]]:
     """Config reader for a CoNLL column file (`ConllCorpus`; reuse_docs suits a dev corpus, compact a
     streamed training corpus)."""
-    return ConllCorpus(**locals())  # every parameter, by name
+    return ConllCorpus(
+        path, columns=columns, iob_target=iob_target, keep_labels=keep_labels, input_attrs=input_attrs,
+        limit=limit, sep=sep, reuse_docs=reuse_docs, compact=compact, shuffle=shuffle, n_folds=n_folds,
+        folds=folds, part=part, fold_seed=fold_seed, annotations=annotations, annotation_attrs=annotation_attrs,
+    )
