@@ -13,6 +13,8 @@ State = Dict[str, Optional[numpy.ndarray]]
 
 def average(arrays: Sequence[numpy.ndarray]) -> numpy.ndarray:
     """The plain mean, summed in float64, rounded once to float32."""
+    if not arrays:
+        raise ValueError("nothing to average")
     total = numpy.zeros(arrays[0].shape, dtype=numpy.float64)
     for a in arrays:
         if a.shape != total.shape:
@@ -31,6 +33,8 @@ def geometric_mean(arrays: Sequence[numpy.ndarray]) -> numpy.ndarray:
 
 def mix(shards: List[Dict[str, State]]) -> Dict[str, State]:
     """One mixed state per component from the states of all shards."""
+    if not shards:
+        raise ValueError("no shard states to mix")
     mixed: Dict[str, State] = {}
     for name in shards[0]:
         states = [s[name] for s in shards]
