@@ -47,11 +47,6 @@ cdef class CRFModel(GroupedParams):
         return self._ptr_arr
 
     @property
-    def transitions(self):
-        L = self.n_labels
-        return self.weights[: L * L].reshape(L, L)
-
-    @property
     def nbytes(self):
         return self.weights.nbytes + self.codes.nbytes + self._ptr_arr.nbytes
 
@@ -68,14 +63,6 @@ cdef class CRFModel(GroupedParams):
     def marginals(self, seq_starts, pos_ptr, attrs, CRFContext ctx=None, values=None):
         """Per-position label marginals P(y_t = y | x), float32 (n_pos, L)."""
         return self._apply(OP_MARGINALS, seq_starts, pos_ptr, attrs, None, None, ctx, values)
-
-    def log_partition(self, seq_starts, pos_ptr, attrs, values=None):
-        """log Z(x) of every sequence (float64)."""
-        return self._apply(OP_LOGZ, seq_starts, pos_ptr, attrs, None, None, None, values)
-
-    def path_score(self, seq_starts, pos_ptr, attrs, labels, values=None):
-        """Unnormalised log score of the given label sequences (float64 per sequence)."""
-        return self._apply(OP_PATH, seq_starts, pos_ptr, attrs, labels, None, None, values)
 
     def accumulate_gradient(self, seq_starts, pos_ptr, attrs, gold, SparseGrad grad,
                             CRFContext ctx=None, values=None):
@@ -104,7 +91,7 @@ cdef class CRFModel(GroupedParams):
             out = numpy.zeros(n_seq, dtype=numpy.float64)
         cdef int32_t[::1] o_lab = out if op == OP_VITERBI else None
         cdef float[:, ::1] o_marg = out if op == OP_MARGINALS else None
-        cdef double[::1] o_seq = out if op not in (OP_VITERBI, OP_MARGINALS) else None
+        cdef double[::1] o_seq = out if op == OP_GRAD else None
         if ctx is None:
             ctx = CRFContext()
         cdef Seq seq
@@ -122,10 +109,6 @@ cdef class CRFModel(GroupedParams):
                 elif op == OP_MARGINALS:
                     crf_forward_backward(self, &seq, ctx)
                     crf_marginals(self, &seq, ctx, &o_marg[ss[i], 0])
-                elif op == OP_LOGZ:
-                    o_seq[i] = crf_forward_backward(self, &seq, ctx)
-                elif op == OP_PATH:
-                    o_seq[i] = crf_path_score(self, &seq, &yy[ss[i]])
                 else:
                     o_seq[i] = crf_loglik_grad(self, &seq, &yy[ss[i]], ctx, grad)
         if op == OP_GRAD:
@@ -136,9 +119,7 @@ cdef class CRFModel(GroupedParams):
 cdef enum:
     OP_VITERBI = 0
     OP_MARGINALS = 1
-    OP_LOGZ = 2
-    OP_PATH = 3
-    OP_GRAD = 4
+    OP_GRAD = 2
 
 
 cdef object _labels(CRFModel m, labels, const int64_t[::1] ss):
@@ -495,28 +476,6 @@ cdef void crf_marginals(CRFModel m, Seq* s, CRFContext ctx, float* out) noexcept
     for t in range(s.n):
         for y in range(L):
             out[t * L + y] = <float>(ctx.alpha[t * L + y] * ctx.beta[t * L + y] / ctx.scale[t])
-
-
-cdef double crf_path_score(CRFModel m, Seq* s, const int32_t* y) noexcept nogil:
-    cdef int L = m.n_labels, n = s.n, t, p = -1
-    cdef int32_t a
-    cdef int64_t i, k
-    cdef uint16_t c
-    cdef double v
-    cdef const float* w = m.w + m.off_blocks
-    cdef double score = <double>m.w[L * L + y[0]] + <double>m.w[L * L + L + y[n - 1]]
-    for t in range(n):
-        if t >= 1:
-            p = y[t - 1] * L + y[t]
-            score += m.w[p]
-        for i in range(s.ptr[t], s.ptr[t + 1]):
-            a = s.attrs[i]
-            v = s.vals[i] if s.vals != NULL else 1.0
-            for k in range(m.ptr[a], m.ptr[a + 1]):
-                c = m.code[k]
-                if c == y[t] or (t >= 1 and c == L + p):
-                    score += v * w[k]
-    return score
 
 
 cdef double* _touch_sequence(FeatureKind* kind, SparseGrad grad, Seq* s) except NULL nogil:

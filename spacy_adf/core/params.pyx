@@ -150,10 +150,6 @@ cdef class SparseGrad:
                 k += 1
         return out
 
-    def occurrences(self):
-        """{touched group: the number of samples of the batch it occurred in}, in touch order."""
-        return {self.touched[i]: self.occ[i] for i in range(self.n_touched)}
-
     @property
     def nbytes(self):
         """Bytes held: per-group slots plus the current batch's buffers."""

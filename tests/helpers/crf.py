@@ -3,8 +3,10 @@ import itertools
 
 import numpy
 
+from spacy_adf.core.adf import SparseADF
 from spacy_adf.core.crf import CRFModel
 from spacy_adf.core.online import OnlineSteps
+from spacy_adf.core.params import SparseGrad
 from spacy_adf.features.crf_layout import _blocks_generic
 
 
@@ -43,12 +45,10 @@ def random_batch(rng, n_attrs, lengths, max_active=3):
 def brute_force(model, pos_ptr, attrs, start, n):
     """All label paths of one sequence: (log Z, marginals, best path, best score)."""
     L = model.n_labels
-    ss = numpy.array([0, n], dtype=numpy.int64)
-    ptr = pos_ptr[start:start + n + 1]
     paths = list(itertools.product(range(L), repeat=n))
     scores = []
     for p in paths:
-        scores.append(model.path_score(ss, ptr, attrs, numpy.array(p, dtype=numpy.int32))[0])
+        scores.append(path_score_dense(model, pos_ptr, attrs, start, n, p))
     scores = numpy.array(scores)
     mx = scores.max()
     log_z = mx + numpy.log(numpy.exp(scores - mx).sum())
@@ -107,3 +107,27 @@ def blocks_all_states(observed: numpy.ndarray, A: int, L: int):
     codes[edge_pos] = value
     codes[is_state] = numpy.tile(numpy.arange(L, dtype=numpy.uint16), A)
     return block_ptr, codes
+
+
+def log_likelihoods(model, seq_starts, pos_ptr, attrs, labels, values=None):
+    """log P(labels | x) of every sequence of a batch (float64), each from the
+    product's accumulate_gradient on that sequence alone."""
+    out = []
+    for a, b in zip(seq_starts[:-1], seq_starts[1:]):
+        ss = numpy.array([0, b - a], dtype=numpy.int64)
+        out.append(model.accumulate_gradient(ss, pos_ptr[a:b + 1], attrs, labels[a:b], SparseGrad(model),
+                                             values=values))
+    return numpy.array(out)
+
+
+def occurrences(grad):
+    """{touched group: samples of the batch it occurs in}, read back through
+    the counts' one consumer, ADF's end-of-window decay: with c = 1, alpha = 1,
+    beta = 1/2 and a one-batch window a group's rate becomes
+    1 - count / (2 * batch). The model's weights are restored."""
+    params, n = grad.params, grad.n_samples
+    weights = params.weights.copy()
+    state = SparseADF(params, c=1.0, alpha=1.0, beta=0.5, window=n)
+    state.update(grad)
+    params.set_weights(weights)
+    return {g: int(round((1.0 - r) * 2 * n)) for g, r in enumerate(state.learning_rates()) if r != 1.0}

@@ -7,7 +7,7 @@ import pytest
 from spacy_adf.features.crf_layout import prune_blocks, weight_for_fraction
 from spacy_adf.features.extract import FeatureTable
 from spacy_adf.models.linear_crf import LinearChainCRF
-from tests.helpers.crf import random_batch, random_model
+from tests.helpers.crf import log_likelihoods, random_model
 
 
 def _random_crf(rng, n_attrs=40, n_labels=4):
@@ -27,8 +27,7 @@ def _scores(crf, hashes, lengths):
     ptr, attrs = crf.lookup(hashes)
     params = crf.params
     labels = numpy.random.default_rng(1).integers(0, params.n_labels, size=len(hashes)).astype(numpy.int32)
-    return (params.log_partition(starts, ptr, attrs), params.path_score(starts, ptr, attrs, labels),
-            crf.viterbi(starts, ptr, attrs))
+    return log_likelihoods(params, starts, ptr, attrs, labels), crf.viterbi(starts, ptr, attrs)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -21,6 +21,7 @@ from spacy_adf.features.ngrams import FEATURES_KEY, NgramFeaturizer
 from spacy_adf.optimizers.adf import ADF
 from spacy_adf.scorers.textcat import textcat_score
 
+from tests.helpers.crf import occurrences
 from tests.helpers.dense_adf import DenseADFReference, group_of_weights
 
 
@@ -152,7 +153,7 @@ def test_sparse_gradient_and_proba_match_dense_path():
     numpy.testing.assert_allclose(grad.to_dense(), g_d, atol=1e-12)
     assert grad.n_samples == 8
     # a group's occurrence count is the number of samples containing it
-    occ = grad.occurrences()
+    occ = occurrences(grad)
     assert occ[0] == 8
     for f in range(F):
         n = sum(f in set(ids[ptr[i]:ptr[i + 1]].tolist()) for i in range(8))
