@@ -7,7 +7,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -187,19 +187,20 @@ def _check_options(alignment_mode, sentences, discontinuous, mismatch, n_folds, 
         raise ValueError(f"part={part!r} needs n_folds >= 2")
 
 
+@registry.readers("spacy_adf.BratCorpus.v1")
 class BratCorpus:
     """Callable reader: ``corpus(nlp)`` yields one Example per sentence."""
 
     def __init__(
         self,
-        path: PathLike,
+        path: Optional[PathLike],
         *,
         alignment_mode: str = "strict",
         sentences: str = "rules",
         discontinuous: str = "skip",
         mismatch: str = "skip",
         iob_target: str = "ents",
-        keep_labels: Optional[Iterable[str]] = None,
+        keep_labels: Optional[List[str]] = None,
         n_folds: int = 1,
         fold: int = 0,
         part: str = "all",
@@ -417,26 +418,3 @@ def alignment_stats(nlp, path: PathLike, **kwargs) -> Dict[str, int]:
     corpus = BratCorpus(path, **{"warn": False, **kwargs})
     corpus.issues(nlp)
     return dict(corpus.last_stats)
-
-
-@registry.readers("spacy_adf.BratCorpus.v1")
-def create_brat_reader(
-    path: Optional[PathLike],
-    *,
-    alignment_mode: str = "strict",
-    sentences: str = "rules",
-    discontinuous: str = "skip",
-    mismatch: str = "skip",
-    iob_target: str = "ents",
-    keep_labels: Optional[List[str]] = None,
-    n_folds: int = 1,
-    fold: int = 0,
-    part: str = "all",
-    limit: int = 0,
-) -> Callable[..., Iterator[Example]]:
-    """Config reader for a folder of brat ``.txt``/``.ann`` files (docs/corpora.md)."""
-    return BratCorpus(
-        path, alignment_mode=alignment_mode, sentences=sentences, discontinuous=discontinuous,
-        mismatch=mismatch, iob_target=iob_target, keep_labels=keep_labels, n_folds=n_folds,
-        fold=fold, part=part, limit=limit,
-    )

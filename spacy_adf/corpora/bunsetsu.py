@@ -117,13 +117,14 @@ def read_jackknifed(paths, vocab: Vocab) -> Dict[str, Doc]:
     return docs
 
 
+@registry.readers("spacy_adf.BunsetsuCorpus.v1")
 class BunsetsuCorpus:
     """Examples for bunsetsu dependency parsing; ``self.stats`` counts over all passes (as
     `make_bunsetsu_doc`). ``jackknifed``: docs/corpora.md, "Bunsetsu dependency Docs"."""
 
     def __init__(
         self,
-        path: PathsLike,
+        path: Optional[PathsLike],
         format: str = "knp",
         limit: int = 0,
         bad_heads: str = "skip",
@@ -131,6 +132,8 @@ class BunsetsuCorpus:
         predicted_tags: bool = True,
         jackknifed: Optional[PathLike] = None,
     ):
+        if path is None:
+            raise ValueError("no corpus path: pass --paths.train / --paths.dev")
         self.paths = _check_source(path, format, bad_heads)
         self.format = format
         self.limit = limit
@@ -163,22 +166,3 @@ class BunsetsuCorpus:
             # with predicted bunsetsu the parser learns the gold heads projected onto them
             yield Example(make_predicted(seen_reference, self.predicted_bunsetsu, True),
                           seen_reference if self.predicted_bunsetsu else reference)
-
-
-# the config's own signature (thinc validates against it; no path: the --paths hint), BunsetsuCorpus the reader
-@registry.readers("spacy_adf.BunsetsuCorpus.v1")
-def create_bunsetsu_reader(
-    path: Optional[PathsLike],
-    format: str = "knp",
-    limit: int = 0,
-    bad_heads: str = "skip",
-    predicted_bunsetsu: bool = True,
-    predicted_tags: bool = True,
-    jackknifed: Optional[PathLike] = None,
-) -> BunsetsuCorpus:
-    """Bunsetsu dependency Examples (`BunsetsuCorpus`; docs/corpora.md, "Bunsetsu dependency Docs")."""
-    if path is None:
-        raise ValueError("no corpus path: pass --paths.train / --paths.dev")
-    return BunsetsuCorpus(path, format=format, limit=limit, bad_heads=bad_heads,
-                          predicted_bunsetsu=predicted_bunsetsu, predicted_tags=predicted_tags,
-                          jackknifed=jackknifed)

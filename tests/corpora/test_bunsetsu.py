@@ -371,15 +371,15 @@ def test_reader_entry_point():
     from importlib import import_module
     from pathlib import Path
 
-    from spacy_adf.corpora.bunsetsu import create_bunsetsu_reader
+    from spacy_adf.corpora.bunsetsu import BunsetsuCorpus
 
     config = configparser.ConfigParser()
     config.read(Path(__file__).resolve().parents[2] / "setup.cfg", encoding="utf8")
     lines = config["options.entry_points"]["spacy_readers"].strip().splitlines()
     readers = dict(line.replace(" ", "").split("=") for line in lines)
     module, func = readers["spacy_adf.BunsetsuCorpus.v1"].split(":")
-    assert getattr(import_module(module), func) is create_bunsetsu_reader
-    assert registry.readers.get("spacy_adf.BunsetsuCorpus.v1") is create_bunsetsu_reader
+    assert getattr(import_module(module), func) is BunsetsuCorpus
+    assert registry.readers.get("spacy_adf.BunsetsuCorpus.v1") is BunsetsuCorpus
 
 
 # --------------------------------------------------------------------------
