@@ -1,7 +1,6 @@
 """Convert a corpus to a ``.spacy`` DocBin of reference docs, for `spacy
 evaluate` and `spacy_adf.DocBinCorpus.v1` (``python -m spacy_adf convert``;
 docs/corpora.md, "Converting to DocBin")."""
-import argparse
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
@@ -10,6 +9,7 @@ import spacy
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
+from ..command_line import command_parser
 from ..serialization.text_lines import check_file, PathLike, read_lines
 from .conll import conll_to_docs, parse_iob_target
 from .conllu import read_conllu
@@ -109,10 +109,7 @@ def guess_iob_target(path: Path, columns: Sequence[str], sep: Optional[str]) -> 
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m spacy_adf convert",
-        description="Convert a corpus to a .spacy DocBin of reference docs.",
-    )
+    parser = command_parser("convert", "Convert a corpus to a .spacy DocBin of reference docs.")
     parser.add_argument("input", type=Path, help="the corpus file")
     parser.add_argument("output", type=Path, help="output .spacy file")
     parser.add_argument(

@@ -1,6 +1,5 @@
 """Jack-knifing: the readers ``spacy_adf.FoldSplit.v1`` and ``spacy_adf.JackknifedCorpus.v1`` and the
 command ``python -m spacy_adf jackknife`` (docs/corpora.md, "Folds and jack-knifed input")."""
-import argparse
 import copy
 import hashlib
 import json
@@ -24,6 +23,7 @@ from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 from spacy.util import registry
 from thinc.api import Config
+
 
 # spaCy and thinc only: `spacy train --code` loads this file on its own (`_train`)
 PathLike = Union[str, Path]
@@ -423,13 +423,13 @@ def run_jackknife(settings: JackknifeSettings, log: Callable[[str], None] = prin
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m spacy_adf jackknife",
-        description="k-fold jack-knifed input annotation for a downstream component's training corpus. "
-                    "Extra --section.key value arguments are config overrides, applied to every upstream "
-                    "config that has the key ({fold_dir} in a value: the fold's folder). Each fold writes "
-                    "OUTPUT/foldK/annotations.spacy (a rerun skips folds that have one); when all have, "
-                    "OUTPUT/annotations.spacy and OUTPUT/jackknife.json.")
+    from ..command_line import command_parser  # here: `spacy train --code` loads this file outside the package
+
+    parser = command_parser(
+        "jackknife", "k-fold jack-knifed input annotation for a downstream component's training corpus. "
+        "Extra --section.key value arguments are config overrides, applied to every upstream config that has "
+        "the key ({fold_dir} in a value: the fold's folder). Each fold writes OUTPUT/foldK/annotations.spacy "
+        "(a rerun skips folds that have one); when all have, OUTPUT/annotations.spacy and OUTPUT/jackknife.json.")
     parser.add_argument("output")
     parser.add_argument("--upstream", action="append", required=True,
                         help="an upstream config; repeat for a chain, in pipeline order")

@@ -4,31 +4,15 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
+
+from ..command_line import run_command
 
 
 def progress(message: str) -> None:
     print(f"[clusters] {message}", file=sys.stderr, flush=True)
-
-
-def run_command(argv, prog: str, description: str, arguments: Sequence[Tuple[str, dict]],
-                run: Callable[[Any], None]) -> int:
-    """A command of ``python -m spacy_adf PROG``: its (name, argparse options)
-    arguments and ``run(args)``, whose ValueError is printed (exit status 1)."""
-    import argparse
-
-    p = argparse.ArgumentParser(prog=f"python -m spacy_adf {prog}", description=description)
-    for name, options in arguments:
-        p.add_argument(name, **options)
-    args = p.parse_args(argv)
-    try:
-        run(args)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    return 0
 
 
 def write_lines(path, lines: Iterable[str]) -> int:

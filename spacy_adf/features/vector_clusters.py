@@ -7,7 +7,8 @@ from typing import Dict, List, NamedTuple, Optional
 import numpy
 
 from ..serialization.text_lines import resolve_path
-from .clusters import bisecting_paths, progress, run_command, write_lines
+from ..command_line import run_command
+from .clusters import bisecting_paths, progress, write_lines
 from .templates import cluster_key
 from .word2vec import open_word2vec
 

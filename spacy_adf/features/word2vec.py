@@ -7,7 +7,7 @@ import numpy
 from spacy.vocab import Vocab
 
 from ..serialization.text_lines import check_file, read_lines
-from .clusters import run_command
+from ..command_line import run_command
 
 
 def open_word2vec(path: Union[str, Path]) -> Tuple[Path, int, int, Iterator[Tuple[str, numpy.ndarray]]]:

@@ -2,7 +2,6 @@
 assemble``: a base plus components sourced from others, each kept exactly as
 trained), and a pipeline whose tokenizer is a trained segmenter
 (``segmenter-tokenizer``); docs/pipelines.md."""
-import argparse
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
@@ -11,6 +10,7 @@ from spacy.lang.char_classes import ALPHA, HYPHENS
 from spacy.tokenizer import Tokenizer
 from spacy.util import compile_infix_regex
 
+from ..command_line import command_parser
 from ..pipeline import quote_tags  # noqa: F401 (registers ptb_quote_tags)
 from ..serialization.msgpack_hooks import REGISTERED_NAME as CACHED_MSGPACK_HOOKS
 from ..tokenizers.checked import REGISTERED_NAME as CHECKED_TOKENIZER, checked_tokenizer
@@ -117,8 +117,7 @@ def segmenter_tokenizer_pipeline(model: Path, lang: Optional[str] = None, user_d
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m spacy_adf assemble",
-                                description="Assemble a raw-text pipeline from trained pipelines.")
+    p = command_parser("assemble", "Assemble a raw-text pipeline from trained pipelines.")
     p.add_argument("output", type=Path)
     p.add_argument("--base", required=True, help="a pipeline directory or blank:LANG")
     p.add_argument("--source", action="append", default=[], help="NAME=PATH[:COMPONENT] or PATH")
@@ -145,10 +144,8 @@ def main(argv=None) -> int:
 
 
 def segmenter_tokenizer_main(argv=None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m spacy_adf segmenter-tokenizer",
-        description="Save a pipeline whose tokenizer is the trained adf_segmenter of MODEL "
-                    "(spacy_adf.Segmenter.v1: words straight from the text, no character Doc).")
+    p = command_parser("segmenter-tokenizer", "Save a pipeline whose tokenizer is the trained adf_segmenter of "
+                       "MODEL (spacy_adf.Segmenter.v1: words straight from the text, no character Doc).")
     p.add_argument("model", type=Path, help="a trained adf_segmenter pipeline")
     p.add_argument("output", type=Path)
     p.add_argument("--lang", default=None, help="language of the new pipeline (default: the model's)")

@@ -1,7 +1,6 @@
 """Shrink a trained pipeline (``python -m spacy_adf shrink``): prune the weights
 of its CRFs by magnitude, each as far as its dev score allows, and save the
 smaller pipeline (docs/training.md, "Shrinking a trained pipeline")."""
-import argparse
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -12,6 +11,7 @@ from spacy.language import Language
 from thinc.api import Config
 from spacy.util import load_config, registry
 
+from ..command_line import command_parser
 from ..features.crf_layout import weight_for_fraction
 from ..models.char_segmenter import CharSegmenter
 from ..models.linear_crf import LinearChainCRF
@@ -132,9 +132,7 @@ def shrink_pipeline(model: Path, output: Path, tolerance: float,
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m spacy_adf shrink",
-        description="Prune the CRF weights of a trained pipeline as far as its dev score allows.")
+    p = command_parser("shrink", "Prune the CRF weights of a trained pipeline as far as its dev score allows.")
     p.add_argument("model", type=Path, help="a trained pipeline directory")
     p.add_argument("output", type=Path, help="where the smaller pipeline is saved")
     p.add_argument("--tolerance", type=float, default=0.0002,

@@ -14,7 +14,8 @@ from thinc.api import Config, Model
 
 from ..features.char_units import cached_by_orth, doc_units
 from ..features.chars import texts_to_units, words_from_starts
-from ..training.example_cache import MISS, digest
+from ..features.digest import digest
+from ..training.example_cache import MISS
 from ..training.sparse_trainer import SparseTrainer
 from .trainable import SparseTrainedPipe, initialize_examples
 

@@ -6,7 +6,6 @@ from typing import Any, Callable, Dict, Hashable, Tuple
 from spacy.training import Example
 
 from ..corpora.string_columns import ITEM_KEY
-from ..features.digest import digest  # noqa: F401 (re-exported: the cache's signatures and keys)
 
 MISS = object()
 

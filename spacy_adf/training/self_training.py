@@ -1,7 +1,6 @@
 """Self-training corpora for word segmentation (``python -m spacy_adf
 self-train-corpus``): the gold lines, then unlabeled lines segmented by a
 trained segmenter, less any line of an excluded file (docs/components.md)."""
-import argparse
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -11,6 +10,7 @@ from typing import Callable, List, Optional, Sequence
 import spacy
 from spacy.language import Language
 
+from ..command_line import command_parser
 from ..serialization import text_lines
 
 PROGRESS_SECONDS = 30.0
@@ -96,11 +96,10 @@ def write_self_training_corpus(
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m spacy_adf self-train-corpus",
-        description="A self-training corpus for a segmenter: the gold training lines, then the lines of "
-                    "UNLABELED segmented by MODEL (a trained segmenter pipeline or its tokenizer form). A "
-                    "line whose text is a line of an --exclude file (spaces ignored) is left out.")
+    parser = command_parser(
+        "self-train-corpus", "A self-training corpus for a segmenter: the gold training lines, then the lines of "
+        "UNLABELED segmented by MODEL (a trained segmenter pipeline or its tokenizer form). A line whose text is "
+        "a line of an --exclude file (spaces ignored) is left out.")
     parser.add_argument("model", type=Path)
     parser.add_argument("unlabeled", type=Path)
     parser.add_argument("--gold", type=Path, required=True, help="the gold training file (one sentence a line, words separated by spaces)")

@@ -18,7 +18,7 @@ ROOT = PACKAGE.name
 
 # Lower layers first; a package may import from its own layer only within itself.
 LAYERS = [
-    {"about", "registry", "core", "serialization", "tags", "lang"},
+    {"about", "registry", "command_line", "core", "serialization", "tags", "lang"},
     {"features", "kernels", "optimizers"},
     {"models"},
     {"scorers", "corpora"},
