@@ -737,7 +737,8 @@ cdef double _perceptron_grad(FeatureKind* kind, CRFModel m, Seq* s, const int32_
             head[pp] -= 1.0
         if gold[t] == pred[t] and (t == 0 or gp == pp):
             continue  # same state and edge: the attribute entries cancel
-        # the attribute walk of _loglik_grad with another update in its body
+        # the attribute walk of _loglik_grad with another update in its body (shared through a
+        # callback, the innermost loop would make a pointer call per entry)
         for i in range(s.ptr[t], s.ptr[t + 1]):
             if FeatureKind is ValuedFeatures:
                 v = s.vals[i]

@@ -135,11 +135,8 @@ class BunsetsuCorpus:
         if path is None:
             raise ValueError("no corpus path: pass --paths.train / --paths.dev")
         self.paths = _check_source(path, format, bad_heads)
-        self.format = format
-        self.limit = limit
-        self.bad_heads = bad_heads
-        self.predicted_bunsetsu = predicted_bunsetsu
-        self.predicted_tags = predicted_tags
+        self.format, self.limit, self.bad_heads = format, limit, bad_heads
+        self.predicted_bunsetsu, self.predicted_tags = predicted_bunsetsu, predicted_tags
         self.jackknifed = jackknifed
         if jackknifed is not None:
             for path in str(jackknifed).split(","):  # checked now, not at the first example

@@ -282,6 +282,7 @@ def _row_spans(columns: StringColumns, keep: Optional[frozenset]):
     return spans_of, labels
 
 
+# the options up to `sep` are conll_to_docs's, a reader's own follow: one signature each, as thinc validates
 class ConllCorpus:
     """Callable reader: re-reads the file on every call, unless ``reuse_docs`` or ``compact``.
     ``part`` "train" or "heldout": the sentences outside or inside ``folds`` (`jackknifed.fold_of`);

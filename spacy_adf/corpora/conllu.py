@@ -141,8 +141,7 @@ class ConlluCorpus:
     def __init__(self, path: PathLike, limit: int = 0, spaces: str = "auto"):
         check_choice("spaces", spaces, SPACES_MODES)
         self.path = check_file(path, "CoNLL-U")
-        self.limit = limit
-        self.spaces = spaces
+        self.limit, self.spaces = limit, spaces
 
     def __call__(self, nlp) -> Iterator[Example]:
         for sentence in read_conllu(self.path, self.limit, self.spaces):

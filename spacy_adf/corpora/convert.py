@@ -112,34 +112,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = command_parser("convert", "Convert a corpus to a .spacy DocBin of reference docs.")
     parser.add_argument("input", type=Path, help="the corpus file")
     parser.add_argument("output", type=Path, help="output .spacy file")
-    parser.add_argument(
-        "--format", default="conll", choices=("conll",) + SENTENCE_FORMATS,
-        help="conll (default): a CoNLL column file; segmented: one sentence of space-separated words "
-             "a line; knp, cabocha, conllu: a Japanese bunsetsu dependency corpus",
-    )
-    parser.add_argument(
-        "--columns", default=None, type=_comma_list,
-        help="conll: comma-separated column names: words, tag, pos, lemma, iob, _",
-    )
-    parser.add_argument(
-        "--iob-target", default="auto",
-        help="'ents', 'spans:KEY', or 'auto' (default): 'spans:chunks' when every IOB type is a "
-             "CoNLL-2000 phrase type (NP, VP, PP, ...), else 'ents'",
-    )
-    parser.add_argument(
-        "--keep-labels", type=_comma_list, default=None,
-        help="comma-separated chunk labels to keep (others become O)",
-    )
-    parser.add_argument(
-        "--also-spans", action="append", default=[], metavar="KEY=LABELS",
-        help="a further span group KEY with the --iob-target spans of the comma-separated LABELS "
-             "(repeatable; e.g. --iob-target spans:phrases --also-spans chunks=NP)",
-    )
+    parser.add_argument("--format", default="conll", choices=("conll",) + SENTENCE_FORMATS,
+                        help="conll (default): a CoNLL column file; segmented: one sentence of space-separated words "
+                             "a line; knp, cabocha, conllu: a Japanese bunsetsu dependency corpus")
+    parser.add_argument("--columns", default=None, type=_comma_list,
+                        help="conll: comma-separated column names: words, tag, pos, lemma, iob, _")
+    parser.add_argument("--iob-target", default="auto",
+                        help="'ents', 'spans:KEY', or 'auto' (default): 'spans:chunks' when every IOB type is a "
+                             "CoNLL-2000 phrase type (NP, VP, PP, ...), else 'ents'")
+    parser.add_argument("--keep-labels", type=_comma_list, default=None,
+                        help="comma-separated chunk labels to keep (others become O)")
+    parser.add_argument("--also-spans", action="append", default=[], metavar="KEY=LABELS",
+                        help="a further span group KEY with the --iob-target spans of the comma-separated LABELS "
+                             "(repeatable; e.g. --iob-target spans:phrases --also-spans chunks=NP)")
     parser.add_argument("--lang", default="en", help="conll: language code for the vocab")
-    parser.add_argument(
-        "--sep", default=None,
-        help="column separator (default: any whitespace; 'TAB' for a tab)",
-    )
+    parser.add_argument("--sep", default=None,
+                        help="column separator (default: any whitespace; 'TAB' for a tab)")
     args = parser.parse_args(argv)
     sep = "\t" if args.sep in ("TAB", "\\t") else args.sep
     if not args.input.is_file():

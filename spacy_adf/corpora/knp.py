@@ -231,12 +231,12 @@ def _iter_knp(path: Path, bad_heads: str) -> Iterator[KNPSentence]:
         raise ValueError(f"{path}: the sentence from line {first} has no EOS line (end of file)")
 
 
+# the shape of ConlluCorpus (check, hold, read): each reader parses its own format
 class KNPCorpus:
     def __init__(self, path: PathsLike, limit: int = 0, bad_heads: str = "ignore"):
         check_choice("bad_heads", bad_heads, BAD_HEADS_MODES)
         self.paths = check_files(path, "KNP")
-        self.limit = limit
-        self.bad_heads = bad_heads
+        self.limit, self.bad_heads = limit, bad_heads
 
     def __call__(self, nlp) -> Iterator[Example]:
         sentences = itertools.chain.from_iterable(_iter_knp(path, self.bad_heads) for path in self.paths)

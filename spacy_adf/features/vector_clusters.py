@@ -263,7 +263,7 @@ def vector_words(path, max_words: int = 0) -> List[str]:
     return words
 
 
-def words_main(argv=None) -> int:
+def words_main(argv=None) -> int:  # arguments declared for run_command, as `main`'s
     return run_command(argv, "vector-words", "Write the words of a word-vector table, most frequent first, one a "
                        "line: a lexicon for a segmenter's user_dict (vectors are trained on far more text than a "
                        "segmentation corpus).", [

@@ -86,7 +86,7 @@ def set_vectors(vocab: Vocab, words: List[str], data: numpy.ndarray, name: str) 
     vocab.vectors = Vectors(strings=vocab.strings, data=data, keys=keys, name=name)
 
 
-def main(argv=None) -> int:
+def main(argv=None) -> int:  # arguments declared for run_command, as every command's
     return run_command(argv, "vectors", "Read a word2vec text file ('N DIM' header, then 'word v1 ... vDIM' lines) "
                        "into a blank pipeline saved at OUTPUT, for a config's [initialize] vectors (what spacy "
                        "init vectors does, with errors that name the file and line).", [

@@ -57,6 +57,7 @@ cdef struct Table:
 
 
 cdef int _grow_ids(Table* t) noexcept nogil:
+    # one grow_block per column of this table (the miner grows its own records the same way)
     cdef int64_t cap = t.cap + t.cap // 2 + 4096
     if (grow_block(<void**>&t.parent, cap * sizeof(int32_t)) < 0
             or grow_block(<void**>&t.item, cap * sizeof(int32_t)) < 0

@@ -37,6 +37,7 @@ class SupportVectors:
 
     def __init__(self, indptr, indices, coef, bias: float, degree: int, n_features: int,
                  classes: Sequence = (-1, 1)):
+        # typed copies of the fields, as PrimalSVM's of its own: the two forms share no array
         self.indptr = numpy.ascontiguousarray(indptr, dtype=numpy.int64)
         self.indices = numpy.ascontiguousarray(indices, dtype=numpy.int32)
         self.coef = numpy.ascontiguousarray(coef, dtype=numpy.float64)

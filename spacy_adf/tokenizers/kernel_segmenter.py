@@ -8,6 +8,7 @@ from ..pipeline.kernel_segmenter import KernelSegmenter
 from .word_tokenizer import SegmentingTokenizer
 
 
+# a table of the component's names, as SegmenterTokenizer's: SegmentingTokenizer does the work
 class KernelSegmenterTokenizer(SegmentingTokenizer):
     registered_name = "spacy_adf.KernelSegmenter.v1"
     file_format = "spacy_adf.KernelSegmenter"

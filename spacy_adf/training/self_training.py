@@ -96,6 +96,7 @@ def write_self_training_corpus(
 
 
 def main(argv=None) -> int:
+    # a command's arguments are declarations (alike in shape to jackknife's); command_parser holds what is shared
     parser = command_parser(
         "self-train-corpus", "A self-training corpus for a segmenter: the gold training lines, then the lines of "
         "UNLABELED segmented by MODEL (a trained segmenter pipeline or its tokenizer form). A line whose text is "
