@@ -5,6 +5,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
 
+from spacy.attrs import LEMMA, MORPH, POS, TAG
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from spacy.util import registry
@@ -16,6 +17,7 @@ from .bunsetsu_conllu import conllu_bunsetsu_docs
 from .bunsetsu_doc import BAD_HEADS_MODES, make_bunsetsu_doc, predicted_reference
 from .docbin import docbin_files
 from .cabocha import read_cabocha
+from .conll import copy_tokens
 from .knp import KNPSentence, PathLike, PathsLike, check_files, read_knp
 from .reader_state import check_choice, limited
 
@@ -85,12 +87,7 @@ def bunsetsu_docs(
 def make_predicted(reference: Doc, predicted_bunsetsu: bool = True, predicted_tags: bool = True) -> Doc:
     """A Doc with the reference's tokens, its tags, POS, morphs and lemmas if ``predicted_tags``,
     its bunsetsu spans without heads if ``predicted_bunsetsu``, and no tree."""
-    tags = {}
-    if predicted_tags:
-        tags = dict(tags=[t.tag_ for t in reference], pos=[t.pos_ for t in reference],
-                    morphs=[str(t.morph) for t in reference], lemmas=[t.lemma_ for t in reference])
-    doc = Doc(reference.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference],
-              **tags)
+    doc = copy_tokens(reference, (TAG, POS, MORPH, LEMMA) if predicted_tags else ())
     if "sent_id" in reference.user_data:
         doc.user_data["sent_id"] = reference.user_data["sent_id"]
     if predicted_bunsetsu and BUNSETSU_KEY in reference.spans:

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy
-from spacy.attrs import LEMMA, TAG
+from spacy.attrs import IDS as ATTR_IDS, LEMMA, ORTH, SPACY, TAG
 from spacy.parts_of_speech import IDS as _POS_IDS
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -111,10 +111,20 @@ def check_path(path: Optional[PathLike], what: str = "file") -> Path:
 def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc:
     """A fresh doc with the reference's words and spaces plus those ``input_attrs`` it has."""
     attrs = check_input_attrs(input_attrs)
-    kwargs = {key: [getattr(t, attr) for t in reference] for name, (key, annotation, attr) in _INPUT_KWARGS.items()
-              if name in attrs and reference.has_annotation(annotation)}
-    return Doc(reference.vocab, words=[t.text for t in reference], spaces=[bool(t.whitespace_) for t in reference],
-               **kwargs)
+    return copy_tokens(reference, [ATTR_IDS[annotation] for name, (_, annotation, _) in _INPUT_KWARGS.items()
+                                   if name in attrs])
+
+
+def copy_tokens(reference: Doc, attr_ids: Sequence[int] = ()) -> Doc:
+    """A fresh Doc with the reference's words, spaces and the values of `attr_ids`
+    (e.g. TAG, POS, MORPH, LEMMA), copied as arrays: no Token object is made."""
+    columns = reference.to_array([ORTH, SPACY, *attr_ids])
+    strings = reference.vocab.strings
+    doc = Doc(reference.vocab, words=[strings[orth] for orth in columns[:, 0].tolist()],
+              spaces=columns[:, 1].astype(bool).tolist())
+    if attr_ids and len(doc):
+        doc.from_array(list(attr_ids), columns[:, 2:])
+    return doc
 
 
 def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:

@@ -4,7 +4,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 
-from ..lang.ja.bunsetsu import bunsetsu_head_token
+from ..lang.ja.bunsetsu import bunsetsu_head_tokens
 from ..lang.ja.pos import PUNCT_POS, PUNCT_UPOS
 
 FEATURE_GROUPS = ("head", "function", "punct", "position", "distance", "between", "dynamic", "context",
@@ -61,7 +61,7 @@ class BunsetsuFeaturizer:
         g = self.groups
         out = []
         n = len(spans)
-        heads = [bunsetsu_head_token(span) for span in spans]
+        heads = bunsetsu_head_tokens(doc, spans)
         # each token's fields once (reading token.morph is most of the cost)
         start = spans[0].start if n else 0
         fields = [token_fields(t) for t in doc[start:spans[-1].end]] if n else []

@@ -331,7 +331,7 @@ cdef class TokenFeatureTable:
         return None
 
     cdef int32_t _head_token(self, const int32_t* types, int32_t start, int32_t end) noexcept:
-        """The head word: the rightmost token of the lowest class (bunsetsu_head_token)."""
+        """The head word: the rightmost token of the lowest class (bunsetsu_head_tokens)."""
         cdef int32_t t = end - 1, h = end - 1, best = 3, cls
         while t >= start:
             cls = self.flags[types[t]] & F_CLASS

@@ -16,7 +16,7 @@ from spacy_adf.corpora.knp import read_knp
 from spacy_adf.lang.ja.bunsetsu import (
     BUNSETSU_KEY,
     INTRA_LABEL,
-    bunsetsu_head_token,
+    bunsetsu_head_tokens,
     bunsetsu_heads,
     check_bunsetsu_heads,
     repair_bunsetsu_heads,
@@ -115,7 +115,7 @@ def test_knp_to_doc_data_model(tmp_path, nlp):
     assert group.attrs["dep_types"] == ["D", "D", "D"]
     assert "original_heads" not in group.attrs
     # head words: ゲスト, ドラゴン (brackets and particle skipped), 出演 (して is a verb: rightmost content)
-    assert [bunsetsu_head_token(s) for s in group] == [0, 3, 7]
+    assert bunsetsu_head_tokens(group.doc, group) == [0, 3, 7]
     assert [(t.head.i, t.dep_) for t in doc] == [
         (7, "D"), (0, INTRA_LABEL), (3, INTRA_LABEL), (7, "D"), (3, INTRA_LABEL), (3, INTRA_LABEL),
         (7, INTRA_LABEL), (7, "ROOT"), (7, INTRA_LABEL), (7, INTRA_LABEL),
@@ -263,7 +263,7 @@ def test_head_word_rule(nlp):
     def head(pos_list):
         doc = Doc(nlp.vocab, words=[f"w{i}" for i in range(len(pos_list))],
                   morphs=[make_morph(p) for p in pos_list])
-        return bunsetsu_head_token(doc[:])
+        return bunsetsu_head_tokens(doc, [doc[:]])[0]
 
     assert head(["名詞", "助詞"]) == 0
     assert head(["接頭辞", "名詞", "接尾辞", "助詞", "特殊"]) == 1
@@ -274,7 +274,7 @@ def test_head_word_rule(nlp):
     assert head(["名詞", "補助記号", "空白"]) == 0  # UniDic function POS
     # without SrcPos: the UD POS decides
     doc = Doc(nlp.vocab, words=["a", "b", "c"], pos=["NOUN", "ADP", "PUNCT"])
-    assert bunsetsu_head_token(doc[:]) == 0
+    assert bunsetsu_head_tokens(doc, [doc[:]])[0] == 0
 
 
 def test_pos_tables_and_morph():
@@ -440,7 +440,7 @@ def test_read_cabocha_and_convert(tmp_path, nlp):
     assert doc[3].morph.to_dict() == {"SrcPos": "名詞", "SrcSubPos": "普通名詞-一般"}
     assert doc[5].morph.get("ConjForm") == ["未然形-一般"]
     assert doc.spans[BUNSETSU_KEY].attrs == {"heads": [2, 2, -1], "dep_types": ["F", "DX", "D"]}
-    assert [bunsetsu_head_token(s) for s in doc.spans[BUNSETSU_KEY]] == [0, 3, 5]
+    assert bunsetsu_head_tokens(doc, doc.spans[BUNSETSU_KEY]) == [0, 3, 5]
     assert [t.dep_ for t in doc][:4] == ["F", INTRA_LABEL, INTRA_LABEL, "DX"] and _token_tree_ok(doc)
     with pytest.raises(ValueError, match="sentence 'c-2'.*last bunsetsu"):
         cabocha_to_doc(nlp.vocab, second)

@@ -4,7 +4,7 @@ import itertools
 from typing import List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import DEP, HEAD, IS_SPACE, ORTH
+from spacy.attrs import DEP, HEAD, IS_SPACE, MORPH, ORTH, POS
 from spacy.tokens import Doc, Span, SpanGroup
 
 from .pos import FUNCTION_POS, FUNCTION_UPOS, PUNCT_POS, PUNCT_UPOS
@@ -106,16 +106,30 @@ def token_class(token) -> int:
     return 2 if upos in PUNCT_UPOS else 1 if upos in FUNCTION_UPOS else 0
 
 
-def bunsetsu_head_token(span: Span) -> int:
-    """The Doc index of the head token of a bunsetsu (the head-word rule)."""
-    best, best_class = span.end - 1, 3
-    for token in reversed(span):
-        cls = token_class(token)
-        if cls < best_class:
-            best, best_class = token.i, cls
-            if cls == 0:
-                break
-    return best
+# (MORPH hash, POS id) -> token_class: a token's class depends on those two only
+_CLASS_OF: dict = {}
+
+
+def bunsetsu_head_tokens(doc: Doc, spans: Sequence[Span]) -> List[int]:
+    """The Doc index of the head token of each bunsetsu (the head-word rule: the
+    rightmost token of the lowest `token_class`); classes read from the MORPH and
+    POS arrays, so no Token object is made for a known pair."""
+    classes = []
+    for i, key in enumerate(map(tuple, doc.to_array([MORPH, POS]).tolist())):
+        cls = _CLASS_OF.get(key)
+        if cls is None:
+            cls = _CLASS_OF[key] = token_class(doc[i])
+        classes.append(cls)
+    heads = []
+    for span in spans:
+        best, best_class = span.end - 1, 3
+        for i in range(span.end - 1, span.start - 1, -1):
+            if classes[i] < best_class:
+                best, best_class = i, classes[i]
+                if best_class == 0:
+                    break
+        heads.append(best)
+    return heads
 
 
 def _where(doc: Doc, name: Optional[str]) -> str:
@@ -427,7 +441,7 @@ def set_bunsetsu_tree(
                 raise ValueError(f"{_where(doc, name)}: {bad_ranges}")
             heads = [h + s if h >= 0 else -1 for s, e in sentences
                      for h in repair_bunsetsu_heads(sentence_heads(heads, s, e))]
-    head_tokens = [bunsetsu_head_token(span) for span in spans]
+    head_tokens = bunsetsu_head_tokens(doc, spans)
     strings = doc.vocab.strings
     rel_heads = numpy.zeros(len(doc), dtype="int64")
     deps = numpy.zeros(len(doc), dtype="uint64")
