@@ -22,15 +22,18 @@ cdef extern from *:
     #define SL_PREFETCH(p) __builtin_prefetch((p))
     #define SL_COUNT(p, k) __atomic_fetch_add((p), (k), __ATOMIC_RELAXED)
     #define SL_ATOMIC_COUNTS 1
+    #define SL_HOME(h, n) ((uint64_t)(((unsigned __int128)(h) * (n)) >> 64))
     #else  /* no atomics: count() must then run on one thread (online.py) */
     #define SL_PREFETCH(p) ((void)0)
     #define SL_COUNT(p, k) (*(p) += (k))
     #define SL_ATOMIC_COUNTS 0
+    #define SL_HOME(h, n) ((h) % (n))
     #endif
     """
     void SL_PREFETCH(const void* p) noexcept nogil
     void SL_COUNT(int32_t* p, int32_t k) noexcept nogil
     const bint SL_ATOMIC_COUNTS
+    uint64_t SL_HOME(uint64_t h, uint64_t n) noexcept nogil  # h scaled to [0, n): any table size
 
 
 # The table is a near-copy of expansion.pyx's, whose split key / id layout
@@ -45,26 +48,27 @@ cdef struct Slot:
 
 cdef struct Table:
     Slot* slots
-    uint64_t mask
+    uint64_t n_slots    # grown by half (not doubled): a table far larger than the caches is mostly slots
     int32_t* parent
     int32_t* item
     int8_t* size
     double* w
     double* u
-    int32_t* support
+    int32_t* support    # allocated by the first count(); u is freed by finish()
     int64_t n
     int64_t cap
 
 
 cdef int _grow_ids(Table* t) noexcept nogil:
-    # one grow_block per column of this table (the miner grows its own records the same way)
-    cdef int64_t cap = t.cap + t.cap // 2 + 4096
+    # one grow_block per column of this table (the miner grows its own records the same way);
+    # by a quarter: the columns of the last growth stand mostly unused
+    cdef int64_t cap = t.cap + t.cap // 4 + 4096
     if (grow_block(<void**>&t.parent, cap * sizeof(int32_t)) < 0
             or grow_block(<void**>&t.item, cap * sizeof(int32_t)) < 0
             or grow_block(<void**>&t.size, cap * sizeof(int8_t)) < 0
             or grow_block(<void**>&t.w, cap * sizeof(double)) < 0
-            or grow_block(<void**>&t.u, cap * sizeof(double)) < 0
-            or grow_block(<void**>&t.support, cap * sizeof(int32_t)) < 0):
+            or (t.u != NULL and grow_block(<void**>&t.u, cap * sizeof(double)) < 0)
+            or (t.support != NULL and grow_block(<void**>&t.support, cap * sizeof(int32_t)) < 0)):
         return -1
     t.cap = cap
     return 0
@@ -77,29 +81,38 @@ cdef void _fill_slots(Table* t) noexcept nogil:
     cdef uint64_t key, h
     for sid in range(1, t.n):
         key = subset_key(t.parent[sid], t.item[sid])
-        h = mix64(key) & t.mask
+        h = _home(t, key)
         while t.slots[h].key != 0:
-            h = (h + 1) & t.mask
+            h = _next(t, h)
         t.slots[h].key = key
         t.slots[h].val = <int32_t>sid
 
 
 cdef int _rehash(Table* t) noexcept nogil:
-    """Double the slots, as expansion.pyx's `_rehash` does (the learner
-    refuses every call once the table is left without slots)."""
-    cdef uint64_t n_slots = (t.mask + 1) * 2
+    """Half as many slots again (the learner refuses every call once the
+    table is left without slots)."""
+    cdef uint64_t n_slots = t.n_slots + t.n_slots // 2
     cdef int rc = 0
     free(t.slots)
     t.slots = <Slot*>calloc(n_slots, sizeof(Slot))
     if t.slots == NULL:  # back to the old size, just freed
         rc = -1
-        n_slots //= 2
+        n_slots = t.n_slots
         t.slots = <Slot*>calloc(n_slots, sizeof(Slot))
         if t.slots == NULL:
             return -1
-    t.mask = n_slots - 1
+    t.n_slots = n_slots
     _fill_slots(t)
     return rc
+
+
+cdef inline uint64_t _home(const Table* t, uint64_t key) noexcept nogil:
+    return SL_HOME(mix64(key), t.n_slots)
+
+
+cdef inline uint64_t _next(const Table* t, uint64_t h) noexcept nogil:
+    h += 1
+    return 0 if h == t.n_slots else h
 
 
 cdef inline int64_t _probe(const Table* t, uint64_t key, uint64_t h) noexcept nogil:
@@ -107,25 +120,25 @@ cdef inline int64_t _probe(const Table* t, uint64_t key, uint64_t h) noexcept no
     while t.slots[h].key != 0:
         if t.slots[h].key == key:
             return t.slots[h].val
-        h = (h + 1) & t.mask
+        h = _next(t, h)
     return -1
 
 
 cdef inline int64_t _find(const Table* t, int32_t parent, int32_t item) noexcept nogil:
     cdef uint64_t key = subset_key(parent, item)
-    return _probe(t, key, mix64(key) & t.mask)
+    return _probe(t, key, _home(t, key))
 
 
 cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept nogil:
     """The id of (parent, item), added with zero weight if new; -1 when out
     of memory or of int32 ids."""
     cdef uint64_t key = subset_key(parent, item)
-    cdef uint64_t h = mix64(key) & t.mask
+    cdef uint64_t h = _home(t, key)
     cdef int64_t sid
     while t.slots[h].key != 0:
         if t.slots[h].key == key:
             return t.slots[h].val
-        h = (h + 1) & t.mask
+        h = _next(t, h)
     if t.n >= 2147483647:
         return -1
     if t.n == t.cap and _grow_ids(t) < 0:
@@ -136,11 +149,13 @@ cdef int64_t _intern(Table* t, int32_t parent, int32_t item, int size) noexcept 
     t.item[sid] = item
     t.size[sid] = <int8_t>size
     t.w[sid] = 0.0
-    t.u[sid] = 0.0
-    t.support[sid] = 0
+    if t.u != NULL:
+        t.u[sid] = 0.0
+    if t.support != NULL:
+        t.support[sid] = 0
     t.slots[h].key = key
     t.slots[h].val = <int32_t>sid
-    if <uint64_t>t.n * 10 > (t.mask + 1) * 7:  # at most 70% full
+    if <uint64_t>t.n * 10 > t.n_slots * 7:  # at most 70% full
         if _rehash(t) < 0:
             return -1
     return sid
@@ -158,13 +173,13 @@ cdef double _score(const Table* t, const int32_t* a, int m, int start, int depth
     cdef double total = 0.0
     if start < m:
         next_key = subset_key(parent, a[start])
-        next_h = mix64(next_key) & t.mask
+        next_h = _home(t, next_key)
     for k in range(start, m):
         key = next_key
         h = next_h
         if k + 1 < m:
             next_key = subset_key(parent, a[k + 1])
-            next_h = mix64(next_key) & t.mask
+            next_h = _home(t, next_key)
             SL_PREFETCH(&t.slots[next_h])
         sid = _probe(t, key, h)
         if sid < 0:
@@ -186,7 +201,8 @@ cdef int _add(Table* t, const int32_t* a, int m, int start, int depth, int32_t p
         if sid < 0:
             return -1
         t.w[sid] += delta[depth + 1]
-        t.u[sid] += step * delta[depth + 1]
+        if t.u != NULL:
+            t.u[sid] += step * delta[depth + 1]
         if depth + 1 < d and k + 1 < m:
             if _add(t, a, m, k + 1, depth + 1, <int32_t>sid, d, delta, step) < 0:
                 return -1
@@ -202,7 +218,7 @@ cdef double _score_count(Table* t, const int32_t* a, int m, int start, int depth
     cdef double total = 0.0
     for k in range(start, m):
         if k + 1 < m:
-            SL_PREFETCH(&t.slots[mix64(subset_key(parent, a[k + 1])) & t.mask])
+            SL_PREFETCH(&t.slots[_home(t, subset_key(parent, a[k + 1]))])
         sid = _find(t, parent, a[k])
         if sid < 0:
             continue
@@ -234,8 +250,9 @@ cdef class SubsetLearner:
             raise ValueError(f"C must be > 0, not {C!r}")
         # the table's other fields start zeroed (NULL columns, n = cap = 0), as the object does
         self.t.slots = <Slot*>calloc(1024, sizeof(Slot))
-        self.t.mask = 1024 - 1
-        if self.t.slots == NULL or _grow_ids(&self.t) < 0:
+        self.t.n_slots = 1024
+        self.t.u = <double*>malloc(sizeof(double))  # non-NULL: _grow_ids grows the running sums
+        if self.t.slots == NULL or self.t.u == NULL or _grow_ids(&self.t) < 0:
             raise MemoryError()
         # id 0: the empty set, whose weight is the bias
         self.t.parent[0] = -1
@@ -243,7 +260,6 @@ cdef class SubsetLearner:
         self.t.size[0] = 0
         self.t.w[0] = 0.0
         self.t.u[0] = 0.0
-        self.t.support[0] = 0
         self.t.n = 1
         self.degree = degree
         self.C = C
@@ -277,7 +293,8 @@ cdef class SubsetLearner:
     @property
     def nbytes(self) -> int:
         """Bytes held: the slot table and the per-id arrays."""
-        return int((self.t.mask + 1) * sizeof(Slot) + self.t.cap * 29)
+        per_id = 17 + (8 if self.t.u != NULL else 0) + (4 if self.t.support != NULL else 0)
+        return int(self.t.n_slots * sizeof(Slot) + self.t.cap * per_id)
 
     @property
     def bias(self) -> float:
@@ -342,7 +359,8 @@ cdef class SubsetLearner:
         with nogil:
             for s in range(self.t.n):
                 self.t.w[s] -= self.t.u[s] * inv
-                self.t.u[s] = 0.0
+        free(self.t.u)  # no more steps: the running sums are done with
+        self.t.u = NULL
         self.finished = True
 
     def decision(self, feature_ids) -> float:
@@ -384,6 +402,10 @@ cdef class SubsetLearner:
         if not 0 <= start <= stop <= n:
             raise ValueError(f"rows {start}..{stop} are not within 0..{n}")
         cdef int m, d = self.degree
+        if self.t.support == NULL:  # the first count (with the GIL: threads wait for it)
+            self.t.support = <int32_t*>calloc(max(self.t.cap, 1), sizeof(int32_t))
+            if self.t.support == NULL:
+                raise MemoryError("no memory for the subsets' support counts")
         out = numpy.empty(stop - start, dtype=numpy.float64)
         cdef double[::1] o = out
         with nogil:
@@ -415,7 +437,7 @@ cdef class SubsetLearner:
         self.t.u = NULL
         out = self._columns(True)
         self.t.n = self.t.cap = 0
-        self.t.mask = 0
+        self.t.n_slots = 0
         self.taken = True
         return out
 
@@ -425,7 +447,8 @@ cdef class SubsetLearner:
                 "item": _column(<void**>&self.t.item, n, numpy.int32, take),
                 "size": _column(<void**>&self.t.size, n, numpy.int8, take),
                 "weight": _column(<void**>&self.t.w, n, numpy.float64, take),
-                "support": _column(<void**>&self.t.support, n, numpy.int32, take).astype(numpy.int64)}
+                "support": (numpy.zeros(n, dtype=numpy.int64) if self.t.support == NULL else
+                            _column(<void**>&self.t.support, n, numpy.int32, take).astype(numpy.int64))}
 
 
 cdef object _column(void** column, Py_ssize_t n, dtype, bint take):
