@@ -12,8 +12,6 @@ from ..serialization.framed import pack, unpack
 from .boundary_segmenter_decode import segment_starts
 from .kernel_forms import BinaryKernelModel
 
-__all__ = ["BoundarySegmenter", "concat_units"]
-
 FEATURES_FORMAT = "spacy_adf.boundary_features"
 DICTIONARY_FORMAT = "spacy_adf.boundary_dictionary"
 DICTIONARY_VERSION = 1

@@ -24,8 +24,6 @@ from ..serialization.payloads import dump_payload, load_payload
 from .kernel_forms import (KernelModel, MismatchedPartsError, build_forms, check_classifier,
                            check_support_vectors, check_trainer, train_binary)
 
-__all__ = ["KernelTagger", "POS_ATTRS", "FEATURE_GROUPS"]
-
 FEATURE_GROUPS = tuple(GROUP_PREFIX)  # ("words", "pos")
 POS_ATTRS = ("tag", "pos")            # token.tag_ (fine-grained, e.g. PTB) or token.pos_ (UPOS)
 OUTSIDE = "O"

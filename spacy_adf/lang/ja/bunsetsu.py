@@ -111,15 +111,13 @@ _CLASS_OF: dict = {}
 
 
 def bunsetsu_head_tokens(doc: Doc, spans: Sequence[Span]) -> List[int]:
-    """The Doc index of the head token of each bunsetsu (the head-word rule: the
-    rightmost token of the lowest `token_class`); classes read from the MORPH and
-    POS arrays, so no Token object is made for a known pair."""
-    classes = []
-    for i, key in enumerate(map(tuple, doc.to_array([MORPH, POS]).tolist())):
-        cls = _CLASS_OF.get(key)
-        if cls is None:
-            cls = _CLASS_OF[key] = token_class(doc[i])
-        classes.append(cls)
+    """The Doc index of each bunsetsu's head token (the head-word rule: the rightmost token of the
+    lowest `token_class`), a class read by (MORPH, POS): no Token object for a pair seen before."""
+    keys = [tuple(key) for key in doc.to_array([MORPH, POS]).tolist()]
+    for i, key in enumerate(keys):
+        if key not in _CLASS_OF:
+            _CLASS_OF[key] = token_class(doc[i])
+    classes = [_CLASS_OF[key] for key in keys]
     heads = []
     for span in spans:
         best, best_class = span.end - 1, 3
