@@ -13,7 +13,7 @@ from .free_memory import release_free_memory
 from .progress import Progress
 from .primal import PrimalSVM
 from .subset_learner import SubsetLearner
-from .svm import binary_csr
+from .svm import binary_rows
 
 DEFAULT_EPOCHS = 10
 # examples per learner call: small enough to come back for progress lines often
@@ -49,17 +49,15 @@ def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EP
         raise ValueError(f"C must be > 0, not {C!r}")
     progress = progress or Progress("kernel SVM", quiet=True)
     t0 = time.perf_counter()
-    X = binary_csr(X)  # sorted, unique ids per row: what the learner's enumeration needs
+    indptr, indices, n_features = binary_rows(X)  # sorted, unique ids per row: what the learner's enumeration needs
+    n = indptr.shape[0] - 1
     y = numpy.asarray(y)
-    if y.shape[0] != X.shape[0]:
+    if y.shape[0] != n:
         raise ValueError("X and y have different numbers of rows")
     classes = numpy.unique(y)
     if classes.shape[0] != 2:
         raise ValueError("the online trainer trains binary classifiers: y needs exactly two classes")
     signs = numpy.where(y == classes[1], 1, -1).astype(numpy.int8)
-    indptr = numpy.ascontiguousarray(X.indptr, dtype=numpy.int64)
-    indices = numpy.ascontiguousarray(X.indices, dtype=numpy.int32)
-    n = X.shape[0]
     release_free_memory()  # the corpus read before is freed: its pages go back before the table grows
     learner = SubsetLearner(int(degree), float(C))
     rng = numpy.random.default_rng(seed)
@@ -106,5 +104,5 @@ def train_online(X, y, degree: int = 3, C: float = 1.0, epochs: int = DEFAULT_EP
             "train_seconds": t1 - t0, "count_seconds": time.perf_counter() - t1}
     if stats is not None:
         stats.update(info)
-    return PrimalSVM(degree, X.shape[1], arrays["parent"], arrays["item"], arrays["size"], arrays["support"],
+    return PrimalSVM(degree, n_features, arrays["parent"], arrays["item"], arrays["size"], arrays["support"],
                      weight, bias, n_pos, n_neg, classes, info, trainer="online")

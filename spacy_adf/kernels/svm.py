@@ -30,6 +30,16 @@ def binary_csr(X) -> scipy.sparse.csr_matrix:
     return X
 
 
+def binary_rows(X) -> Tuple[numpy.ndarray, numpy.ndarray, int]:
+    """(indptr int64, indices int32, n_features): the sorted, unique ids of each row of binary
+    X, without `binary_csr`'s float64 copy when X is canonical already (data all 1,
+    bool or float: the bunsetsu parser's decisions keep one byte a value)."""
+    if not (scipy.sparse.isspmatrix_csr(X) and X.has_canonical_format and bool(numpy.all(X.data == 1))):
+        X = binary_csr(X)
+    return (numpy.ascontiguousarray(X.indptr, dtype=numpy.int64), numpy.ascontiguousarray(X.indices, dtype=numpy.int32),
+            X.shape[1])
+
+
 class SupportVectors:
     """A trained binary SVM: decision(X) = sum_j coef[j] (1 + |X_j & X|)^degree
     + bias, coef[j] = y_j a_j (> 0 for the positive class, classes[1], as in

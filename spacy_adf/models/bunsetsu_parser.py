@@ -46,7 +46,7 @@ def _csr_of_codes(codes: numpy.ndarray, indptr: numpy.ndarray, remap: numpy.ndar
         rows, cols = rows[first], cols[first]
     out_ptr = numpy.zeros(indptr.shape[0], dtype=numpy.int64)
     numpy.cumsum(numpy.bincount(rows, minlength=indptr.shape[0] - 1), out=out_ptr[1:])
-    data = numpy.ones(cols.shape[0], dtype=numpy.float64)
+    data = numpy.ones(cols.shape[0], dtype=bool)  # binary: the trainers read ids (binary_rows / binary_csr)
     return scipy.sparse.csr_matrix((data, cols.astype(numpy.int32), out_ptr), shape=(indptr.shape[0] - 1, n_features))
 
 
