@@ -211,7 +211,7 @@ def adf_result(child: Dict, job: Path, epochs: int) -> Dict:
 def adf_segment(nlp, texts: List[str], repeats: int):
     """(words per text, tokenizer chars/s, component chars/s, forms agree)."""
     from spacy_adf.pipeline.segmenter import ADFSegmenter
-    from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
+    from spacy_adf.tokenizers.word_tokenizer import SegmenterTokenizer
 
     seg = next(p for _, p in nlp.pipeline if isinstance(p, ADFSegmenter))
     tok = SegmenterTokenizer(nlp.vocab).from_segmenter(seg)

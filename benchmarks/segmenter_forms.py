@@ -19,7 +19,7 @@ import spacy
 
 from spacy_adf.corpora.segmented import read_segmented
 from spacy_adf.optimizers.adf import ADF
-from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
+from spacy_adf.tokenizers.word_tokenizer import SegmenterTokenizer
 
 from .harness import REPO, fmt, machine_info, write_json, write_section
 

@@ -18,7 +18,7 @@ import spacy
 from spacy_adf.pipeline.segmenter import ADFSegmenter
 from spacy_adf.corpora.convert import read_gold_words
 from spacy_adf.scorers.segmentation import segmentation_prf
-from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
+from spacy_adf.tokenizers.word_tokenizer import SegmenterTokenizer
 
 
 def find_segmenter(nlp) -> ADFSegmenter:

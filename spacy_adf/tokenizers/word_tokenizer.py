@@ -1,5 +1,6 @@
-"""What the segmenting tokenizers `spacy_adf.Segmenter.v1` and `spacy_adf.KernelSegmenter.v1`
-share: raw text to word Docs with no character Doc in between (`text_word_docs`). The file is a
+"""The segmenting tokenizers `spacy_adf.Segmenter.v1` (a trained adf_segmenter; docs/components.md,
+"Word segmentation") and `spacy_adf.KernelSegmenter.v1` (a trained pke_segmenter; "Kernel
+taggers"): raw text to word Docs with no character Doc in between (`text_word_docs`). The file is a
 msgpack map {"format", "segmenter": the component's bytes, or None before training}. A subclass
 sets the class attributes and makes `self.component` (an untrained component).
 """
@@ -11,10 +12,14 @@ import srsly
 from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example
-from spacy.util import minibatch
+from spacy.util import minibatch, registry
 from spacy.vocab import Vocab
 
-from ..pipeline.segmenter import text_word_docs
+from ..ml.segmenter_crf import build_segmenter_model
+from ..models.char_segmenter import CharSegmenter
+from ..pipeline.kernel_segmenter import KernelSegmenter
+from ..pipeline.segmenter import ADFSegmenter, text_word_docs
+from ..scorers.segmentation import make_segmentation_scorer
 from ..serialization.parts import ADVICE, PartLoadError, describe
 
 FILE_NAME = "segmenter"
@@ -151,3 +156,52 @@ class SegmentingTokenizer:
             except Exception as e:
                 raise fail(describe(e)) from None
         return self
+
+
+class SegmenterTokenizer(SegmentingTokenizer):
+    registered_name = "spacy_adf.Segmenter.v1"
+    file_format = "spacy_adf.Segmenter"
+    component_factory = "adf_segmenter"
+    component_class = ADFSegmenter
+    component_files = ("cfg", "model")
+
+    def __init__(self, vocab: Vocab):
+        super().__init__(vocab, ADFSegmenter(vocab, build_segmenter_model(), name="segmenter_tokenizer",
+                                             scorer=make_segmentation_scorer()))
+
+    def initialize(self, get_examples=None, *, nlp=None, segmenter_model: Optional[Union[str, Path]] = None,
+                   user_dict: Optional[Union[str, Path]] = None, pkuseg_model=None, pkuseg_user_dict=None) -> None:
+        """SegmentingTokenizer.initialize, then the words of `user_dict` (one a line) as user words."""
+        super().initialize(segmenter_model=segmenter_model)
+        if user_dict is not None:
+            self.component.load_user_dict(user_dict)
+
+    def from_segmenter(self, segmenter) -> "SegmenterTokenizer":
+        """Take over (a copy of) a trained adf_segmenter's model, or a CharSegmenter."""
+        if not isinstance(segmenter, CharSegmenter):
+            return super().from_segmenter(segmenter)
+        segmenter.crf.require_built()
+        self.component.from_bytes(segmenter.to_bytes())
+        return self
+
+
+@registry.tokenizers(SegmenterTokenizer.registered_name)
+def create_segmenter_tokenizer():
+    return SegmenterTokenizer.of_nlp
+
+
+# a table of the component's names, as SegmenterTokenizer's: SegmentingTokenizer does the work
+class KernelSegmenterTokenizer(SegmentingTokenizer):
+    registered_name = "spacy_adf.KernelSegmenter.v1"
+    file_format = "spacy_adf.KernelSegmenter"
+    component_factory = "pke_segmenter"
+    component_class = KernelSegmenter
+    component_files = ("cfg", "features", "classifier")  # of a saved pke_segmenter folder
+
+    def __init__(self, vocab: Vocab):
+        super().__init__(vocab, KernelSegmenter(vocab, name="pke_segmenter_tokenizer"))
+
+
+@registry.tokenizers(KernelSegmenterTokenizer.registered_name)
+def create_kernel_segmenter_tokenizer():
+    return KernelSegmenterTokenizer.of_nlp

@@ -11,7 +11,7 @@ import srsly
 from spacy_adf.features.char_units import apply_unit_rules, check_unit_rules
 from spacy_adf.features.chars import _build_glue_table, unit_glue, words_from_starts
 from spacy_adf.tokenizers.char import char_split
-from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
+from spacy_adf.tokenizers.word_tokenizer import SegmenterTokenizer
 from tests.helpers.reference_segmenters import boundary_segment_reference
 from tests.helpers.seg_data import char_nlp, make_sentences, seg_examples, text_units
 from tests.pipeline.test_segmenter import train_segmenter

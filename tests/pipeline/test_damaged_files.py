@@ -19,7 +19,7 @@ from spacy.tokens import Doc, Span
 from spacy.training import Example
 
 from spacy_adf.serialization import framed
-from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
+from spacy_adf.tokenizers.word_tokenizer import SegmenterTokenizer
 from tests.compat import make_main_pipelines as recipes
 
 FLIP_TRIALS = 8

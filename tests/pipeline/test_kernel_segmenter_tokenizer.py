@@ -6,7 +6,7 @@ import pytest
 import spacy
 from spacy.training import Example
 
-from spacy_adf.tokenizers.kernel_segmenter import KernelSegmenterTokenizer
+from spacy_adf.tokenizers.word_tokenizer import KernelSegmenterTokenizer
 from tests.helpers.seg_data import char_nlp, make_sentences, seg_examples
 
 TEXTS = ["我们喜欢吃苹果。今天天气很好 研究生命科学的学生", "", " ", "  \n\t　", "😀😀😀",
@@ -136,7 +136,7 @@ def test_corrupt_and_foreign_files_are_reported(trained, tmp_path):
         with pytest.raises(ValueError, match=match):
             spacy.load(tmp_path / "fast")
     # the adf_segmenter tokenizer's file is not this tokenizer's
-    from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
+    from spacy_adf.tokenizers.word_tokenizer import SegmenterTokenizer
 
     tok_file.write_bytes(SegmenterTokenizer(fast.vocab).to_bytes())
     with pytest.raises(ValueError, match="not a spacy_adf.KernelSegmenter.v1 tokenizer file"):

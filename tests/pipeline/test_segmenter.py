@@ -17,7 +17,7 @@ from spacy_adf.features.char_units import doc_units
 from spacy_adf.features.chars import CharFeaturizer, text_codes
 from spacy_adf.optimizers.adf import ADF
 from spacy_adf.scorers.segmentation import doc_words, segmentation_prf
-from spacy_adf.tokenizers.segmenter import SegmenterTokenizer
+from spacy_adf.tokenizers.word_tokenizer import SegmenterTokenizer
 
 SEG_MODEL = {"@architectures": "spacy_adf.SegmenterCRF.v1", "lexicon_folds": 2}
 
