@@ -162,11 +162,13 @@ class PKEDependencyParser(KernelComponent):
                     continue
                 yield ref, sent_spans, sent_heads
 
-    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None):
-        """Train: gold parse decisions -> libsvm (or the primal trainer) -> the configured classifier."""
+    def initialize(self, get_examples: Callable[[], Iterable[Example]], *, nlp: Optional[Language] = None,
+                   corpus: Optional[str] = None):
+        """Train: gold parse decisions -> libsvm (or the primal trainer) -> the configured classifier.
+        corpus: as `ADFTagger`'s (every Example of that reader, for a streamed training loop)."""
         cfg = self.cfg
         cfg["stats"] = {}
-        examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp)
+        examples = initialize_examples(get_examples, f"{self.name}.initialize", nlp, corpus)
         X, y = self.plain_model.examples(self._gold_items(examples), min_count=cfg["min_feature_count"])
         if X.shape[0] == 0:
             raise ValueError(f"[{self.name}] no training decisions: the examples need sentences with "

@@ -209,6 +209,25 @@ def test_training_is_deterministic(corpus):
     assert runs[0] == runs[1]
 
 
+def test_initialize_reads_the_named_corpus(corpus):
+    """corpus = "corpora.train" (the shipped config's, for a streamed training loop):
+    initialize reads every Example of that reader, whatever get_examples gives."""
+    models = []
+    for use_corpus in (False, True):
+        nlp = spacy.blank("xx")
+        nlp.add_pipe("pke_dependency", config={"degree": 2, "classifier": "pke", "sigma": 0.0})
+        nlp.config["corpora"] = {"train": {"@readers": "spacy_adf.BunsetsuCorpus.v1",
+                                           "path": str(corpus / "train.knp")}}
+        pipe = nlp.get_pipe("pke_dependency")
+        if use_corpus:
+            pipe.initialize(lambda: _examples(nlp, corpus / "train.knp")[:2], nlp=nlp, corpus="corpora.train")
+        else:
+            train = _examples(nlp, corpus / "train.knp")
+            pipe.initialize(lambda: train, nlp=nlp)
+        models.append(pipe.to_bytes(exclude=["cfg"]))
+    assert models[0] == models[1]
+
+
 def test_merged_duplicates_train_the_same_parser(corpus, trained):
     """merge_duplicates (libsvm): each distinct decision once, weighted by its
     count; the same SVM, so the same parses of the training data."""
