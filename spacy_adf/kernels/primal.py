@@ -78,6 +78,8 @@ class PrimalSVM:
         keep = (w != 0) & ((w >= sig_pos) | (w <= sig_neg)) & (self.support >= xi)
         keep[0] = False  # the empty set is in the bias
         ids = numpy.flatnonzero(keep)
+        del keep  # each temporary goes as soon as it is used: a table of millions of subsets
+        kept_by_size = numpy.bincount(size[ids], minlength=d + 1)[1:].tolist()
         feats = self._feature_tuples(ids)  # (n, d), ascending ids, -1 padded
         # items: the features of kept subsets, ranked by ascending support
         # then id (as `mining.transactions` ranks them)
@@ -92,7 +94,8 @@ class PrimalSVM:
         pad = numpy.iinfo(numpy.int32).max
         ranks = numpy.where(feats >= 0, feat_rank[numpy.maximum(feats, 0)], pad)
         ranks.sort(axis=1)
-        sizes = size[ids].astype(numpy.int64)
+        del feats
+        sizes = size[ids]
         # the trie, level by level: a node of level L is (its level-(L-1)
         # prefix node, its largest rank); a prefix that is not kept itself
         # gets weight 0
@@ -121,11 +124,10 @@ class PrimalSVM:
             for parts, dt in ((rec_parent, numpy.int32), (rec_item, numpy.int32), (rec_w, numpy.float64),
                               (rec_depth, numpy.int8)))
         arrays = trie_layout(parent_r, item_r, w_r, depth_r, feat_rank, n_items, d)
-        kept_by_size = numpy.bincount(size[keep], minlength=d + 1)[1:].tolist()
         meta = {"degree": d, "bias": self.bias, "n_features": self.n_features,
                 "sigma": float(sigma), "sigma_pos": float(sig_pos), "sigma_neg": float(sig_neg),
                 "xi": int(xi),
-                "stats": {"n_kept": int(keep.sum()), "kept_by_size": kept_by_size,
+                "stats": {"n_kept": int(ids.shape[0]), "kept_by_size": kept_by_size,
                           "n_nodes": int(w_r.shape[0]), "n_visited": int(self.n_subsets),
                           "n_items": n_items, "n_sv": int(self.n_sv), "trainer": self.trainer}}
         return PKE.from_bytes(pack(PKE.FORMAT, 1, arrays, meta))

@@ -361,6 +361,12 @@ cdef class SubsetLearner:
                 self.t.w[s] -= self.t.u[s] * inv
         free(self.t.u)  # no more steps: the running sums are done with
         self.t.u = NULL
+        if self.t.n < self.t.cap:  # training is over: the columns shrink to the subsets (a failed shrink keeps one)
+            grow_block(<void**>&self.t.parent, self.t.n * sizeof(int32_t))
+            grow_block(<void**>&self.t.item, self.t.n * sizeof(int32_t))
+            grow_block(<void**>&self.t.size, self.t.n * sizeof(int8_t))
+            grow_block(<void**>&self.t.w, self.t.n * sizeof(double))
+            self.t.cap = self.t.n
         self.finished = True
 
     def decision(self, feature_ids) -> float:
