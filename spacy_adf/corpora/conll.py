@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy
-from spacy.attrs import IDS as ATTR_IDS, LEMMA, ORTH, SPACY, TAG
+from spacy.attrs import LEMMA, ORTH, POS, SPACY, TAG
 from spacy.parts_of_speech import IDS as _POS_IDS
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -21,7 +21,8 @@ from .reused_docs import shared as shared_reuse
 
 COLUMN_NAMES = ("words", "tag", "pos", "lemma", "iob", "_")
 # input attribute -> (Doc keyword, annotation name, token attribute)
-_INPUT_KWARGS = {"tag": ("tags", "TAG", "tag_"), "pos": ("pos", "POS", "pos_"), "lemma": ("lemmas", "LEMMA", "lemma_")}
+# input attribute: (its Doc() keyword, its attribute id)
+_INPUT_KWARGS = {"tag": ("tags", TAG), "pos": ("pos", POS), "lemma": ("lemmas", LEMMA)}
 INPUT_ATTRS = tuple(_INPUT_KWARGS)
 _SKIP_PREFIXES = ("-DOCSTART-", "###MEDLINE:")
 # spaCy's UPOS symbols ("" and "EOL" are internal, not tags).
@@ -111,8 +112,7 @@ def check_path(path: Optional[PathLike], what: str = "file") -> Path:
 def make_predicted(reference: Doc, input_attrs: Iterable[str] = ("tag",)) -> Doc:
     """A fresh doc with the reference's words and spaces plus those ``input_attrs`` it has."""
     attrs = check_input_attrs(input_attrs)
-    return copy_tokens(reference, [ATTR_IDS[annotation] for name, (_, annotation, _) in _INPUT_KWARGS.items()
-                                   if name in attrs])
+    return copy_tokens(reference, [attr_id for name, (_, attr_id) in _INPUT_KWARGS.items() if name in attrs])
 
 
 def copy_tokens(reference: Doc, attr_ids: Sequence[int] = ()) -> Doc:
@@ -130,7 +130,7 @@ def copy_tokens(reference: Doc, attr_ids: Sequence[int] = ()) -> Doc:
 def _predicted_from_fields(vocab: Vocab, fields: Dict[str, List[str]], attrs: Tuple[str, ...]) -> Doc:
     """`make_predicted` of `_make_reference`'s reference, without walking its tokens."""
     # has_annotation: some token has a non-empty value
-    kwargs = {key: fields[attr] for attr, (key, _, _) in _INPUT_KWARGS.items()
+    kwargs = {key: fields[attr] for attr, (key, _) in _INPUT_KWARGS.items()
               if attr in attrs and any(fields.get(attr, ()))}
     words = fields["words"]
     return Doc(vocab, words=words, spaces=[True] * len(words), **kwargs)

@@ -24,7 +24,6 @@ from spacy.training import Example
 from spacy.util import registry
 from thinc.api import Config
 
-
 # spaCy and thinc only: `spacy train --code` loads this file on its own (`_train`)
 PathLike = Union[str, Path]
 PARTS = ("all", "train", "heldout")
