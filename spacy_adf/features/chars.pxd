@@ -27,6 +27,7 @@ cdef class CharFeaturizer:
     cdef PreshMap forced_prefixes       # their prefixes: matching stops early
     cdef readonly int max_forced        # longest forced word, in units
 
+    # every template value of each row of c[a:e] whose mask is set (0 = off); other rows untouched
     cdef void _fill(self, const uint32_t[::1] c, Py_ssize_t a, Py_ssize_t e, int fold,
                     uint64_t[::1] pre, uint8_t_view hit, int32_t[::1] cls,
                     int32_t[:, ::1] lens, uint64_t[:, ::1] o,

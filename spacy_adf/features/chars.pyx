@@ -10,11 +10,15 @@ from libc.string cimport memset
 import numpy
 
 from cymem.cymem cimport Pool
+from murmurhash.mrmr cimport hash64
 from preshed.maps cimport MapStruct, PreshMap, map_get
 
 # MAX_FORCED, MAX_WORD, BASE_TEMPLATES and the featurizer's fields: chars.pxd
 CLASS_NAMES = ("other", "digit", "latin", "han", "hiragana", "katakana",
                "han_numeral", "punct", "space", "symbol", "token")
+
+cdef enum:
+    MAX_KEY_UNITS = 64  # longer words go to Doc as str
 
 cdef uint32_t UNIT_CODE_BASE = 0x200000  # codes at or above: hashed multi-char tokens
 
@@ -292,13 +296,11 @@ cdef class CharFeaturizer:
                 # the lexicon word itself, ending at i / starting at i
                 for l in range(min_word, max_word + 1):
                     s = i - l + 1
-                    if s >= a and hit[s * MAX_WORD + l - 1]:
-                        row[t] = _nz(mix(seeds[t], pre[s * MAX_WORD + l - 1]))
-                    t += 1
+                    t = _put(row, t, _nz(mix(seeds[t], pre[s * MAX_WORD + l - 1]))
+                             if s >= a and hit[s * MAX_WORD + l - 1] else 0)
                 for l in range(min_word, max_word + 1):
-                    if i + l <= e and hit[i * MAX_WORD + l - 1]:
-                        row[t] = _nz(mix(seeds[t], pre[i * MAX_WORD + l - 1]))
-                    t += 1
+                    t = _put(row, t, _nz(mix(seeds[t], pre[i * MAX_WORD + l - 1]))
+                             if i + l <= e and hit[i * MAX_WORD + l - 1] else 0)
             if self.char_trigrams:
                 # after the others, so models without them keep their columns
                 for k in range(3):
@@ -434,11 +436,18 @@ def texts_to_units(list texts):
     return codes[:u], pos[:u], bounds[:nb], offsets
 
 
-def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1] starts):
-    """(words, spaces) for a Doc from the word-start flags of the units at
-    text positions `pos` (whitespace: `whitespace_gap`)."""
+def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1] starts,
+                      const uint32_t[::1] codes=None, vocab=None):
+    """(words, spaces) for a Doc from the word-start flags of the units at text positions `pos`
+    (whitespace: `whitespace_gap`). Given the units' code points and a Vocab, a non-ASCII word with a
+    lexeme comes as its id, which Doc() takes without hashing (ASCII may be a symbol name: str)."""
     cdef list words = [], spaces = []
-    cdef Py_ssize_t n = pos.shape[0], k = 0, e, prev = 0, a, z
+    cdef Py_ssize_t n = pos.shape[0], k = 0, e, prev = 0, a, z, i, m
+    cdef unsigned char buf[4 * MAX_KEY_UNITS]
+    cdef uint32_t ch, high
+    cdef bint keyed = codes is not None and vocab is not None
+    if keyed and codes.shape[0] != n:
+        raise ValueError("codes must have one entry per unit")
     while k < n:
         e = k + 1
         while e < n and not starts[e]:
@@ -447,7 +456,19 @@ def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1]
         z = pos[e - 1] + 1
         if a > prev:
             whitespace_gap(text[prev:a], words, spaces)
-        words.append(text[a:z])
+        word = None
+        if keyed and e - k <= MAX_KEY_UNITS and z - a == e - k:  # no whitespace inside
+            m = 0
+            high = 0
+            for i in range(k, e):
+                ch = codes[i]
+                high |= ch
+                m += _utf8_put(ch, buf + m)
+            if high >= 0x80:
+                key = hash64(buf, <int>m, 1)
+                if key in vocab:
+                    word = key
+        words.append(text[a:z] if word is None else word)
         spaces.append(False)
         prev = z
         k = e
@@ -456,10 +477,21 @@ def words_from_starts(str text, const int64_t[::1] pos, const unsigned char[::1]
     return words, spaces
 
 
+cdef inline Py_ssize_t _utf8_put(uint32_t ch, unsigned char* out) noexcept nogil:
+    """UTF-8 bytes of one code point into out; returns their number."""
+    cdef Py_ssize_t n = 1 if ch < 0x80 else 2 if ch < 0x800 else 3 if ch < 0x10000 else 4, i
+    for i in range(n - 1, 0, -1):  # continuation bytes, last first
+        out[i] = <unsigned char>(0x80 | (ch & 0x3F))
+        ch >>= 6
+    out[0] = <unsigned char>ch if n == 1 else <unsigned char>((0xFF00 >> n) | ch)  # lead byte
+    return n
+
+
 cpdef void whitespace_gap(str gap, list words, list spaces):
     """Add a stretch of whitespace after `words` as spaCy's tokenizer does (docs/components.md)."""
     cdef Py_ssize_t last = len(words) - 1
-    if gap[0] == u" " and last >= 0 and not spaces[last] and not (<str>words[last]).isspace():
+    if gap[0] == u" " and last >= 0 and not spaces[last] and not (
+            isinstance(words[last], str) and (<str>words[last]).isspace()):
         spaces[last] = True
         gap = gap[1:]
     if gap:

@@ -110,7 +110,6 @@ def segment_starts(CharFeaturizer featurizer, FeatureTable table, CRFModel crf,
         memset(&scratch.hit[0], 0, n * MAX_WORD)
         for k in range(3):
             memset(&lens[k, 0], 0, n * sizeof(int32_t))
-        memset(&hashes[0, 0], 0, n * T * sizeof(uint64_t))
         for k in range(nb - 1):
             if b[k + 1] > b[k]:
                 featurizer._fill(c, b[k], b[k + 1], -1, scratch.pre, scratch.hit, scratch.cls,

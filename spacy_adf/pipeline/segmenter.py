@@ -140,7 +140,7 @@ def text_word_docs(vocab: Vocab, texts: List[str], segment: Callable) -> Iterato
     starts = segment(codes, bounds).view(numpy.uint8)
     for k, text in enumerate(texts):
         a, z = offsets[k], offsets[k + 1]
-        words, spaces = words_from_starts(text, pos[a:z], starts[a:z])
+        words, spaces = words_from_starts(text, pos[a:z], starts[a:z], codes[a:z], vocab)
         yield Doc(vocab, words=words, spaces=spaces)
 
 

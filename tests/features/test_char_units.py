@@ -96,6 +96,34 @@ def test_whitespace_is_split_the_spacy_way(text, words, spaces):
     assert "".join(w + (" " if s else "") for w, s in zip(words, spaces)) == text
 
 
+@pytest.mark.parametrize("text", [
+    "我们 ADJ中国 NOUN  人民\u3000 😀👍🏽 étude ＡＢＣ１２３。",  # "ADJ", "NOUN": spaCy symbol names
+    " 中 ", "\t\n", "x" * 70 + "中" * 70 + " " + "国" * 65,  # words over MAX_KEY_UNITS go as str
+    "新词汇" * 3 + " 新词汇 ",  # not in the vocab at first, then in it
+])
+def test_word_ids_make_the_docs_words_make(text):
+    """With codes and a vocab, known non-ASCII words come as their ids and the Doc is the one
+    their strings make (same orths, spaces and text), in a vocab that lacks or has them."""
+    import spacy
+    from spacy.tokens import Doc
+
+    vocab = spacy.blank("xx").vocab
+    codes, pos, _ = text_units(text)
+    starts = numpy.zeros(len(codes), numpy.uint8)
+    starts[::2] = 1
+    words, spaces = words_from_starts(text, pos, starts)
+    for _ in range(2):  # the first Doc adds the words' lexemes
+        keyed, keyed_spaces = words_from_starts(text, pos, starts, codes, vocab)
+        assert keyed_spaces == spaces
+        assert [w for w in keyed if isinstance(w, str)] == [w for w, k in zip(words, keyed) if isinstance(k, str)]
+        doc = Doc(vocab, words=keyed, spaces=keyed_spaces)
+        ref = Doc(vocab, words=words, spaces=spaces)
+        assert doc.text == ref.text == text
+        assert [(t.orth, t.whitespace_) for t in doc] == [(t.orth, t.whitespace_) for t in ref]
+    assert any(isinstance(w, int) for w in keyed) == any(not w.isascii() and not w.isspace() for w in words)
+    assert all(isinstance(w, str) for w, k in zip(keyed, words) if k.isascii() or len(k) > 64)
+
+
 # ---------------------------------------------------------------- segmenters
 
 TEXT = "我们👨\u200d👩\u200d👧喜欢abc和مرحبا以及שלום、2024年❤\ufe0f。\n\n今天  很好"
