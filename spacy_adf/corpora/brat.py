@@ -411,10 +411,3 @@ def summarize_issues(issues: Sequence[BratIssue], stats: Optional[Dict[str, int]
 def read_brat_issues(nlp, path: PathLike, **kwargs) -> List[BratIssue]:
     """Every entity issue of the brat folder `path` (options as BratCorpus)."""
     return BratCorpus(path, **{"warn": False, **kwargs}).issues(nlp)
-
-
-def alignment_stats(nlp, path: PathLike, **kwargs) -> Dict[str, int]:
-    """Counts of one complete read (documents, entities, issues per kind)."""
-    corpus = BratCorpus(path, **{"warn": False, **kwargs})
-    corpus.issues(nlp)
-    return dict(corpus.last_stats)
