@@ -169,12 +169,6 @@ def _sentence_starts(line: str, tokens, ent_tok_spans, mode: str) -> List[int]:
     return starts
 
 
-def _list_documents(path: Path) -> List[Path]:
-    if path.is_file():
-        return [path] if path.suffix == ".txt" else []
-    return sorted(path.glob("*.txt"), key=lambda p: p.name)
-
-
 def _check_options(alignment_mode, sentences, discontinuous, mismatch, n_folds, fold, part):
     choices = {"alignment_mode": (alignment_mode, ALIGNMENT_MODES), "sentences": (sentences, SENTENCE_MODES),
                "discontinuous": (discontinuous, ("skip", "outer")), "mismatch": (mismatch, ("skip", "keep")),
@@ -228,7 +222,10 @@ class BratCorpus:
         self.last_stats: Dict[str, int] = {}
 
     def documents(self) -> List[Path]:
-        docs = _list_documents(self.path)
+        if self.path.is_file():
+            docs = [self.path] if self.path.suffix == ".txt" else []
+        else:
+            docs = sorted(self.path.glob("*.txt"), key=lambda p: p.name)
         if self.part == "all":
             return docs
         keep_heldout = self.part == "heldout"
