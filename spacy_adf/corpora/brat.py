@@ -144,8 +144,7 @@ def _sentence_starts(line: str, tokens, ent_tok_spans, mode: str) -> List[int]:
         return starts
     inside = [False] * (len(tokens) + 1)  # inside[i]: an entity spans tokens i-1 and i
     for s, e in ent_tok_spans:
-        for i in range(s + 1, e):
-            inside[i] = True
+        inside[s + 1:e] = [True] * (e - s - 1)
     words = [line[s:e] for s, e, _ in tokens]
     for i in range(len(tokens) - 1):
         w = words[i]
@@ -349,8 +348,7 @@ class BratCorpus:
                 issues.append(BratIssue(doc_id, ent.ann_id, "overlap", ent.label, ent.start, ent.end,
                                         ent.text, f"overlaps {other.ann_id} {other.label} {other.text!r}; dropped"))
                 continue
-            for i in range(ts, te):
-                taken[i] = True
+            taken[ts:te] = [True] * (te - ts)
             kept.append((ts, te, ent))
         kept.sort(key=lambda x: x[0])
         sent_starts = _sentence_starts(line, tokens, [(a, b) for a, b, _ in kept], self.sentences)
