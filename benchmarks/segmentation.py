@@ -71,9 +71,23 @@ BATCH_SIZE = 64  # spaCy batch size of the configs (ADF still steps per sentence
 
 
 def read_words(path: Path, fmt: str, limit: int = 0) -> List[List[str]]:
-    from spacy_adf.corpora.convert import read_gold_words
+    """Gold word lists of a "segmented", "conllu" (words joined without spaces, as UD Chinese
+    needs) or "knp" corpus, whitespace dropped as SIGHAN scoring does."""
+    from spacy_adf.corpora.conllu import read_conllu
+    from spacy_adf.corpora.knp import read_knp
+    from spacy_adf.corpora.segmented import read_segmented
 
-    return read_gold_words(path, fmt, limit)
+    if fmt == "segmented":
+        sents = list(read_segmented(path, limit))
+    elif fmt == "conllu":
+        sents = [s.words for s in read_conllu(path, limit, spaces="none")]
+    elif fmt == "knp":
+        sents = [s.words for s in read_knp(path, limit, bad_heads="ignore")]
+    else:
+        raise ValueError(f"unknown corpus format {fmt!r}: use segmented, conllu or knp")
+    # whitespace dropped from every word, whitespace-only words and empty sentences skipped
+    stripped = ([w for w in ("".join(word.split()) for word in words) if w] for words in sents)
+    return [words for words in stripped if words]
 
 
 _UNWRITABLE = (" ", "\t", "\r", "\n")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import spacy
 
+from benchmarks.segmentation import read_words
 from spacy_adf.pipeline.segmenter import ADFSegmenter
-from spacy_adf.corpora.convert import read_gold_words
 from spacy_adf.scorers.segmentation import segmentation_prf
 from spacy_adf.tokenizers.word_tokenizer import SegmenterTokenizer
 
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     seg = find_segmenter(nlp)
     if args.user_dict is not None:
         seg.load_user_dict(args.user_dict)
-    gold = read_gold_words(args.gold, args.format)
+    gold = read_words(args.gold, args.format)
     texts = ["".join(words) for words in gold]
     start = time.perf_counter()
     pred = [[t.text for t in doc if not t.is_space] for doc in nlp.pipe(texts, batch_size=256)]

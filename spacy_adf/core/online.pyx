@@ -266,7 +266,6 @@ cdef class _StepsThread:
         self.job = None
 
     def _serve(self):
-        cdef int s
         while True:
             try:
                 with nogil:

@@ -144,8 +144,7 @@ def _sentence_starts(line: str, tokens, ent_tok_spans, mode: str) -> List[int]:
         return starts
     inside = [False] * (len(tokens) + 1)  # inside[i]: an entity spans tokens i-1 and i
     for s, e in ent_tok_spans:
-        for i in range(s + 1, e):
-            inside[i] = True
+        inside[s + 1:e] = [True] * (e - s - 1)
     words = [line[s:e] for s, e, _ in tokens]
     for i in range(len(tokens) - 1):
         w = words[i]
@@ -167,12 +166,6 @@ def _sentence_starts(line: str, tokens, ent_tok_spans, mode: str) -> List[int]:
             continue
         starts.append(nxt)
     return starts
-
-
-def _list_documents(path: Path) -> List[Path]:
-    if path.is_file():
-        return [path] if path.suffix == ".txt" else []
-    return sorted(path.glob("*.txt"), key=lambda p: p.name)
 
 
 def _check_options(alignment_mode, sentences, discontinuous, mismatch, n_folds, fold, part):
@@ -228,7 +221,10 @@ class BratCorpus:
         self.last_stats: Dict[str, int] = {}
 
     def documents(self) -> List[Path]:
-        docs = _list_documents(self.path)
+        if self.path.is_file():
+            docs = [self.path] if self.path.suffix == ".txt" else []
+        else:
+            docs = sorted(self.path.glob("*.txt"), key=lambda p: p.name)
         if self.part == "all":
             return docs
         keep_heldout = self.part == "heldout"
@@ -352,8 +348,7 @@ class BratCorpus:
                 issues.append(BratIssue(doc_id, ent.ann_id, "overlap", ent.label, ent.start, ent.end,
                                         ent.text, f"overlaps {other.ann_id} {other.label} {other.text!r}; dropped"))
                 continue
-            for i in range(ts, te):
-                taken[i] = True
+            taken[ts:te] = [True] * (te - ts)
             kept.append((ts, te, ent))
         kept.sort(key=lambda x: x[0])
         sent_starts = _sentence_starts(line, tokens, [(a, b) for a, b, _ in kept], self.sentences)
@@ -411,10 +406,3 @@ def summarize_issues(issues: Sequence[BratIssue], stats: Optional[Dict[str, int]
 def read_brat_issues(nlp, path: PathLike, **kwargs) -> List[BratIssue]:
     """Every entity issue of the brat folder `path` (options as BratCorpus)."""
     return BratCorpus(path, **{"warn": False, **kwargs}).issues(nlp)
-
-
-def alignment_stats(nlp, path: PathLike, **kwargs) -> Dict[str, int]:
-    """Counts of one complete read (documents, entities, issues per kind)."""
-    corpus = BratCorpus(path, **{"warn": False, **kwargs})
-    corpus.issues(nlp)
-    return dict(corpus.last_stats)

@@ -20,7 +20,6 @@ from .reader_state import check_held_form, in_call_order, limited
 from .reused_docs import shared as shared_reuse
 
 COLUMN_NAMES = ("words", "tag", "pos", "lemma", "iob", "_")
-# input attribute -> (Doc keyword, annotation name, token attribute)
 # input attribute: (its Doc() keyword, its attribute id)
 _INPUT_KWARGS = {"tag": ("tags", TAG), "pos": ("pos", POS), "lemma": ("lemmas", LEMMA)}
 INPUT_ATTRS = tuple(_INPUT_KWARGS)

@@ -10,10 +10,8 @@ from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
 from ..command_line import command_parser
-from ..serialization.text_lines import check_file, PathLike, read_lines
+from ..serialization.text_lines import check_file, read_lines
 from .conll import conll_to_docs, parse_iob_target
-from .conllu import read_conllu
-from .knp import read_knp
 from .segmented import read_segmented
 
 
@@ -163,19 +161,3 @@ def _convert_conll(args, sep: Optional[str]) -> Tuple[int, int]:
         also[key] = _comma_list(labels)
     return convert(args.input, args.output, columns=args.columns, iob_target=iob_target,
                    keep_labels=args.keep_labels, lang=args.lang, sep=sep, also_spans=also)
-
-
-def read_gold_words(path: PathLike, fmt: str, limit: int = 0) -> List[List[str]]:
-    """Gold word lists of a "segmented", "conllu" (words joined without spaces, as UD Chinese
-    needs) or "knp" corpus, whitespace dropped as SIGHAN scoring does."""
-    if fmt == "segmented":
-        sents = list(read_segmented(path, limit))
-    elif fmt == "conllu":
-        sents = [s.words for s in read_conllu(path, limit, spaces="none")]
-    elif fmt == "knp":
-        sents = [s.words for s in read_knp(path, limit, bad_heads="ignore")]
-    else:
-        raise ValueError(f"unknown corpus format {fmt!r}: use segmented, conllu or knp")
-    # whitespace dropped from every word, whitespace-only words and empty sentences skipped
-    stripped = ([w for w in ("".join(word.split()) for word in words) if w] for words in sents)
-    return [words for words in stripped if words]

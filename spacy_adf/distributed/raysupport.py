@@ -25,16 +25,10 @@ def run_to_end(run):
         run.shutdown()
 
 
-def require_ray():
-    """The ray module, or an ImportError that names the extra to install."""
-    try:
-        import ray
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
-    return ray
-
-
-ray = require_ray()
+try:
+    import ray
+except ImportError:
+    raise ImportError(INSTALL_HINT) from None
 # the errors of a task whose actor or result is gone (a worker or node died): it can run again elsewhere
 LOST = (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError, ray.exceptions.WorkerCrashedError)
 

@@ -39,7 +39,7 @@ cdef enum:
     C_HNF = 36    # h.nf= h.nh= h.nl=  (first, head and last token of the segment after the head)
     C_MPA = 39    # m.pa=    (a particle token)
     C_HPA = 40    # h.pa=
-    NCOL_ = 41
+    NCOL = 41
 
 # token flags
 cdef enum:
@@ -62,7 +62,6 @@ cdef enum:
     K_HN_EOS = 8    # h.nf=EOS h.nh=EOS h.nl=EOS
     NCONST = 11
 
-NCOL = NCOL_
 _CONSTS = ("m.br", "h.br", "m.pu=-", "h.pu=-", "m.first", "h.last", "b.br", "m.pl=BOS", "h.nf=EOS", "h.nh=EOS",
            "h.nl=EOS")
 _CONST_GROUP = ("punct", "punct", "punct", "punct", "position", "position", "between", "context", "context",
@@ -71,7 +70,7 @@ _CONST_GROUP = ("punct", "punct", "punct", "punct", "position", "position", "bet
 
 def token_row(groups, ids, fields, particle):
     """The NCOL feature ids of a token with these fields; `particle`: a particle's POS."""
-    row = [-1] * NCOL_
+    row = [-1] * NCOL
     get = ids.get
     f = fields
     for side, p in enumerate(("m.", "h.")):  # each "h." column follows its "m." one
@@ -190,7 +189,7 @@ cdef class TokenFeatureTable:
     cdef vector[uint8_t] flags
     cdef vector[int32_t] chain        # next type with the same hash
     cdef unordered_map[uint64_t, int32_t] index
-    cdef int32_t none_row[NCOL_]      # the "no functional word" row ("-" fields)
+    cdef int32_t none_row[NCOL]       # the "no functional word" row ("-" fields)
     cdef int32_t consts[NCONST]
 
     def __init__(self, groups, vocab):
@@ -199,7 +198,7 @@ cdef class TokenFeatureTable:
         self.ids = vocab.ids
         cdef int k
         row = token_row(self.groups, self.ids, ("-",) * 5, False)
-        for k in range(NCOL_):
+        for k in range(NCOL):
             self.none_row[k] = row[k]
         for k in range(NCONST):
             self.consts[k] = self.ids.get(_CONSTS[k], -1) if _CONST_GROUP[k] in self.groups else -1
@@ -228,7 +227,7 @@ cdef class TokenFeatureTable:
             fl |= F_SPACE
         for k in range(4):
             self.keys.push_back(key[k])
-        for k in range(NCOL_):
+        for k in range(NCOL):
             self.rows.push_back(row[k])
         self.flags.push_back(fl)
         it = self.index.find(h)
@@ -356,10 +355,10 @@ cdef class TokenFeatureTable:
         for k in range(5):
             _put(out, frow[C_MF + 5 * side + k])
         if lastw >= 0:
-            _put(out, self.rows[NCOL_ * types[lastw] + C_MLCF + side])
+            _put(out, self.rows[NCOL * types[lastw] + C_MLCF + side])
         for t in range(start, end):
             if self.flags[types[t]] & F_PUNCT:
-                _put(out, self.rows[NCOL_ * types[t] + C_MPU + side])
+                _put(out, self.rows[NCOL * types[t] + C_MPU + side])
         if brackets:
             _put(out, self.consts[K_MBR + side])
         if no_punct:
@@ -387,8 +386,8 @@ cdef class TokenFeatureTable:
                 lastw = t
                 if t > h:
                     func = t
-        row = &self.rows[NCOL_ * types[h]]
-        frow = &self.rows[NCOL_ * types[func]] if func >= 0 else self.none_row
+        row = &self.rows[NCOL * types[h]]
+        frow = &self.rows[NCOL * types[func]] if func >= 0 else self.none_row
         batch.seg_start.push_back(start)
         batch.seg_end.push_back(end)
         batch.seg_head.push_back(h)
@@ -396,28 +395,28 @@ cdef class TokenFeatureTable:
         self._static(batch, types, row, frow, start, end, lastw, brackets, np_ == 0, 0)
         if first:
             _put(out, c[K_FIRST])
-        _put(out, rows[NCOL_ * types[end - 1] + C_MLAST])
-        _put(out, rows[NCOL_ * types[end - 1] + C_MLP])
-        _put(out, rows[NCOL_ * types[prev_last] + C_MPL] if prev_last >= 0 else c[K_MPL_BOS])
+        _put(out, rows[NCOL * types[end - 1] + C_MLAST])
+        _put(out, rows[NCOL * types[end - 1] + C_MLP])
+        _put(out, rows[NCOL * types[prev_last] + C_MPL] if prev_last >= 0 else c[K_MPL_BOS])
         for t in range(start, end):
-            _put(out, rows[NCOL_ * types[t] + C_MPA])
+            _put(out, rows[NCOL * types[t] + C_MPA])
         self._static(batch, types, row, frow, start, end, lastw, brackets, np_ == 0, 1)
         if last:
             _put(out, c[K_LAST])
-        _put(out, rows[NCOL_ * types[start] + C_HFIRST])
-        _put(out, rows[NCOL_ * types[start] + C_HFP])
-        _put(out, rows[NCOL_ * types[end - 1] + C_HLP])
+        _put(out, rows[NCOL * types[start] + C_HFIRST])
+        _put(out, rows[NCOL * types[start] + C_HFP])
+        _put(out, rows[NCOL * types[end - 1] + C_HLP])
         for k in range(3):
-            _put(out, rows[NCOL_ * types[nxt[k]] + C_HNF + k] if nxt[0] >= 0 else c[K_HN_EOS + k])
+            _put(out, rows[NCOL * types[nxt[k]] + C_HNF + k] if nxt[0] >= 0 else c[K_HN_EOS + k])
         for t in range(start, end):
-            _put(out, rows[NCOL_ * types[t] + C_HPA])
+            _put(out, rows[NCOL * types[t] + C_HPA])
         # between a pair
         batch.seg_off.push_back(out.size())
         if func >= 0:
             _put(out, frow[C_BP])
         for t in range(start, end):
             if self.flags[types[t]] & F_PUNCT:
-                _put(out, self.rows[NCOL_ * types[t] + C_BPU])
+                _put(out, self.rows[NCOL * types[t] + C_BPU])
         if brackets:
             _put(out, c[K_BBR])
         # as a child of the modifier, of the head

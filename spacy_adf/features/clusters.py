@@ -176,12 +176,6 @@ def induce_clusters_from_file(path, *, min_count: int = 3, n_contexts: int = 200
     return table, counts
 
 
-def write_cluster_file(table: Dict[str, str], counts: Counter, path) -> int:
-    """PATH<TAB>WORD<TAB>COUNT lines, most frequent first (`cluster_tables.read_cluster_file`)."""
-    words = sorted(table, key=lambda w: (-counts[w], w))
-    return write_lines(path, (f"{table[w]}\t{w}\t{counts[w]}" for w in words))
-
-
 def main(argv=None) -> int:
     return run_command(argv, "clusters", "Induce word clusters from a large text file (one sentence a line), "
                        "streamed, and write them as PATH<TAB>WORD<TAB>COUNT lines for a config's "
@@ -210,5 +204,7 @@ def _write_clusters(args) -> None:
     table, counts = induce_clusters_from_file(
         args.text, min_count=args.min_count, n_contexts=args.n_contexts, dims=args.dims, depth=args.depth,
         min_size=args.min_size, seed=args.seed, tokenize=tokenize)
-    n = write_cluster_file(table, counts, args.output)
+    # PATH<TAB>WORD<TAB>COUNT lines, most frequent first (`cluster_tables.read_cluster_file`)
+    words = sorted(table, key=lambda w: (-counts[w], w))
+    n = write_lines(args.output, (f"{table[w]}\t{w}\t{counts[w]}" for w in words))
     progress(f"wrote {n:,} words to {args.output}")

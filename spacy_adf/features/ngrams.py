@@ -64,14 +64,11 @@ class NgramFeaturizer:
         raw = numpy.fromiter(counts.values(), dtype=numpy.float64, count=n)
         if n and not (numpy.isfinite(raw).all() and (raw > 0).all()):
             raise ValueError("feature counts must be positive finite numbers")
-        return keys, self.transform(raw)
-
-    def transform(self, counts: numpy.ndarray) -> numpy.ndarray:
         if self.value == "binary":
-            return numpy.ones(len(counts), dtype=numpy.float32)
+            return keys, numpy.ones(n, dtype=numpy.float32)
         if self.value == "log1p":
-            return numpy.log1p(counts).astype(numpy.float32)
-        return counts.astype(numpy.float32)
+            return keys, numpy.log1p(raw).astype(numpy.float32)
+        return keys, raw.astype(numpy.float32)
 
     def build_index(self, docs: Iterable[Doc]) -> "FeatureIndex":
         """Index of the features in at least min_count of the Docs."""

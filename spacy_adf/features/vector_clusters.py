@@ -199,12 +199,6 @@ def vector_clusters(source: str, vocab=None, max_words: int = 0, *, depth: int =
                                 seed=seed, start=start)
 
 
-def write_ranked_cluster_file(table: Dict[str, str], path) -> int:
-    """PATH<TAB>WORD lines in the table's order, most frequent first (no
-    COUNT: vectors have ranks, which would be read as counts)."""
-    return write_lines(path, (f"{bits}\t{word}" for word, bits in table.items()))
-
-
 VECTORS_HELP = ("a word2vec/fastText text file ('N DIM' header), or a spaCy pipeline or vectors folder "
                 "(pkg:PACKAGE/PATH: inside an installed package)")
 
@@ -229,7 +223,8 @@ def _write_vector_clusters(args) -> None:
     resolved = resolve_path(args.vectors)  # a folder: spaCy vectors, a file: word2vec text
     source = (VECTORS_PREFIX if resolved.is_dir() else WORD2VEC_PREFIX) + str(resolved)
     table = vector_clusters(source, None, args.max_words, depth=args.depth, min_size=args.min_size, seed=args.seed)
-    n = write_ranked_cluster_file(table, args.output)
+    # PATH<TAB>WORD lines, most frequent first; no COUNT: vectors have ranks, which would be read as counts
+    n = write_lines(args.output, (f"{bits}\t{word}" for word, bits in table.items()))
     progress(f"wrote {n:,} words in {len(set(table.values())):,} clusters to {args.output}")
 
 

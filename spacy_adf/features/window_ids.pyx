@@ -90,7 +90,6 @@ cdef class WindowTable:
         cdef Py_ssize_t n = v.shape[0], n_groups = len(self.groups), w = self.window
         cdef Py_ssize_t width = 2 * w + 1, g, i, s, k, j
         cdef int64_t start, end
-        cdef size_t r
         if v.shape[1] != n_groups:
             raise ValueError(f"static_ids: values need {n_groups} columns")
         check_bounds(so, n, "static_ids: sentence offsets")

@@ -10,7 +10,7 @@ import numpy
 
 from ..serialization.framed import pack, unpack
 from .classifiers import load_classifier
-from .csr import as_csr, as_ids
+from .csr import as_csr
 from .classifiers cimport KernelClassifier, Scratch
 
 FORMAT = "spacy_adf.kernels.pairwise"
@@ -117,11 +117,6 @@ cdef class PairwiseClassifier:
                 best = c
         return best
 
-    def predict(self, feature_ids) -> int:
-        """The class of one feature-id set."""
-        ids = as_ids(feature_ids)
-        return int(self.votes(([0, ids.shape[0]], ids))[0][0])
-
     def votes(self, X):
         """(classes int32 (n,), votes int32 (n, K), margins float64 (n, K))
         of the rows of a CSR matrix (or (indptr, indices))."""
@@ -148,10 +143,6 @@ cdef class PairwiseClassifier:
         finally:
             self.release_scratch(&s)
         return classes, votes, margins
-
-    def decision_batch(self, X):
-        """(n, K(K-1)/2) float64: every binary classifier's decision value per row."""
-        return numpy.stack([c.decision_batch(X) for c in self.classifiers], axis=1)
 
     @property
     def sigma(self):

@@ -121,18 +121,14 @@ class PKEDependencyParser(KernelComponent):
             raise ValueError("min_feature_count must be >= 1")
         if isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1:
             raise ValueError(f"[{name}] n_threads must be an integer >= 1, not {n_threads!r}")
-        self.vocab = vocab
-        self.name = name
-        self.scorer = scorer
-        self.cfg: Dict = {
+        self._init_component(vocab, name, scorer, "pke_dependency", BunsetsuParser(features, algorithm=algorithm), {
             "spans_key": spans_key, "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "features": list(features),
             "min_feature_count": int(min_feature_count), "cache_size": float(cache_size),
             "stats": {}, "trainer": trainer, "merge_duplicates": bool(merge_duplicates), "algorithm": algorithm,
             "max_iter": int(max_iter), "epochs": int(epochs),
-        }
+        })
         self.n_threads = n_threads  # not in cfg: a setting of the running pipeline (see make_pke_dependency)
-        self._init_model("pke_dependency", BunsetsuParser(features, algorithm=algorithm))
 
     def _gold_items(self, examples: Iterable[Example]):
         key = self.cfg["spans_key"]

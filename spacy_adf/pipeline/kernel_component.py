@@ -21,8 +21,13 @@ class KernelComponent(HandledCalls, ScoredByScorer, SerializedParts, Pipe):
     name: str
     cfg: Dict
 
-    def _init_model(self, component: str, plain: KernelModel) -> None:
+    def _init_component(self, vocab, name: str, scorer, component: str, plain: KernelModel, cfg: Dict) -> None:
+        """What every kernel component's __init__ sets, after its option checks."""
+        self.vocab = vocab
+        self.name = name
+        self.scorer = scorer
         self.model = carrier(f"spacy_adf_{component}", plain, component)
+        self.cfg = cfg
 
     @property
     def plain_model(self) -> KernelModel:

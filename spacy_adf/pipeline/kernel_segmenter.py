@@ -84,17 +84,13 @@ class KernelSegmenter(WordDocsFromUnits, KernelComponent):
         with named_errors(name):
             _check_options(window, degree, C, classifier, sigma, xi, trainer, min_feature_count, cache_size,
                            max_iter, epochs, dict_features, dict_max_word)
-        self.vocab = vocab
-        self.name = name
-        self.scorer = scorer
-        self.cfg: Dict = {
+        self._init_component(vocab, name, scorer, "pke_segmenter", BoundarySegmenter(window), {
             "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "trainer": trainer, "min_feature_count": int(min_feature_count),
             "cache_size": float(cache_size), "max_iter": int(max_iter), "stats": {}, "epochs": int(epochs),
             "merge_duplicates": bool(merge_duplicates), "dict_features": dict_features,
             "dict_max_word": int(dict_max_word),
-        }
-        self._init_model("pke_segmenter", BoundarySegmenter(window))
+        })
 
     def add_label(self, label: str) -> int:
         raise ValueError(f"[{self.name}] decides word boundaries; it takes no labels")

@@ -91,17 +91,14 @@ class PKETagger(KernelComponent):
         self.target = make_target(target, scheme)
         if not isinstance(self.target, SpanTarget):
             raise ValueError(f"target must be 'spans:KEY' or 'ents' (chunks), not {target!r}")
-        self.vocab = vocab
-        self.name = name
-        self.scorer = scorer
-        self._init_model("pke_tagger", KernelTagger(features, window, pos_attr))  # checks pos_attr, features, window
-        self.cfg: Dict = {
+        # KernelTagger checks pos_attr, features and window
+        self._init_component(vocab, name, scorer, "pke_tagger", KernelTagger(features, window, pos_attr), {
             "target": target, "scheme": scheme, "pos_attr": pos_attr, "features": list(features),
             "window": int(window), "degree": int(degree), "C": float(C), "classifier": classifier,
             "sigma": float(sigma), "xi": int(xi), "min_feature_count": int(min_feature_count),
             "trainer": trainer, "cache_size": float(cache_size), "n_jobs": int(n_jobs), "labels": [], "stats": {},
             "max_iter": int(max_iter), "epochs": int(epochs), "merge_duplicates": bool(merge_duplicates),
-        }
+        })
 
     @property
     def tag_names(self) -> List[str]:

@@ -112,18 +112,13 @@ def _unpickled(cls, vocab, model, name, settings, cfg, scorer, data) -> SparseTr
     return pipe
 
 
-def check_batcher(nlp, method: str) -> None:
-    """ValueError for a [training.batcher] size that makes no batches (training would never update)."""
+def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[str] = None) -> Iterator[Example]:
+    """get_examples()'s Examples, or every Example of the reader `corpus` (e.g. "corpora.train")
+    of nlp.config (docs/training.md); first a ValueError for a [training.batcher] size that makes no batches."""
     size = nlp.config.get("training", {}).get("batcher", {}).get("size") if nlp is not None else None
     if isinstance(size, (int, float)) and not isinstance(size, bool) and size <= 0:
         raise ValueError(f"{method}: [training.batcher] size = {size!r} makes no batches, so training would "
                          "never update the model: set a positive size (e.g. 64 sequences or 1000 words)")
-
-
-def initialize_examples(get_examples, method: str, nlp=None, corpus: Optional[str] = None) -> Iterator[Example]:
-    """get_examples()'s Examples, or every Example of the reader `corpus` (e.g. "corpora.train")
-    of nlp.config (docs/training.md)."""
-    check_batcher(nlp, method)
     if corpus is None:
         return checked_examples(get_examples, method)
     if nlp is None:

@@ -85,8 +85,7 @@ def spans_to_tags(n: int, spans: Iterable[Span], scheme: str = "BIO") -> List[st
             tags[start] = f"U-{label}"
             continue
         tags[start] = f"B-{label}"
-        for i in range(start + 1, end):
-            tags[i] = f"I-{label}"
+        tags[start + 1:end] = [f"I-{label}"] * (end - start - 1)
         if scheme_u == "BILUO":
             tags[end - 1] = f"L-{label}"
     return tags

@@ -53,12 +53,10 @@ def test_compare_and_markdown():
 
 
 def test_gold_words_of_every_format(tmp_path):
-    from spacy_adf.corpora.convert import read_gold_words
-
     seg = tmp_path / "a.txt"
     seg.write_text("我们 在\u3000 北京\n\n中国\r\n", encoding="utf8")
-    assert read_gold_words(seg, "segmented") == [["我们", "在", "北京"], ["中国"]]
+    assert bench.read_words(seg, "segmented") == [["我们", "在", "北京"], ["中国"]]
     conllu = tmp_path / "a.conllu"
     conllu.write_text("1\t看似\t_\tVERB\tVV\t_\t0\troot\t_\t_\n2\t簡單\t_\tADJ\tJJ\t_\t1\tdep\t_\t_\n\n",
                       encoding="utf8")
-    assert read_gold_words(conllu, "conllu") == [["看似", "簡單"]]
+    assert bench.read_words(conllu, "conllu") == [["看似", "簡單"]]

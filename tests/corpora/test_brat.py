@@ -8,11 +8,11 @@ from spacy.util import registry
 from spacy_adf.tokenizers.bio import create_bio_tokenizer
 from spacy_adf.corpora.brat import (
     BratCorpus,
-    alignment_stats,
     parse_ann,
     read_brat_issues,
     summarize_issues,
 )
+from tests.helpers.brat_stats import alignment_stats
 
 
 def write(folder, name, text, ann=None):

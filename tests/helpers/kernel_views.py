@@ -8,6 +8,7 @@ import numpy
 import scipy.sparse
 
 from spacy_adf.kernels import PairwiseClassifier, make_classifier
+from spacy_adf.kernels.csr import as_ids
 from spacy_adf.kernels.pairwise import n_pairs
 
 
@@ -84,6 +85,17 @@ def pairwise_from_primal(primals, n_classes: int, sigma: float = 0.0, xi: int = 
     for p in ps:
         _check_classes(p.classes)
     return PairwiseClassifier([p.to_pke(sigma=sigma, xi=xi) for p in ps], n_classes)
+
+
+def pairwise_predict(clf, feature_ids) -> int:
+    """The class a `PairwiseClassifier` gives one feature-id set."""
+    ids = as_ids(feature_ids)
+    return int(clf.votes(([0, ids.shape[0]], ids))[0][0])
+
+
+def pairwise_decisions(clf, X):
+    """(n, K(K-1)/2) float64: every binary classifier's decision value per row."""
+    return numpy.stack([c.decision_batch(X) for c in clf.classifiers], axis=1)
 
 
 def pair_index(i: int, j: int, n_classes: int) -> int:

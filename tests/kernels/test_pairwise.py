@@ -6,7 +6,8 @@ import scipy.sparse
 
 from spacy_adf.kernels import PKB, PairwiseClassifier, SupportVectors, train_primal, train_svm
 from spacy_adf.kernels.pairwise import class_pairs, n_pairs
-from tests.helpers.kernel_views import pair_index, pairwise_from_primal, pairwise_from_support_vectors, pairwise_omega
+from tests.helpers.kernel_views import (pair_index, pairwise_decisions, pairwise_from_primal,
+                                        pairwise_from_support_vectors, pairwise_omega, pairwise_predict)
 from tests.helpers.reference_taggers import tally, vote
 
 
@@ -36,7 +37,7 @@ def test_votes_match_the_rule_on_random_scores_with_ties(k):
     clf = PairwiseClassifier([scripted_pair(scores[:, p]) for p in range(n_pairs(k))], k)
     X = scipy.sparse.csr_matrix((numpy.ones(n_rows), numpy.arange(n_rows), numpy.arange(n_rows + 1)),
                                 shape=(n_rows, n_rows))
-    assert numpy.array_equal(clf.decision_batch(X), scores)
+    assert numpy.array_equal(pairwise_decisions(clf, X), scores)
     classes, votes, margins = clf.votes(X)
     n_margin_ties = n_full_ties = 0
     for r in range(n_rows):
@@ -45,7 +46,7 @@ def test_votes_match_the_rule_on_random_scores_with_ties(k):
         assert classes[r] == want, (scores[r], votes[r], margins[r])
         assert votes[r].tolist() == v
         assert margins[r].tolist() == m
-        assert clf.predict([r]) == want
+        assert pairwise_predict(clf, [r]) == want
         best = max(v)
         tied = [c for c in range(k) if v[c] == best]
         n_margin_ties += len(tied) > 1
@@ -57,13 +58,13 @@ def test_votes_match_the_rule_on_random_scores_with_ties(k):
 def test_full_tie_goes_to_the_lowest_class():
     # 3 classes, every pair undecided: no votes, no margin -> class 0
     clf = PairwiseClassifier([scripted_pair([0]) for _ in range(3)], 3)
-    assert clf.predict([0]) == 0
+    assert pairwise_predict(clf, [0]) == 0
     # cyclic 0>1, 1>2, 2>0 with equal margins -> a vote tie and a margin tie
     clf = PairwiseClassifier([scripted_pair([1]), scripted_pair([-1]), scripted_pair([1])], 3)
-    assert clf.predict([0]) == 0
+    assert pairwise_predict(clf, [0]) == 0
     # cyclic but class 2 wins more margin -> 2
     clf = PairwiseClassifier([scripted_pair([1]), scripted_pair([-2]), scripted_pair([1])], 3)
-    assert clf.predict([0]) == 2
+    assert pairwise_predict(clf, [0]) == 2
 
 
 def three_class_problem(seed=0, n=300):
@@ -151,6 +152,6 @@ def test_empty_and_unknown_inputs():
     clf = pairwise_from_support_vectors(pair_svms(X, y, 3), 3, "pke", sigma=0.0)
     pkb = pairwise_from_support_vectors(pair_svms(X, y, 3), 3, "pkb")
     for c in (clf, pkb):
-        assert 0 <= c.predict([]) < 3
-        assert c.predict([10_000, -5]) == c.predict([])  # unknown ids carry no weight
+        assert 0 <= pairwise_predict(c, []) < 3
+        assert pairwise_predict(c, [10_000, -5]) == pairwise_predict(c, [])  # unknown ids carry no weight
         assert c.votes(scipy.sparse.csr_matrix((0, 30)))[0].shape == (0,)
