@@ -2,14 +2,14 @@
 """Linear-chain CRF over binary or real-valued features: scoring, scaled
 forward-backward, Viterbi, marginals and the exact log-likelihood gradient, in
 nogil loops over flat buffers (docs/architecture.md, "The numeric core")."""
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.mem cimport PyMem_Free
 from libc.math cimport exp, log, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint16_t
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 import numpy
 
-from .params cimport GroupedParams, SparseGrad, group_range, prefetch, resized
+from .params cimport GroupedParams, SparseGrad, prefetch, resized
 from .params import weights_or_zeros
 
 

@@ -5,7 +5,6 @@ codes: one 64-bit value per template and position (0 = off). The lexicon and
 its folds: docs/components.md, "Word segmentation"; fold -1 sees every word.
 """
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.string cimport memset
 
 import numpy
 
