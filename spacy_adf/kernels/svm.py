@@ -16,11 +16,15 @@ VERSION = 1
 _DTYPES = {"indptr": "int64", "indices": "int32", "coef": "float64"}
 
 
+def _canonical_binary(X) -> bool:
+    """Is X a CSR matrix with sorted, unique ids per row and every stored value 1 (any dtype)?"""
+    return scipy.sparse.isspmatrix_csr(X) and X.has_canonical_format and bool(numpy.all(X.data == 1))
+
+
 def binary_csr(X) -> scipy.sparse.csr_matrix:
     """X as canonical binary float64 CSR (sorted ids, no explicit zeros; X
     itself if it already is, else a copy); ValueError if a value is not 1."""
-    if (scipy.sparse.isspmatrix_csr(X) and X.dtype == numpy.float64 and X.has_canonical_format
-            and bool(numpy.all(X.data == 1.0))):
+    if _canonical_binary(X) and X.dtype == numpy.float64:
         return X
     X = scipy.sparse.csr_matrix(X, dtype=numpy.float64, copy=True)
     X.sum_duplicates()
@@ -34,7 +38,7 @@ def binary_rows(X) -> Tuple[numpy.ndarray, numpy.ndarray, int]:
     """(indptr int64, indices int32, n_features): the sorted, unique ids of each row of binary
     X, without `binary_csr`'s float64 copy when X is canonical already (data all 1,
     bool or float: the bunsetsu parser's decisions keep one byte a value)."""
-    if not (scipy.sparse.isspmatrix_csr(X) and X.has_canonical_format and bool(numpy.all(X.data == 1))):
+    if not _canonical_binary(X):
         X = binary_csr(X)
     return (numpy.ascontiguousarray(X.indptr, dtype=numpy.int64), numpy.ascontiguousarray(X.indices, dtype=numpy.int32),
             X.shape[1])
